@@ -1,0 +1,17 @@
+package dev.tenure.core;
+
+/**
+ * One lease of one lock to one session, as reported to its holder.
+ *
+ * @param token the fencing token: strictly greater than every token granted before it, for any lock
+ * @param previousEnd how the lock's previous tenure ended ({@link TenureEnd#NONE} if there was none)
+ * @param previousToken the previous tenure's token, 0 if none
+ */
+public record Grant(
+        String lock,
+        long token,
+        long sessionId,
+        long grantedAtMs,
+        long ttlMs,
+        TenureEnd previousEnd,
+        long previousToken) {}

@@ -1,0 +1,44 @@
+package dev.tenure.core;
+
+import java.util.List;
+
+/** What applying a command produced. Results are values; the server maps them to wire codes. */
+public sealed interface Result {
+
+    record SessionOpened(long sessionId, long ttlMs) implements Result {}
+
+    /** The sessions of a keepalive batch that no longer exist; every other one was renewed. */
+    record KeepAliveResult(List<Long> lostSessionIds) implements Result {}
+
+    record Granted(Grant grant) implements Result {}
+
+    /** The acquire waits in the lock's FIFO queue; its outcome comes later as an {@link Event.WaitResolved}. */
+    record Queued(String lock, long holderToken) implements Result {}
+
+    /** The command was carried out. */
+    record Ok() implements Result {}
+
+    /**
+     * The command changed nothing.
+     *
+     * @param currentToken the lock's current token where one is relevant (HELD, NOT_OWNER, STALE_TOKEN), else 0
+     */
+    record Rejected(Code code, String message, long currentToken) implements Result {}
+
+    record KvValue(String key, byte[] value, long token, String lock, long writtenAtMs) implements Result {}
+
+    record LockView(
+            String lock,
+            Holder holder,
+            List<WaiterView> waiters,
+            List<TenureRecord> history,
+            long nowMs)
+            implements Result {}
+
+    record Stats(long sessions, long locks, long held, long lastToken, long nowMs) implements Result {}
+
+    /** The current lease of a lock; null in a {@link LockView} when the lock is free. */
+    record Holder(long sessionId, long token, long sinceMs, String clientName) {}
+
+    record WaiterView(long sessionId, long sinceMs, String clientName) {}
+}
