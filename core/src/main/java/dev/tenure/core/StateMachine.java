@@ -1,6 +1,8 @@
 package dev.tenure.core;
 
+import dev.tenure.core.DeadlineIndex.Deadline;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * Tenure's deterministic state machine: sessions, locks with one lease and a FIFO queue of
@@ -11,63 +13,157 @@ import java.util.List;
  * its snapshot is an explicit binary format. Invariants are checked after every apply and on
  * snapshot load; a violation throws {@link InvariantViolation}, which must stop the replica.
  *
+ * <p>Invariant cost: after each step only the sessions, locks and keys the step touched are
+ * checked, plus global counts (see {@link Invariants}); this keeps a step's cost proportional to
+ * its work. {@link #setFullInvariantChecks(boolean)} checks the whole state after every step
+ * (tests and simulations turn it on). Restore and a new term always check everything.
+ *
+ * <p>This class only orders the work: fire what is due, dispatch the command, check. The rules
+ * live in {@link SessionCommands}, {@link LockCommands}, {@link KvCommands}, {@link Reads} and
+ * the shared transitions in {@link LeaseLifecycle}.
+ *
  * <p>Not thread-safe: one thread applies the log.
  */
 public final class StateMachine {
+    private final State state;
+    private final SessionCommands sessionCommands;
+    private final LockCommands lockCommands;
+    private final KvCommands kvCommands;
+    private final Reads reads;
+    private final Invariants invariants;
+    private boolean fullInvariantChecks;
 
     public StateMachine(Limits limits) {
-        throw new UnsupportedOperationException("not yet implemented");
+        this(new State(Objects.requireNonNull(limits, "limits"), 0, 0, 0));
+    }
+
+    private StateMachine(State state) {
+        this.state = state;
+        LeaseLifecycle lifecycle = new LeaseLifecycle(state);
+        this.sessionCommands = new SessionCommands(state, lifecycle);
+        this.lockCommands = new LockCommands(state, lifecycle);
+        this.kvCommands = new KvCommands(state);
+        this.reads = new Reads(state);
+        this.invariants = new Invariants(state);
+    }
+
+    /** Checks the whole state after every step instead of only what the step touched. */
+    public void setFullInvariantChecks(boolean on) {
+        this.fullInvariantChecks = on;
     }
 
     /** Advances time to {@code timestampMs}, fires every deadline due by then, then applies {@code command}. */
     public Result apply(long timestampMs, Command command) {
-        throw new UnsupportedOperationException("not yet implemented");
+        Objects.requireNonNull(command, "command");
+        moveTimeAndFire(timestampMs);
+        Result result = dispatch(command);
+        afterStep();
+        return result;
     }
 
     /** Advances time to {@code timestampMs} and fires every deadline due by then (session expiry, wait timeouts). */
     public void advance(long timestampMs) {
-        throw new UnsupportedOperationException("not yet implemented");
+        moveTimeAndFire(timestampMs);
+        afterStep();
     }
 
     /** The earliest pending deadline, or {@link Long#MAX_VALUE} if none; the host sets one timer for it. */
     public long nextDeadlineMs() {
-        throw new UnsupportedOperationException("not yet implemented");
+        return state.deadlines.nextMs();
     }
 
     /**
      * A new leadership term began at {@code timestampMs}: every session deadline restarts at
      * {@code max(deadline, timestampMs + ttl)}, so a leader whose clock runs ahead never expires a
      * session before its client's horizon.
+     *
+     * <p>Deadlines move before time does and nothing fires here: a session whose old deadline
+     * passed while no leader could accept its keepalives gets a full TTL to renew with the new
+     * leader. Wait deadlines are left as they are: a wait timing out early costs liveness only.
      */
     public void onNewTerm(long timestampMs) {
-        throw new UnsupportedOperationException("not yet implemented");
+        sessionCommands.newTerm(timestampMs);
+        state.nowMs = Math.max(state.nowMs, timestampMs);
+        state.clearTouched();
+        invariants.checkAll();
     }
 
     /** Moves the events produced since the last call into {@code sink}, in the order they happened. */
     public void drainEvents(List<Event> sink) {
-        throw new UnsupportedOperationException("not yet implemented");
+        sink.addAll(state.events);
+        state.events.clear();
     }
 
     public long nowMs() {
-        throw new UnsupportedOperationException("not yet implemented");
+        return state.nowMs;
     }
 
     public long lastToken() {
-        throw new UnsupportedOperationException("not yet implemented");
+        return state.lastToken;
     }
 
-    /** The whole state in the versioned binary snapshot format. */
+    /**
+     * The whole state in the versioned binary snapshot format. Undrained events are output, not
+     * state, and are not included: the host drains them after each step, before it snapshots.
+     */
     public byte[] snapshot() {
-        throw new UnsupportedOperationException("not yet implemented");
+        return SnapshotCodec.encode(state);
     }
 
     /** Rebuilds a state machine from {@link #snapshot()} output and checks every invariant. */
     public static StateMachine restore(byte[] snapshot, Limits limits) {
-        throw new UnsupportedOperationException("not yet implemented");
+        StateMachine machine = new StateMachine(SnapshotCodec.decode(snapshot, Objects.requireNonNull(limits, "limits")));
+        machine.checkInvariants();
+        return machine;
     }
 
     /** Checks every invariant over the whole state; throws {@link InvariantViolation}. */
     public void checkInvariants() {
-        throw new UnsupportedOperationException("not yet implemented");
+        invariants.checkAll();
+    }
+
+    /**
+     * Fires due deadlines one at a time, earliest first. Each firing removes its own entry
+     * (expiry removes the session, a timeout removes the waiter), and a grant it causes only
+     * adds deadlines, so the loop ends; a grant made here at a time when the new holder's own
+     * session is also overdue is followed by that session's expiry in the same loop.
+     */
+    private void moveTimeAndFire(long timestampMs) {
+        state.nowMs = Math.max(state.nowMs, timestampMs);
+        Deadline due;
+        while ((due = state.deadlines.firstDueBy(state.nowMs)) != null) {
+            if (due.kind() == DeadlineIndex.SESSION_EXPIRY) {
+                sessionCommands.expire(due.sessionId());
+            } else {
+                lockCommands.timeoutWait(due.sessionId(), due.requestId());
+            }
+            if (due.equals(state.deadlines.firstDueBy(state.nowMs))) {
+                throw new InvariantViolation("deadline fired but still pending: " + due);
+            }
+        }
+    }
+
+    private Result dispatch(Command c) {
+        if (c instanceof Command.Acquire x) return lockCommands.acquire(x);
+        if (c instanceof Command.Release x) return lockCommands.release(x);
+        if (c instanceof Command.CancelWait x) return lockCommands.cancelWait(x);
+        if (c instanceof Command.KeepAlive x) return sessionCommands.keepAlive(x);
+        if (c instanceof Command.OpenSession x) return sessionCommands.open(x);
+        if (c instanceof Command.CloseSession x) return sessionCommands.close(x);
+        if (c instanceof Command.Put x) return kvCommands.put(x);
+        if (c instanceof Command.Delete x) return kvCommands.delete(x);
+        if (c instanceof Command.Get x) return kvCommands.get(x);
+        if (c instanceof Command.Status x) return reads.status(x);
+        if (c instanceof Command.Stats x) return reads.stats(x);
+        throw new IllegalArgumentException("unknown command " + c);
+    }
+
+    private void afterStep() {
+        if (fullInvariantChecks) {
+            invariants.checkAll();
+        } else {
+            invariants.checkTouched();
+        }
+        state.clearTouched();
     }
 }

@@ -1,0 +1,117 @@
+package dev.tenure.core;
+
+import dev.tenure.core.Command.Delete;
+import dev.tenure.core.Command.Get;
+import dev.tenure.core.Command.Put;
+import dev.tenure.core.Result.KvValue;
+import dev.tenure.core.Result.Ok;
+import dev.tenure.core.Result.Rejected;
+
+/**
+ * Put, delete and get on the fenced KV.
+ *
+ * <p>The fence check compares the write's token with the lock's current lease at apply time,
+ * in log order. A holder that paused past its lease presents an older token than the lease
+ * now current (tokens only grow), so its late write is refused; a write fenced on a free lock
+ * is refused too, since no lease is current.
+ */
+final class KvCommands {
+    private final State state;
+
+    KvCommands(State state) {
+        this.state = state;
+    }
+
+    Result put(Put c) {
+        Rejected bad = Shapes.first(Shapes.key(c.key(), state.limits), Shapes.value(c.value(), state.limits),
+                Shapes.fenceLock(c.fenceLock(), state.limits));
+        return bad != null ? bad : deduplicated(c.sessionId(), c.requestId(), () -> decidePut(c));
+    }
+
+    Result delete(Delete c) {
+        Rejected bad = Shapes.first(Shapes.key(c.key(), state.limits), Shapes.fenceLock(c.fenceLock(), state.limits));
+        return bad != null ? bad : deduplicated(c.sessionId(), c.requestId(), () -> decideDelete(c));
+    }
+
+    Result get(Get c) {
+        Rejected bad = Shapes.key(c.key(), state.limits);
+        if (bad != null) {
+            return bad;
+        }
+        FencedKv.Entry e = state.kv.get(c.key());
+        if (e == null) {
+            return notFound(c.key());
+        }
+        return new KvValue(e.key(), e.value().clone(), e.token(), e.lock(), e.writtenAtMs());
+    }
+
+    private interface Decision {
+        Result decide();
+    }
+
+    /** Session 0 writes without dedup (an unattached client); any other session must be live. */
+    private Result deduplicated(long sessionId, long requestId, Decision decision) {
+        if (sessionId == 0) {
+            return decision.decide();
+        }
+        Rejected bad = Shapes.requestId(requestId);
+        if (bad != null) {
+            return bad;
+        }
+        Session s = state.sessions.get(sessionId);
+        if (s == null) {
+            return Requests.sessionLost(sessionId);
+        }
+        Result replay = Requests.replay(state, s, requestId);
+        if (replay != null) {
+            return replay;
+        }
+        Result r = decision.decide();
+        Requests.remember(state, s, requestId, Outcome.settled(r));
+        return r;
+    }
+
+    private Result decidePut(Put c) {
+        Rejected stale = fence(c.fenceLock(), c.fenceToken());
+        if (stale != null) {
+            return stale;
+        }
+        if (!state.kv.contains(c.key()) && state.kv.size() >= state.limits.kvKeysMax()) {
+            return new Rejected(Code.LIMIT, "kvKeysMax (" + state.limits.kvKeysMax() + ") reached", 0);
+        }
+        long token = c.fenceLock() == null ? 0 : c.fenceToken();
+        state.kv.put(new FencedKv.Entry(c.key(), c.value().clone(), token, c.fenceLock(), state.nowMs));
+        state.touchKey(c.key());
+        return new Ok();
+    }
+
+    private Result decideDelete(Delete c) {
+        Rejected stale = fence(c.fenceLock(), c.fenceToken());
+        if (stale != null) {
+            return stale; // fence first: a stale writer must not even learn whether the key exists
+        }
+        if (!state.kv.contains(c.key())) {
+            return notFound(c.key());
+        }
+        state.kv.remove(c.key());
+        state.touchKey(c.key());
+        return new Ok();
+    }
+
+    private Rejected fence(String fenceLock, long fenceToken) {
+        if (fenceLock == null) {
+            return null;
+        }
+        LockRecord lock = state.locks.get(fenceLock);
+        long current = lock == null ? 0 : lock.currentToken();
+        if (current != 0 && current == fenceToken) {
+            return null;
+        }
+        return new Rejected(Code.STALE_TOKEN, "fence token " + fenceToken + " is not the current token of lock "
+                + fenceLock + " (current token " + current + (current == 0 ? ": the lock is free)" : ")"), current);
+    }
+
+    private static Rejected notFound(String key) {
+        return new Rejected(Code.NOT_FOUND, "key " + key + " not found", 0);
+    }
+}

@@ -1,0 +1,168 @@
+package dev.tenure.core;
+
+import dev.tenure.core.Command.Acquire;
+import dev.tenure.core.Command.CancelWait;
+import dev.tenure.core.Command.Release;
+import dev.tenure.core.Event.LeaseEnded;
+import dev.tenure.core.Result.Granted;
+import dev.tenure.core.Result.Ok;
+import dev.tenure.core.Result.Queued;
+import dev.tenure.core.Result.Rejected;
+
+/** Acquire, cancel a wait, release, and time out a wait. */
+final class LockCommands {
+    private final State state;
+    private final LeaseLifecycle lifecycle;
+
+    LockCommands(State state, LeaseLifecycle lifecycle) {
+        this.state = state;
+        this.lifecycle = lifecycle;
+    }
+
+    Result acquire(Acquire c) {
+        Rejected bad = Shapes.first(Shapes.lockName(c.lock(), state.limits), Shapes.requestId(c.requestId()));
+        if (bad != null) {
+            return bad;
+        }
+        Session s = state.sessions.get(c.sessionId());
+        if (s == null) {
+            return Requests.sessionLost(c.sessionId());
+        }
+        Result replay = Requests.replay(state, s, c.requestId());
+        if (replay != null) {
+            return replay;
+        }
+        Result r = decideAcquire(s, c);
+        if (!(r instanceof Queued)) { // enqueue already remembered the pending wait
+            Requests.remember(state, s, c.requestId(), Outcome.settled(r));
+        }
+        return r;
+    }
+
+    private Result decideAcquire(Session s, Acquire c) {
+        LockRecord lock = state.locks.get(c.lock());
+        Lease lease = lock == null ? null : lock.lease;
+        if (lease != null && lease.sessionId() == s.id) {
+            // Re-entrant acquire: the same lease, not a new token. A second token would make the
+            // first one stale while the same holder may still be writing with it.
+            return new Granted(lease.grant(lock.name, s.ttlMs));
+        }
+        Long waiting = s.waitsByLock.get(c.lock());
+        if (waiting != null) {
+            return Shapes.invalid("session " + s.id + " already waits for lock " + c.lock() + " under request " + waiting);
+        }
+        if (lease == null) {
+            Rejected full = leasesFull(s);
+            return full != null ? full : new Granted(lifecycle.grant(state.locks.getOrCreate(c.lock()), s));
+        }
+        if (c.waitMs() == 0) {
+            return new Rejected(Code.HELD, "lock " + lock.name + " is held (token " + lease.token() + ")", lease.token());
+        }
+        if (lock.waiters.size() >= state.limits.waitersPerLockMax()) {
+            return new Rejected(Code.LIMIT, "waitersPerLockMax (" + state.limits.waitersPerLockMax()
+                    + ") reached for lock " + lock.name, 0);
+        }
+        Rejected full = leasesFull(s);
+        if (full != null) {
+            return full;
+        }
+        lifecycle.enqueue(lock, s, c.requestId(), c.waitMs());
+        return new Queued(lock.name, lease.token());
+    }
+
+    private Rejected leasesFull(Session s) {
+        if (s.leaseCount() < state.limits.leasesPerSessionMax()) {
+            return null;
+        }
+        return new Rejected(Code.LIMIT, "leasesPerSessionMax (" + state.limits.leasesPerSessionMax()
+                + ") reached by session " + s.id, 0);
+    }
+
+    /**
+     * Cancel carries the acquire's own request id and is not deduplicated itself: cancelling
+     * twice is harmless (the second finds nothing). If the grant won the race against the
+     * cancel, the lease is released: the caller has stopped waiting and will never use it, and
+     * keeping it would block every other waiter until the session ends.
+     */
+    Result cancelWait(CancelWait c) {
+        Session s = state.sessions.get(c.sessionId());
+        if (s == null) {
+            return Requests.sessionLost(c.sessionId());
+        }
+        String waitingFor = s.waitsByRequest.get(c.requestId());
+        if (waitingFor != null) {
+            LockRecord lock = state.locks.get(waitingFor);
+            lifecycle.resolveWait(lock, lock.findWaiter(s.id, c.requestId()),
+                    new Rejected(Code.CANCELLED, "wait cancelled", 0));
+            return new Ok();
+        }
+        Outcome outcome = s.requests.get(c.requestId());
+        if (outcome != null && outcome.result() instanceof Granted g) {
+            LockRecord lock = state.locks.get(g.grant().lock());
+            if (lock != null && lock.lease != null && lock.lease.token() == g.grant().token()
+                    && lock.lease.sessionId() == s.id) {
+                lifecycle.endLease(lock, TenureEnd.RELEASED);
+                lifecycle.handOff(lock);
+                return new Ok();
+            }
+        }
+        return new Rejected(Code.NOT_FOUND, "request " + c.requestId() + " of session " + s.id
+                + " neither waits nor holds a lease", 0);
+    }
+
+    Result release(Release c) {
+        boolean anonymous = c.anySession() && c.sessionId() == 0 && c.requestId() == 0;
+        Rejected bad = Shapes.first(Shapes.lockName(c.lock(), state.limits),
+                anonymous ? null : Shapes.requestId(c.requestId()));
+        if (bad != null) {
+            return bad;
+        }
+        if (anonymous) {
+            return decideRelease(null, c); // an operator's forced release: no session, no dedup
+        }
+        Session s = state.sessions.get(c.sessionId());
+        if (s == null) {
+            return Requests.sessionLost(c.sessionId());
+        }
+        Result replay = Requests.replay(state, s, c.requestId());
+        if (replay != null) {
+            return replay;
+        }
+        Result r = decideRelease(s, c);
+        Requests.remember(state, s, c.requestId(), Outcome.settled(r));
+        return r;
+    }
+
+    /**
+     * Compare-and-delete on the token: a stale release (an old token, or someone else's lease)
+     * changes nothing, so a process that paused past its lease cannot free its successor's lock.
+     */
+    private Result decideRelease(Session caller, Release c) {
+        LockRecord lock = state.locks.get(c.lock());
+        Lease lease = lock == null ? null : lock.lease;
+        if (lease == null || lease.token() != c.token()) {
+            String current = lease == null ? "the lock is free" : "current token " + lease.token();
+            return new Rejected(Code.NOT_OWNER, "token " + c.token() + " is not the current lease of lock "
+                    + c.lock() + " (" + current + ")", lease == null ? 0 : lease.token());
+        }
+        if (!c.anySession() && lease.sessionId() != caller.id) {
+            return new Rejected(Code.NOT_OWNER, "token " + c.token() + " of lock " + c.lock() + " is held by session "
+                    + lease.sessionId() + ", not " + caller.id + " (current token " + lease.token() + ")", lease.token());
+        }
+        lifecycle.endLease(lock, TenureEnd.RELEASED);
+        if (caller == null || lease.sessionId() != caller.id) {
+            state.events.add(new LeaseEnded(lease.sessionId(), lock.name, lease.token(), TenureEnd.RELEASED));
+        }
+        lifecycle.handOff(lock);
+        return new Ok();
+    }
+
+    /** A bounded wait passed its deadline while the lock stayed held. */
+    void timeoutWait(long sessionId, long requestId) {
+        Session s = state.sessions.get(sessionId);
+        LockRecord lock = state.locks.get(s.waitsByRequest.get(requestId));
+        Waiter w = lock.findWaiter(sessionId, requestId);
+        lifecycle.resolveWait(lock, w, new Rejected(Code.HELD,
+                "wait timed out after " + (w.deadlineMs() - w.sinceMs()) + "ms", lock.currentToken()));
+    }
+}

@@ -1,0 +1,82 @@
+package dev.tenure.core;
+
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.TreeMap;
+
+/**
+ * Lock records by name, plus the order in which free locks became idle.
+ *
+ * <p>Records are created on first grant and kept while idle only for their history; when more
+ * than idleLocksMax are idle the oldest idle record is dropped. Dropping is safe for fencing:
+ * tokens come from the global counter, so a re-created lock still gets a token above every
+ * token it ever had; only previousEnd/previousToken and the history are forgotten.
+ */
+final class LockTable {
+    private final TreeMap<String, LockRecord> byName = new TreeMap<>();
+    /** Idle locks, oldest first (insertion order; a LinkedHashMap iterates in defined order). */
+    private final LinkedHashMap<String, LockRecord> idle = new LinkedHashMap<>();
+
+    LockRecord get(String name) {
+        return byName.get(name);
+    }
+
+    LockRecord getOrCreate(String name) {
+        return byName.computeIfAbsent(name, LockRecord::new);
+    }
+
+    int size() {
+        return byName.size();
+    }
+
+    int idleCount() {
+        return idle.size();
+    }
+
+    boolean isInIdleOrder(String name) {
+        return idle.containsKey(name);
+    }
+
+    /** Ascending by name; read-only. */
+    Collection<LockRecord> all() {
+        return Collections.unmodifiableCollection(byName.values());
+    }
+
+    /** Oldest first; read-only. */
+    Collection<String> idleOrder() {
+        return Collections.unmodifiableCollection(idle.keySet());
+    }
+
+    void markBusy(LockRecord lock) {
+        idle.remove(lock.name);
+    }
+
+    /** Returns the name of the record dropped to respect idleLocksMax, or null. */
+    String markIdle(LockRecord lock, int idleLocksMax) {
+        idle.put(lock.name, lock);
+        if (idle.size() <= idleLocksMax) {
+            return null;
+        }
+        Iterator<String> oldest = idle.keySet().iterator();
+        String dropped = oldest.next();
+        oldest.remove();
+        byName.remove(dropped);
+        return dropped;
+    }
+
+    /** For snapshot restore. */
+    void restore(LockRecord lock) {
+        byName.put(lock.name, lock);
+    }
+
+    /** For snapshot restore, in the snapshot's idle order. */
+    void restoreIdle(String name) {
+        LockRecord lock = byName.get(name);
+        if (lock == null || idle.containsKey(name)) {
+            throw new IllegalArgumentException("snapshot idle order names unknown or repeated lock " + name);
+        }
+        idle.put(name, lock);
+    }
+}

@@ -1,0 +1,58 @@
+package dev.tenure.core;
+
+import dev.tenure.core.Result.Granted;
+import dev.tenure.core.Result.Ok;
+import dev.tenure.core.Result.Rejected;
+
+/** Encoding of request-cache outcomes. Only these four shapes are ever cached. */
+final class OutcomeCodec {
+    private static final int WAITING = 0;
+    private static final int GRANTED = 1;
+    private static final int OK = 2;
+    private static final int REJECTED = 3;
+
+    private OutcomeCodec() {}
+
+    static void write(SnapshotWriter w, Outcome o) {
+        if (o.pending()) {
+            w.u8(WAITING);
+            w.string(o.waitingLock());
+        } else if (o.result() instanceof Granted g) {
+            w.u8(GRANTED);
+            Grant x = g.grant();
+            w.string(x.lock());
+            w.i64(x.token());
+            w.i64(x.sessionId());
+            w.i64(x.grantedAtMs());
+            w.i64(x.ttlMs());
+            w.u8(SnapshotCodec.index(SnapshotCodec.ENDS, x.previousEnd()));
+            w.i64(x.previousToken());
+        } else if (o.result() instanceof Ok) {
+            w.u8(OK);
+        } else if (o.result() instanceof Rejected x) {
+            w.u8(REJECTED);
+            w.u8(SnapshotCodec.index(SnapshotCodec.CODES, x.code()));
+            w.string(x.message());
+            w.i64(x.currentToken());
+        } else {
+            throw new IllegalStateException("uncacheable outcome " + o);
+        }
+    }
+
+    static Outcome read(SnapshotReader r) {
+        int tag = r.u8();
+        switch (tag) {
+            case WAITING:
+                return Outcome.waiting(r.nonNullString());
+            case GRANTED:
+                return Outcome.settled(new Granted(
+                        new Grant(r.nonNullString(), r.i64(), r.i64(), r.i64(), r.i64(), SnapshotCodec.end(r), r.i64())));
+            case OK:
+                return Outcome.settled(new Ok());
+            case REJECTED:
+                return Outcome.settled(new Rejected(SnapshotCodec.at(SnapshotCodec.CODES, r.u8()), r.nonNullString(), r.i64()));
+            default:
+                throw SnapshotCodec.corrupt("outcome tag " + tag);
+        }
+    }
+}

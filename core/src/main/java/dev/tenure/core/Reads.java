@@ -1,0 +1,47 @@
+package dev.tenure.core;
+
+import dev.tenure.core.Command.Stats;
+import dev.tenure.core.Command.Status;
+import dev.tenure.core.Result.Holder;
+import dev.tenure.core.Result.LockView;
+import dev.tenure.core.Result.Rejected;
+import dev.tenure.core.Result.WaiterView;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Status and stats: reads through the log (so linearizable); never cached, never change state. */
+final class Reads {
+    private final State state;
+
+    Reads(State state) {
+        this.state = state;
+    }
+
+    /** An unknown lock is simply free with no history: there is nothing to report as an error. */
+    Result status(Status c) {
+        Rejected bad = Shapes.lockName(c.lock(), state.limits);
+        if (bad != null) {
+            return bad;
+        }
+        LockRecord lock = state.locks.get(c.lock());
+        if (lock == null) {
+            return new LockView(c.lock(), null, List.of(), List.of(), state.nowMs);
+        }
+        Holder holder = null;
+        if (lock.lease != null) {
+            Session s = state.sessions.get(lock.lease.sessionId());
+            holder = new Holder(s.id, lock.lease.token(), lock.lease.grantedAtMs(), s.clientName);
+        }
+        List<WaiterView> waiters = new ArrayList<>();
+        for (Waiter w : lock.waiters) {
+            waiters.add(new WaiterView(w.sessionId(), w.sinceMs(), state.sessions.get(w.sessionId()).clientName));
+        }
+        return new LockView(lock.name, holder, List.copyOf(waiters), List.copyOf(lock.history), state.nowMs);
+    }
+
+    /** Held locks = tracked - idle: a lock with no lease has no waiters, so it is exactly the idle ones. */
+    Result stats(Stats c) {
+        int held = state.locks.size() - state.locks.idleCount();
+        return new Result.Stats(state.sessions.size(), state.locks.size(), held, state.lastToken, state.nowMs);
+    }
+}

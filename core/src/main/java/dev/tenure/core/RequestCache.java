@@ -1,0 +1,79 @@
+package dev.tenure.core;
+
+import java.util.Collections;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * The outcomes of one session's most recent requests, so that a retry after a lost reply is a
+ * no-op that returns the original outcome (ZOOKEEPER-1262 is the bug this prevents).
+ *
+ * <p>Bounded by requestIdCacheMax. Eviction drops the smallest id first, but never a pending
+ * wait: its outcome is not decided yet, and forgetting it would let a retry enqueue a second
+ * wait. Pending waits are bounded separately by leasesPerSessionMax, so the cache can exceed
+ * requestIdCacheMax only while every entry in it is pending.
+ *
+ * <p>Ids at or below {@link #highestEvictedId()} that are no longer cached are refused as too
+ * old: the cache cannot tell a retry of a forgotten request from a new one, and acting twice is
+ * the unsafe choice.
+ */
+final class RequestCache {
+    private final TreeMap<Long, Outcome> outcomes;
+    private long highestEvictedId;
+
+    RequestCache() {
+        this(new TreeMap<>(), 0);
+    }
+
+    RequestCache(TreeMap<Long, Outcome> outcomes, long highestEvictedId) {
+        this.outcomes = outcomes;
+        this.highestEvictedId = highestEvictedId;
+    }
+
+    Outcome get(long requestId) {
+        return outcomes.get(requestId);
+    }
+
+    boolean isTooOld(long requestId) {
+        return requestId <= highestEvictedId && !outcomes.containsKey(requestId);
+    }
+
+    long highestEvictedId() {
+        return highestEvictedId;
+    }
+
+    int size() {
+        return outcomes.size();
+    }
+
+    /** Ascending by request id; read-only. */
+    SortedMap<Long, Outcome> entries() {
+        return Collections.unmodifiableSortedMap(outcomes);
+    }
+
+    void remember(long requestId, Outcome outcome, int requestIdCacheMax) {
+        outcomes.put(requestId, outcome);
+        trim(requestIdCacheMax);
+    }
+
+    private void trim(int requestIdCacheMax) {
+        while (outcomes.size() > requestIdCacheMax) {
+            Long victim = smallestSettledId();
+            if (victim == null) {
+                return; // only pending waits left; they leave when resolved
+            }
+            outcomes.remove(victim);
+            highestEvictedId = Math.max(highestEvictedId, victim);
+        }
+    }
+
+    private Long smallestSettledId() {
+        for (Map.Entry<Long, Outcome> e : outcomes.entrySet()) {
+            if (!e.getValue().pending()) {
+                return e.getKey();
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,62 @@
+package dev.tenure.core;
+
+import dev.tenure.core.Result.Granted;
+import dev.tenure.core.Result.Queued;
+import dev.tenure.core.Result.Rejected;
+
+/**
+ * Request-id dedup for mutating commands of a session.
+ *
+ * <p>Choice where the contract is silent: every outcome decided from state (granted, queued,
+ * held, limit, not-owner, stale-token, ok, ...) is remembered, not only successes, so that a
+ * retry always returns exactly what the first attempt returned. Outcomes decided without state
+ * (malformed input, unknown session, too-old id) are not remembered: they change nothing and a
+ * retry reaches the same verdict anyway.
+ */
+final class Requests {
+    private Requests() {}
+
+    /** The original outcome of a retried request, REQUEST_TOO_OLD, or null for a new request. */
+    static Result replay(State state, Session session, long requestId) {
+        Outcome cached = session.requests.get(requestId);
+        if (cached != null) {
+            if (!cached.pending()) {
+                return settled(state, session, requestId, cached.result());
+            }
+            // Still queued: report the queue as it is now; a waiter always has a holder.
+            LockRecord lock = state.locks.get(cached.waitingLock());
+            return new Queued(cached.waitingLock(), lock == null ? 0 : lock.currentToken());
+        }
+        if (session.requests.isTooOld(requestId)) {
+            return new Rejected(Code.REQUEST_TOO_OLD, "requestId " + requestId + " is older than the retry window"
+                    + " of session " + session.id + " (ids up to " + session.requests.highestEvictedId()
+                    + " were forgotten)", 0);
+        }
+        return null;
+    }
+
+    /**
+     * A retried acquire whose grant has since ended (its wait was cancelled after the grant
+     * raced ahead, which released it) must not be told "granted" again: the caller never learnt
+     * of that lease, and replaying it would make it believe it holds a lock nobody gave it.
+     */
+    private static Result settled(State state, Session session, long requestId, Result result) {
+        if (result instanceof Granted g) {
+            LockRecord lock = state.locks.get(g.grant().lock());
+            if (lock == null || lock.currentToken() != g.grant().token()) {
+                return new Rejected(Code.CANCELLED, "the grant of request " + requestId + " (token "
+                        + g.grant().token() + ") to session " + session.id + " has already ended", 0);
+            }
+        }
+        return result;
+    }
+
+    static void remember(State state, Session session, long requestId, Outcome outcome) {
+        session.requests.remember(requestId, outcome, state.limits.requestIdCacheMax());
+        state.touch(session);
+    }
+
+    static Rejected sessionLost(long sessionId) {
+        return new Rejected(Code.SESSION_LOST, "session " + sessionId + " is unknown or has ended", 0);
+    }
+}

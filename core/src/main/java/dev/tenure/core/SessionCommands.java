@@ -1,0 +1,103 @@
+package dev.tenure.core;
+
+import dev.tenure.core.Command.CloseSession;
+import dev.tenure.core.Command.KeepAlive;
+import dev.tenure.core.Command.OpenSession;
+import dev.tenure.core.Result.KeepAliveResult;
+import dev.tenure.core.Result.Ok;
+import dev.tenure.core.Result.Rejected;
+import dev.tenure.core.Result.SessionOpened;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeSet;
+
+/** Open, renew, close and expire sessions, and restart their deadlines on a new term. */
+final class SessionCommands {
+    private final State state;
+    private final LeaseLifecycle lifecycle;
+
+    SessionCommands(State state, LeaseLifecycle lifecycle) {
+        this.state = state;
+        this.lifecycle = lifecycle;
+    }
+
+    Result open(OpenSession c) {
+        Rejected bad = Shapes.first(Shapes.ttl(c.ttlMs(), state.limits), Shapes.clientName(c.clientName(), state.limits));
+        if (bad != null) {
+            return bad;
+        }
+        if (state.sessions.size() >= state.limits.sessionsMax()) {
+            return new Rejected(Code.LIMIT, "sessionsMax (" + state.limits.sessionsMax() + ") reached", 0);
+        }
+        Session s = state.sessions.open(c.ttlMs(), c.clientName(), state.nowPlus(c.ttlMs()));
+        state.deadlines.addSession(s.id, s.deadlineMs);
+        state.touch(s);
+        return new SessionOpened(s.id, s.ttlMs);
+    }
+
+    /**
+     * A keepalive is a log entry, so it renews only once committed: a deposed leader cannot
+     * extend a deadline. Renewal never shortens a deadline (max), so a keepalive applied late
+     * cannot undo a later term restart.
+     */
+    Result keepAlive(KeepAlive c) {
+        if (c.sessionIds() == null) {
+            return Shapes.invalid("sessionIds must not be null");
+        }
+        for (Long id : c.sessionIds()) { // List.of().contains(null) would throw, so scan
+            if (id == null) {
+                return Shapes.invalid("sessionIds must not contain null");
+            }
+        }
+        TreeSet<Long> seen = new TreeSet<>();
+        List<Long> lost = new ArrayList<>();
+        for (Long id : c.sessionIds()) {
+            Session s = state.sessions.get(id);
+            if (s == null) {
+                if (seen.add(id)) {
+                    lost.add(id);
+                }
+            } else {
+                extend(s, state.nowPlus(s.ttlMs));
+            }
+        }
+        return new KeepAliveResult(List.copyOf(lost));
+    }
+
+    Result close(CloseSession c) {
+        if (c.end() != TenureEnd.RELEASED && c.end() != TenureEnd.DISCONNECTED) {
+            return Shapes.invalid("end must be RELEASED or DISCONNECTED, was " + c.end());
+        }
+        Session s = state.sessions.get(c.sessionId());
+        if (s == null) {
+            return Requests.sessionLost(c.sessionId());
+        }
+        lifecycle.endSession(s, c.end());
+        return new Ok();
+    }
+
+    /** A session deadline fired: it was not renewed in time. */
+    void expire(long sessionId) {
+        lifecycle.endSession(state.sessions.get(sessionId), TenureEnd.EXPIRED);
+    }
+
+    /**
+     * A new leader restarts every session deadline at its own timestamp + TTL (never earlier than
+     * before). A leader whose clock runs ahead could otherwise expire a session before its client's
+     * horizon, i.e. while the client still rightly believes it holds its leases.
+     */
+    void newTerm(long timestampMs) {
+        for (Session s : new ArrayList<>(state.sessions.all())) {
+            extend(s, State.saturatingAdd(timestampMs, s.ttlMs));
+        }
+    }
+
+    private void extend(Session s, long deadlineMs) {
+        if (deadlineMs > s.deadlineMs) {
+            state.deadlines.removeSession(s.id, s.deadlineMs);
+            s.deadlineMs = deadlineMs;
+            state.deadlines.addSession(s.id, deadlineMs);
+        }
+        state.touch(s);
+    }
+}

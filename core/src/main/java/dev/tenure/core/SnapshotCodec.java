@@ -1,0 +1,278 @@
+package dev.tenure.core;
+
+import java.util.Arrays;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.zip.CRC32;
+
+/**
+ * The versioned binary snapshot format. Version 1, all integers big-endian:
+ *
+ * <pre>
+ * header   magic i32 "TNUR", version i32 = 1
+ * clock    nowMs i64, lastToken i64, lastSessionId i64
+ * sessions count i32, ascending id: id i64, ttlMs i64, clientName str, deadlineMs i64,
+ *          highestEvictedRequestId i64, cache count i32, ascending request id: requestId i64, outcome
+ * locks    count i32, ascending name: name str, hasLease u8,
+ *          [lease: sessionId i64, token i64, grantedAtMs i64, previousEnd u8, previousToken i64],
+ *          waiter count i32, FIFO: sessionId i64, requestId i64, sinceMs i64, deadlineMs i64,
+ *          history count i32, oldest first: sessionId i64, token i64, grantedAtMs i64, endedAtMs i64, end u8,
+ *          lastEnd u8, lastToken i64
+ * idle     count i32, oldest first: lock name str
+ * kv       count i32, ascending key: key str, value bytes, token i64, lock str (nullable), writtenAtMs i64
+ * trailer  CRC32 of everything before it, i32
+ *
+ * str = i32 byte length (-1 for null) + UTF-8; bytes = i32 length + bytes
+ * outcome = u8 tag: 0 waiting(lock str) | 1 granted(lock str, token, sessionId, grantedAtMs, ttlMs i64,
+ *           previousEnd u8, previousToken i64) | 2 ok | 3 rejected(code u8, message str, currentToken i64)
+ * </pre>
+ *
+ * <p>Session waits and held locks, the deadline index and the session deadline entries are not
+ * stored: they are rebuilt from the records above, so a snapshot cannot disagree with itself.
+ * The encoding is canonical (sorted, no optional padding) and decode refuses out-of-order keys,
+ * so {@code encode(decode(s))} equals {@code s} byte for byte. Enums are written as their index
+ * in the tables below, not their ordinal, so reordering an enum cannot silently change the
+ * meaning of old snapshots; a new constant must be appended to its table.
+ */
+final class SnapshotCodec {
+    static final int MAGIC = 0x544E5552; // "TNUR"
+    static final int VERSION = 1;
+    private static final int HEADER_BYTES = 8;
+    private static final int CHECKSUM_BYTES = 4;
+
+    static final TenureEnd[] ENDS = {
+        TenureEnd.NONE, TenureEnd.RELEASED, TenureEnd.EXPIRED, TenureEnd.DISCONNECTED, TenureEnd.REVOKED
+    };
+    static final Code[] CODES = {
+        Code.OK, Code.HELD, Code.NOT_OWNER, Code.STALE_TOKEN, Code.SESSION_LOST, Code.NOT_FOUND,
+        Code.LIMIT, Code.REQUEST_TOO_OLD, Code.INVALID, Code.CANCELLED
+    };
+
+    private SnapshotCodec() {}
+
+    static byte[] encode(State state) {
+        SnapshotWriter w = new SnapshotWriter();
+        w.i32(MAGIC);
+        w.i32(VERSION);
+        w.i64(state.nowMs);
+        w.i64(state.lastToken);
+        w.i64(state.sessions.lastSessionId());
+        w.i32(state.sessions.size());
+        for (Session s : state.sessions.all()) {
+            writeSession(w, s);
+        }
+        w.i32(state.locks.size());
+        for (LockRecord lock : state.locks.all()) {
+            writeLock(w, lock);
+        }
+        w.i32(state.locks.idleCount());
+        for (String name : state.locks.idleOrder()) {
+            w.string(name);
+        }
+        w.i32(state.kv.size());
+        for (FencedKv.Entry e : state.kv.all()) {
+            w.string(e.key());
+            w.bytes(e.value());
+            w.i64(e.token());
+            w.string(e.lock());
+            w.i64(e.writtenAtMs());
+        }
+        return w.finishWithChecksum();
+    }
+
+    static State decode(byte[] snapshot, Limits limits) {
+        SnapshotReader r = checkedBody(snapshot);
+        State state = new State(limits, r.i64(), r.i64(), r.i64());
+        int sessions = r.count(40);
+        long previousId = 0;
+        for (int i = 0; i < sessions; i++) {
+            Session s = readSession(r);
+            if (s.id <= previousId || s.id > state.sessions.lastSessionId()) {
+                throw corrupt("session id " + s.id + " out of order or above lastSessionId");
+            }
+            previousId = s.id;
+            state.sessions.restore(s);
+            state.deadlines.addSession(s.id, s.deadlineMs);
+        }
+        readLocks(r, state);
+        int idle = r.count(4);
+        for (int i = 0; i < idle; i++) {
+            state.locks.restoreIdle(r.nonNullString());
+        }
+        readKv(r, state);
+        r.expectEnd();
+        return state;
+    }
+
+    /** Checks header and checksum, and returns a reader positioned at the body. */
+    private static SnapshotReader checkedBody(byte[] snapshot) {
+        if (snapshot == null || snapshot.length < HEADER_BYTES + CHECKSUM_BYTES) {
+            throw new IllegalArgumentException("snapshot truncated: " + (snapshot == null ? 0 : snapshot.length) + " bytes");
+        }
+        SnapshotReader header = new SnapshotReader(snapshot, snapshot.length);
+        int magic = header.i32();
+        if (magic != MAGIC) {
+            throw new IllegalArgumentException("not a Tenure snapshot: magic " + Integer.toHexString(magic));
+        }
+        int version = header.i32();
+        if (version != VERSION) {
+            throw new IllegalArgumentException("unsupported snapshot version " + version + " (this build reads " + VERSION + ")");
+        }
+        int bodyEnd = snapshot.length - CHECKSUM_BYTES;
+        CRC32 crc = new CRC32();
+        crc.update(snapshot, 0, bodyEnd);
+        int stored = new SnapshotReader(Arrays.copyOfRange(snapshot, bodyEnd, snapshot.length), CHECKSUM_BYTES).i32();
+        if (stored != (int) crc.getValue()) {
+            throw new IllegalArgumentException("snapshot checksum mismatch: corrupt or truncated");
+        }
+        SnapshotReader body = new SnapshotReader(snapshot, bodyEnd);
+        body.i32();
+        body.i32();
+        return body;
+    }
+
+    private static void writeSession(SnapshotWriter w, Session s) {
+        w.i64(s.id);
+        w.i64(s.ttlMs);
+        w.string(s.clientName);
+        w.i64(s.deadlineMs);
+        w.i64(s.requests.highestEvictedId());
+        w.i32(s.requests.size());
+        for (Map.Entry<Long, Outcome> e : s.requests.entries().entrySet()) {
+            w.i64(e.getKey());
+            OutcomeCodec.write(w, e.getValue());
+        }
+    }
+
+    private static Session readSession(SnapshotReader r) {
+        long id = r.i64();
+        long ttlMs = r.i64();
+        String clientName = r.nonNullString();
+        long deadlineMs = r.i64();
+        long highestEvicted = r.i64();
+        int entries = r.count(9);
+        TreeMap<Long, Outcome> outcomes = new TreeMap<>();
+        for (int i = 0; i < entries; i++) {
+            long requestId = r.i64();
+            if (!outcomes.isEmpty() && requestId <= outcomes.lastKey()) {
+                throw corrupt("request ids out of order in session " + id);
+            }
+            outcomes.put(requestId, OutcomeCodec.read(r));
+        }
+        return new Session(id, ttlMs, clientName, deadlineMs, new RequestCache(outcomes, highestEvicted));
+    }
+
+    private static void writeLock(SnapshotWriter w, LockRecord lock) {
+        w.string(lock.name);
+        w.bool(lock.lease != null);
+        if (lock.lease != null) {
+            w.i64(lock.lease.sessionId());
+            w.i64(lock.lease.token());
+            w.i64(lock.lease.grantedAtMs());
+            w.u8(index(ENDS, lock.lease.previousEnd()));
+            w.i64(lock.lease.previousToken());
+        }
+        w.i32(lock.waiters.size());
+        for (Waiter x : lock.waiters) {
+            w.i64(x.sessionId());
+            w.i64(x.requestId());
+            w.i64(x.sinceMs());
+            w.i64(x.deadlineMs());
+        }
+        w.i32(lock.history.size());
+        for (TenureRecord t : lock.history) {
+            w.i64(t.sessionId());
+            w.i64(t.token());
+            w.i64(t.grantedAtMs());
+            w.i64(t.endedAtMs());
+            w.u8(index(ENDS, t.end()));
+        }
+        w.u8(index(ENDS, lock.lastEnd));
+        w.i64(lock.lastToken);
+    }
+
+    private static void readLocks(SnapshotReader r, State state) {
+        int count = r.count(22);
+        String previous = null;
+        for (int i = 0; i < count; i++) {
+            LockRecord lock = new LockRecord(r.nonNullString());
+            if (previous != null && lock.name.compareTo(previous) <= 0) {
+                throw corrupt("lock names out of order at " + lock.name);
+            }
+            previous = lock.name;
+            if (r.bool()) {
+                lock.lease = new Lease(r.i64(), r.i64(), r.i64(), end(r), r.i64());
+                sessionOf(state, lock.lease.sessionId()).heldLocks.add(lock.name);
+            }
+            readWaiters(r, state, lock);
+            int history = r.count(33);
+            for (int h = 0; h < history; h++) {
+                lock.history.addLast(new TenureRecord(r.i64(), r.i64(), r.i64(), r.i64(), end(r)));
+            }
+            lock.lastEnd = end(r);
+            lock.lastToken = r.i64();
+            state.locks.restore(lock);
+        }
+    }
+
+    private static void readWaiters(SnapshotReader r, State state, LockRecord lock) {
+        int waiters = r.count(32);
+        for (int i = 0; i < waiters; i++) {
+            Waiter x = new Waiter(r.i64(), r.i64(), r.i64(), r.i64());
+            Session s = sessionOf(state, x.sessionId());
+            if (s.waitsByLock.containsKey(lock.name) || s.waitsByRequest.containsKey(x.requestId())) {
+                throw corrupt("session " + s.id + " waits twice on lock " + lock.name);
+            }
+            lock.waiters.addLast(x);
+            s.addWait(lock.name, x.requestId());
+            if (x.bounded()) {
+                state.deadlines.addWait(x.sessionId(), x.requestId(), x.deadlineMs());
+            }
+        }
+    }
+
+    private static void readKv(SnapshotReader r, State state) {
+        int count = r.count(28);
+        String previous = null;
+        for (int i = 0; i < count; i++) {
+            FencedKv.Entry e = new FencedKv.Entry(r.nonNullString(), r.bytes(), r.i64(), r.string(), r.i64());
+            if (previous != null && e.key().compareTo(previous) <= 0) {
+                throw corrupt("keys out of order at " + e.key());
+            }
+            previous = e.key();
+            state.kv.put(e);
+        }
+    }
+
+    private static Session sessionOf(State state, long sessionId) {
+        Session s = state.sessions.get(sessionId);
+        if (s == null) {
+            throw corrupt("lock refers to unknown session " + sessionId);
+        }
+        return s;
+    }
+
+    static TenureEnd end(SnapshotReader r) {
+        return at(ENDS, r.u8());
+    }
+
+    static <E> int index(E[] table, E value) {
+        for (int i = 0; i < table.length; i++) {
+            if (table[i] == value) {
+                return i;
+            }
+        }
+        throw new IllegalStateException(value + " has no snapshot encoding: append it to the codec's table");
+    }
+
+    static <E> E at(E[] table, int index) {
+        if (index >= table.length) {
+            throw corrupt("enum index " + index);
+        }
+        return table[index];
+    }
+
+    static IllegalArgumentException corrupt(String what) {
+        return new IllegalArgumentException("snapshot corrupt: " + what);
+    }
+}

@@ -1,0 +1,63 @@
+package dev.tenure.core;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeSet;
+
+/**
+ * All replicated state in one place, shared by the command handlers, the snapshot codec and the
+ * invariant checks. {@link #events} is output waiting to be drained, not replicated state.
+ *
+ * <p>The touched sets record which sessions, locks and keys the current step changed, so that
+ * the invariants can be checked after every step at a cost proportional to the step's work.
+ */
+final class State {
+    final Limits limits;
+    long nowMs;
+    /** The fencing token counter: every grant takes the next value, so tokens never repeat or go back. */
+    long lastToken;
+    final SessionTable sessions;
+    final LockTable locks = new LockTable();
+    final FencedKv kv = new FencedKv();
+    final DeadlineIndex deadlines = new DeadlineIndex();
+    final List<Event> events = new ArrayList<>();
+
+    final TreeSet<Long> touchedSessions = new TreeSet<>();
+    final TreeSet<String> touchedLocks = new TreeSet<>();
+    final TreeSet<String> touchedKeys = new TreeSet<>();
+
+    State(Limits limits, long nowMs, long lastToken, long lastSessionId) {
+        this.limits = limits;
+        this.nowMs = nowMs;
+        this.lastToken = lastToken;
+        this.sessions = new SessionTable(lastSessionId);
+    }
+
+    void touch(Session s) {
+        touchedSessions.add(s.id);
+    }
+
+    void touch(LockRecord lock) {
+        touchedLocks.add(lock.name);
+    }
+
+    void touchKey(String key) {
+        touchedKeys.add(key);
+    }
+
+    void clearTouched() {
+        touchedSessions.clear();
+        touchedLocks.clear();
+        touchedKeys.clear();
+    }
+
+    /** now + delta, saturating: a deadline past the end of time is simply never reached. */
+    long nowPlus(long deltaMs) {
+        return saturatingAdd(nowMs, deltaMs);
+    }
+
+    static long saturatingAdd(long a, long b) {
+        long sum = a + b;
+        return ((a ^ sum) & (b ^ sum)) < 0 ? (a < 0 ? Long.MIN_VALUE : Long.MAX_VALUE) : sum;
+    }
+}

@@ -1,0 +1,14 @@
+package dev.tenure.core;
+
+/** One queued acquire. {@link #NEVER} as deadline means it waits until granted or its session ends. */
+record Waiter(long sessionId, long requestId, long sinceMs, long deadlineMs) {
+    static final long NEVER = Long.MAX_VALUE;
+
+    boolean bounded() {
+        return deadlineMs != NEVER;
+    }
+
+    boolean is(long otherSessionId, long otherRequestId) {
+        return sessionId == otherSessionId && requestId == otherRequestId;
+    }
+}

@@ -1,0 +1,323 @@
+package dev.tenure.core;
+
+import static dev.tenure.core.Fixture.code;
+import static dev.tenure.core.Fixture.rejected;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tenure.core.Command.Acquire;
+import dev.tenure.core.Command.CancelWait;
+import dev.tenure.core.Command.Release;
+import dev.tenure.core.Command.Stats;
+import dev.tenure.core.Command.Status;
+import dev.tenure.core.Event.LeaseEnded;
+import dev.tenure.core.Event.WaitResolved;
+import dev.tenure.core.Result.Granted;
+import dev.tenure.core.Result.Holder;
+import dev.tenure.core.Result.LockView;
+import dev.tenure.core.Result.Ok;
+import dev.tenure.core.Result.Queued;
+import dev.tenure.core.Result.Rejected;
+import dev.tenure.core.Result.WaiterView;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class LockRulesTest {
+
+    @Test
+    void firstGrantHasIncreasingTokensAndNoPreviousTenure() {
+        Fixture f = new Fixture();
+        long a = f.open(1_000);
+        assertThat(f.grant(a, 1, "x")).isEqualTo(new Grant("x", 1, a, f.now, 1_000, TenureEnd.NONE, 0));
+        assertThat(f.grant(a, 2, "y").token()).isEqualTo(2);
+        assertThat(f.sm.lastToken()).isEqualTo(2);
+    }
+
+    @Test
+    void acquireValidatesShape() {
+        Fixture f = new Fixture(Fixture.small());
+        long a = f.open(100);
+        assertThat(code(f.apply(new Acquire(a, 1, "", 0)))).isEqualTo(Code.INVALID);
+        assertThat(code(f.apply(new Acquire(a, 1, null, 0)))).isEqualTo(Code.INVALID);
+        assertThat(rejected(f.apply(new Acquire(a, 1, "123456789", 0))).message()).contains("lockNameBytesMax");
+        assertThat(code(f.apply(new Acquire(a, 0, "x", 0)))).isEqualTo(Code.INVALID);
+        assertThat(code(f.apply(new Acquire(a, -1, "x", 0)))).isEqualTo(Code.INVALID);
+        assertThat(code(f.apply(new Acquire(a + 5, 1, "x", 0)))).isEqualTo(Code.SESSION_LOST);
+        assertThat(f.apply(new Acquire(a, 1, "12345678", 0))).isInstanceOf(Granted.class);
+    }
+
+    @Test
+    void retriedAcquireReturnsTheOriginalOutcome() {
+        Fixture f = new Fixture();
+        long a = f.open(1_000);
+        long b = f.open(1_000);
+        Grant g = f.grant(a, 1, "x");
+        f.now += 50;
+        assertThat(f.apply(new Acquire(a, 1, "x", 0))).isEqualTo(new Granted(g));
+        Result held = f.apply(new Acquire(b, 1, "x", 0));
+        assertThat(held).isEqualTo(new Rejected(Code.HELD, "lock x is held (token 1)", 1));
+        f.release(a, 2, "x", g.token());
+        assertThat(f.apply(new Acquire(b, 1, "x", 0))).isEqualTo(held); // cached, though x is free now
+        assertThat(f.sm.lastToken()).isEqualTo(1);
+    }
+
+    @Test
+    void reacquireUnderANewRequestIdReturnsTheSameLease() {
+        Fixture f = new Fixture();
+        long a = f.open(1_000);
+        Grant g = f.grant(a, 1, "x");
+        f.now += 10;
+        assertThat(f.apply(new Acquire(a, 2, "x", -1))).isEqualTo(new Granted(g));
+        assertThat(f.sm.lastToken()).isEqualTo(1);
+    }
+
+    @Test
+    void fifoHandoffReportsThePreviousEnd() {
+        Fixture f = new Fixture();
+        long a = f.open(1_000, "a");
+        long b = f.open(1_000, "b");
+        long c = f.open(1_000, "c");
+        Grant ga = f.grant(a, 1, "x");
+        f.now += 1;
+        assertThat(f.apply(new Acquire(c, 7, "x", -1))).isEqualTo(new Queued("x", 1));
+        f.now += 1;
+        assertThat(f.apply(new Acquire(b, 3, "x", 5_000))).isEqualTo(new Queued("x", 1));
+        LockView v = (LockView) f.apply(new Status("x"));
+        assertThat(v.holder()).isEqualTo(new Holder(a, 1, 1_000, "a"));
+        assertThat(v.waiters()).containsExactly(new WaiterView(c, 1_001, "c"), new WaiterView(b, 1_002, "b"));
+        assertThat(f.apply(new Acquire(c, 7, "x", -1))).isEqualTo(new Queued("x", 1)); // retry of a pending wait
+        f.now += 10;
+        assertThat(f.release(a, 2, "x", ga.token())).isEqualTo(new Ok());
+        Grant gc = new Grant("x", 2, c, f.now, 1_000, TenureEnd.RELEASED, 1);
+        assertThat(f.events()).containsExactly(new WaitResolved(c, 7, new Granted(gc)));
+        assertThat(f.apply(new Acquire(b, 3, "x", 5_000))).isEqualTo(new Queued("x", 2)); // holder changed
+        assertThat(f.apply(new Acquire(c, 7, "x", -1))).isEqualTo(new Granted(gc));
+        f.release(c, 8, "x", 2);
+        Grant gb = new Grant("x", 3, b, f.now, 1_000, TenureEnd.RELEASED, 2);
+        assertThat(f.events()).containsExactly(new WaitResolved(b, 3, new Granted(gb)));
+        assertThat(f.apply(new Acquire(b, 3, "x", 0))).isEqualTo(new Granted(gb));
+    }
+
+    @Test
+    void staleReleaseIsNotOwnerAndChangesNothing() {
+        Fixture f = new Fixture();
+        long a = f.open(1_000);
+        long b = f.open(1_000);
+        Grant ga = f.grant(a, 1, "x");
+        f.release(a, 2, "x", ga.token());
+        Grant gb = f.grant(b, 1, "x");
+        byte[] before = f.sm.snapshot();
+        Rejected r = rejected(f.release(a, 3, "x", ga.token()));
+        assertThat(r.code()).isEqualTo(Code.NOT_OWNER);
+        assertThat(r.currentToken()).isEqualTo(gb.token());
+        assertThat(r.message()).contains("current token " + gb.token());
+        Rejected other = rejected(f.release(a, 4, "x", gb.token())); // right token, wrong session
+        assertThat(other.code()).isEqualTo(Code.NOT_OWNER);
+        assertThat(rejected(f.release(a, 5, "free", 9)).currentToken()).isZero();
+        LockView v = (LockView) f.apply(new Status("x"));
+        assertThat(v.holder().token()).isEqualTo(gb.token());
+        assertThat(f.events()).isEmpty();
+        // only a's request cache changed
+        StateMachine copy = StateMachine.restore(before, Limits.defaults());
+        assertThat(((LockView) copy.apply(f.now, new Status("x"))).holder()).isEqualTo(v.holder());
+    }
+
+    @Test
+    void retriedReleaseReturnsTheOriginalResult() {
+        Fixture f = new Fixture();
+        long a = f.open(1_000);
+        long b = f.open(1_000);
+        Grant ga = f.grant(a, 1, "x");
+        assertThat(f.release(a, 2, "x", ga.token())).isEqualTo(new Ok());
+        f.grant(b, 1, "x");
+        assertThat(f.release(a, 2, "x", ga.token())).isEqualTo(new Ok()); // not NOT_OWNER: it is a retry
+        assertThat(((LockView) f.apply(new Status("x"))).holder().sessionId()).isEqualTo(b);
+    }
+
+    @Test
+    void anySessionReleaseEndsAnotherSessionsLeaseAndTellsIt() {
+        Fixture f = new Fixture();
+        long a = f.open(1_000);
+        long b = f.open(1_000);
+        Grant ga = f.grant(a, 1, "x");
+        f.apply(new Acquire(b, 1, "x", -1));
+        f.events();
+        assertThat(code(f.apply(new Release(0, 0, "x", 99, true)))).isEqualTo(Code.NOT_OWNER);
+        assertThat(f.apply(new Release(0, 0, "x", ga.token(), true))).isEqualTo(new Ok());
+        List<Event> ev = f.events();
+        assertThat(ev.get(0)).isEqualTo(new LeaseEnded(a, "x", ga.token(), TenureEnd.RELEASED));
+        assertThat(ev.get(1)).isInstanceOf(WaitResolved.class);
+        assertThat(code(f.apply(new Release(0, 0, "x", 2, false)))).isEqualTo(Code.INVALID); // rid 0 needs anySession
+        assertThat(code(f.apply(new Release(0, 1, "x", 2, true)))).isEqualTo(Code.SESSION_LOST);
+        assertThat(f.apply(new Release(a, 2, "x", 2, true))).isEqualTo(new Ok()); // a session may force too
+        assertThat(f.events()).containsExactly(new LeaseEnded(b, "x", 2, TenureEnd.RELEASED));
+    }
+
+    @Test
+    void waitZeroOnAHeldLockIsHeldWithTheHolderToken() {
+        Fixture f = new Fixture();
+        long a = f.open(1_000);
+        long b = f.open(1_000);
+        f.grant(a, 1, "x");
+        Rejected r = rejected(f.apply(new Acquire(b, 1, "x", 0)));
+        assertThat(r.code()).isEqualTo(Code.HELD);
+        assertThat(r.currentToken()).isEqualTo(1);
+    }
+
+    @Test
+    void boundedWaitTimesOutWithHeld() {
+        Fixture f = new Fixture();
+        long a = f.open(10_000);
+        long b = f.open(10_000);
+        f.grant(a, 1, "x");
+        f.apply(new Acquire(b, 1, "x", 300));
+        f.advanceTo(f.now + 299);
+        assertThat(f.events()).isEmpty();
+        f.advanceTo(f.now + 1);
+        Rejected timedOut = new Rejected(Code.HELD, "wait timed out after 300ms", 1);
+        assertThat(f.events()).containsExactly(new WaitResolved(b, 1, timedOut));
+        assertThat(f.apply(new Acquire(b, 1, "x", 300))).isEqualTo(timedOut);
+        assertThat(((LockView) f.apply(new Status("x"))).waiters()).isEmpty();
+    }
+
+    @Test
+    void waitingTwiceOnOneLockIsInvalid() {
+        Fixture f = new Fixture();
+        long a = f.open(1_000);
+        long b = f.open(1_000);
+        f.grant(a, 1, "x");
+        f.apply(new Acquire(b, 1, "x", -1));
+        assertThat(rejected(f.apply(new Acquire(b, 2, "x", -1))).message()).contains("request 1");
+    }
+
+    @Test
+    void cancelWaitingRequest() {
+        Fixture f = new Fixture();
+        long a = f.open(1_000);
+        long b = f.open(1_000);
+        f.grant(a, 1, "x");
+        f.apply(new Acquire(b, 1, "x", -1));
+        assertThat(f.apply(new CancelWait(b, 1))).isEqualTo(new Ok());
+        Rejected cancelled = new Rejected(Code.CANCELLED, "wait cancelled", 0);
+        assertThat(f.events()).containsExactly(new WaitResolved(b, 1, cancelled));
+        assertThat(f.apply(new Acquire(b, 1, "x", -1))).isEqualTo(cancelled);
+        assertThat(code(f.apply(new CancelWait(b, 1)))).isEqualTo(Code.NOT_FOUND);
+        assertThat(code(f.apply(new CancelWait(b, 42)))).isEqualTo(Code.NOT_FOUND);
+        assertThat(code(f.apply(new CancelWait(b + 1, 1)))).isEqualTo(Code.SESSION_LOST);
+    }
+
+    @Test
+    void cancelThatLostTheRaceToTheGrantReleasesTheLease() {
+        Fixture f = new Fixture();
+        long a = f.open(1_000);
+        long b = f.open(1_000);
+        long c = f.open(1_000);
+        Grant ga = f.grant(a, 1, "x");
+        f.apply(new Acquire(b, 1, "x", -1));
+        f.apply(new Acquire(c, 1, "x", -1));
+        f.release(a, 2, "x", ga.token()); // b is granted token 2 before its cancel arrives
+        f.events();
+        assertThat(f.apply(new CancelWait(b, 1))).isEqualTo(new Ok());
+        Grant gc = new Grant("x", 3, c, f.now, 1_000, TenureEnd.RELEASED, 2);
+        assertThat(f.events()).containsExactly(new WaitResolved(c, 1, new Granted(gc)));
+        assertThat(code(f.apply(new CancelWait(b, 1)))).isEqualTo(Code.NOT_FOUND); // that lease is gone
+        // a cancel for a lease that was already released and re-granted to the same session does nothing
+        f.release(c, 2, "x", 3);
+        Grant again = f.grant(b, 2, "x");
+        assertThat(code(f.apply(new CancelWait(b, 1)))).isEqualTo(Code.NOT_FOUND);
+        assertThat(((LockView) f.apply(new Status("x"))).holder().token()).isEqualTo(again.token());
+    }
+
+    @Test
+    void limitsOnWaitersAndLeasesPerSession() {
+        Limits l = new Limits(100, 10_000, 8, 8, 4, 4, 3, 2, 1, 2, 3, 2, 2); // leases 2, waiters 1
+        Fixture f = new Fixture(l);
+        long a = f.open(1_000);
+        long b = f.open(1_000);
+        long c = f.open(1_000);
+        f.grant(a, 1, "x");
+        f.grant(a, 2, "y");
+        Rejected leases = rejected(f.apply(new Acquire(a, 3, "z", 0)));
+        assertThat(leases.code()).isEqualTo(Code.LIMIT);
+        assertThat(leases.message()).contains("leasesPerSessionMax (2)");
+        f.apply(new Acquire(b, 1, "x", -1));
+        f.apply(new Acquire(b, 2, "y", -1));
+        assertThat(code(f.apply(new Acquire(b, 3, "z", 0)))).isEqualTo(Code.LIMIT); // waits count as leases
+        Rejected waiters = rejected(f.apply(new Acquire(c, 1, "x", -1)));
+        assertThat(waiters.code()).isEqualTo(Code.LIMIT);
+        assertThat(waiters.message()).contains("waitersPerLockMax (1)");
+        assertThat(code(f.apply(new Acquire(c, 2, "x", 0)))).isEqualTo(Code.HELD); // no wait: no waiter limit
+        assertThat(f.apply(new Acquire(c, 1, "x", -1))).isEqualTo(waiters); // cached like every decided outcome
+    }
+
+    @Test
+    void requestIdsOlderThanTheCacheWindowAreRefused() {
+        Fixture f = new Fixture(Fixture.small()); // requestIdCacheMax 3
+        long a = f.open(1_000);
+        for (long rid = 1; rid <= 4; rid++) {
+            f.apply(new Status("x"));
+            f.release(a, rid, "x", 1); // NOT_OWNER, cached
+        }
+        assertThat(code(f.apply(new Acquire(a, 1, "x", 0)))).isEqualTo(Code.REQUEST_TOO_OLD);
+        assertThat(code(f.release(a, 2, "x", 1))).isEqualTo(Code.NOT_OWNER); // still cached
+        assertThat(f.apply(new Acquire(a, 5, "x", 0))).isInstanceOf(Granted.class);
+        assertThat(code(f.apply(new Acquire(a, 2, "x", 0)))).isEqualTo(Code.REQUEST_TOO_OLD);
+    }
+
+    @Test
+    void pendingWaitsAreNeverEvictedFromTheRequestCache() {
+        Limits l = new Limits(100, 10_000, 8, 8, 4, 4, 3, 4, 2, 2, 1, 2, 2); // requestIdCacheMax 1
+        Fixture f = new Fixture(l);
+        long a = f.open(1_000);
+        long b = f.open(1_000);
+        f.grant(a, 1, "x");
+        f.grant(a, 2, "y");
+        f.apply(new Acquire(b, 1, "x", -1));
+        f.apply(new Acquire(b, 2, "y", -1));
+        assertThat(f.apply(new Acquire(b, 1, "x", -1))).isEqualTo(new Queued("x", 1));
+        assertThat(f.apply(new Acquire(b, 2, "y", -1))).isEqualTo(new Queued("y", 2));
+        f.release(a, 3, "x", 1);
+        // once granted, request 1 is settled and the first to go; request 2 still waits and stays
+        assertThat(code(f.apply(new Acquire(b, 1, "x", -1)))).isEqualTo(Code.REQUEST_TOO_OLD);
+        assertThat(f.apply(new Acquire(b, 2, "y", -1))).isEqualTo(new Queued("y", 2));
+    }
+
+    @Test
+    void historyKeepsTheNewestTenuresAndIdleLocksAreBounded() {
+        Fixture f = new Fixture(Fixture.small()); // historyPerLockMax 2, idleLocksMax 2
+        long a = f.open(1_000);
+        long rid = 1;
+        for (int i = 0; i < 3; i++) {
+            Grant g = f.grant(a, rid++, "x");
+            f.release(a, rid++, "x", g.token());
+        }
+        LockView x = (LockView) f.apply(new Status("x"));
+        assertThat(x.history()).extracting(TenureRecord::token).containsExactly(2L, 3L);
+        Grant y = f.grant(a, rid++, "y");
+        f.release(a, rid++, "y", y.token());
+        Grant z = f.grant(a, rid++, "z");
+        f.release(a, rid++, "z", z.token()); // third idle lock: x, the oldest idle, is dropped
+        assertThat(f.apply(new Stats())).isEqualTo(new Result.Stats(1, 2, 0, 5, f.now));
+        assertThat(((LockView) f.apply(new Status("x"))).history()).isEmpty();
+        assertThat(f.grant(a, rid++, "x").previousEnd()).isEqualTo(TenureEnd.NONE);
+        Grant y2 = f.grant(a, rid++, "y"); // y left the idle order when it became busy
+        assertThat(y2.previousToken()).isEqualTo(y.token());
+    }
+
+    @Test
+    void statusOfAnUnknownLockIsAnEmptyView() {
+        Fixture f = new Fixture();
+        assertThat(f.apply(new Status("nope"))).isEqualTo(new LockView("nope", null, List.of(), List.of(), f.now));
+        assertThat(code(f.apply(new Status("")))).isEqualTo(Code.INVALID);
+    }
+
+    @Test
+    void historyRecordsWithoutHistoryStillReportPreviousEnd() {
+        Limits l = new Limits(100, 10_000, 8, 8, 4, 4, 3, 2, 2, 2, 3, 0, 2); // historyPerLockMax 0
+        Fixture f = new Fixture(l);
+        long a = f.open(1_000);
+        Grant g = f.grant(a, 1, "x");
+        f.release(a, 2, "x", g.token());
+        assertThat(((LockView) f.apply(new Status("x"))).history()).isEmpty();
+        assertThat(f.grant(a, 3, "x").previousToken()).isEqualTo(g.token());
+    }
+}

@@ -1,0 +1,479 @@
+package dev.tenure.core;
+
+import dev.tenure.core.Command.Acquire;
+import dev.tenure.core.Command.CancelWait;
+import dev.tenure.core.Command.CloseSession;
+import dev.tenure.core.Command.Delete;
+import dev.tenure.core.Command.Get;
+import dev.tenure.core.Command.KeepAlive;
+import dev.tenure.core.Command.OpenSession;
+import dev.tenure.core.Command.Put;
+import dev.tenure.core.Command.Release;
+import dev.tenure.core.Command.Stats;
+import dev.tenure.core.Command.Status;
+import dev.tenure.core.Result.Granted;
+import dev.tenure.core.Result.Holder;
+import dev.tenure.core.Result.KvValue;
+import dev.tenure.core.Result.LockView;
+import dev.tenure.core.Result.Ok;
+import dev.tenure.core.Result.Queued;
+import dev.tenure.core.Result.Rejected;
+import dev.tenure.core.Result.WaiterView;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * An independent, deliberately naive model of the contract: plain lists and linear scans, no
+ * indexes, nothing shared with the main code. Held locks and waits are never stored per session;
+ * they are found by scanning the locks, so the model cannot share an indexing bug with the machine.
+ * Rejection messages are not modelled (the comparison uses code and token only).
+ */
+final class ReferenceModel {
+    static final long NEVER = Long.MAX_VALUE;
+
+    static final class S {
+        long id, ttl, deadline, maxEvicted;
+        String name;
+        final List<C> cache = new ArrayList<>();
+    }
+
+    /** A cached outcome: result, or the lock of a still-pending wait. */
+    static final class C {
+        long rid;
+        Result result;
+        String waitingOn;
+    }
+
+    static final class W {
+        long sid, rid, since, deadline;
+    }
+
+    static final class L {
+        String name;
+        Grant lease; // the grant as first reported; null when free
+        final List<W> queue = new ArrayList<>();
+        final List<TenureRecord> hist = new ArrayList<>();
+        TenureEnd lastEnd = TenureEnd.NONE;
+        long lastTok;
+    }
+
+    static final class K {
+        String key, lock;
+        byte[] value;
+        long token, at;
+    }
+
+    final Limits lim;
+    long now, lastToken, lastSid;
+    final List<S> sessions = new ArrayList<>();
+    final List<L> locks = new ArrayList<>();
+    final List<String> idle = new ArrayList<>();
+    final List<K> kv = new ArrayList<>();
+    final List<Event> events = new ArrayList<>();
+
+    ReferenceModel(Limits lim) {
+        this.lim = lim;
+    }
+
+    // ---- lookups -------------------------------------------------------------------------
+
+    S session(long id) {
+        for (S s : sessions) if (s.id == id) return s;
+        return null;
+    }
+
+    L lock(String name) {
+        for (L l : locks) if (l.name.equals(name)) return l;
+        return null;
+    }
+
+    K entry(String key) {
+        for (K k : kv) if (k.key.equals(key)) return k;
+        return null;
+    }
+
+    List<L> locksByName() {
+        List<L> sorted = new ArrayList<>(locks);
+        sorted.sort(Comparator.comparing(l -> l.name));
+        return sorted;
+    }
+
+    long tokenOf(String lock) {
+        L l = lock(lock);
+        return l == null || l.lease == null ? 0 : l.lease.token();
+    }
+
+    int leasesOf(long sid) {
+        int n = 0;
+        for (L l : locks) {
+            if (l.lease != null && l.lease.sessionId() == sid) n++;
+            for (W w : l.queue) if (w.sid == sid) n++;
+        }
+        return n;
+    }
+
+    long nextDeadline() {
+        long min = NEVER;
+        for (S s : sessions) min = Math.min(min, s.deadline);
+        for (L l : locks) for (W w : l.queue) min = Math.min(min, w.deadline);
+        return min;
+    }
+
+    // ---- time ----------------------------------------------------------------------------
+
+    void advance(long ts) {
+        now = Math.max(now, ts);
+        while (true) {
+            // candidates ordered by (deadline, kind, sid, rid)
+            long[] best = null;
+            for (S s : sessions) best = better(best, new long[] {s.deadline, 0, s.id, 0});
+            for (L l : locks) for (W w : l.queue) if (w.deadline != NEVER) best = better(best, new long[] {w.deadline, 1, w.sid, w.rid});
+            if (best == null || best[0] > now) return;
+            if (best[1] == 0) {
+                endSession(session(best[2]), TenureEnd.EXPIRED);
+            } else {
+                timeout(best[2], best[3]);
+            }
+        }
+    }
+
+    private static long[] better(long[] a, long[] b) {
+        if (a == null) return b;
+        for (int i = 0; i < 4; i++) {
+            if (a[i] != b[i]) return a[i] < b[i] ? a : b;
+        }
+        return a;
+    }
+
+    private void timeout(long sid, long rid) {
+        for (L l : locks) {
+            for (W w : new ArrayList<>(l.queue)) {
+                if (w.sid == sid && w.rid == rid) {
+                    l.queue.remove(w);
+                    Result r = new Rejected(Code.HELD, "", l.lease.token());
+                    remember(session(sid), rid, r, null);
+                    events.add(new Event.WaitResolved(sid, rid, r));
+                }
+            }
+        }
+    }
+
+    void newTerm(long ts) {
+        for (S s : sessions) s.deadline = Math.max(s.deadline, ts + s.ttl);
+        now = Math.max(now, ts);
+    }
+
+    // ---- shared transitions ----------------------------------------------------------------
+
+    void endSession(S s, TenureEnd end) {
+        for (L l : locksByName()) {
+            if (l.lease != null && l.lease.sessionId() == s.id) {
+                long token = l.lease.token();
+                endLease(l, end);
+                events.add(new Event.LeaseEnded(s.id, l.name, token, end));
+                handOff(l);
+            }
+        }
+        for (L l : locksByName()) {
+            for (W w : new ArrayList<>(l.queue)) {
+                if (w.sid == s.id) {
+                    l.queue.remove(w);
+                    events.add(new Event.WaitResolved(s.id, w.rid, new Rejected(Code.SESSION_LOST, "", 0)));
+                }
+            }
+        }
+        events.add(new Event.SessionEnded(s.id, end));
+        sessions.remove(s);
+    }
+
+    void endLease(L l, TenureEnd end) {
+        l.hist.add(new TenureRecord(l.lease.sessionId(), l.lease.token(), l.lease.grantedAtMs(), now, end));
+        while (l.hist.size() > lim.historyPerLockMax()) l.hist.remove(0);
+        l.lastEnd = end;
+        l.lastTok = l.lease.token();
+        l.lease = null;
+    }
+
+    void handOff(L l) {
+        if (l.queue.isEmpty()) {
+            idle.add(l.name);
+            if (idle.size() > lim.idleLocksMax()) {
+                String gone = idle.remove(0);
+                locks.remove(lock(gone));
+            }
+            return;
+        }
+        W w = l.queue.remove(0);
+        S s = session(w.sid);
+        Granted g = new Granted(grant(l, s));
+        remember(s, w.rid, g, null);
+        events.add(new Event.WaitResolved(w.sid, w.rid, g));
+    }
+
+    Grant grant(L l, S s) {
+        lastToken++;
+        l.lease = new Grant(l.name, lastToken, s.id, now, s.ttl, l.lastEnd, l.lastTok);
+        idle.remove(l.name);
+        return l.lease;
+    }
+
+    void remember(S s, long rid, Result r, String waitingOn) {
+        C c = null;
+        for (C x : s.cache) if (x.rid == rid) c = x;
+        if (c == null) {
+            c = new C();
+            c.rid = rid;
+            s.cache.add(c);
+        }
+        c.result = r;
+        c.waitingOn = waitingOn;
+        while (s.cache.size() > lim.requestIdCacheMax()) {
+            C victim = null;
+            for (C x : s.cache) if (x.waitingOn == null && (victim == null || x.rid < victim.rid)) victim = x;
+            if (victim == null) break;
+            s.cache.remove(victim);
+            s.maxEvicted = Math.max(s.maxEvicted, victim.rid);
+        }
+    }
+
+    /** Cached reply, too-old, or null. */
+    Result lookup(S s, long rid) {
+        for (C c : s.cache) {
+            if (c.rid == rid) {
+                if (c.waitingOn != null) return new Queued(c.waitingOn, tokenOf(c.waitingOn));
+                if (c.result instanceof Granted g && tokenOf(g.grant().lock()) != g.grant().token()) {
+                    return new Rejected(Code.CANCELLED, "", 0);
+                }
+                return c.result;
+            }
+        }
+        return rid <= s.maxEvicted ? new Rejected(Code.REQUEST_TOO_OLD, "", 0) : null;
+    }
+
+    // ---- commands --------------------------------------------------------------------------
+
+    Result apply(long ts, Command cmd) {
+        advance(ts);
+        if (cmd instanceof OpenSession c) return open(c);
+        if (cmd instanceof KeepAlive c) return keepAlive(c);
+        if (cmd instanceof CloseSession c) return close(c);
+        if (cmd instanceof Acquire c) return acquire(c);
+        if (cmd instanceof CancelWait c) return cancel(c);
+        if (cmd instanceof Release c) return release(c);
+        if (cmd instanceof Put c) return put(c);
+        if (cmd instanceof Delete c) return delete(c);
+        if (cmd instanceof Get c) return get(c);
+        if (cmd instanceof Status c) return status(c);
+        if (cmd instanceof Stats) return stats();
+        throw new IllegalArgumentException();
+    }
+
+    private static Rejected invalid() {
+        return new Rejected(Code.INVALID, "", 0);
+    }
+
+    private static Rejected lost() {
+        return new Rejected(Code.SESSION_LOST, "", 0);
+    }
+
+    private static boolean nameOk(String s, int max) {
+        return s != null && !s.isEmpty() && s.getBytes(StandardCharsets.UTF_8).length <= max;
+    }
+
+    Result open(OpenSession c) {
+        if (c.ttlMs() < lim.sessionTtlMsMin() || c.ttlMs() > lim.sessionTtlMsMax() || c.clientName() == null
+                || c.clientName().getBytes(StandardCharsets.UTF_8).length > lim.clientNameBytesMax()) return invalid();
+        if (sessions.size() >= lim.sessionsMax()) return new Rejected(Code.LIMIT, "", 0);
+        S s = new S();
+        s.id = ++lastSid;
+        s.ttl = c.ttlMs();
+        s.name = c.clientName();
+        s.deadline = now + c.ttlMs();
+        sessions.add(s);
+        return new Result.SessionOpened(s.id, s.ttl);
+    }
+
+    Result keepAlive(KeepAlive c) {
+        List<Long> lostIds = new ArrayList<>();
+        for (long id : c.sessionIds()) {
+            S s = session(id);
+            if (s != null) s.deadline = Math.max(s.deadline, now + s.ttl);
+            else if (!lostIds.contains(id)) lostIds.add(id);
+        }
+        return new Result.KeepAliveResult(lostIds);
+    }
+
+    Result close(CloseSession c) {
+        if (c.end() != TenureEnd.RELEASED && c.end() != TenureEnd.DISCONNECTED) return invalid();
+        S s = session(c.sessionId());
+        if (s == null) return lost();
+        endSession(s, c.end());
+        return new Ok();
+    }
+
+    Result acquire(Acquire c) {
+        if (!nameOk(c.lock(), lim.lockNameBytesMax()) || c.requestId() <= 0) return invalid();
+        S s = session(c.sessionId());
+        if (s == null) return lost();
+        Result cached = lookup(s, c.requestId());
+        if (cached != null) return cached;
+        L l = lock(c.lock());
+        Result r;
+        if (l != null && l.lease != null && l.lease.sessionId() == s.id) {
+            r = new Granted(l.lease);
+        } else if (l != null && l.queue.stream().anyMatch(w -> w.sid == s.id)) {
+            r = invalid();
+        } else if (l == null || l.lease == null) {
+            if (leasesOf(s.id) >= lim.leasesPerSessionMax()) {
+                r = new Rejected(Code.LIMIT, "", 0);
+            } else {
+                if (l == null) {
+                    l = new L();
+                    l.name = c.lock();
+                    locks.add(l);
+                }
+                r = new Granted(grant(l, s));
+            }
+        } else if (c.waitMs() == 0) {
+            r = new Rejected(Code.HELD, "", l.lease.token());
+        } else if (l.queue.size() >= lim.waitersPerLockMax() || leasesOf(s.id) >= lim.leasesPerSessionMax()) {
+            r = new Rejected(Code.LIMIT, "", 0);
+        } else {
+            W w = new W();
+            w.sid = s.id;
+            w.rid = c.requestId();
+            w.since = now;
+            w.deadline = c.waitMs() > 0 ? now + c.waitMs() : NEVER;
+            l.queue.add(w);
+            remember(s, c.requestId(), null, l.name);
+            return new Queued(l.name, l.lease.token());
+        }
+        remember(s, c.requestId(), r, null);
+        return r;
+    }
+
+    Result cancel(CancelWait c) {
+        S s = session(c.sessionId());
+        if (s == null) return lost();
+        for (L l : locks) {
+            for (W w : l.queue) {
+                if (w.sid == s.id && w.rid == c.requestId()) {
+                    l.queue.remove(w);
+                    Rejected r = new Rejected(Code.CANCELLED, "", 0);
+                    remember(s, w.rid, r, null);
+                    events.add(new Event.WaitResolved(s.id, w.rid, r));
+                    return new Ok();
+                }
+            }
+        }
+        for (C x : s.cache) {
+            if (x.rid == c.requestId() && x.result instanceof Granted g) {
+                L l = lock(g.grant().lock());
+                if (l != null && l.lease != null && l.lease.token() == g.grant().token()) {
+                    endLease(l, TenureEnd.RELEASED);
+                    handOff(l);
+                    return new Ok();
+                }
+            }
+        }
+        return new Rejected(Code.NOT_FOUND, "", 0);
+    }
+
+    Result release(Release c) {
+        boolean anon = c.anySession() && c.sessionId() == 0 && c.requestId() == 0;
+        if (!nameOk(c.lock(), lim.lockNameBytesMax()) || (!anon && c.requestId() <= 0)) return invalid();
+        if (anon) return doRelease(0, c);
+        S s = session(c.sessionId());
+        if (s == null) return lost();
+        Result cached = lookup(s, c.requestId());
+        if (cached != null) return cached;
+        Result r = doRelease(s.id, c);
+        remember(s, c.requestId(), r, null);
+        return r;
+    }
+
+    private Result doRelease(long caller, Release c) {
+        L l = lock(c.lock());
+        long current = l == null || l.lease == null ? 0 : l.lease.token();
+        if (current == 0 || current != c.token() || (!c.anySession() && l.lease.sessionId() != caller)) {
+            return new Rejected(Code.NOT_OWNER, "", current);
+        }
+        long holder = l.lease.sessionId();
+        endLease(l, TenureEnd.RELEASED);
+        if (holder != caller) events.add(new Event.LeaseEnded(holder, l.name, current, TenureEnd.RELEASED));
+        handOff(l);
+        return new Ok();
+    }
+
+    Result put(Put c) {
+        if (!nameOk(c.key(), lim.keyBytesMax()) || c.value() == null || c.value().length > lim.valueBytesMax()
+                || (c.fenceLock() != null && !nameOk(c.fenceLock(), lim.lockNameBytesMax()))) return invalid();
+        return deduped(c.sessionId(), c.requestId(), () -> {
+            if (c.fenceLock() != null && (tokenOf(c.fenceLock()) == 0 || tokenOf(c.fenceLock()) != c.fenceToken())) {
+                return new Rejected(Code.STALE_TOKEN, "", tokenOf(c.fenceLock()));
+            }
+            K k = entry(c.key());
+            if (k == null) {
+                if (kv.size() >= lim.kvKeysMax()) return new Rejected(Code.LIMIT, "", 0);
+                k = new K();
+                k.key = c.key();
+                kv.add(k);
+            }
+            k.value = c.value().clone();
+            k.token = c.fenceLock() == null ? 0 : c.fenceToken();
+            k.lock = c.fenceLock();
+            k.at = now;
+            return new Ok();
+        });
+    }
+
+    Result delete(Delete c) {
+        if (!nameOk(c.key(), lim.keyBytesMax())
+                || (c.fenceLock() != null && !nameOk(c.fenceLock(), lim.lockNameBytesMax()))) return invalid();
+        return deduped(c.sessionId(), c.requestId(), () -> {
+            if (c.fenceLock() != null && (tokenOf(c.fenceLock()) == 0 || tokenOf(c.fenceLock()) != c.fenceToken())) {
+                return new Rejected(Code.STALE_TOKEN, "", tokenOf(c.fenceLock()));
+            }
+            K k = entry(c.key());
+            if (k == null) return new Rejected(Code.NOT_FOUND, "", 0);
+            kv.remove(k);
+            return new Ok();
+        });
+    }
+
+    private Result deduped(long sid, long rid, java.util.function.Supplier<Result> body) {
+        if (sid == 0) return body.get();
+        if (rid <= 0) return invalid();
+        S s = session(sid);
+        if (s == null) return lost();
+        Result cached = lookup(s, rid);
+        if (cached != null) return cached;
+        Result r = body.get();
+        remember(s, rid, r, null);
+        return r;
+    }
+
+    Result get(Get c) {
+        if (!nameOk(c.key(), lim.keyBytesMax())) return invalid();
+        K k = entry(c.key());
+        return k == null ? new Rejected(Code.NOT_FOUND, "", 0) : new KvValue(k.key, k.value.clone(), k.token, k.lock, k.at);
+    }
+
+    Result status(Status c) {
+        if (!nameOk(c.lock(), lim.lockNameBytesMax())) return invalid();
+        L l = lock(c.lock());
+        if (l == null) return new LockView(c.lock(), null, List.of(), List.of(), now);
+        Holder h = l.lease == null ? null
+                : new Holder(l.lease.sessionId(), l.lease.token(), l.lease.grantedAtMs(), session(l.lease.sessionId()).name);
+        List<WaiterView> ws = new ArrayList<>();
+        for (W w : l.queue) ws.add(new WaiterView(w.sid, w.since, session(w.sid).name));
+        return new LockView(l.name, h, ws, new ArrayList<>(l.hist), now);
+    }
+
+    Result stats() {
+        long held = locks.stream().filter(l -> l.lease != null).count();
+        return new Result.Stats(sessions.size(), locks.size(), held, lastToken, now);
+    }
+}

@@ -1,0 +1,45 @@
+package dev.tenure.server;
+
+/**
+ * The node's health as the last status probe saw it, and since when. "ok" means a command just
+ * went through the log: a quorum accepted it. Anything else is reported as it is, never papered
+ * over.
+ */
+final class Health {
+
+    private String state = "starting";
+    private String detail = "no command has gone through the log yet";
+    private long sinceMs = System.currentTimeMillis();
+
+    synchronized void observe(boolean logAnswered, boolean clusterConnected) {
+        String next;
+        String why;
+        if (logAnswered) {
+            next = "ok";
+            why = "";
+        } else if (clusterConnected) {
+            next = "no quorum";
+            why = "connected to the cluster, but a command did not commit in time";
+        } else {
+            next = "no quorum";
+            why = "no cluster leader reachable";
+        }
+        if (!next.equals(state)) {
+            sinceMs = System.currentTimeMillis();
+        }
+        state = next;
+        detail = why;
+    }
+
+    synchronized String state() {
+        return state;
+    }
+
+    synchronized String detail() {
+        return detail;
+    }
+
+    synchronized long sinceMs() {
+        return sinceMs;
+    }
+}

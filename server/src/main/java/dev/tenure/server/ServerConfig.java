@@ -1,0 +1,106 @@
+package dev.tenure.server;
+
+import dev.tenure.core.Limits;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Everything one node needs to start. A single node is a one-member cluster: the same code path
+ * as three or five members.
+ *
+ * @param nodeId this node's member id
+ * @param members every member of the cluster, this one included, in id order
+ * @param dataDir where the log, archive and snapshots live
+ * @param bindHost the address the gateway and admin endpoints listen on
+ * @param adminPort HTTP admin endpoint (health, status); 0 disables it
+ * @param keepAliveBatch how long the gateway collects renewals before writing them as one log entry
+ * @param requestTimeout how long a request waits for the cluster before failing UNAVAILABLE
+ * @param messageBytesMax the largest gRPC message the gateway accepts
+ */
+public record ServerConfig(
+        int nodeId,
+        List<Member> members,
+        Path dataDir,
+        String bindHost,
+        int adminPort,
+        Duration keepAliveBatch,
+        Duration requestTimeout,
+        int messageBytesMax,
+        Limits limits,
+        Duration leaderHeartbeatTimeout,
+        Duration leaderHeartbeatInterval) {
+
+    public static final int DEFAULT_PORT = 7420;
+    public static final int DEFAULT_ADMIN_PORT = 7421;
+
+    public ServerConfig {
+        Objects.requireNonNull(dataDir, "dataDir");
+        members = List.copyOf(members);
+        if (members.stream().noneMatch(m -> m.id() == nodeId)) {
+            throw new IllegalArgumentException("node id " + nodeId + " is not among the members " + members);
+        }
+        if (messageBytesMax < limits.valueBytesMax() + 4096) {
+            throw new IllegalArgumentException("messageBytesMax must leave room for valueBytesMax plus headers");
+        }
+    }
+
+    /** One node on loopback with the default ports and limits: what `tenure server` starts. */
+    public static ServerConfig singleNode(Path dataDir, int port, int adminPort, int aeronPortBase) {
+        return new ServerConfig(
+                0,
+                List.of(new Member(0, "127.0.0.1", port, aeronPortBase)),
+                dataDir,
+                "127.0.0.1",
+                adminPort,
+                Duration.ofMillis(10),
+                Duration.ofSeconds(2),
+                Limits.defaults().valueBytesMax() + 64 * 1024,
+                Limits.defaults(),
+                Duration.ofSeconds(1),
+                Duration.ofMillis(100));
+    }
+
+    public Member self() {
+        return members.stream().filter(m -> m.id() == nodeId).findFirst().orElseThrow();
+    }
+
+    public ServerConfig withAdminPort(int port) {
+        return new ServerConfig(nodeId, members, dataDir, bindHost, port, keepAliveBatch, requestTimeout,
+                messageBytesMax, limits, leaderHeartbeatTimeout, leaderHeartbeatInterval);
+    }
+
+    /**
+     * One cluster member. Aeron needs five endpoints per member; they are derived from
+     * {@code aeronPortBase}: archive control +1, ingress +2, consensus +3, log +4, catch-up +5.
+     *
+     * @param port the member's gRPC gateway port, the address clients use
+     */
+    public record Member(int id, String host, int port, int aeronPortBase) {
+
+        public String endpoint() {
+            return host + ":" + port;
+        }
+
+        public int archivePort() {
+            return aeronPortBase + 1;
+        }
+
+        public int ingressPort() {
+            return aeronPortBase + 2;
+        }
+
+        public int consensusPort() {
+            return aeronPortBase + 3;
+        }
+
+        public int logPort() {
+            return aeronPortBase + 4;
+        }
+
+        public int catchupPort() {
+            return aeronPortBase + 5;
+        }
+    }
+}

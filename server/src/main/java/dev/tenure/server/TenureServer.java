@@ -1,0 +1,97 @@
+package dev.tenure.server;
+
+import dev.tenure.api.v1.Member;
+import dev.tenure.api.v1.ServerStatusResponse;
+import dev.tenure.server.admin.AdminHttp;
+import dev.tenure.server.cluster.ClusterNode;
+import dev.tenure.server.gateway.Gateway;
+import io.aeron.cluster.service.Cluster;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.util.concurrent.atomic.AtomicReference;
+
+/** One Tenure node: cluster member, gRPC gateway and admin endpoint in one process. */
+public final class TenureServer implements AutoCloseable {
+
+    private final ServerConfig config;
+    private final AtomicReference<Cluster.Role> role = new AtomicReference<>(Cluster.Role.FOLLOWER);
+    private final Health health = new Health();
+    private ClusterNode node;
+    private Gateway gateway;
+    private AdminHttp admin;
+
+    private TenureServer(ServerConfig config) {
+        this.config = config;
+    }
+
+    public static TenureServer start(ServerConfig config, PrintStream log) throws IOException {
+        Files.createDirectories(config.dataDir());
+        TenureServer server = new TenureServer(config);
+        try {
+            server.startAll(log);
+        } catch (IOException | RuntimeException e) {
+            server.close();
+            throw e;
+        }
+        return server;
+    }
+
+    private void startAll(PrintStream log) throws IOException {
+        node = ClusterNode.launch(config, role::set, error -> {
+            log.println("tenure: cluster error: " + error);
+            error.printStackTrace(log);
+        });
+        gateway = new Gateway(config, node.aeronDirectoryName(), ClusterNode.ingressEndpoints(config), this::status);
+        gateway.start();
+        if (config.adminPort() > 0) {
+            admin = AdminHttp.start(config.bindHost(), config.adminPort(), this::statusNow);
+        }
+    }
+
+    /** Fills in what this node knows of itself and its cluster around the replicated stats. */
+    private ServerStatusResponse.Builder status(ServerStatusResponse.Builder b) {
+        int leader = gateway.leaderMemberId();
+        b.setNodeId(config.nodeId()).setLeaderId(leader);
+        for (ServerConfig.Member m : config.members()) {
+            b.addMembers(Member.newBuilder().setId(m.id()).setEndpoint(m.endpoint()).setLeader(m.id() == leader));
+        }
+        boolean answered = b.getNowMs() > 0;
+        health.observe(answered, gateway.clusterConnected());
+        return b.setHealth(health.state()).setHealthDetail(health.detail()).setHealthSinceMs(health.sinceMs());
+    }
+
+    private ServerStatusResponse statusNow() {
+        return gateway.status().join();
+    }
+
+    /** The node's status, with counts read through the log (blocks up to the request timeout). */
+    public ServerStatusResponse status() {
+        return statusNow();
+    }
+
+    public int port() {
+        return gateway.port();
+    }
+
+    public int adminPort() {
+        return admin == null ? 0 : admin.port();
+    }
+
+    public Cluster.Role role() {
+        return role.get();
+    }
+
+    @Override
+    public void close() {
+        if (admin != null) {
+            admin.close();
+        }
+        if (gateway != null) {
+            gateway.close();
+        }
+        if (node != null) {
+            node.close();
+        }
+    }
+}

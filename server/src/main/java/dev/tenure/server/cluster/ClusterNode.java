@@ -1,0 +1,170 @@
+package dev.tenure.server.cluster;
+
+import dev.tenure.server.ServerConfig;
+import io.aeron.archive.Archive;
+import io.aeron.archive.ArchiveThreadingMode;
+import io.aeron.archive.client.AeronArchive;
+import io.aeron.cluster.ClusteredMediaDriver;
+import io.aeron.cluster.ConsensusModule;
+import io.aeron.cluster.service.Cluster;
+import io.aeron.cluster.service.ClusteredServiceContainer;
+import io.aeron.driver.MediaDriver;
+import io.aeron.driver.ThreadingMode;
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+import org.agrona.CloseHelper;
+import org.agrona.ErrorHandler;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.NoOpLock;
+
+/**
+ * One Aeron Cluster member in this process: media driver, archive, consensus module and the
+ * clustered service that hosts the state machine.
+ *
+ * <p>Durability: the archive syncs recorded log data and its catalog ({@code fileSyncLevel=1},
+ * {@code catalogFileSyncLevel=1}) and the consensus module syncs its own files, so an entry the
+ * cluster acknowledged survives {@code kill -9} and power loss of a majority.
+ *
+ * <p>CPU: every agent backs off to a 1 ms park when idle, so an idle node costs a few percent of
+ * one core instead of a spinning core each; on 2 cores three nodes plus clients must fit.
+ */
+public final class ClusterNode implements AutoCloseable {
+
+    /** Log term length: a message can be at most 1/8 of it. */
+    private static final String TERM_LENGTH = "8m";
+    private static final int PUBLICATION_TERM_BYTES = 4 * 1024 * 1024;
+
+    private final ClusteredMediaDriver driver;
+    private final ClusteredServiceContainer container;
+    private final String aeronDir;
+
+    private ClusterNode(ClusteredMediaDriver driver, ClusteredServiceContainer container, String aeronDir) {
+        this.driver = driver;
+        this.container = container;
+        this.aeronDir = aeronDir;
+    }
+
+    public static ClusterNode launch(ServerConfig config, Consumer<Cluster.Role> roleListener, ErrorHandler errors) {
+        ServerConfig.Member self = config.self();
+        String aeronDir = aeronDirFor(config);
+        File base = config.dataDir().toAbsolutePath().toFile();
+        String host = self.host();
+
+        MediaDriver.Context driverCtx = new MediaDriver.Context()
+                .aeronDirectoryName(aeronDir)
+                .dirDeleteOnStart(true)
+                .dirDeleteOnShutdown(true)
+                .threadingMode(ThreadingMode.SHARED)
+                .sharedIdleStrategy(idle())
+                .publicationTermBufferLength(PUBLICATION_TERM_BYTES)
+                .ipcTermBufferLength(PUBLICATION_TERM_BYTES)
+                .errorHandler(errors);
+
+        Archive.Context archiveCtx = new Archive.Context()
+                .aeronDirectoryName(aeronDir)
+                .archiveDir(new File(base, "archive"))
+                .archiveId(self.id())
+                .controlChannel("aeron:udp?endpoint=" + host + ":" + self.archivePort())
+                .localControlChannel("aeron:ipc?term-length=64k")
+                .replicationChannel("aeron:udp?endpoint=" + host + ":0")
+                .archiveClientContext(new AeronArchive.Context()
+                        .controlResponseChannel("aeron:udp?endpoint=" + host + ":0"))
+                .recordingEventsEnabled(false)
+                .threadingMode(ArchiveThreadingMode.SHARED)
+                .idleStrategySupplier(ClusterNode::idle)
+                .fileSyncLevel(1)
+                .catalogFileSyncLevel(1)
+                .errorHandler(errors);
+
+        AeronArchive.Context localArchive = new AeronArchive.Context()
+                .lock(NoOpLock.INSTANCE)
+                .controlRequestChannel(archiveCtx.localControlChannel())
+                .controlRequestStreamId(archiveCtx.localControlStreamId())
+                .controlResponseChannel(archiveCtx.localControlChannel())
+                .aeronDirectoryName(aeronDir);
+
+        ConsensusModule.Context consensusCtx = new ConsensusModule.Context()
+                .clusterMemberId(self.id())
+                .clusterMembers(clusterMembers(config))
+                .clusterDir(new File(base, "cluster"))
+                .archiveContext(localArchive.clone())
+                .serviceCount(1)
+                .ingressChannel("aeron:udp?endpoint=" + host + ":" + self.ingressPort())
+                .logChannel("aeron:udp?term-length=" + TERM_LENGTH)
+                .replicationChannel("aeron:udp?endpoint=" + host + ":0")
+                .leaderHeartbeatTimeoutNs(config.leaderHeartbeatTimeout().toNanos())
+                .leaderHeartbeatIntervalNs(config.leaderHeartbeatInterval().toNanos())
+                .sessionTimeoutNs(TimeUnit.SECONDS.toNanos(10))
+                .idleStrategySupplier(ClusterNode::idle)
+                .fileSyncLevel(1)
+                .errorHandler(errors);
+
+        ClusteredServiceContainer.Context serviceCtx = new ClusteredServiceContainer.Context()
+                .aeronDirectoryName(aeronDir)
+                .archiveContext(localArchive.clone())
+                .clusterDir(new File(base, "cluster"))
+                .clusteredService(new TenureClusteredService(config.limits(), roleListener))
+                .serviceId(0)
+                .idleStrategySupplier(ClusterNode::idle)
+                .errorHandler(errors);
+
+        ClusteredMediaDriver driver = ClusteredMediaDriver.launch(driverCtx, archiveCtx, consensusCtx);
+        try {
+            ClusteredServiceContainer container = ClusteredServiceContainer.launch(serviceCtx);
+            return new ClusterNode(driver, container, aeronDir);
+        } catch (RuntimeException e) {
+            driver.close();
+            throw e;
+        }
+    }
+
+    public String aeronDirectoryName() {
+        return aeronDir;
+    }
+
+    static IdleStrategy idle() {
+        return new BackoffIdleStrategy(10, 20, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MILLISECONDS.toNanos(1));
+    }
+
+    /** Aeron's member string: id,ingress,consensus,log,catchup,archive per member, '|' separated. */
+    static String clusterMembers(ServerConfig config) {
+        return config.members().stream()
+                .map(m -> m.id() + "," + m.host() + ":" + m.ingressPort()
+                        + "," + m.host() + ":" + m.consensusPort()
+                        + "," + m.host() + ":" + m.logPort()
+                        + "," + m.host() + ":" + m.catchupPort()
+                        + "," + m.host() + ":" + m.archivePort())
+                .collect(Collectors.joining("|"));
+    }
+
+    /** Aeron's ingress endpoint list for cluster clients: id=host:port per member. */
+    public static String ingressEndpoints(ServerConfig config) {
+        return config.members().stream()
+                .map(m -> m.id() + "=" + m.host() + ":" + m.ingressPort())
+                .collect(Collectors.joining(","));
+    }
+
+    /**
+     * Shared memory for the media driver, unique per data directory and node: two nodes on one
+     * machine must never share a driver, and a restarted node must find its own.
+     */
+    static String aeronDirFor(ServerConfig config) {
+        String key = config.dataDir().toAbsolutePath().normalize().toString();
+        long hash = 1125899906842597L;
+        for (byte b : key.getBytes(StandardCharsets.UTF_8)) {
+            hash = 31 * hash + b;
+        }
+        File shm = new File("/dev/shm");
+        String parent = shm.isDirectory() ? shm.getPath() : System.getProperty("java.io.tmpdir");
+        return parent + "/tenure-" + config.nodeId() + "-" + Long.toHexString(hash);
+    }
+
+    @Override
+    public void close() {
+        CloseHelper.closeAll(container, driver);
+    }
+}

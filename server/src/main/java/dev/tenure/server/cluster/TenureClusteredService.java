@@ -1,0 +1,171 @@
+package dev.tenure.server.cluster;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import dev.tenure.api.internal.Egress;
+import dev.tenure.api.internal.LogCommand;
+import dev.tenure.api.internal.Reply;
+import dev.tenure.core.Event;
+import dev.tenure.core.Limits;
+import dev.tenure.core.Result;
+import dev.tenure.core.StateMachine;
+import io.aeron.ExclusivePublication;
+import io.aeron.Image;
+import io.aeron.cluster.codecs.CloseReason;
+import io.aeron.cluster.service.ClientSession;
+import io.aeron.cluster.service.Cluster;
+import io.aeron.cluster.service.ClusteredService;
+import io.aeron.logbuffer.Header;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * Hosts the deterministic {@link StateMachine} as an Aeron clustered service. Every replica runs
+ * this code on the same log in the same order; only the leader's egress actually leaves the
+ * process (Aeron makes a follower's {@code ClientSession.offer} a no-op), so a follower computes
+ * replies it never sends.
+ *
+ * <p>Time: every input carries the leader-assigned log timestamp (ms). Expiry is driven by one
+ * replicated Aeron timer set to the state machine's earliest deadline; timer events are log
+ * entries too, so all replicas expire the same sessions at the same log position.
+ */
+public final class TenureClusteredService implements ClusteredService {
+
+    private static final long DEADLINE_TIMER_ID = 1;
+    private static final int OFFER_ATTEMPTS = 3;
+
+    private final Limits limits;
+    private final Consumer<Cluster.Role> roleListener;
+    private final List<Event> events = new ArrayList<>();
+    private final UnsafeBuffer egressBuffer = new UnsafeBuffer(new byte[0]);
+    private Cluster cluster;
+    private IdleStrategy idle;
+    private StateMachine machine;
+    private long timerDeadlineMs = Long.MAX_VALUE;
+
+    public TenureClusteredService(Limits limits, Consumer<Cluster.Role> roleListener) {
+        this.limits = limits;
+        this.roleListener = roleListener;
+    }
+
+    @Override
+    public void onStart(Cluster cluster, Image snapshotImage) {
+        this.cluster = cluster;
+        this.idle = cluster.idleStrategy();
+        machine = snapshotImage == null
+                ? new StateMachine(limits)
+                : StateMachine.restore(SnapshotTransfer.read(snapshotImage, idle), limits);
+        // A timer scheduled before the snapshot belongs to the consensus module's own snapshot,
+        // so after a restore the next apply re-arms it only if the deadline moved.
+        timerDeadlineMs = Long.MAX_VALUE;
+    }
+
+    @Override
+    public void onSessionMessage(
+            ClientSession session, long timestamp, DirectBuffer buffer, int offset, int length, Header header) {
+        LogCommand command;
+        try {
+            byte[] bytes = new byte[length];
+            buffer.getBytes(offset, bytes);
+            command = LogCommand.parseFrom(bytes);
+        } catch (InvalidProtocolBufferException e) {
+            // Garbage from a client changes nothing; the deterministic answer is to skip it.
+            return;
+        }
+        Result result = machine.apply(timestamp, WireMapping.toCommand(command));
+        Reply reply = WireMapping.toReply(command, result);
+        send(session, Egress.newBuilder().setReply(reply).build());
+        afterApply();
+    }
+
+    @Override
+    public void onTimerEvent(long correlationId, long timestamp) {
+        if (correlationId == DEADLINE_TIMER_ID) {
+            timerDeadlineMs = Long.MAX_VALUE;
+            machine.advance(timestamp);
+            afterApply();
+        }
+    }
+
+    @Override
+    public void onNewLeadershipTermEvent(
+            long leadershipTermId,
+            long logPosition,
+            long timestamp,
+            long termBaseLogPosition,
+            int leaderMemberId,
+            int logSessionId,
+            TimeUnit timeUnit,
+            int appVersion) {
+        if (timeUnit != TimeUnit.MILLISECONDS) {
+            // Every deadline in the state machine is in ms; another unit would expire sessions
+            // a thousand times too early or too late.
+            throw new IllegalStateException("cluster time unit must be milliseconds, is " + timeUnit);
+        }
+        // A new leader's clock may run ahead of the old one: restarting every deadline at
+        // now + TTL keeps it from expiring a session before that client's horizon.
+        machine.onNewTerm(timestamp);
+        afterApply();
+    }
+
+    @Override
+    public void onTakeSnapshot(ExclusivePublication publication) {
+        SnapshotTransfer.write(publication, machine.snapshot(), idle);
+    }
+
+    @Override
+    public void onSessionOpen(ClientSession session, long timestamp) {}
+
+    @Override
+    public void onSessionClose(ClientSession session, long timestamp, CloseReason closeReason) {}
+
+    @Override
+    public void onRoleChange(Cluster.Role newRole) {
+        roleListener.accept(newRole);
+    }
+
+    @Override
+    public void onTerminate(Cluster cluster) {}
+
+    /** Delivers the events of the last apply and re-arms the deadline timer if it moved. */
+    private void afterApply() {
+        machine.drainEvents(events);
+        for (Event event : events) {
+            Egress egress = WireMapping.toEgress(event);
+            // Every gateway gets every event; the one serving the session delivers it. Events
+            // are rare next to requests, and this keeps sessions free to move between nodes.
+            for (ClientSession session : cluster.clientSessions()) {
+                send(session, egress);
+            }
+        }
+        events.clear();
+        long next = machine.nextDeadlineMs();
+        if (next != timerDeadlineMs) {
+            if (next == Long.MAX_VALUE) {
+                cluster.cancelTimer(DEADLINE_TIMER_ID);
+            } else {
+                cluster.scheduleTimer(DEADLINE_TIMER_ID, next);
+            }
+            timerDeadlineMs = next;
+        }
+    }
+
+    /**
+     * Egress is best effort: a reply lost to back pressure or a dead gateway is recovered by the
+     * client's retry with the same request id, which the state machine answers from its cache.
+     */
+    private void send(ClientSession session, Egress egress) {
+        byte[] bytes = egress.toByteArray();
+        egressBuffer.wrap(bytes);
+        for (int attempt = 0; attempt < OFFER_ATTEMPTS; attempt++) {
+            if (session.offer(egressBuffer, 0, bytes.length) > 0) {
+                return;
+            }
+            idle.idle();
+        }
+    }
+}

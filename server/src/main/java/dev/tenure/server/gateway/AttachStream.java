@@ -1,0 +1,251 @@
+package dev.tenure.server.gateway;
+
+import dev.tenure.api.internal.CloseSession;
+import dev.tenure.api.internal.LogCommand;
+import dev.tenure.api.internal.OpenSession;
+import dev.tenure.api.internal.Reply;
+import dev.tenure.api.v1.AttachRequest;
+import dev.tenure.api.v1.AttachResponse;
+import dev.tenure.api.v1.TenureEnd;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+
+/**
+ * One client's session stream. The session is bound to this stream's connection: if the stream
+ * breaks without a Close (the client process exited or was killed and the kernel closed its
+ * socket), the session is ended through the log at once as DISCONNECTED, so its locks pass to
+ * the next waiter without waiting for the TTL. A stream that merely goes quiet (the process is
+ * paused, the network is partitioned) keeps its session until the TTL: only a closed connection
+ * is evidence that the holder is gone.
+ */
+final class AttachStream implements StreamObserver<AttachRequest> {
+
+    private final SessionRegistry registry;
+    private final ClusterChannel cluster;
+    private final RequestValidator validator;
+    private final ServerCallStreamObserver<AttachResponse> out;
+    private final Object lock = new Object();
+    private long sessionId; // guarded by lock; 0 until opened or resumed
+    private boolean closeRequested; // guarded by lock: the client asked to end the session
+    private boolean clientGone; // guarded by lock: the client's side of the stream ended
+    private boolean responseDone; // guarded by lock: our side of the stream is completed
+
+    AttachStream(
+            SessionRegistry registry,
+            ClusterChannel cluster,
+            RequestValidator validator,
+            ServerCallStreamObserver<AttachResponse> out) {
+        this.registry = registry;
+        this.cluster = cluster;
+        this.validator = validator;
+        this.out = out;
+    }
+
+    @Override
+    public void onNext(AttachRequest request) {
+        try {
+            switch (request.getKindCase()) {
+                case OPEN -> open(request.getOpen());
+                case RESUME -> resume(request.getResume().getSessionId());
+                case KEEP_ALIVE -> keepAlive(request.getKeepAlive().getSeq());
+                case CLOSE -> close();
+                case KIND_NOT_SET -> throw RequestValidator.invalid("empty attach message");
+            }
+        } catch (StatusRuntimeException e) {
+            fail(e.getStatus());
+        }
+    }
+
+    private void open(AttachRequest.Open open) {
+        requireUnbound();
+        validator.open(open);
+        LogCommand.Builder cmd = LogCommand.newBuilder()
+                .setOpenSession(OpenSession.newBuilder()
+                        .setTtlMs(open.getTtlMs())
+                        .setClientName(open.getClientName()));
+        cluster.submit(cmd).whenComplete((reply, error) -> {
+            if (error != null) {
+                fail(Status.UNAVAILABLE.withDescription(error.getMessage()));
+            } else if (reply.hasOpened()) {
+                bind(reply.getOpened());
+            } else {
+                fail(Status.INVALID_ARGUMENT.withDescription(reply.getDone().getMessage()));
+            }
+        });
+    }
+
+    private void resume(long id) {
+        requireUnbound();
+        if (id <= 0) {
+            throw RequestValidator.invalid("session_id must be positive, was " + id);
+        }
+        // Resuming is a renewal: it proves the session still exists at a committed position.
+        cluster.renew(id).whenComplete((alive, error) -> {
+            if (error != null) {
+                fail(Status.UNAVAILABLE.withDescription(error.getMessage()));
+            } else if (alive) {
+                bind(AttachResponse.Opened.newBuilder().setSessionId(id).build());
+            } else {
+                end(TenureEnd.TENURE_END_EXPIRED, "session " + id + " no longer exists");
+            }
+        });
+    }
+
+    private void keepAlive(long seq) {
+        long id = boundSession();
+        cluster.renew(id).whenComplete((alive, error) -> {
+            if (error != null) {
+                // No ack: the client's horizon does not move, which is the safe outcome.
+                return;
+            }
+            if (alive) {
+                send(AttachResponse.newBuilder()
+                        .setAck(AttachResponse.KeepAliveAck.newBuilder().setSeq(seq))
+                        .build());
+            } else {
+                end(TenureEnd.TENURE_END_EXPIRED, "session " + id + " expired");
+            }
+        });
+    }
+
+    private void close() {
+        long id = boundSession();
+        synchronized (lock) {
+            closeRequested = true;
+        }
+        LogCommand.Builder cmd = LogCommand.newBuilder()
+                .setCloseSession(CloseSession.newBuilder().setSessionId(id).setEnd(TenureEnd.TENURE_END_RELEASED));
+        cluster.submit(cmd).whenComplete((Reply reply, Throwable error) -> {
+            if (error != null) {
+                synchronized (lock) {
+                    closeRequested = false;
+                }
+                fail(Status.UNAVAILABLE.withDescription(error.getMessage()));
+            } else {
+                end(TenureEnd.TENURE_END_RELEASED, "session closed");
+            }
+        });
+    }
+
+    /** The client's side of the stream ended. Without a Close first, that means its process is gone. */
+    @Override
+    public void onError(Throwable t) {
+        disconnected();
+    }
+
+    @Override
+    public void onCompleted() {
+        disconnected();
+        finish(null);
+    }
+
+    private void disconnected() {
+        long id;
+        synchronized (lock) {
+            clientGone = true;
+            id = closeRequested ? 0 : sessionId;
+        }
+        // Only the stream the session is bound to may end it: a client that already resumed on
+        // a new stream must not lose its session because its old stream's end arrived late.
+        if (id != 0 && registry.unbind(id, this)) {
+            cluster.submit(LogCommand.newBuilder()
+                    .setCloseSession(CloseSession.newBuilder()
+                            .setSessionId(id)
+                            .setEnd(TenureEnd.TENURE_END_DISCONNECTED)));
+        }
+    }
+
+    private void bind(AttachResponse.Opened opened) {
+        synchronized (lock) {
+            if (clientGone) {
+                // The client vanished while its session was being opened: end it now.
+                cluster.submit(LogCommand.newBuilder()
+                        .setCloseSession(CloseSession.newBuilder()
+                                .setSessionId(opened.getSessionId())
+                                .setEnd(TenureEnd.TENURE_END_DISCONNECTED)));
+                return;
+            }
+            sessionId = opened.getSessionId();
+        }
+        registry.bind(opened.getSessionId(), this);
+        send(AttachResponse.newBuilder().setOpened(opened).build());
+    }
+
+    /** Called by the registry when the state machine reports a lease of this session ended. */
+    void leaseEnded(AttachResponse.LeaseEnded ended) {
+        send(AttachResponse.newBuilder().setLeaseEnded(ended).build());
+    }
+
+    /** The session ended (expired, disconnected elsewhere, closed): tell the client and complete. */
+    void end(TenureEnd end, String message) {
+        long id;
+        synchronized (lock) {
+            id = sessionId;
+        }
+        if (id != 0) {
+            registry.unbind(id, this);
+        }
+        send(AttachResponse.newBuilder()
+                .setSessionEnded(AttachResponse.SessionEnded.newBuilder().setEnd(end).setMessage(message))
+                .build());
+        finish(null);
+    }
+
+    private void send(AttachResponse response) {
+        synchronized (lock) {
+            if (responseDone || out.isCancelled()) {
+                return;
+            }
+            try {
+                out.onNext(response);
+            } catch (RuntimeException e) {
+                // The call is already gone; nothing to tell.
+            }
+        }
+    }
+
+    private void fail(Status status) {
+        finish(status);
+    }
+
+    private void finish(Status status) {
+        synchronized (lock) {
+            if (responseDone) {
+                return;
+            }
+            responseDone = true;
+            try {
+                if (status == null) {
+                    out.onCompleted();
+                } else {
+                    out.onError(status.asRuntimeException());
+                }
+            } catch (RuntimeException e) {
+                // Already cancelled by the client.
+            }
+        }
+    }
+
+    private void requireUnbound() {
+        synchronized (lock) {
+            if (sessionId != 0) {
+                throw Status.FAILED_PRECONDITION
+                        .withDescription("this stream already carries session " + sessionId)
+                        .asRuntimeException();
+            }
+        }
+    }
+
+    private long boundSession() {
+        synchronized (lock) {
+            if (sessionId == 0) {
+                throw Status.FAILED_PRECONDITION
+                        .withDescription("open or resume a session first")
+                        .asRuntimeException();
+            }
+            return sessionId;
+        }
+    }
+}

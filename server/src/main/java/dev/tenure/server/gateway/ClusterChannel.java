@@ -1,0 +1,348 @@
+package dev.tenure.server.gateway;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import dev.tenure.api.internal.Egress;
+import dev.tenure.api.internal.KeepAliveBatch;
+import dev.tenure.api.internal.LogCommand;
+import dev.tenure.api.internal.Reply;
+import io.aeron.cluster.client.AeronCluster;
+import io.aeron.cluster.client.EgressListener;
+import io.aeron.logbuffer.Header;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import java.util.function.LongPredicate;
+import org.agrona.DirectBuffer;
+import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * The gateway's one connection into the cluster: a single Aeron Cluster client that every
+ * connected session's requests are multiplexed onto. One agent thread owns the Aeron client (it
+ * is not thread-safe); other threads hand it work through a queue and get a future back.
+ *
+ * <p>Fail fast: a request that the cluster has not answered within the request timeout fails
+ * with {@link ClusterUnavailableException}; the client may retry it with the same request id,
+ * which the state machine turns into a no-op if the first attempt did land.
+ */
+final class ClusterChannel implements AutoCloseable {
+
+    private static final long KEEPALIVE_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final long TIMEOUT_SCAN_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+    private final AeronCluster.Context template;
+    private final long requestTimeoutNanos;
+    private final long renewBatchNanos;
+    private final Consumer<dev.tenure.api.internal.Event> events;
+    private final ConcurrentLinkedQueue<Pending> submissions = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<Renewal> renewals = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean running = new AtomicBoolean(true);
+    private final IdleStrategy idle =
+            new BackoffIdleStrategy(10, 20, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MILLISECONDS.toNanos(1));
+    private final Thread agent;
+
+    // Owned by the agent thread.
+    private final Long2ObjectHashMap<Pending> inFlight = new Long2ObjectHashMap<>();
+    private final ArrayDeque<Pending> unsent = new ArrayDeque<>();
+    private final UnsafeBuffer sendBuffer = new UnsafeBuffer(new byte[0]);
+    private AeronCluster cluster;
+    private AeronCluster.AsyncConnect connecting;
+    private long nextCorrelationId = 1;
+    private long nextKeepAliveNanos;
+    private long nextTimeoutScanNanos;
+    private long nextRenewFlushNanos;
+
+    private volatile boolean connected;
+    private volatile int leaderMemberId = -1;
+    private volatile long lastReplyNanos;
+
+    ClusterChannel(
+            AeronCluster.Context template,
+            long requestTimeoutNanos,
+            long renewBatchNanos,
+            Consumer<dev.tenure.api.internal.Event> events) {
+        this.template = template;
+        this.requestTimeoutNanos = requestTimeoutNanos;
+        this.renewBatchNanos = renewBatchNanos;
+        this.events = events;
+        this.agent = new Thread(this::run, "tenure-gateway-cluster");
+        this.agent.setDaemon(true);
+    }
+
+    void start() {
+        agent.start();
+    }
+
+    /** Sends {@code command} into the log; the future completes with its reply or fails unavailable. */
+    CompletableFuture<Reply> submit(LogCommand.Builder command) {
+        Pending pending = new Pending(command, System.nanoTime() + requestTimeoutNanos);
+        submissions.add(pending);
+        idleWake();
+        return pending.future;
+    }
+
+    /**
+     * Queues a renewal; the agent writes every renewal of one batching interval as a single log
+     * entry. {@code onResult} receives true once the renewal is committed, false if the session
+     * no longer exists; the future fails if the cluster did not answer in time.
+     */
+    CompletableFuture<Boolean> renew(long sessionId) {
+        Renewal renewal = new Renewal(sessionId, new CompletableFuture<>());
+        renewals.add(renewal);
+        return renewal.result;
+    }
+
+    boolean connected() {
+        return connected;
+    }
+
+    int leaderMemberId() {
+        return leaderMemberId;
+    }
+
+    long lastReplyNanos() {
+        return lastReplyNanos;
+    }
+
+    private void idleWake() {
+        java.util.concurrent.locks.LockSupport.unpark(agent);
+    }
+
+    private void run() {
+        while (running.get()) {
+            long now = System.nanoTime();
+            int work = 0;
+            if (cluster == null) {
+                work += connect();
+            } else {
+                work += send(now);
+                work += cluster.pollEgress();
+                work += flushRenewals(now);
+                if (now >= nextKeepAliveNanos) {
+                    cluster.sendKeepAlive();
+                    nextKeepAliveNanos = now + KEEPALIVE_INTERVAL_NANOS;
+                }
+                if (cluster.isClosed()) {
+                    disconnected("cluster session closed");
+                }
+            }
+            if (now >= nextTimeoutScanNanos) {
+                work += failTimedOut(now);
+                nextTimeoutScanNanos = now + TIMEOUT_SCAN_NANOS;
+            }
+            idle.idle(work);
+        }
+        closeCluster();
+        failAll("gateway shutting down");
+    }
+
+    private int connect() {
+        drainSubmissions();
+        try {
+            if (connecting == null) {
+                connecting = AeronCluster.asyncConnect(template.clone().egressListener(new Listener()));
+            }
+            AeronCluster c = connecting.poll();
+            if (c == null) {
+                return 0;
+            }
+            connecting = null;
+            cluster = c;
+            connected = true;
+            leaderMemberId = c.leaderMemberId();
+            return 1;
+        } catch (RuntimeException e) {
+            // Typically a timeout while no leader is elected; try again from scratch.
+            if (connecting != null) {
+                connecting.close();
+            }
+            connecting = null;
+            return 0;
+        }
+    }
+
+    private void drainSubmissions() {
+        Pending p;
+        while ((p = submissions.poll()) != null) {
+            unsent.add(p);
+        }
+    }
+
+    private int send(long now) {
+        drainSubmissions();
+        int sent = 0;
+        while (!unsent.isEmpty()) {
+            Pending p = unsent.peek();
+            long correlationId = nextCorrelationId++;
+            byte[] bytes = p.command.setCorrelationId(correlationId).build().toByteArray();
+            sendBuffer.wrap(bytes);
+            long result = cluster.offer(sendBuffer, 0, bytes.length);
+            if (result < 0) {
+                // Back pressure or a leader change in progress: keep it queued until it times out.
+                return sent;
+            }
+            unsent.poll();
+            inFlight.put(correlationId, p);
+            sent++;
+        }
+        return sent;
+    }
+
+    private int flushRenewals(long now) {
+        if (now < nextRenewFlushNanos || renewals.isEmpty()) {
+            return 0;
+        }
+        nextRenewFlushNanos = now + renewBatchNanos;
+        Map<Long, List<Renewal>> bySession = new TreeMap<>();
+        Renewal r;
+        while ((r = renewals.poll()) != null) {
+            bySession.computeIfAbsent(r.sessionId, k -> new ArrayList<>()).add(r);
+        }
+        LogCommand.Builder batch = LogCommand.newBuilder()
+                .setKeepAlive(KeepAliveBatch.newBuilder().addAllSessionIds(bySession.keySet()));
+        Pending pending = new Pending(batch, now + requestTimeoutNanos);
+        pending.future.whenComplete((reply, error) -> {
+            Set<Long> lost = error == null ? new HashSet<>(reply.getKeepAlive().getLostSessionIdsList()) : Set.of();
+            LongPredicate alive = id -> !lost.contains(id);
+            for (List<Renewal> list : bySession.values()) {
+                for (Renewal each : list) {
+                    if (error != null) {
+                        each.result.completeExceptionally(error);
+                    } else {
+                        each.result.complete(alive.test(each.sessionId));
+                    }
+                }
+            }
+        });
+        unsent.add(pending);
+        return 1;
+    }
+
+    private int failTimedOut(long now) {
+        int failed = 0;
+        var it = inFlight.values().iterator();
+        while (it.hasNext()) {
+            Pending p = it.next();
+            if (now - p.deadlineNanos >= 0) {
+                it.remove();
+                p.future.completeExceptionally(new ClusterUnavailableException("no answer from the cluster in time"));
+                failed++;
+            }
+        }
+        var unsentIt = unsent.iterator();
+        while (unsentIt.hasNext()) {
+            Pending p = unsentIt.next();
+            if (now - p.deadlineNanos >= 0) {
+                unsentIt.remove();
+                p.future.completeExceptionally(
+                        new ClusterUnavailableException(connected ? "cluster did not accept the request in time"
+                                : "no cluster leader reachable"));
+                failed++;
+            }
+        }
+        return failed;
+    }
+
+    private void disconnected(String why) {
+        closeCluster();
+        connected = false;
+        leaderMemberId = -1;
+        // Requests already sent may or may not have landed; failing them lets the client retry
+        // with the same request id, which is safe either way.
+        for (Pending p : inFlight.values()) {
+            p.future.completeExceptionally(new ClusterUnavailableException(why));
+        }
+        inFlight.clear();
+    }
+
+    private void closeCluster() {
+        if (cluster != null) {
+            cluster.close();
+            cluster = null;
+        }
+        if (connecting != null) {
+            connecting.close();
+            connecting = null;
+        }
+    }
+
+    private void failAll(String why) {
+        drainSubmissions();
+        for (Pending p : unsent) {
+            p.future.completeExceptionally(new ClusterUnavailableException(why));
+        }
+        unsent.clear();
+        for (Pending p : inFlight.values()) {
+            p.future.completeExceptionally(new ClusterUnavailableException(why));
+        }
+        inFlight.clear();
+        Renewal r;
+        while ((r = renewals.poll()) != null) {
+            r.result.completeExceptionally(new ClusterUnavailableException(why));
+        }
+    }
+
+    @Override
+    public void close() {
+        running.set(false);
+        idleWake();
+        try {
+            agent.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private final class Listener implements EgressListener {
+        @Override
+        public void onMessage(
+                long clusterSessionId, long timestamp, DirectBuffer buffer, int offset, int length, Header header) {
+            Egress egress;
+            try {
+                byte[] bytes = new byte[length];
+                buffer.getBytes(offset, bytes);
+                egress = Egress.parseFrom(bytes);
+            } catch (InvalidProtocolBufferException e) {
+                return;
+            }
+            lastReplyNanos = System.nanoTime();
+            if (egress.hasReply()) {
+                Pending p = inFlight.remove(egress.getReply().getCorrelationId());
+                if (p != null) {
+                    p.future.complete(egress.getReply());
+                }
+            } else if (egress.hasEvent()) {
+                events.accept(egress.getEvent());
+            }
+        }
+
+        @Override
+        public void onNewLeader(long clusterSessionId, long leadershipTermId, int leaderMemberId, String ingressEndpoints) {
+            ClusterChannel.this.leaderMemberId = leaderMemberId;
+        }
+    }
+
+    private static final class Pending {
+        final LogCommand.Builder command;
+        final long deadlineNanos;
+        final CompletableFuture<Reply> future = new CompletableFuture<>();
+
+        Pending(LogCommand.Builder command, long deadlineNanos) {
+            this.command = command;
+            this.deadlineNanos = deadlineNanos;
+        }
+    }
+
+    private record Renewal(long sessionId, CompletableFuture<Boolean> result) {}
+}

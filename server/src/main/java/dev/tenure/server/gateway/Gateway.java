@@ -1,0 +1,103 @@
+package dev.tenure.server.gateway;
+
+import dev.tenure.api.v1.ServerStatusResponse;
+import dev.tenure.server.ServerConfig;
+import io.aeron.cluster.client.AeronCluster;
+import io.grpc.Server;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import dev.tenure.api.internal.LogCommand;
+import dev.tenure.api.internal.StatsRequest;
+import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/** The node's gateway: the gRPC server plus its one cluster connection. */
+public final class Gateway implements AutoCloseable {
+
+    private final ClusterChannel cluster;
+    private final SessionRegistry registry = new SessionRegistry();
+    private final Server server;
+    private final Function<ServerStatusResponse.Builder, ServerStatusResponse.Builder> nodeStatus;
+
+    public Gateway(
+            ServerConfig config,
+            String aeronDir,
+            String ingressEndpoints,
+            Function<ServerStatusResponse.Builder, ServerStatusResponse.Builder> nodeStatus) {
+        AeronCluster.Context ctx = new AeronCluster.Context()
+                .aeronDirectoryName(aeronDir)
+                .ingressChannel("aeron:udp")
+                .ingressEndpoints(ingressEndpoints)
+                .egressChannel("aeron:udp?endpoint=" + config.self().host() + ":0")
+                .messageTimeoutNs(config.requestTimeout().toNanos());
+        this.cluster = new ClusterChannel(
+                ctx, config.requestTimeout().toNanos(), config.keepAliveBatch().toNanos(), registry::onEvent);
+        this.nodeStatus = nodeStatus;
+        TenureGateway service =
+                new TenureGateway(cluster, registry, new RequestValidator(config.limits()), this::status);
+        this.server = NettyServerBuilder.forAddress(new InetSocketAddress(config.bindHost(), config.self().port()))
+                .addService(service)
+                .maxInboundMessageSize(config.messageBytesMax())
+                // Clients never ping; a silent connection must stay open so that only a closed
+                // socket (not quiet) ends a session before its TTL.
+                .permitKeepAliveWithoutCalls(false)
+                .build();
+    }
+
+    public void start() throws IOException {
+        cluster.start();
+        server.start();
+    }
+
+    /**
+     * The node's status. The counts come through the log, so a node that answers "ok" has just
+     * committed a command through a quorum; if the log does not answer in time the status says so.
+     */
+    public CompletableFuture<ServerStatusResponse> status() {
+        return cluster.submit(LogCommand.newBuilder().setStats(StatsRequest.getDefaultInstance()))
+                .handle((reply, error) -> {
+                    ServerStatusResponse.Builder b = ServerStatusResponse.newBuilder();
+                    if (error == null) {
+                        var s = reply.getStats();
+                        b.setSessions(s.getSessions())
+                                .setLocks(s.getLocks())
+                                .setHeld(s.getHeld())
+                                .setLastToken(s.getLastToken())
+                                .setNowMs(s.getNowMs());
+                    }
+                    return nodeStatus.apply(b).build();
+                });
+    }
+
+    public int port() {
+        return server.getPort();
+    }
+
+    public boolean clusterConnected() {
+        return cluster.connected();
+    }
+
+    public int leaderMemberId() {
+        return cluster.leaderMemberId();
+    }
+
+    public int boundSessions() {
+        return registry.boundSessions();
+    }
+
+    @Override
+    public void close() {
+        server.shutdown();
+        try {
+            if (!server.awaitTermination(2, TimeUnit.SECONDS)) {
+                server.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            server.shutdownNow();
+        }
+        cluster.close();
+    }
+}

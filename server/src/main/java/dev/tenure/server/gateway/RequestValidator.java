@@ -1,0 +1,127 @@
+package dev.tenure.server.gateway;
+
+import dev.tenure.api.v1.AcquireRequest;
+import dev.tenure.api.v1.AttachRequest;
+import dev.tenure.api.v1.Fence;
+import dev.tenure.api.v1.KvDeleteRequest;
+import dev.tenure.api.v1.KvGetRequest;
+import dev.tenure.api.v1.KvPutRequest;
+import dev.tenure.api.v1.LockStatusRequest;
+import dev.tenure.api.v1.ReleaseRequest;
+import dev.tenure.core.Limits;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Checks the shape of every request before it reaches the log: sizes, ranges, required fields.
+ * Whether the caller owns a lock or its session is alive is decided later, at apply time, on
+ * the replicated state. A rejected request never enters the log, so it changes nothing.
+ */
+final class RequestValidator {
+
+    private final Limits limits;
+
+    RequestValidator(Limits limits) {
+        this.limits = limits;
+    }
+
+    void open(AttachRequest.Open open) {
+        range("ttl_ms", open.getTtlMs(), limits.sessionTtlMsMin(), limits.sessionTtlMsMax(), "sessionTtlMs");
+        bytes("client_name", open.getClientName(), 0, limits.clientNameBytesMax(), "clientNameBytesMax");
+    }
+
+    void acquire(AcquireRequest r) {
+        session(r.getSessionId());
+        requestId(r.getRequestId());
+        lock("lock", r.getLock());
+    }
+
+    void release(ReleaseRequest r) {
+        session(r.getSessionId());
+        requestId(r.getRequestId());
+        lock("lock", r.getLock());
+        positive("token", r.getToken());
+    }
+
+    void status(LockStatusRequest r) {
+        lock("lock", r.getLock());
+    }
+
+    void put(KvPutRequest r) {
+        optionalSession(r.getSessionId(), r.getRequestId());
+        bytes("key", r.getKey(), 1, limits.keyBytesMax(), "keyBytesMax");
+        if (r.getValue().size() > limits.valueBytesMax()) {
+            throw invalid("value is " + r.getValue().size() + " bytes; valueBytesMax is " + limits.valueBytesMax());
+        }
+        if (r.hasFence()) {
+            fence(r.getFence());
+        }
+    }
+
+    void get(KvGetRequest r) {
+        bytes("key", r.getKey(), 1, limits.keyBytesMax(), "keyBytesMax");
+    }
+
+    void delete(KvDeleteRequest r) {
+        optionalSession(r.getSessionId(), r.getRequestId());
+        bytes("key", r.getKey(), 1, limits.keyBytesMax(), "keyBytesMax");
+        if (r.hasFence()) {
+            fence(r.getFence());
+        }
+    }
+
+    private void fence(Fence fence) {
+        lock("fence.lock", fence.getLock());
+        positive("fence.token", fence.getToken());
+    }
+
+    private void lock(String field, String name) {
+        bytes(field, name, 1, limits.lockNameBytesMax(), "lockNameBytesMax");
+    }
+
+    private static void session(long sessionId) {
+        positive("session_id", sessionId);
+    }
+
+    private static void requestId(long requestId) {
+        positive("request_id", requestId);
+    }
+
+    private static void optionalSession(long sessionId, long requestId) {
+        if (sessionId < 0 || requestId < 0 || (sessionId > 0 && requestId == 0)) {
+            throw invalid("session_id and request_id must both be positive, or session_id 0 for no session");
+        }
+    }
+
+    private static void positive(String field, long value) {
+        if (value <= 0) {
+            throw invalid(field + " must be positive, was " + value);
+        }
+    }
+
+    private static void range(String field, long value, long min, long max, String limitName) {
+        if (value < min || value > max) {
+            throw invalid(field + " is " + value + "; " + limitName + " allows " + min + ".." + max);
+        }
+    }
+
+    private static void bytes(String field, String value, int min, int max, String limitName) {
+        int length = value.getBytes(StandardCharsets.UTF_8).length;
+        if (length < min) {
+            throw invalid(field + " must not be empty");
+        }
+        if (length > max) {
+            throw invalid(field + " is " + length + " bytes; " + limitName + " is " + max);
+        }
+        for (int i = 0; i < value.length(); i++) {
+            if (Character.isISOControl(value.charAt(i))) {
+                throw invalid(field + " must not contain control characters");
+            }
+        }
+    }
+
+    static StatusRuntimeException invalid(String message) {
+        return Status.INVALID_ARGUMENT.withDescription(message).asRuntimeException();
+    }
+}

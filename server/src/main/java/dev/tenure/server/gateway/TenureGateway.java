@@ -1,0 +1,229 @@
+package dev.tenure.server.gateway;
+
+import dev.tenure.api.internal.CancelWait;
+import dev.tenure.api.internal.LogCommand;
+import dev.tenure.api.internal.Reply;
+import dev.tenure.api.v1.AcquireRequest;
+import dev.tenure.api.v1.AcquireResponse;
+import dev.tenure.api.v1.AttachRequest;
+import dev.tenure.api.v1.AttachResponse;
+import dev.tenure.api.v1.KvDeleteRequest;
+import dev.tenure.api.v1.KvDeleteResponse;
+import dev.tenure.api.v1.KvGetRequest;
+import dev.tenure.api.v1.KvGetResponse;
+import dev.tenure.api.v1.KvPutRequest;
+import dev.tenure.api.v1.KvPutResponse;
+import dev.tenure.api.v1.LockStatusRequest;
+import dev.tenure.api.v1.LockStatusResponse;
+import dev.tenure.api.v1.ReleaseRequest;
+import dev.tenure.api.v1.ReleaseResponse;
+import dev.tenure.api.v1.ServerStatusRequest;
+import dev.tenure.api.v1.ServerStatusResponse;
+import dev.tenure.api.v1.TenureGrpc;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * The gRPC face of a node. Validates each request's shape, writes it into the log through the
+ * node's one cluster connection, and maps the reply back. Acquires that have to wait are parked
+ * here (server-side waiting: the client holds one open call, it never polls) until the state
+ * machine's WaitResolved event arrives.
+ */
+public final class TenureGateway extends TenureGrpc.TenureImplBase {
+
+    private final ClusterChannel cluster;
+    private final SessionRegistry registry;
+    private final RequestValidator validator;
+    private final Supplier<CompletableFuture<ServerStatusResponse>> nodeStatus;
+
+    TenureGateway(
+            ClusterChannel cluster,
+            SessionRegistry registry,
+            RequestValidator validator,
+            Supplier<CompletableFuture<ServerStatusResponse>> nodeStatus) {
+        this.cluster = cluster;
+        this.registry = registry;
+        this.validator = validator;
+        this.nodeStatus = nodeStatus;
+    }
+
+    @Override
+    public StreamObserver<AttachRequest> attach(StreamObserver<AttachResponse> responses) {
+        return new AttachStream(registry, cluster, validator, (ServerCallStreamObserver<AttachResponse>) responses);
+    }
+
+    @Override
+    public void acquire(AcquireRequest request, StreamObserver<AcquireResponse> responses) {
+        if (!validated(() -> validator.acquire(request), responses)) {
+            return;
+        }
+        new ParkedAcquire(request, (ServerCallStreamObserver<AcquireResponse>) responses).start();
+    }
+
+    @Override
+    public void release(ReleaseRequest request, StreamObserver<ReleaseResponse> responses) {
+        if (validated(() -> validator.release(request), responses)) {
+            call(LogCommand.newBuilder().setRelease(request), Reply::getRelease, responses);
+        }
+    }
+
+    @Override
+    public void lockStatus(LockStatusRequest request, StreamObserver<LockStatusResponse> responses) {
+        if (validated(() -> validator.status(request), responses)) {
+            call(LogCommand.newBuilder().setLockStatus(request), Reply::getLockStatus, responses);
+        }
+    }
+
+    @Override
+    public void kvPut(KvPutRequest request, StreamObserver<KvPutResponse> responses) {
+        if (validated(() -> validator.put(request), responses)) {
+            call(LogCommand.newBuilder().setKvPut(request), Reply::getKvPut, responses);
+        }
+    }
+
+    @Override
+    public void kvGet(KvGetRequest request, StreamObserver<KvGetResponse> responses) {
+        if (validated(() -> validator.get(request), responses)) {
+            call(LogCommand.newBuilder().setKvGet(request), Reply::getKvGet, responses);
+        }
+    }
+
+    @Override
+    public void kvDelete(KvDeleteRequest request, StreamObserver<KvDeleteResponse> responses) {
+        if (validated(() -> validator.delete(request), responses)) {
+            call(LogCommand.newBuilder().setKvDelete(request), Reply::getKvDelete, responses);
+        }
+    }
+
+    @Override
+    public void serverStatus(ServerStatusRequest request, StreamObserver<ServerStatusResponse> responses) {
+        nodeStatus.get().whenComplete((status, error) -> {
+            if (error != null) {
+                responses.onError(unavailable(error));
+            } else {
+                responses.onNext(status);
+                responses.onCompleted();
+            }
+        });
+    }
+
+    private static boolean validated(Runnable check, StreamObserver<?> responses) {
+        try {
+            check.run();
+            return true;
+        } catch (StatusRuntimeException e) {
+            responses.onError(e);
+            return false;
+        }
+    }
+
+    private <T> void call(LogCommand.Builder command, Function<Reply, T> pick, StreamObserver<T> responses) {
+        complete(cluster.submit(command), pick, responses);
+    }
+
+    private static <T> void complete(CompletableFuture<Reply> reply, Function<Reply, T> pick, StreamObserver<T> responses) {
+        reply.whenComplete((r, error) -> {
+            if (error != null) {
+                responses.onError(unavailable(error));
+            } else {
+                responses.onNext(pick.apply(r));
+                responses.onCompleted();
+            }
+        });
+    }
+
+    static StatusRuntimeException unavailable(Throwable error) {
+        return Status.UNAVAILABLE.withDescription(error.getMessage()).asRuntimeException();
+    }
+
+    /** An acquire call held open until the state machine decides it. Answers exactly once. */
+    private final class ParkedAcquire implements SessionRegistry.WaitingAcquire {
+        private final AcquireRequest request;
+        private final ServerCallStreamObserver<AcquireResponse> responses;
+        private final AtomicBoolean answered = new AtomicBoolean();
+
+        ParkedAcquire(AcquireRequest request, ServerCallStreamObserver<AcquireResponse> responses) {
+            this.request = request;
+            this.responses = responses;
+        }
+
+        void start() {
+            // Registered before the command is sent, so a grant that follows the Queued reply
+            // at once can never arrive before anyone listens for it.
+            registry.addWait(request.getSessionId(), request.getRequestId(), this);
+            responses.setOnCancelHandler(this::cancelled);
+            cluster.submit(LogCommand.newBuilder().setAcquire(request)).whenComplete((reply, error) -> {
+                if (error != null) {
+                    forget();
+                    answer(null, unavailable(error));
+                } else if (!reply.hasQueued()) {
+                    forget();
+                    answer(reply.getAcquire(), null);
+                }
+                // Queued: the answer comes as a WaitResolved event.
+            });
+        }
+
+        @Override
+        public void resolve(AcquireResponse response) {
+            answer(response, null);
+        }
+
+        @Override
+        public void superseded() {
+            answer(null, Status.ABORTED.withDescription("superseded by a retry of the same request").asRuntimeException());
+        }
+
+        /** The client stopped waiting (deadline, cancel, or its process died): withdraw the wait. */
+        private void cancelled() {
+            if (answered.compareAndSet(false, true)) {
+                forget();
+                withdraw();
+            }
+        }
+
+        /** Cancels the wait, or releases the lease if the grant raced ahead of the cancel. */
+        private void withdraw() {
+            cluster.submit(LogCommand.newBuilder()
+                    .setCancelWait(CancelWait.newBuilder()
+                            .setSessionId(request.getSessionId())
+                            .setRequestId(request.getRequestId())));
+        }
+
+        private void forget() {
+            registry.removeWait(request.getSessionId(), request.getRequestId(), this);
+        }
+
+        private void answer(AcquireResponse response, StatusRuntimeException error) {
+            if (!answered.compareAndSet(false, true)) {
+                return;
+            }
+            if (responses.isCancelled()) {
+                // Nobody will learn of this grant: give the lock back instead of holding it
+                // for a caller that stopped listening.
+                if (response != null && response.hasGrant()) {
+                    withdraw();
+                }
+                return;
+            }
+            try {
+                if (error != null) {
+                    responses.onError(error);
+                } else {
+                    responses.onNext(response);
+                    responses.onCompleted();
+                }
+            } catch (RuntimeException e) {
+                if (response != null && response.hasGrant()) {
+                    withdraw();
+                }
+            }
+        }
+    }
+}

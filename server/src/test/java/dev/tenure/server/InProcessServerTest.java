@@ -1,0 +1,244 @@
+package dev.tenure.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.protobuf.ByteString;
+import dev.tenure.api.v1.AcquireRequest;
+import dev.tenure.api.v1.AcquireResponse;
+import dev.tenure.api.v1.AttachRequest;
+import dev.tenure.api.v1.AttachResponse;
+import dev.tenure.api.v1.Code;
+import dev.tenure.api.v1.Fence;
+import dev.tenure.api.v1.KvGetRequest;
+import dev.tenure.api.v1.KvPutRequest;
+import dev.tenure.api.v1.LockStatusRequest;
+import dev.tenure.api.v1.ReleaseRequest;
+import dev.tenure.api.v1.ServerStatusRequest;
+import dev.tenure.api.v1.TenureEnd;
+import dev.tenure.api.v1.TenureGrpc;
+import dev.tenure.core.Limits;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.StreamObserver;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * One real node in this JVM (Aeron media driver, archive, consensus module, clustered service,
+ * gRPC gateway) driven through the wire contract. Process-level faults (kill -9, SIGSTOP) are
+ * tested in the cli module against real server processes.
+ */
+class InProcessServerTest {
+
+    @TempDir
+    static Path data;
+
+    static TenureServer server;
+    static ManagedChannel channel;
+    static TenureGrpc.TenureBlockingStub stub;
+
+    @BeforeAll
+    static void start() throws Exception {
+        int port = TestPorts.freeTcpPort();
+        ServerConfig config = new ServerConfig(
+                0,
+                List.of(new ServerConfig.Member(0, "127.0.0.1", port, TestPorts.freeAeronPortBase())),
+                data,
+                "127.0.0.1",
+                0,
+                Duration.ofMillis(5),
+                Duration.ofSeconds(5),
+                Limits.defaults().valueBytesMax() + 65536,
+                Limits.defaults(),
+                Duration.ofSeconds(1),
+                Duration.ofMillis(100));
+        server = TenureServer.start(config, System.err);
+        channel = NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
+        stub = TenureGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!"ok".equals(server.status().getHealth())) {
+            assertThat(System.nanoTime()).as("node became healthy in time").isLessThan(deadline);
+            Thread.sleep(50);
+        }
+    }
+
+    @AfterAll
+    static void stop() {
+        if (channel != null) {
+            channel.shutdownNow();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    /** A session stream driven by hand. */
+    static final class SessionStream implements StreamObserver<AttachResponse> {
+        final BlockingQueue<AttachResponse> received = new LinkedBlockingQueue<>();
+        final StreamObserver<AttachRequest> out;
+
+        SessionStream() {
+            out = TenureGrpc.newStub(channel).attach(this);
+        }
+
+        long open(long ttlMs) throws InterruptedException {
+            out.onNext(AttachRequest.newBuilder()
+                    .setOpen(AttachRequest.Open.newBuilder().setTtlMs(ttlMs).setClientName("test"))
+                    .build());
+            AttachResponse r = next();
+            assertThat(r.hasOpened()).as("opened: %s", r).isTrue();
+            return r.getOpened().getSessionId();
+        }
+
+        AttachResponse next() throws InterruptedException {
+            AttachResponse r = received.poll(10, TimeUnit.SECONDS);
+            assertThat(r).as("a message on the session stream").isNotNull();
+            return r;
+        }
+
+        @Override
+        public void onNext(AttachResponse value) {
+            received.add(value);
+        }
+
+        @Override
+        public void onError(Throwable t) {}
+
+        @Override
+        public void onCompleted() {}
+    }
+
+    @Test
+    void grantsReleasesAndHandsOverInFifoOrder() throws Exception {
+        SessionStream a = new SessionStream();
+        long sa = a.open(10_000);
+        SessionStream b = new SessionStream();
+        long sb = b.open(10_000);
+
+        AcquireResponse first = stub.acquire(acquire(sa, 1, "fifo", 0));
+        assertThat(first.getCode()).isEqualTo(Code.CODE_OK);
+        assertThat(first.getGrant().getPreviousEnd()).isEqualTo(TenureEnd.TENURE_END_NONE);
+
+        AcquireResponse busy = stub.acquire(acquire(sb, 1, "fifo", 0));
+        assertThat(busy.getCode()).isEqualTo(Code.CODE_HELD);
+        assertThat(busy.getHolderToken()).isEqualTo(first.getGrant().getToken());
+
+        var waiting = TenureGrpc.newFutureStub(channel).acquire(acquire(sb, 2, "fifo", -1));
+        Thread.sleep(100);
+        assertThat(waiting.isDone()).as("second acquire waits on the server").isFalse();
+
+        var stale = stub.release(release(sa, 2, "fifo", first.getGrant().getToken() - 1));
+        assertThat(stale.getCode()).isEqualTo(Code.CODE_NOT_OWNER);
+        assertThat(stale.getCurrentToken()).isEqualTo(first.getGrant().getToken());
+
+        assertThat(stub.release(release(sa, 3, "fifo", first.getGrant().getToken())).getCode())
+                .isEqualTo(Code.CODE_OK);
+        AcquireResponse handed = waiting.get(10, TimeUnit.SECONDS);
+        assertThat(handed.getCode()).isEqualTo(Code.CODE_OK);
+        assertThat(handed.getGrant().getToken()).isGreaterThan(first.getGrant().getToken());
+        assertThat(handed.getGrant().getPreviousEnd()).isEqualTo(TenureEnd.TENURE_END_RELEASED);
+        assertThat(handed.getGrant().getPreviousToken()).isEqualTo(first.getGrant().getToken());
+
+        // A retry of the same request id returns the original grant, not a new one.
+        assertThat(stub.acquire(acquire(sb, 2, "fifo", -1)).getGrant()).isEqualTo(handed.getGrant());
+
+        var status = stub.lockStatus(LockStatusRequest.newBuilder().setLock("fifo").build());
+        assertThat(status.getHolder().getSessionId()).isEqualTo(sb);
+        assertThat(status.getHistoryList()).extracting(h -> h.getToken()).containsExactly(first.getGrant().getToken());
+    }
+
+    @Test
+    void closedConnectionEndsTheSessionAtOnce() throws Exception {
+        ManagedChannel own = NettyChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext().build();
+        BlockingQueue<AttachResponse> got = new LinkedBlockingQueue<>();
+        var out = TenureGrpc.newStub(own).attach(new StreamObserver<>() {
+            public void onNext(AttachResponse v) { got.add(v); }
+            public void onError(Throwable t) {}
+            public void onCompleted() {}
+        });
+        out.onNext(AttachRequest.newBuilder().setOpen(AttachRequest.Open.newBuilder().setTtlMs(60_000)).build());
+        long holder = got.poll(10, TimeUnit.SECONDS).getOpened().getSessionId();
+        AcquireResponse held = TenureGrpc.newBlockingStub(own).acquire(acquire(holder, 1, "crash", 0));
+        assertThat(held.getCode()).isEqualTo(Code.CODE_OK);
+
+        SessionStream waiter = new SessionStream();
+        long sw = waiter.open(10_000);
+        var waiting = TenureGrpc.newFutureStub(channel).acquire(acquire(sw, 1, "crash", -1));
+        long start = System.nanoTime();
+        own.shutdownNow(); // the connection closes, as when the holder's process dies
+        AcquireResponse next = waiting.get(10, TimeUnit.SECONDS);
+        long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertThat(next.getGrant().getPreviousEnd()).isEqualTo(TenureEnd.TENURE_END_DISCONNECTED);
+        assertThat(next.getGrant().getPreviousToken()).isEqualTo(held.getGrant().getToken());
+        assertThat(tookMs).as("handover without waiting for the 60 s TTL").isLessThan(30_000);
+    }
+
+    @Test
+    void fencedPutAcceptsOnlyTheCurrentToken() throws Exception {
+        SessionStream a = new SessionStream();
+        long sa = a.open(10_000);
+        long old = stub.acquire(acquire(sa, 1, "fence", 0)).getGrant().getToken();
+        assertThat(stub.release(release(sa, 2, "fence", old)).getCode()).isEqualTo(Code.CODE_OK);
+        long token = stub.acquire(acquire(sa, 3, "fence", 0)).getGrant().getToken();
+        var ok = stub.kvPut(put(sa, 4, "k", "v1", "fence", token));
+        assertThat(ok.getCode()).isEqualTo(Code.CODE_OK);
+        var stale = stub.kvPut(put(sa, 5, "k", "v2", "fence", old));
+        assertThat(stale.getCode()).isEqualTo(Code.CODE_STALE_TOKEN);
+        assertThat(stale.getCurrentToken()).isEqualTo(token);
+        var got = stub.kvGet(KvGetRequest.newBuilder().setKey("k").build());
+        assertThat(got.getValue().toStringUtf8()).isEqualTo("v1");
+        assertThat(got.getToken()).isEqualTo(token);
+    }
+
+    @Test
+    void badInputIsRejectedWithTheLimitNamed() {
+        assertThatThrownBy(() -> stub.acquire(acquire(1, 1, "x".repeat(300), 0)))
+                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+                    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+                    assertThat(e.getStatus().getDescription()).contains("lockNameBytesMax");
+                });
+        assertThatThrownBy(() -> stub.kvPut(put(0, 0, "k", "x".repeat(70_000), null, 0)))
+                .isInstanceOfSatisfying(StatusRuntimeException.class, e ->
+                        assertThat(e.getStatus().getDescription()).contains("valueBytesMax"));
+    }
+
+    @Test
+    void statusGoesThroughTheLog() {
+        var s = stub.serverStatus(ServerStatusRequest.getDefaultInstance());
+        assertThat(s.getHealth()).isEqualTo("ok");
+        assertThat(s.getLeaderId()).isEqualTo(0);
+        assertThat(s.getNowMs()).isPositive();
+    }
+
+    static AcquireRequest acquire(long session, long request, String lock, long waitMs) {
+        return AcquireRequest.newBuilder()
+                .setSessionId(session).setRequestId(request).setLock(lock).setWaitMs(waitMs).build();
+    }
+
+    static ReleaseRequest release(long session, long request, String lock, long token) {
+        return ReleaseRequest.newBuilder()
+                .setSessionId(session).setRequestId(request).setLock(lock).setToken(token).build();
+    }
+
+    static KvPutRequest put(long session, long request, String key, String value, String lock, long token) {
+        KvPutRequest.Builder b = KvPutRequest.newBuilder()
+                .setSessionId(session).setRequestId(request).setKey(key).setValue(ByteString.copyFromUtf8(value));
+        if (lock != null) {
+            b.setFence(Fence.newBuilder().setLock(lock).setToken(token));
+        }
+        return b.build();
+    }
+}
