@@ -17,6 +17,7 @@ public final class TenureServer implements AutoCloseable {
     private final ServerConfig config;
     private final AtomicReference<Cluster.Role> role = new AtomicReference<>(Cluster.Role.FOLLOWER);
     private final Health health = new Health();
+    private DataDirLock dataLock;
     private ClusterNode node;
     private Gateway gateway;
     private AdminHttp admin;
@@ -38,6 +39,7 @@ public final class TenureServer implements AutoCloseable {
     }
 
     private void startAll(PrintStream log) throws IOException {
+        dataLock = DataDirLock.acquire(config.dataDir());
         node = ClusterNode.launch(config, role::set, error -> {
             log.println("tenure: cluster error: " + error);
             error.printStackTrace(log);
@@ -92,6 +94,13 @@ public final class TenureServer implements AutoCloseable {
         }
         if (node != null) {
             node.close();
+        }
+        if (dataLock != null) {
+            try {
+                dataLock.close();
+            } catch (IOException e) {
+                // The process is ending; the kernel releases the lock anyway.
+            }
         }
     }
 }

@@ -1,0 +1,64 @@
+package dev.tenure.cli;
+
+import dev.tenure.cli.ExitCodes.CliException;
+import dev.tenure.client.Lease;
+import dev.tenure.client.LossReason;
+import dev.tenure.client.Session;
+import dev.tenure.client.TenureClient;
+import dev.tenure.client.TenureException;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+@Command(name = "acquire",
+        description = {
+            "Acquires LOCK, prints the grant, then holds and renews the lease until SIGINT/SIGTERM",
+            "(releases, exit 0) or until the lease is lost (prints why, exit 4)."
+        })
+final class AcquireCommand implements Callable<Integer> {
+
+    @Parameters(index = "0", paramLabel = "LOCK")
+    String lock;
+
+    @Mixin
+    ClientOptions client;
+
+    @Mixin
+    WaitOptions waiting;
+
+    @Option(names = "--json", description = "Print the grant as one JSON object on one line.")
+    boolean json;
+
+    @Override
+    public Integer call() {
+        CompletableFuture<String> stop = Signals.termination();
+        try (TenureClient tenure = client.client();
+                Session session = tenure.openSession()) {
+            Lease lease = waiting.acquire(session, lock);
+            print(lease);
+            Object first = CompletableFuture.anyOf(stop, lease.lost()).join();
+            if (first instanceof LossReason reason) {
+                throw new CliException(ExitCodes.LEASE_LOST,
+                        "lease on " + lock + " (token " + lease.token() + ") lost: " + reason);
+            }
+            lease.release();
+            return ExitCodes.OK;
+        } catch (TenureException e) {
+            throw Failures.of(e);
+        }
+    }
+
+    private void print(Lease lease) {
+        if (json) {
+            System.out.println(Json.line(Json.grant(lease)));
+        } else {
+            System.out.printf("acquired %s token %d session %d ttl %dms previous %s%s%n",
+                    lease.lock(), lease.token(), lease.sessionId(), lease.ttl().toMillis(), lease.previousEnd(),
+                    lease.previousToken() == 0 ? "" : " (token " + lease.previousToken() + ")");
+        }
+        System.out.flush();
+    }
+}

@@ -1,0 +1,43 @@
+package dev.tenure.cli;
+
+/** The exit codes every command uses, and the mapping from failures to them. */
+final class ExitCodes {
+
+    static final int OK = 0;
+    static final int UNEXPECTED = 1;
+    static final int BAD_INPUT = 2;
+    static final int CONFLICT = 3;
+    static final int LEASE_LOST = 4;
+    static final int UNAVAILABLE = 5;
+
+    private ExitCodes() {}
+
+    static int of(Throwable e) {
+        if (e instanceof CliException c) {
+            return c.exitCode();
+        }
+        if (e instanceof IllegalArgumentException) {
+            return BAD_INPUT;
+        }
+        return UNEXPECTED;
+    }
+
+    static String describe(Throwable e) {
+        String message = e.getMessage();
+        return message == null || message.isBlank() ? e.toString() : message;
+    }
+
+    /** A failure that knows its exit code. */
+    static final class CliException extends RuntimeException {
+        private final int exitCode;
+
+        CliException(int exitCode, String message) {
+            super(message, null, false, false);
+            this.exitCode = exitCode;
+        }
+
+        int exitCode() {
+            return exitCode;
+        }
+    }
+}

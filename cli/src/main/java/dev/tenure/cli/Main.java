@@ -1,0 +1,44 @@
+package dev.tenure.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code tenure} command. */
+@Command(
+        name = "tenure",
+        mixinStandardHelpOptions = true,
+        version = "tenure 0.1.0",
+        description = "Tenure: locks and leases whose fencing tokens storage can check.",
+        subcommands = {
+            ServerCommand.class,
+            AcquireCommand.class,
+            RunCommand.class,
+            ReleaseCommand.class,
+            StatusCommand.class,
+            KvCommand.class
+        },
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            "0:ok",
+            "1:unexpected error",
+            "2:bad input",
+            "3:conflict (held, not owner, stale token)",
+            "4:lease lost",
+            "5:unavailable (no server or no quorum reachable in time)"
+        })
+public final class Main {
+
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    static int run(String... args) {
+        CommandLine cli = new CommandLine(new Main());
+        cli.setExitCodeExceptionMapper(ExitCodes::of);
+        cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+            commandLine.getErr().println("tenure: " + ExitCodes.describe(e));
+            return ExitCodes.of(e);
+        });
+        return cli.execute(args);
+    }
+}

@@ -1,0 +1,36 @@
+package dev.tenure.cli;
+
+import dev.tenure.client.Session;
+import dev.tenure.client.TenureClient;
+import dev.tenure.client.TenureException;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+@Command(name = "release",
+        description = "Releases LOCK if TOKEN is its current grant (compare-and-delete); otherwise exits 3 and changes nothing.")
+final class ReleaseCommand implements Callable<Integer> {
+
+    @Parameters(index = "0", paramLabel = "LOCK")
+    String lock;
+
+    @Option(names = "--token", required = true, description = "The fencing token of the lease to end.")
+    long token;
+
+    @Mixin
+    ClientOptions client;
+
+    @Override
+    public Integer call() {
+        try (TenureClient tenure = client.client();
+                Session session = tenure.openSession()) {
+            session.release(lock, token);
+            System.out.printf("released %s token %d%n", lock, token);
+            return ExitCodes.OK;
+        } catch (TenureException e) {
+            throw Failures.of(e);
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package dev.tenure.cli;
+
+import dev.tenure.cli.ExitCodes.CliException;
+import dev.tenure.client.Lease;
+import dev.tenure.client.LossReason;
+import dev.tenure.client.Session;
+import dev.tenure.client.TenureClient;
+import dev.tenure.client.TenureException;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+@Command(name = "run",
+        description = {
+            "Runs CMD while holding LOCK and returns its exit code. CMD sees TENURE_LOCK, TENURE_TOKEN,",
+            "TENURE_SESSION, TENURE_ENDPOINT, TENURE_PREVIOUS_END and TENURE_PREVIOUS_TOKEN. If the lease",
+            "is lost, CMD gets SIGTERM (SIGKILL after --grace) and tenure exits 4."
+        })
+final class RunCommand implements Callable<Integer> {
+
+    @Parameters(index = "0", paramLabel = "LOCK")
+    String lock;
+
+    @Parameters(index = "1..*", paramLabel = "CMD", arity = "1..*", description = "The command and its arguments (after --).")
+    List<String> command;
+
+    @Mixin
+    ClientOptions client;
+
+    @Mixin
+    WaitOptions waiting;
+
+    @Option(names = "--grace", description = "Time between SIGTERM and SIGKILL when the lease is lost (default: ${DEFAULT-VALUE}).",
+            defaultValue = "5s", converter = DurationConverter.class)
+    Duration grace;
+
+    @Override
+    public Integer call() throws IOException, InterruptedException {
+        CompletableFuture<String> stop = Signals.termination();
+        try (TenureClient tenure = client.client();
+                Session session = tenure.openSession()) {
+            Lease lease = waiting.acquire(session, lock);
+            Process child = start(lease);
+            Object first = CompletableFuture.anyOf(child.onExit(), lease.lost(), stop).join();
+            if (first instanceof LossReason reason) {
+                stopChild(child);
+                throw new CliException(ExitCodes.LEASE_LOST, "lease on " + lock + " (token " + lease.token()
+                        + ") lost: " + reason + "; stopped the command");
+            }
+            if (first instanceof String) {
+                // tenure itself was asked to stop: pass it on, then release.
+                stopChild(child);
+            }
+            int code = child.waitFor();
+            lease.release();
+            return code;
+        } catch (TenureException e) {
+            throw Failures.of(e);
+        }
+    }
+
+    private Process start(Lease lease) throws IOException {
+        ProcessBuilder pb = new ProcessBuilder(command).inheritIO();
+        Map<String, String> env = pb.environment();
+        env.put("TENURE_LOCK", lease.lock());
+        env.put("TENURE_TOKEN", Long.toString(lease.token()));
+        env.put("TENURE_SESSION", Long.toString(lease.sessionId()));
+        env.put("TENURE_ENDPOINT", client.endpoints());
+        env.put("TENURE_PREVIOUS_END", lease.previousEnd().name());
+        env.put("TENURE_PREVIOUS_TOKEN", Long.toString(lease.previousToken()));
+        return pb.start();
+    }
+
+    private void stopChild(Process child) throws InterruptedException {
+        child.destroy(); // SIGTERM
+        if (!child.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
+            child.destroyForcibly(); // SIGKILL
+            child.waitFor();
+        }
+    }
+}

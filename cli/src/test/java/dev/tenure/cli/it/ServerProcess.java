@@ -1,0 +1,57 @@
+package dev.tenure.cli.it;
+
+import dev.tenure.server.TestPorts;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/** A real `tenure server` process on free loopback ports; restartable on the same data. */
+final class ServerProcess implements AutoCloseable {
+
+    final Path data;
+    final int port;
+    final int clusterPortBase;
+    private Processes.Running running;
+
+    ServerProcess(Path data) {
+        this.data = data;
+        this.port = TestPorts.freeTcpPort();
+        this.clusterPortBase = TestPorts.freeAeronPortBase();
+    }
+
+    String endpoint() {
+        return "127.0.0.1:" + port;
+    }
+
+    ServerProcess start() throws IOException, InterruptedException {
+        running = new Processes.Running(Processes.tenure(List.of(
+                "server", "--data", data.toString(), "--port", Integer.toString(port), "--admin-port", "0",
+                "--cluster-port-base", Integer.toString(clusterPortBase))), Map.of());
+        String line = running.nextLine(Duration.ofSeconds(60));
+        if (!line.contains("health ok")) {
+            throw new AssertionError("server did not become healthy: " + line + "\n" + running.output());
+        }
+        return this;
+    }
+
+    void kill9() throws InterruptedException {
+        running.kill9();
+    }
+
+    void signal(String name) throws IOException, InterruptedException {
+        running.signal(name);
+    }
+
+    long pid() {
+        return running.pid();
+    }
+
+    @Override
+    public void close() {
+        if (running != null) {
+            running.close();
+        }
+    }
+}

@@ -1,0 +1,134 @@
+package dev.tenure.cli.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Failure modes 1, 3 and 5 against a real server process and real client processes: a holder
+ * killed with -9, a holder paused with SIGSTOP past its TTL, a stale release and a stale fenced
+ * write. Timing assertions only bound what must not wait for a TTL; they are not benchmarks.
+ */
+class TakeoverIT {
+
+    @TempDir
+    static Path data;
+
+    static ServerProcess server;
+
+    @BeforeAll
+    static void start() throws Exception {
+        server = new ServerProcess(data).start();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    static Processes.Running tenure(String... args) throws Exception {
+        List<String> all = new ArrayList<>(List.of(args));
+        all.add("--endpoint");
+        all.add(server.endpoint());
+        return new Processes.Running(Processes.tenure(all), Map.of());
+    }
+
+    static JsonObject json(String line) {
+        return JsonParser.parseString(line).getAsJsonObject();
+    }
+
+    @Test
+    void killedHolderHandsOverAtOnceAndItsTokenIsFencedOff() throws Exception {
+        try (var holder = tenure("acquire", "crash-lock", "--ttl", "30s", "--json");
+                var waiter = tenure("acquire", "crash-lock", "--json")) {
+            JsonObject first = json(holder.nextLine(Duration.ofSeconds(30)));
+            long oldToken = first.get("token").getAsLong();
+            assertThat(first.get("previous_end").getAsString()).isEqualTo("NONE");
+            Thread.sleep(Processes.scaled(Duration.ofMillis(500)).toMillis()); // the waiter is queued
+
+            long killedAt = System.nanoTime();
+            holder.kill9();
+            JsonObject second = json(waiter.nextLine(Duration.ofSeconds(20)));
+            long takeoverMs = (System.nanoTime() - killedAt) / 1_000_000;
+
+            assertThat(second.get("previous_end").getAsString()).isEqualTo("DISCONNECTED");
+            assertThat(second.get("previous_token").getAsLong()).isEqualTo(oldToken);
+            assertThat(second.get("token").getAsLong()).isGreaterThan(oldToken);
+            assertThat(takeoverMs).as("takeover must not wait for the 30 s TTL").isLessThan(10_000);
+
+            // The dead holder's token is refused by the fenced KV, naming the current token.
+            var put = tenure("kv", "put", "crash-key", "stale", "--lock", "crash-lock", "--token", Long.toString(oldToken));
+            assertThat(put.waitFor(Duration.ofSeconds(30))).isEqualTo(3);
+            assertThat(put.output()).contains("current token is " + second.get("token").getAsLong());
+
+            // A stale release changes nothing.
+            var release = tenure("release", "crash-lock", "--token", Long.toString(oldToken));
+            assertThat(release.waitFor(Duration.ofSeconds(30))).isEqualTo(3);
+            var status = tenure("status", "crash-lock", "--json");
+            assertThat(status.waitFor(Duration.ofSeconds(30))).isEqualTo(0);
+            JsonObject view = json(status.nextLine(Duration.ofSeconds(1)));
+            assertThat(view.getAsJsonObject("holder").get("token").getAsLong())
+                    .isEqualTo(second.get("token").getAsLong());
+
+            // SIGTERM: the holder releases and exits 0.
+            waiter.signal("TERM");
+            assertThat(waiter.waitFor(Duration.ofSeconds(30))).isEqualTo(0);
+        }
+        var after = tenure("status", "crash-lock", "--json");
+        assertThat(after.waitFor(Duration.ofSeconds(30))).isEqualTo(0);
+        JsonObject view = json(after.nextLine(Duration.ofSeconds(1)));
+        assertThat(view.get("holder").isJsonNull()).isTrue();
+        var history = view.getAsJsonArray("history");
+        assertThat(history.get(history.size() - 1).getAsJsonObject().get("end").getAsString()).isEqualTo("RELEASED");
+        assertThat(history.get(history.size() - 2).getAsJsonObject().get("end").getAsString()).isEqualTo("DISCONNECTED");
+    }
+
+    @Test
+    void pausedHolderLosesTheLockAndItsWritesAreRejected() throws Exception {
+        try (var holder = new Processes.Running(Processes.worker(PausableHolder.class.getName(),
+                        List.of(server.endpoint(), "pause-lock", "pause-key", "3000")), Map.of())) {
+            long token = Long.parseLong(holder.nextLine(Duration.ofSeconds(30)).substring("granted ".length()));
+            assertThat(holder.nextLine(Duration.ofSeconds(10))).isEqualTo("put ok");
+
+            holder.signal("STOP");
+            try (var waiter = tenure("acquire", "pause-lock", "--json")) {
+                JsonObject grant = json(waiter.nextLine(Duration.ofSeconds(30)));
+                assertThat(grant.get("previous_end").getAsString()).isEqualTo("EXPIRED");
+                assertThat(grant.get("previous_token").getAsLong()).isEqualTo(token);
+                long newToken = grant.get("token").getAsLong();
+                var write = tenure("kv", "put", "pause-key", "new owner", "--lock", "pause-lock", "--token",
+                        Long.toString(newToken));
+                assertThat(write.waitFor(Duration.ofSeconds(30))).isEqualTo(0);
+
+                holder.signal("CONT");
+                List<String> lines = new ArrayList<>();
+                String line;
+                do {
+                    line = holder.nextLine(Duration.ofSeconds(30));
+                    lines.add(line);
+                } while (!line.startsWith("put rejected") || lines.stream().noneMatch(l -> l.startsWith("lost")));
+                assertThat(lines).contains("put rejected current=" + newToken);
+                assertThat(lines).anyMatch(l -> l.startsWith("lost "));
+
+                // The stale holder's writes did not land: the new owner's value stands.
+                var get = tenure("kv", "get", "pause-key", "--json");
+                assertThat(get.waitFor(Duration.ofSeconds(30))).isEqualTo(0);
+                JsonObject value = json(get.nextLine(Duration.ofSeconds(1)));
+                assertThat(value.get("value").getAsString()).isEqualTo("new owner");
+                assertThat(value.get("token").getAsLong()).isEqualTo(newToken);
+            }
+        }
+    }
+}

@@ -1,0 +1,30 @@
+package dev.tenure.client;
+
+import dev.tenure.api.v1.ServerStatusResponse;
+import java.util.List;
+
+/**
+ * One node's view of itself and its cluster.
+ *
+ * @param leaderId -1 when no leader is known
+ * @param health "ok", or "no quorum" / "starting" with a reason in {@code healthDetail}
+ */
+public record ServerStatus(int nodeId, List<Member> members, int leaderId, String health,
+    String healthDetail, long healthSinceMs, long sessions, long locks, long held,
+    long lastToken, long nowMs) {
+
+  public ServerStatus {
+    members = List.copyOf(members);
+  }
+
+  public record Member(int id, String endpoint, boolean leader) {}
+
+  static ServerStatus from(ServerStatusResponse r) {
+    List<Member> members = r.getMembersList().stream()
+        .map(m -> new Member(m.getId(), m.getEndpoint(), m.getLeader()))
+        .toList();
+    return new ServerStatus(r.getNodeId(), members, r.getLeaderId(), r.getHealth(),
+        r.getHealthDetail(), r.getHealthSinceMs(), r.getSessions(), r.getLocks(), r.getHeld(),
+        r.getLastToken(), r.getNowMs());
+  }
+}

@@ -1,0 +1,55 @@
+package dev.tenure.server;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+
+/**
+ * Exclusive ownership of a data directory for the life of this process.
+ *
+ * <p>Aeron refuses to start while a mark file looks active, and after {@code kill -9} it keeps
+ * looking active until its heartbeat ages out (seconds). An OS file lock tells the truth at once:
+ * the kernel drops it when its process dies. So when we hold the lock, every mark file in the
+ * directory belongs to a dead process and is removed; the log, catalog and recordings (the data)
+ * are never touched. When we cannot get the lock, another live node uses this directory and we
+ * refuse to start.
+ */
+final class DataDirLock implements AutoCloseable {
+
+    /** Aeron's per-process liveness files; they hold no committed data. */
+    private static final List<String> MARK_FILES = List.of(
+            "archive/archive-mark.dat", "cluster/cluster-mark.dat", "cluster/cluster-mark-service-0.dat");
+
+    private final FileChannel channel;
+    private final FileLock lock;
+
+    private DataDirLock(FileChannel channel, FileLock lock) {
+        this.channel = channel;
+        this.lock = lock;
+    }
+
+    static DataDirLock acquire(Path dataDir) throws IOException {
+        Files.createDirectories(dataDir);
+        FileChannel channel = FileChannel.open(
+                dataDir.resolve("tenure.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        FileLock lock = channel.tryLock();
+        if (lock == null) {
+            channel.close();
+            throw new IOException("data directory " + dataDir.toAbsolutePath() + " is in use by another running node");
+        }
+        for (String mark : MARK_FILES) {
+            Files.deleteIfExists(dataDir.resolve(mark));
+        }
+        return new DataDirLock(channel, lock);
+    }
+
+    @Override
+    public void close() throws IOException {
+        lock.release();
+        channel.close();
+    }
+}
