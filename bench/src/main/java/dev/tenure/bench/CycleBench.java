@@ -26,11 +26,17 @@ public final class CycleBench {
         int seconds = args.length > 2 ? Integer.parseInt(args[2]) : 10;
         int warmup = args.length > 3 ? Integer.parseInt(args[3]) : 3;
         Result r = run(endpoints, clients, Duration.ofSeconds(warmup), Duration.ofSeconds(seconds));
-        System.out.printf("{\"workload\":\"parallel\",\"clients\":%d,\"seconds\":%d,\"cycles\":%d,\"cycles_per_s\":%.0f,"
+        System.out.printf(
+                "{\"workload\":\"parallel\",\"clients\":%d,\"seconds\":%d,\"cycles\":%d,\"cycles_per_s\":%.0f,"
                         + "\"p50_ms\":%.3f,\"p90_ms\":%.3f,\"p99_ms\":%.3f,\"max_ms\":%.3f}%n",
-                clients, seconds, r.cycles, r.cycles / (double) seconds,
-                r.histogram.getValueAtPercentile(50) / 1e6, r.histogram.getValueAtPercentile(90) / 1e6,
-                r.histogram.getValueAtPercentile(99) / 1e6, r.histogram.getMaxValue() / 1e6);
+                clients,
+                seconds,
+                r.cycles,
+                r.cycles / (double) seconds,
+                r.histogram.getValueAtPercentile(50) / 1e6,
+                r.histogram.getValueAtPercentile(90) / 1e6,
+                r.histogram.getValueAtPercentile(99) / 1e6,
+                r.histogram.getMaxValue() / 1e6);
     }
 
     record Result(long cycles, Histogram histogram) {}
@@ -42,28 +48,33 @@ public final class CycleBench {
         CountDownLatch done = new CountDownLatch(clients);
         long[] counts = new long[clients];
         List<Thread> threads = new ArrayList<>();
-        try (TenureClient tenure = TenureClient.builder().endpoints(endpoints).sessionTtl(Duration.ofSeconds(10)).build()) {
+        try (TenureClient tenure = TenureClient.builder()
+                .endpoints(endpoints)
+                .sessionTtl(Duration.ofSeconds(10))
+                .build()) {
             for (int i = 0; i < clients; i++) {
                 int id = i;
                 Session session = tenure.openSession();
-                Thread t = new Thread(() -> {
-                    try {
-                        String lock = "bench-" + id;
-                        while (!stop.get()) {
-                            long start = System.nanoTime();
-                            try (Lease lease = session.acquire(lock)) {
-                                // acquire + release is one cycle
+                Thread t = new Thread(
+                        () -> {
+                            try {
+                                String lock = "bench-" + id;
+                                while (!stop.get()) {
+                                    long start = System.nanoTime();
+                                    try (Lease lease = session.acquire(lock)) {
+                                        // acquire + release is one cycle
+                                    }
+                                    if (measuring.get()) {
+                                        recorder.recordValue(System.nanoTime() - start);
+                                        counts[id]++;
+                                    }
+                                }
+                            } finally {
+                                session.close();
+                                done.countDown();
                             }
-                            if (measuring.get()) {
-                                recorder.recordValue(System.nanoTime() - start);
-                                counts[id]++;
-                            }
-                        }
-                    } finally {
-                        session.close();
-                        done.countDown();
-                    }
-                }, "bench-" + i);
+                        },
+                        "bench-" + i);
                 threads.add(t);
                 t.start();
             }

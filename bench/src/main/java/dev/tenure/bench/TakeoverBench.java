@@ -29,8 +29,16 @@ public final class TakeoverBench {
                 Session waiter = tenure.openSession()) {
             for (int i = 0; i < rounds; i++) {
                 String lock = "takeover-" + i + "-" + System.nanoTime();
-                Process holder = new ProcessBuilder(java, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
-                                System.getProperty("java.class.path"), Holder.class.getName(), endpoints, lock, "30")
+                Process holder = new ProcessBuilder(
+                                java,
+                                "-XX:+UseSerialGC",
+                                "-XX:TieredStopAtLevel=1",
+                                "-cp",
+                                System.getProperty("java.class.path"),
+                                Holder.class.getName(),
+                                endpoints,
+                                lock,
+                                "30")
                         .redirectErrorStream(true)
                         .start();
                 BufferedReader out = new BufferedReader(new InputStreamReader(holder.getInputStream()));
@@ -49,8 +57,8 @@ public final class TakeoverBench {
                 holder.waitFor();
             }
         }
-        System.out.printf("{\"workload\":\"takeover\",\"rounds\":%d,\"p50_ms\":%.1f,\"p99_ms\":%.1f,\"max_ms\":%.1f}%n",
+        System.out.printf(
+                "{\"workload\":\"takeover\",\"rounds\":%d,\"p50_ms\":%.1f,\"p99_ms\":%.1f,\"max_ms\":%.1f}%n",
                 rounds, h.getValueAtPercentile(50) / 1e6, h.getValueAtPercentile(99) / 1e6, h.getMaxValue() / 1e6);
     }
-
 }

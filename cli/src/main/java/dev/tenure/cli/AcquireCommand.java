@@ -13,7 +13,8 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "acquire",
+@Command(
+        name = "acquire",
         description = {
             "Acquires LOCK, prints the grant, then holds and renews the lease until SIGINT/SIGTERM",
             "(releases, exit 0) or until the lease is lost (prints why, exit 4)."
@@ -41,8 +42,8 @@ final class AcquireCommand implements Callable<Integer> {
             print(lease);
             Object first = CompletableFuture.anyOf(stop, lease.lost()).join();
             if (first instanceof LossReason reason) {
-                throw new CliException(ExitCodes.LEASE_LOST,
-                        "lease on " + lock + " (token " + lease.token() + ") lost: " + reason);
+                throw new CliException(
+                        ExitCodes.LEASE_LOST, "lease on " + lock + " (token " + lease.token() + ") lost: " + reason);
             }
             lease.release();
             return ExitCodes.OK;
@@ -55,8 +56,13 @@ final class AcquireCommand implements Callable<Integer> {
         if (json) {
             System.out.println(Json.line(Json.grant(lease)));
         } else {
-            System.out.printf("acquired %s token %d session %d ttl %dms previous %s%s%n",
-                    lease.lock(), lease.token(), lease.sessionId(), lease.ttl().toMillis(), lease.previousEnd(),
+            System.out.printf(
+                    "acquired %s token %d session %d ttl %dms previous %s%s%n",
+                    lease.lock(),
+                    lease.token(),
+                    lease.sessionId(),
+                    lease.ttl().toMillis(),
+                    lease.previousEnd(),
                     lease.previousToken() == 0 ? "" : " (token " + lease.previousToken() + ")");
         }
         System.out.flush();

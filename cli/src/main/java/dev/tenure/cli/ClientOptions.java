@@ -9,16 +9,25 @@ final class ClientOptions {
 
     static final String DEFAULT_ENDPOINT = "127.0.0.1:7420";
 
-    @Option(names = "--endpoint",
-            description = "host:port[,host:port...] of Tenure nodes (default: $TENURE_ENDPOINT or " + DEFAULT_ENDPOINT + ").")
+    @Option(
+            names = "--endpoint",
+            description =
+                    "host:port[,host:port...] of Tenure nodes (default: $TENURE_ENDPOINT or " + DEFAULT_ENDPOINT + ").")
     String endpoint;
 
-    @Option(names = "--ttl", description = "Session TTL: how long the server keeps the lease without a renewal (default: ${DEFAULT-VALUE}).",
-            defaultValue = "10s", converter = DurationConverter.class)
+    @Option(
+            names = "--ttl",
+            description =
+                    "Session TTL: how long the server keeps the lease without a renewal (default: ${DEFAULT-VALUE}).",
+            defaultValue = "10s",
+            converter = DurationConverter.class)
     Duration ttl;
 
-    @Option(names = "--timeout", description = "How long a request may take, retries included, before exit 5 (default: ${DEFAULT-VALUE}).",
-            defaultValue = "5s", converter = DurationConverter.class)
+    @Option(
+            names = "--timeout",
+            description = "How long a request may take, retries included, before exit 5 (default: ${DEFAULT-VALUE}).",
+            defaultValue = "5s",
+            converter = DurationConverter.class)
     Duration timeout;
 
     String endpoints() {

@@ -21,10 +21,12 @@ final class Failures {
             return new CliException(ExitCodes.CONFLICT, "held: " + e.getMessage());
         }
         if (e instanceof NotOwnerException n) {
-            return new CliException(ExitCodes.CONFLICT, "not owner: the current token is " + n.currentToken() + "; nothing changed");
+            return new CliException(
+                    ExitCodes.CONFLICT, "not owner: the current token is " + n.currentToken() + "; nothing changed");
         }
         if (e instanceof StaleTokenException s) {
-            return new CliException(ExitCodes.CONFLICT, "stale token: the current token is " + s.currentToken() + "; nothing changed");
+            return new CliException(
+                    ExitCodes.CONFLICT, "stale token: the current token is " + s.currentToken() + "; nothing changed");
         }
         if (e instanceof LeaseLostException || e instanceof SessionLostException) {
             return new CliException(ExitCodes.LEASE_LOST, "lease lost: " + e.getMessage());

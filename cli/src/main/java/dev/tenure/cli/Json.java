@@ -8,7 +8,8 @@ import dev.tenure.client.Lease;
 /** One JSON object per line, for scripts. */
 final class Json {
 
-    private static final Gson GSON = new GsonBuilder().disableHtmlEscaping().serializeNulls().create();
+    private static final Gson GSON =
+            new GsonBuilder().disableHtmlEscaping().serializeNulls().create();
 
     private Json() {}
 

@@ -14,7 +14,9 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "kv", description = "The fenced key-value store.",
+@Command(
+        name = "kv",
+        description = "The fenced key-value store.",
         subcommands = {KvCommand.Put.class, KvCommand.Get.class, KvCommand.Del.class})
 final class KvCommand {
 
@@ -27,7 +29,10 @@ final class KvCommand {
         long token;
     }
 
-    @Command(name = "put", description = "Writes VALUE under KEY; with --lock/--token only if TOKEN is the lock's current grant (else exit 3).")
+    @Command(
+            name = "put",
+            description =
+                    "Writes VALUE under KEY; with --lock/--token only if TOKEN is the lock's current grant (else exit 3).")
     static final class Put implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "KEY")
         String key;
@@ -87,7 +92,8 @@ final class KvCommand {
                     o.addProperty("written_at_ms", e.writtenAtMs());
                     System.out.println(Json.line(o));
                 } else {
-                    System.out.println(value + "\t(token " + e.token() + (e.lock() == null || e.lock().isEmpty() ? "" : ", lock " + e.lock()) + ")");
+                    System.out.println(value + "\t(token " + e.token()
+                            + (e.lock() == null || e.lock().isEmpty() ? "" : ", lock " + e.lock()) + ")");
                 }
                 return ExitCodes.OK;
             } catch (TenureException ex) {
@@ -96,7 +102,9 @@ final class KvCommand {
         }
     }
 
-    @Command(name = "del", description = "Deletes KEY; with --lock/--token only if TOKEN is the lock's current grant (else exit 3).")
+    @Command(
+            name = "del",
+            description = "Deletes KEY; with --lock/--token only if TOKEN is the lock's current grant (else exit 3).")
     static final class Del implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "KEY")
         String key;

@@ -9,8 +9,10 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "release",
-        description = "Releases LOCK if TOKEN is its current grant (compare-and-delete); otherwise exits 3 and changes nothing.")
+@Command(
+        name = "release",
+        description =
+                "Releases LOCK if TOKEN is its current grant (compare-and-delete); otherwise exits 3 and changes nothing.")
 final class ReleaseCommand implements Callable<Integer> {
 
     @Parameters(index = "0", paramLabel = "LOCK")

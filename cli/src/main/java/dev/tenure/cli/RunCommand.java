@@ -18,7 +18,8 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "run",
+@Command(
+        name = "run",
         description = {
             "Runs CMD while holding LOCK and returns its exit code. CMD sees TENURE_LOCK, TENURE_TOKEN,",
             "TENURE_SESSION, TENURE_ENDPOINT, TENURE_PREVIOUS_END and TENURE_PREVIOUS_TOKEN. If the lease",
@@ -29,7 +30,11 @@ final class RunCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "LOCK")
     String lock;
 
-    @Parameters(index = "1..*", paramLabel = "CMD", arity = "1..*", description = "The command and its arguments (after --).")
+    @Parameters(
+            index = "1..*",
+            paramLabel = "CMD",
+            arity = "1..*",
+            description = "The command and its arguments (after --).")
     List<String> command;
 
     @Mixin
@@ -38,8 +43,11 @@ final class RunCommand implements Callable<Integer> {
     @Mixin
     WaitOptions waiting;
 
-    @Option(names = "--grace", description = "Time between SIGTERM and SIGKILL when the lease is lost (default: ${DEFAULT-VALUE}).",
-            defaultValue = "5s", converter = DurationConverter.class)
+    @Option(
+            names = "--grace",
+            description = "Time between SIGTERM and SIGKILL when the lease is lost (default: ${DEFAULT-VALUE}).",
+            defaultValue = "5s",
+            converter = DurationConverter.class)
     Duration grace;
 
     @Override
@@ -49,11 +57,14 @@ final class RunCommand implements Callable<Integer> {
                 Session session = tenure.openSession()) {
             Lease lease = waiting.acquire(session, lock);
             Process child = start(lease);
-            Object first = CompletableFuture.anyOf(child.onExit(), lease.lost(), stop).join();
+            Object first =
+                    CompletableFuture.anyOf(child.onExit(), lease.lost(), stop).join();
             if (first instanceof LossReason reason) {
                 stopChild(child);
-                throw new CliException(ExitCodes.LEASE_LOST, "lease on " + lock + " (token " + lease.token()
-                        + ") lost: " + reason + "; stopped the command");
+                throw new CliException(
+                        ExitCodes.LEASE_LOST,
+                        "lease on " + lock + " (token " + lease.token() + ") lost: " + reason
+                                + "; stopped the command");
             }
             if (first instanceof String) {
                 // tenure itself was asked to stop: pass it on, then release.

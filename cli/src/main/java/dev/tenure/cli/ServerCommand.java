@@ -21,28 +21,37 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
     @Option(names = "--port", description = "gRPC port for clients (default: ${DEFAULT-VALUE}).", defaultValue = "7420")
     int port;
 
-    @Option(names = "--admin-port", description = "HTTP admin port, 0 to disable (default: ${DEFAULT-VALUE}).",
+    @Option(
+            names = "--admin-port",
+            description = "HTTP admin port, 0 to disable (default: ${DEFAULT-VALUE}).",
             defaultValue = "7421")
     int adminPort;
 
-    @Option(names = "--cluster-port-base",
+    @Option(
+            names = "--cluster-port-base",
             description = "Base of the five UDP ports Aeron uses between members (default: port + 10).")
     Integer clusterPortBase;
 
-    @Option(names = "--ready-timeout", description = "How long to wait for the node to serve (default: ${DEFAULT-VALUE}).",
-            defaultValue = "30s", converter = DurationConverter.class)
+    @Option(
+            names = "--ready-timeout",
+            description = "How long to wait for the node to serve (default: ${DEFAULT-VALUE}).",
+            defaultValue = "30s",
+            converter = DurationConverter.class)
     Duration readyTimeout;
 
     @Override
     public Integer call() throws Exception {
-        ServerConfig config = ServerConfig.singleNode(data, port, adminPort,
-                clusterPortBase == null ? port + 10 : clusterPortBase);
+        ServerConfig config =
+                ServerConfig.singleNode(data, port, adminPort, clusterPortBase == null ? port + 10 : clusterPortBase);
         CountDownLatch stop = new CountDownLatch(1);
         TenureServer server = TenureServer.start(config, System.err);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            server.close();
-            stop.countDown();
-        }, "tenure-shutdown"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            server.close();
+                            stop.countDown();
+                        },
+                        "tenure-shutdown"));
         ServerStatusResponse status = awaitReady(server);
         System.out.printf(
                 "tenure: node %d serving on %s (admin %s), data %s, health %s%n",

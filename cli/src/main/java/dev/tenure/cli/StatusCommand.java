@@ -13,8 +13,10 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "status",
-        description = "For LOCK: its holder, waiters and recent ownership history. Without LOCK: the server or cluster.")
+@Command(
+        name = "status",
+        description =
+                "For LOCK: its holder, waiters and recent ownership history. Without LOCK: the server or cluster.")
 final class StatusCommand implements Callable<Integer> {
 
     @Parameters(index = "0", arity = "0..1", paramLabel = "LOCK")
@@ -48,14 +50,17 @@ final class StatusCommand implements Callable<Integer> {
     private static JsonObject lockJson(LockStatus s) {
         JsonObject o = new JsonObject();
         o.addProperty("lock", s.lock());
-        s.holder().ifPresentOrElse(h -> {
-            JsonObject holder = new JsonObject();
-            holder.addProperty("session", h.sessionId());
-            holder.addProperty("token", h.token());
-            holder.addProperty("since_ms", h.sinceMs());
-            holder.addProperty("client", h.clientName());
-            o.add("holder", holder);
-        }, () -> o.add("holder", null));
+        s.holder()
+                .ifPresentOrElse(
+                        h -> {
+                            JsonObject holder = new JsonObject();
+                            holder.addProperty("session", h.sessionId());
+                            holder.addProperty("token", h.token());
+                            holder.addProperty("since_ms", h.sinceMs());
+                            holder.addProperty("client", h.clientName());
+                            o.add("holder", holder);
+                        },
+                        () -> o.add("holder", null));
         JsonArray waiters = new JsonArray();
         for (var w : s.waiters()) {
             JsonObject waiter = new JsonObject();
@@ -82,18 +87,27 @@ final class StatusCommand implements Callable<Integer> {
 
     private static String lockText(LockStatus s) {
         StringBuilder b = new StringBuilder("lock ").append(s.lock()).append('\n');
-        s.holder().ifPresentOrElse(
-                h -> b.append(String.format("  holder   session %d token %d since %s (%s)%n",
-                        h.sessionId(), h.token(), Instant.ofEpochMilli(h.sinceMs()), h.clientName())),
-                () -> b.append("  holder   none\n"));
+        s.holder()
+                .ifPresentOrElse(
+                        h -> b.append(String.format(
+                                "  holder   session %d token %d since %s (%s)%n",
+                                h.sessionId(), h.token(), Instant.ofEpochMilli(h.sinceMs()), h.clientName())),
+                        () -> b.append("  holder   none\n"));
         b.append("  waiters  ").append(s.waiters().size()).append('\n');
         for (var w : s.waiters()) {
-            b.append(String.format("    session %d since %s (%s)%n", w.sessionId(), Instant.ofEpochMilli(w.sinceMs()), w.clientName()));
+            b.append(String.format(
+                    "    session %d since %s (%s)%n",
+                    w.sessionId(), Instant.ofEpochMilli(w.sinceMs()), w.clientName()));
         }
         b.append("  history  (oldest first)\n");
         for (var h : s.history()) {
-            b.append(String.format("    token %d session %d %s .. %s %s%n", h.token(), h.sessionId(),
-                    Instant.ofEpochMilli(h.grantedAtMs()), Instant.ofEpochMilli(h.endedAtMs()), h.end()));
+            b.append(String.format(
+                    "    token %d session %d %s .. %s %s%n",
+                    h.token(),
+                    h.sessionId(),
+                    Instant.ofEpochMilli(h.grantedAtMs()),
+                    Instant.ofEpochMilli(h.endedAtMs()),
+                    h.end()));
         }
         return b.toString().stripTrailing();
     }
@@ -123,13 +137,17 @@ final class StatusCommand implements Callable<Integer> {
 
     private static String serverText(ServerStatus s) {
         StringBuilder b = new StringBuilder();
-        b.append(String.format("health   %s%s (since %s)%n", s.health(),
-                s.healthDetail().isEmpty() ? "" : ": " + s.healthDetail(), Instant.ofEpochMilli(s.healthSinceMs())));
+        b.append(String.format(
+                "health   %s%s (since %s)%n",
+                s.health(),
+                s.healthDetail().isEmpty() ? "" : ": " + s.healthDetail(),
+                Instant.ofEpochMilli(s.healthSinceMs())));
         b.append(String.format("node     %d, leader %s%n", s.nodeId(), s.leaderId() < 0 ? "unknown" : s.leaderId()));
         for (var m : s.members()) {
             b.append(String.format("member   %d %s%s%n", m.id(), m.endpoint(), m.leader() ? " (leader)" : ""));
         }
-        b.append(String.format("sessions %d, locks %d (%d held), last token %d", s.sessions(), s.locks(), s.held(), s.lastToken()));
+        b.append(String.format(
+                "sessions %d, locks %d (%d held), last token %d", s.sessions(), s.locks(), s.held(), s.lastToken()));
         return b.toString();
     }
 }

@@ -8,7 +8,9 @@ import picocli.CommandLine.Option;
 /** {@code --wait D | --no-wait}: how long an acquire waits in the lock's queue. */
 final class WaitOptions {
 
-    @Option(names = "--wait", description = "Wait at most this long for the lock (default: forever).",
+    @Option(
+            names = "--wait",
+            description = "Wait at most this long for the lock (default: forever).",
             converter = DurationConverter.class)
     Duration wait;
 

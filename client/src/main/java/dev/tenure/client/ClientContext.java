@@ -8,39 +8,46 @@ import java.util.concurrent.TimeUnit;
 
 /** What a client's sessions share: endpoints, retrier, clock, listener and settings. */
 final class ClientContext {
-  final Endpoints endpoints;
-  final Retrier retrier;
-  final TimeSource time;
-  final TenureListener listener;
-  final long ttlNanos;
-  /** Negative: the default for the TTL the server confirms. */
-  final long driftMarginNanos;
-  final long requestTimeoutNanos;
-  final String clientName;
-  final Set<Session> sessions = ConcurrentHashMap.newKeySet();
+    final Endpoints endpoints;
+    final Retrier retrier;
+    final TimeSource time;
+    final TenureListener listener;
+    final long ttlNanos;
+    /** Negative: the default for the TTL the server confirms. */
+    final long driftMarginNanos;
 
-  ClientContext(Endpoints endpoints, TimeSource time, TenureListener listener, long ttlNanos,
-      long driftMarginNanos, long requestTimeoutNanos, String clientName) {
-    this.endpoints = endpoints;
-    this.retrier = new Retrier(endpoints, time);
-    this.time = time;
-    this.listener = new SafeListener(listener);
-    this.ttlNanos = ttlNanos;
-    this.driftMarginNanos = driftMarginNanos;
-    this.requestTimeoutNanos = requestTimeoutNanos;
-    this.clientName = clientName;
-  }
+    final long requestTimeoutNanos;
+    final String clientName;
+    final Set<Session> sessions = ConcurrentHashMap.newKeySet();
 
-  static long defaultMarginNanos(long ttlNanos) {
-    return Math.max(ttlNanos / 20, TimeUnit.MILLISECONDS.toNanos(20));
-  }
+    ClientContext(
+            Endpoints endpoints,
+            TimeSource time,
+            TenureListener listener,
+            long ttlNanos,
+            long driftMarginNanos,
+            long requestTimeoutNanos,
+            String clientName) {
+        this.endpoints = endpoints;
+        this.retrier = new Retrier(endpoints, time);
+        this.time = time;
+        this.listener = new SafeListener(listener);
+        this.ttlNanos = ttlNanos;
+        this.driftMarginNanos = driftMarginNanos;
+        this.requestTimeoutNanos = requestTimeoutNanos;
+        this.clientName = clientName;
+    }
 
-  long marginNanos(long ttlNanos) {
-    return driftMarginNanos >= 0 ? driftMarginNanos : defaultMarginNanos(ttlNanos);
-  }
+    static long defaultMarginNanos(long ttlNanos) {
+        return Math.max(ttlNanos / 20, TimeUnit.MILLISECONDS.toNanos(20));
+    }
 
-  /** How long close() waits for the server to confirm the session's end. */
-  long closeWaitNanos() {
-    return Math.min(requestTimeoutNanos, TimeUnit.SECONDS.toNanos(1));
-  }
+    long marginNanos(long ttlNanos) {
+        return driftMarginNanos >= 0 ? driftMarginNanos : defaultMarginNanos(ttlNanos);
+    }
+
+    /** How long close() waits for the server to confirm the session's end. */
+    long closeWaitNanos() {
+        return Math.min(requestTimeoutNanos, TimeUnit.SECONDS.toNanos(1));
+    }
 }

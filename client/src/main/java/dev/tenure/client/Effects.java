@@ -9,16 +9,16 @@ import java.util.List;
  * through the session's {@link EventQueue} instead.)
  */
 final class Effects {
-  private final List<Runnable> actions = new ArrayList<>();
+    private final List<Runnable> actions = new ArrayList<>();
 
-  void add(Runnable action) {
-    actions.add(action);
-  }
-
-  void run() {
-    for (Runnable a : actions) {
-      a.run();
+    void add(Runnable action) {
+        actions.add(action);
     }
-    actions.clear();
-  }
+
+    void run() {
+        for (Runnable a : actions) {
+            a.run();
+        }
+        actions.clear();
+    }
 }

@@ -10,33 +10,33 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * gRPC thread's UNCERTAIN→CONNECTED that followed it. Nothing foreign runs under a client lock.
  */
 final class EventQueue {
-  private static final System.Logger LOG = System.getLogger(EventQueue.class.getName());
+    private static final System.Logger LOG = System.getLogger(EventQueue.class.getName());
 
-  private final ConcurrentLinkedQueue<Runnable> queue = new ConcurrentLinkedQueue<>();
-  private final AtomicBoolean draining = new AtomicBoolean();
+    private final ConcurrentLinkedQueue<Runnable> queue = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean draining = new AtomicBoolean();
 
-  void add(Runnable event) {
-    queue.add(event);
-  }
-
-  /**
-   * Runs queued events unless another thread (or this one, further up the stack: a callback
-   * that calls back into the client) is already running them; that one will run these too.
-   */
-  void drain() {
-    while (!queue.isEmpty() && draining.compareAndSet(false, true)) {
-      try {
-        Runnable event;
-        while ((event = queue.poll()) != null) {
-          try {
-            event.run();
-          } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "tenure client event failed", e);
-          }
-        }
-      } finally {
-        draining.set(false);
-      }
+    void add(Runnable event) {
+        queue.add(event);
     }
-  }
+
+    /**
+     * Runs queued events unless another thread (or this one, further up the stack: a callback
+     * that calls back into the client) is already running them; that one will run these too.
+     */
+    void drain() {
+        while (!queue.isEmpty() && draining.compareAndSet(false, true)) {
+            try {
+                Runnable event;
+                while ((event = queue.poll()) != null) {
+                    try {
+                        event.run();
+                    } catch (RuntimeException e) {
+                        LOG.log(System.Logger.Level.WARNING, "tenure client event failed", e);
+                    }
+                }
+            } finally {
+                draining.set(false);
+            }
+        }
+    }
 }

@@ -11,34 +11,37 @@ import java.util.Arrays;
  * @param writtenAtMs state-machine time of the write, ms since the epoch
  */
 public record KvEntry(String key, byte[] value, long token, String lock, long writtenAtMs) {
-  public KvEntry {
-    value = value.clone();
-  }
+    public KvEntry {
+        value = value.clone();
+    }
 
-  @Override
-  public byte[] value() {
-    return value.clone();
-  }
+    @Override
+    public byte[] value() {
+        return value.clone();
+    }
 
-  static KvEntry from(String key, KvGetResponse r) {
-    return new KvEntry(key, r.getValue().toByteArray(), r.getToken(), r.getLock(),
-        r.getWrittenAtMs());
-  }
+    static KvEntry from(String key, KvGetResponse r) {
+        return new KvEntry(key, r.getValue().toByteArray(), r.getToken(), r.getLock(), r.getWrittenAtMs());
+    }
 
-  @Override
-  public boolean equals(Object o) {
-    return o instanceof KvEntry e && key.equals(e.key) && Arrays.equals(value, e.value)
-        && token == e.token && lock.equals(e.lock) && writtenAtMs == e.writtenAtMs;
-  }
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof KvEntry e
+                && key.equals(e.key)
+                && Arrays.equals(value, e.value)
+                && token == e.token
+                && lock.equals(e.lock)
+                && writtenAtMs == e.writtenAtMs;
+    }
 
-  @Override
-  public int hashCode() {
-    return 31 * key.hashCode() + Arrays.hashCode(value) + Long.hashCode(token);
-  }
+    @Override
+    public int hashCode() {
+        return 31 * key.hashCode() + Arrays.hashCode(value) + Long.hashCode(token);
+    }
 
-  @Override
-  public String toString() {
-    return "KvEntry[key=" + key + ", " + value.length + " bytes, token=" + token + ", lock=" + lock
-        + ", writtenAtMs=" + writtenAtMs + "]";
-  }
+    @Override
+    public String toString() {
+        return "KvEntry[key=" + key + ", " + value.length + " bytes, token=" + token + ", lock=" + lock
+                + ", writtenAtMs=" + writtenAtMs + "]";
+    }
 }

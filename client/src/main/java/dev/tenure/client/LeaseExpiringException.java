@@ -7,21 +7,21 @@ import java.time.Duration;
  * renewal: the mutation should not start.
  */
 public class LeaseExpiringException extends TenureException {
-  private final Duration remaining;
-  private final Duration needed;
+    private final Duration remaining;
+    private final Duration needed;
 
-  public LeaseExpiringException(String lock, long token, Duration remaining, Duration needed) {
-    super("lease of '" + lock + "' (token " + token + ") has " + remaining.toMillis()
-        + " ms left, " + needed.toMillis() + " ms needed");
-    this.remaining = remaining;
-    this.needed = needed;
-  }
+    public LeaseExpiringException(String lock, long token, Duration remaining, Duration needed) {
+        super("lease of '" + lock + "' (token " + token + ") has " + remaining.toMillis() + " ms left, "
+                + needed.toMillis() + " ms needed");
+        this.remaining = remaining;
+        this.needed = needed;
+    }
 
-  public Duration remaining() {
-    return remaining;
-  }
+    public Duration remaining() {
+        return remaining;
+    }
 
-  public Duration needed() {
-    return needed;
-  }
+    public Duration needed() {
+        return needed;
+    }
 }

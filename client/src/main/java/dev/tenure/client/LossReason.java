@@ -2,31 +2,31 @@ package dev.tenure.client;
 
 /** Why a lease or a session stopped being valid. */
 public enum LossReason {
-  /** Released by this client, or by anyone holding its token. */
-  RELEASED,
-  /** The client's own conservative horizon passed without a renewal; no server message needed. */
-  HORIZON_PASSED,
-  /** The server expired it. */
-  EXPIRED,
-  /** The server saw the session's connection close. */
-  DISCONNECTED,
-  /** The server revoked it (an operator, or maxHold). */
-  REVOKED,
-  /** The server ended the session without a more specific reason, or no longer knows it. */
-  SESSION_ENDED;
+    /** Released by this client, or by anyone holding its token. */
+    RELEASED,
+    /** The client's own conservative horizon passed without a renewal; no server message needed. */
+    HORIZON_PASSED,
+    /** The server expired it. */
+    EXPIRED,
+    /** The server saw the session's connection close. */
+    DISCONNECTED,
+    /** The server revoked it (an operator, or maxHold). */
+    REVOKED,
+    /** The server ended the session without a more specific reason, or no longer knows it. */
+    SESSION_ENDED;
 
-  static LossReason of(TenureEnd end) {
-    switch (end) {
-      case RELEASED:
-        return RELEASED;
-      case EXPIRED:
-        return EXPIRED;
-      case DISCONNECTED:
-        return DISCONNECTED;
-      case REVOKED:
-        return REVOKED;
-      default:
-        return SESSION_ENDED;
+    static LossReason of(TenureEnd end) {
+        switch (end) {
+            case RELEASED:
+                return RELEASED;
+            case EXPIRED:
+                return EXPIRED;
+            case DISCONNECTED:
+                return DISCONNECTED;
+            case REVOKED:
+                return REVOKED;
+            default:
+                return SESSION_ENDED;
+        }
     }
-  }
 }

@@ -11,38 +11,44 @@ import java.util.Optional;
 
 /** Requests that need no session: they change nothing, so retrying them needs no request id. */
 final class Reads {
-  private Reads() {}
+    private Reads() {}
 
-  static Optional<KvEntry> get(ClientContext ctx, String key) {
-    KvGetResponse r = Blocking.join(ctx.retrier.call(TenureGrpc.getKvGetMethod(),
-        KvGetRequest.newBuilder().setKey(key).build(), ctx.requestTimeoutNanos));
-    switch (r.getCode()) {
-      case CODE_OK:
-        return Optional.of(KvEntry.from(key, r));
-      case CODE_NOT_FOUND:
-        return Optional.empty();
-      default:
-        throw Outcomes.unexpected("get '" + key + "'", r.getCode(), r.getMessage());
+    static Optional<KvEntry> get(ClientContext ctx, String key) {
+        KvGetResponse r = Blocking.join(ctx.retrier.call(
+                TenureGrpc.getKvGetMethod(),
+                KvGetRequest.newBuilder().setKey(key).build(),
+                ctx.requestTimeoutNanos));
+        switch (r.getCode()) {
+            case CODE_OK:
+                return Optional.of(KvEntry.from(key, r));
+            case CODE_NOT_FOUND:
+                return Optional.empty();
+            default:
+                throw Outcomes.unexpected("get '" + key + "'", r.getCode(), r.getMessage());
+        }
     }
-  }
 
-  static LockStatus status(ClientContext ctx, String lock) {
-    LockStatusResponse r = Blocking.join(ctx.retrier.call(TenureGrpc.getLockStatusMethod(),
-        LockStatusRequest.newBuilder().setLock(lock).build(), ctx.requestTimeoutNanos));
-    switch (r.getCode()) {
-      case CODE_OK:
-      case CODE_UNSPECIFIED:
-        return LockStatus.from(lock, r);
-      case CODE_NOT_FOUND:
-        // A lock nobody has touched (or whose history aged out) is simply free.
-        return new LockStatus(lock, Optional.empty(), List.of(), List.of(), r.getNowMs());
-      default:
-        throw Outcomes.unexpected("status '" + lock + "'", r.getCode(), r.getMessage());
+    static LockStatus status(ClientContext ctx, String lock) {
+        LockStatusResponse r = Blocking.join(ctx.retrier.call(
+                TenureGrpc.getLockStatusMethod(),
+                LockStatusRequest.newBuilder().setLock(lock).build(),
+                ctx.requestTimeoutNanos));
+        switch (r.getCode()) {
+            case CODE_OK:
+            case CODE_UNSPECIFIED:
+                return LockStatus.from(lock, r);
+            case CODE_NOT_FOUND:
+                // A lock nobody has touched (or whose history aged out) is simply free.
+                return new LockStatus(lock, Optional.empty(), List.of(), List.of(), r.getNowMs());
+            default:
+                throw Outcomes.unexpected("status '" + lock + "'", r.getCode(), r.getMessage());
+        }
     }
-  }
 
-  static ServerStatus serverStatus(ClientContext ctx) {
-    return ServerStatus.from(Blocking.join(ctx.retrier.call(TenureGrpc.getServerStatusMethod(),
-        ServerStatusRequest.getDefaultInstance(), ctx.requestTimeoutNanos)));
-  }
+    static ServerStatus serverStatus(ClientContext ctx) {
+        return ServerStatus.from(Blocking.join(ctx.retrier.call(
+                TenureGrpc.getServerStatusMethod(),
+                ServerStatusRequest.getDefaultInstance(),
+                ctx.requestTimeoutNanos)));
+    }
 }

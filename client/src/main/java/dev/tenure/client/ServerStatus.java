@@ -9,22 +9,40 @@ import java.util.List;
  * @param leaderId -1 when no leader is known
  * @param health "ok", or "no quorum" / "starting" with a reason in {@code healthDetail}
  */
-public record ServerStatus(int nodeId, List<Member> members, int leaderId, String health,
-    String healthDetail, long healthSinceMs, long sessions, long locks, long held,
-    long lastToken, long nowMs) {
+public record ServerStatus(
+        int nodeId,
+        List<Member> members,
+        int leaderId,
+        String health,
+        String healthDetail,
+        long healthSinceMs,
+        long sessions,
+        long locks,
+        long held,
+        long lastToken,
+        long nowMs) {
 
-  public ServerStatus {
-    members = List.copyOf(members);
-  }
+    public ServerStatus {
+        members = List.copyOf(members);
+    }
 
-  public record Member(int id, String endpoint, boolean leader) {}
+    public record Member(int id, String endpoint, boolean leader) {}
 
-  static ServerStatus from(ServerStatusResponse r) {
-    List<Member> members = r.getMembersList().stream()
-        .map(m -> new Member(m.getId(), m.getEndpoint(), m.getLeader()))
-        .toList();
-    return new ServerStatus(r.getNodeId(), members, r.getLeaderId(), r.getHealth(),
-        r.getHealthDetail(), r.getHealthSinceMs(), r.getSessions(), r.getLocks(), r.getHeld(),
-        r.getLastToken(), r.getNowMs());
-  }
+    static ServerStatus from(ServerStatusResponse r) {
+        List<Member> members = r.getMembersList().stream()
+                .map(m -> new Member(m.getId(), m.getEndpoint(), m.getLeader()))
+                .toList();
+        return new ServerStatus(
+                r.getNodeId(),
+                members,
+                r.getLeaderId(),
+                r.getHealth(),
+                r.getHealthDetail(),
+                r.getHealthSinceMs(),
+                r.getSessions(),
+                r.getLocks(),
+                r.getHeld(),
+                r.getLastToken(),
+                r.getNowMs());
+    }
 }

@@ -5,15 +5,10 @@ import dev.tenure.api.v1.AcquireResponse;
 import dev.tenure.api.v1.Code;
 import dev.tenure.api.v1.Fence;
 import dev.tenure.api.v1.Grant;
-import dev.tenure.api.v1.KvDeleteRequest;
-import dev.tenure.api.v1.KvDeleteResponse;
-import dev.tenure.api.v1.KvPutRequest;
-import dev.tenure.api.v1.KvPutResponse;
 import dev.tenure.api.v1.ReleaseRequest;
 import dev.tenure.api.v1.ReleaseResponse;
 import dev.tenure.api.v1.TenureGrpc;
 import dev.tenure.client.internal.Retrier;
-import com.google.protobuf.ByteString;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -38,400 +33,414 @@ import java.util.concurrent.atomic.AtomicLong;
  * its id, so the server returns the original outcome instead of acting twice.
  */
 public final class Session implements AutoCloseable {
-  /** CONNECTED: renewals are acknowledged. UNCERTAIN: one is late or the stream broke; leases
-   * stay valid until their horizon. LOST: final. */
-  public enum State { CONNECTED, UNCERTAIN, LOST }
-
-  /** LeaseEnded pushes remembered for grants still in flight (bounded). */
-  private static final int ENDED_EARLY_MAX = 64;
-
-  private final ClientContext ctx;
-  private final EventQueue queue = new EventQueue();
-  private final Liveness liveness;
-  private final AtomicLong requestIds = new AtomicLong();
-  private final CompletableFuture<LossReason> lost = new CompletableFuture<>();
-  private final Set<CompletableFuture<Lease>> acquiring = ConcurrentHashMap.newKeySet();
-  // Guarded by leases.
-  private final Map<Long, Lease> leases = new HashMap<>();
-  private final Map<Long, LossReason> endedEarly = new LinkedHashMap<>() {
-    @Override
-    protected boolean removeEldestEntry(Map.Entry<Long, LossReason> eldest) {
-      return size() > ENDED_EARLY_MAX;
+    /** CONNECTED: renewals are acknowledged. UNCERTAIN: one is late or the stream broke; leases
+     * stay valid until their horizon. LOST: final. */
+    public enum State {
+        CONNECTED,
+        UNCERTAIN,
+        LOST
     }
-  };
-  private boolean leasesClosed;
 
-  Session(ClientContext ctx) {
-    this.ctx = ctx;
-    this.liveness = new Liveness(ctx, new Events(), queue);
-  }
+    /** LeaseEnded pushes remembered for grants still in flight (bounded). */
+    private static final int ENDED_EARLY_MAX = 64;
 
-  CompletableFuture<Session> open() {
-    return liveness.open().thenApply(v -> this);
-  }
+    private final ClientContext ctx;
+    private final EventQueue queue = new EventQueue();
+    private final Liveness liveness;
+    private final AtomicLong requestIds = new AtomicLong();
+    private final CompletableFuture<LossReason> lost = new CompletableFuture<>();
+    private final Set<CompletableFuture<Lease>> acquiring = ConcurrentHashMap.newKeySet();
+    // Guarded by leases.
+    private final Map<Long, Lease> leases = new HashMap<>();
+    private final Map<Long, LossReason> endedEarly = new LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Long, LossReason> eldest) {
+            return size() > ENDED_EARLY_MAX;
+        }
+    };
+    private boolean leasesClosed;
 
-  public long id() {
-    return liveness.sessionId();
-  }
-
-  /** The TTL the server confirmed. */
-  public Duration ttl() {
-    return liveness.ttl();
-  }
-
-  public State state() {
-    return liveness.state();
-  }
-
-  /** Completes once, when the session is LOST, with why. */
-  public CompletableFuture<LossReason> lost() {
-    return lost.copy();
-  }
-
-  // ---- locks ----
-
-  /** Waits as long as it takes (or until the session is lost). */
-  public Lease acquire(String lock) {
-    return Blocking.join(acquireAsync(lock, null));
-  }
-
-  /** Throws {@link LockHeldException} if the lock is not granted within {@code wait}. */
-  public Lease acquire(String lock, Duration wait) {
-    return Blocking.join(acquireAsync(lock, Objects.requireNonNull(wait, "wait")));
-  }
-
-  /** Takes the lock only if it is free now. */
-  public Optional<Lease> tryAcquire(String lock) {
-    try {
-      return Optional.of(acquire(lock, Duration.ZERO));
-    } catch (LockHeldException held) {
-      return Optional.empty();
+    Session(ClientContext ctx) {
+        this.ctx = ctx;
+        this.liveness = new Liveness(ctx, new Events(), queue);
     }
-  }
 
-  /**
-   * Acquires without blocking the caller. {@code wait} null means forever. Cancelling the
-   * future withdraws the wait on the server; a grant that raced the cancel is released.
-   */
-  public CompletableFuture<Lease> acquireAsync(String lock, Duration wait) {
-    Objects.requireNonNull(lock, "lock");
-    long waitMs = waitMs(wait);
-    CompletableFuture<Lease> result = new CompletableFuture<>();
-    ctx.listener.acquireStart(lock);
-    result.whenComplete((lease, error) -> {
-      acquiring.remove(result);
-      if (error == null) {
-        ctx.listener.acquireEnd(lease);
-      } else {
-        ctx.listener.acquireFailed(lock, asTenure(error));
-      }
-    });
-    if (liveness.lostReason() != null) {
-      result.completeExceptionally(lostException());
-      return result;
+    CompletableFuture<Session> open() {
+        return liveness.open().thenApply(v -> this);
     }
-    AcquireRequest request = AcquireRequest.newBuilder().setSessionId(id())
-        .setRequestId(requestIds.incrementAndGet()).setLock(lock).setWaitMs(waitMs).build();
-    long budget = waitMs < 0 ? Retrier.FOREVER
-        : saturatedAdd(TimeUnit.MILLISECONDS.toNanos(waitMs), ctx.requestTimeoutNanos);
-    CompletableFuture<AcquireResponse> call =
-        ctx.retrier.call(TenureGrpc.getAcquireMethod(), request, budget);
-    acquiring.add(result);
-    // However the result ends (cancelled, session lost), the server-side wait must end too.
-    result.whenComplete((lease, error) -> call.cancel(false));
-    call.whenComplete((response, error) -> acquired(lock, response, error, result));
-    if (liveness.lostReason() != null) {
-      result.completeExceptionally(lostException()); // lost while this was being set up
-    }
-    return result;
-  }
 
-  private void acquired(String lock, AcquireResponse response, Throwable error,
-      CompletableFuture<Lease> result) {
-    if (error != null) {
-      result.completeExceptionally(liveness.lostReason() != null ? lostException() : error);
-      return;
+    public long id() {
+        return liveness.sessionId();
     }
-    switch (response.getCode()) {
-      case CODE_OK:
-        granted(response.getGrant(), result);
-        break;
-      case CODE_HELD:
-        result.completeExceptionally(new LockHeldException(lock, response.getHolderToken()));
-        break;
-      default:
-        // The server's own words first; only then the session's loss (which fails every
-        // pending acquire with a generic SessionLostException).
-        result.completeExceptionally(Outcomes.unexpected("acquire '" + lock + "'",
-            response.getCode(), response.getMessage()));
-        if (response.getCode() == Code.CODE_SESSION_LOST) {
-          liveness.endedByServer();
+
+    /** The TTL the server confirmed. */
+    public Duration ttl() {
+        return liveness.ttl();
+    }
+
+    public State state() {
+        return liveness.state();
+    }
+
+    /** Completes once, when the session is LOST, with why. */
+    public CompletableFuture<LossReason> lost() {
+        return lost.copy();
+    }
+
+    // ---- locks ----
+
+    /** Waits as long as it takes (or until the session is lost). */
+    public Lease acquire(String lock) {
+        return Blocking.join(acquireAsync(lock, null));
+    }
+
+    /** Throws {@link LockHeldException} if the lock is not granted within {@code wait}. */
+    public Lease acquire(String lock, Duration wait) {
+        return Blocking.join(acquireAsync(lock, Objects.requireNonNull(wait, "wait")));
+    }
+
+    /** Takes the lock only if it is free now. */
+    public Optional<Lease> tryAcquire(String lock) {
+        try {
+            return Optional.of(acquire(lock, Duration.ZERO));
+        } catch (LockHeldException held) {
+            return Optional.empty();
         }
     }
-  }
 
-  private void granted(Grant grant, CompletableFuture<Lease> result) {
-    Lease lease = new Lease(this, grant);
-    if (!register(lease)) {
-      result.completeExceptionally(lostException());
-      return;
-    }
-    if (!result.complete(lease)) {
-      // The caller gave up after the server granted: hand the lock back now rather than hold
-      // it unseen until the session ends.
-      lease.releaseAsync().exceptionally(e -> null);
-    }
-  }
-
-  /**
-   * Releases whichever lease holds {@code token} on {@code lock}, from any session (an
-   * operator's release). Throws {@link NotOwnerException} if the token is not current.
-   */
-  public void release(String lock, long token) {
-    requireLive();
-    ReleaseRequest request = ReleaseRequest.newBuilder().setSessionId(id())
-        .setRequestId(requestIds.incrementAndGet()).setLock(lock).setToken(token)
-        .setAnySession(true).build();
-    ReleaseResponse r = Blocking.join(
-        ctx.retrier.call(TenureGrpc.getReleaseMethod(), request, ctx.requestTimeoutNanos));
-    if (r.getCode() == Code.CODE_NOT_OWNER) {
-      throw new NotOwnerException(lock, token, r.getCurrentToken());
-    } else if (r.getCode() != Code.CODE_OK) {
-      throw failure("release '" + lock + "'", r.getCode(), r.getMessage());
-    }
-    Lease own;
-    synchronized (leases) {
-      own = leases.get(token);
-    }
-    if (own != null && own.lock().equals(lock)) {
-      own.markLost(LossReason.RELEASED);
-    }
-  }
-
-  /** Compare-and-delete of one of this session's own leases. */
-  CompletableFuture<Void> releaseOwn(Lease lease) {
-    ReleaseRequest request = ReleaseRequest.newBuilder().setSessionId(lease.sessionId())
-        .setRequestId(requestIds.incrementAndGet()).setLock(lease.lock())
-        .setToken(lease.token()).build();
-    return ctx.retrier.call(TenureGrpc.getReleaseMethod(), request, ctx.requestTimeoutNanos)
-        .thenApply(r -> {
-          switch (r.getCode()) {
-            case CODE_OK:
-              lease.markLost(LossReason.RELEASED);
-              return null;
-            case CODE_NOT_OWNER:
-              // The server no longer counts it as ours. Unless a LeaseEnded or the session's
-              // loss told us first, that is news the caller must hear.
-              if (lease.markLost(LossReason.REVOKED)) {
-                throw new NotOwnerException(lease.lock(), lease.token(), r.getCurrentToken());
-              }
-              return null;
-            case CODE_SESSION_LOST:
-              liveness.endedByServer(); // the lease went with the session
-              return null;
-            default:
-              throw failure("release '" + lease.lock() + "'", r.getCode(), r.getMessage());
-          }
+    /**
+     * Acquires without blocking the caller. {@code wait} null means forever. Cancelling the
+     * future withdraws the wait on the server; a grant that raced the cancel is released.
+     */
+    public CompletableFuture<Lease> acquireAsync(String lock, Duration wait) {
+        Objects.requireNonNull(lock, "lock");
+        long waitMs = waitMs(wait);
+        CompletableFuture<Lease> result = new CompletableFuture<>();
+        ctx.listener.acquireStart(lock);
+        result.whenComplete((lease, error) -> {
+            acquiring.remove(result);
+            if (error == null) {
+                ctx.listener.acquireEnd(lease);
+            } else {
+                ctx.listener.acquireFailed(lock, asTenure(error));
+            }
         });
-  }
-
-  // ---- fenced key-value store ----
-
-  /** Unfenced write. */
-  public void put(String key, byte[] value) {
-    write(key, value, null);
-  }
-
-  /** Accepted only while {@code lease}'s token is its lock's current grant. */
-  public void put(String key, byte[] value, Lease lease) {
-    write(key, value, fence(lease.lock(), lease.token()));
-  }
-
-  public void put(String key, byte[] value, String lock, long token) {
-    write(key, value, fence(lock, token));
-  }
-
-  private void write(String key, byte[] value, Fence fence) {
-    requireLive();
-    Writes.put(ctx, id(), requestIds.incrementAndGet(), key, value, fence, this::failure);
-  }
-
-  /** Unfenced delete; returns whether the key existed. */
-  public boolean delete(String key) {
-    return remove(key, null);
-  }
-
-  public boolean delete(String key, Lease lease) {
-    return remove(key, fence(lease.lock(), lease.token()));
-  }
-
-  public boolean delete(String key, String lock, long token) {
-    return remove(key, fence(lock, token));
-  }
-
-  private boolean remove(String key, Fence fence) {
-    requireLive();
-    return Writes.delete(ctx, id(), requestIds.incrementAndGet(), key, fence, this::failure);
-  }
-
-  public Optional<KvEntry> get(String key) {
-    return Reads.get(ctx, key);
-  }
-
-  /**
-   * Ends the session: its leases are released and its waits withdrawn. Idempotent. Waits
-   * briefly for the server to confirm; either way the session is LOST(RELEASED) afterwards.
-   */
-  @Override
-  public void close() {
-    beginClose();
-    awaitClosed();
-  }
-
-  void beginClose() {
-    liveness.close();
-  }
-
-  void awaitClosed() {
-    Blocking.join(liveness.ended().copy()); // bounded: a timer ends the wait for an answer
-    queue.drain(); // so lost() is complete on return, unless a callback up this stack runs it
-  }
-
-  @Override
-  public String toString() {
-    return "Session[" + id() + ", " + state() + "]";
-  }
-
-  // ---- for Lease ----
-
-  Liveness liveness() {
-    return liveness;
-  }
-
-  TimeSource time() {
-    return ctx.time;
-  }
-
-  void forget(Lease lease, LossReason reason) {
-    synchronized (leases) {
-      leases.remove(lease.token(), lease);
-    }
-    ctx.listener.leaseLost(lease, reason);
-  }
-
-  // ---- internals ----
-
-  private boolean register(Lease lease) {
-    LossReason endedFirst;
-    synchronized (leases) {
-      if (leasesClosed) {
-        return false;
-      }
-      endedFirst = endedEarly.remove(lease.token());
-      if (endedFirst == null) {
-        leases.put(lease.token(), lease);
-      }
-    }
-    if (endedFirst != null) {
-      lease.markLost(endedFirst); // its LeaseEnded push overtook the grant
-    }
-    return true;
-  }
-
-  private TenureException failure(String request, Code code, String message) {
-    if (code == Code.CODE_SESSION_LOST) {
-      liveness.endedByServer();
-    }
-    return Outcomes.unexpected(request, code, message);
-  }
-
-  private void requireLive() {
-    if (liveness.lostReason() != null) {
-      throw lostException();
-    }
-  }
-
-  private SessionLostException lostException() {
-    return new SessionLostException("session " + id() + " is lost: " + liveness.lostReason());
-  }
-
-  private static Fence fence(String lock, long token) {
-    return Writes.fence(lock, token);
-  }
-
-  private static TenureException asTenure(Throwable error) {
-    Throwable t = error instanceof CompletionException && error.getCause() != null
-        ? error.getCause() : error;
-    if (t instanceof TenureException e) {
-      return e;
-    }
-    if (t instanceof CancellationException) {
-      return new TenureException("acquire cancelled", t);
-    }
-    return new TenureException(String.valueOf(t), t);
-  }
-
-  /** null: forever (-1 on the wire); sub-millisecond waits round up so they still wait. */
-  static long waitMs(Duration wait) {
-    if (wait == null) {
-      return -1;
-    }
-    if (wait.isNegative()) {
-      throw new IllegalArgumentException("wait must not be negative: " + wait);
-    }
-    try {
-      long ms = wait.toMillis();
-      return ms == 0 && !wait.isZero() ? 1 : ms;
-    } catch (ArithmeticException beyondLong) {
-      return -1;
-    }
-  }
-
-  private static long saturatedAdd(long a, long b) {
-    long sum = a + b;
-    return ((a ^ sum) & (b ^ sum)) < 0 ? Retrier.FOREVER : sum;
-  }
-
-  /** Liveness's events, in the session's event order. */
-  private final class Events implements Liveness.Events {
-    @Override
-    public void stateChanged(State from, State to) {
-      ctx.listener.sessionStateChanged(Session.this, from, to);
-    }
-
-    @Override
-    public void renewFailed(Throwable cause) {
-      ctx.listener.renewFailed(Session.this, cause);
-    }
-
-    @Override
-    public void leaseEnded(long token, LossReason reason) {
-      Lease lease;
-      synchronized (leases) {
-        lease = leases.get(token);
-        if (lease == null && !leasesClosed) {
-          endedEarly.put(token, reason);
+        if (liveness.lostReason() != null) {
+            result.completeExceptionally(lostException());
+            return result;
         }
-      }
-      if (lease != null) {
-        lease.markLost(reason);
-      }
+        AcquireRequest request = AcquireRequest.newBuilder()
+                .setSessionId(id())
+                .setRequestId(requestIds.incrementAndGet())
+                .setLock(lock)
+                .setWaitMs(waitMs)
+                .build();
+        long budget = waitMs < 0
+                ? Retrier.FOREVER
+                : saturatedAdd(TimeUnit.MILLISECONDS.toNanos(waitMs), ctx.requestTimeoutNanos);
+        CompletableFuture<AcquireResponse> call = ctx.retrier.call(TenureGrpc.getAcquireMethod(), request, budget);
+        acquiring.add(result);
+        // However the result ends (cancelled, session lost), the server-side wait must end too.
+        result.whenComplete((lease, error) -> call.cancel(false));
+        call.whenComplete((response, error) -> acquired(lock, response, error, result));
+        if (liveness.lostReason() != null) {
+            result.completeExceptionally(lostException()); // lost while this was being set up
+        }
+        return result;
+    }
+
+    private void acquired(String lock, AcquireResponse response, Throwable error, CompletableFuture<Lease> result) {
+        if (error != null) {
+            result.completeExceptionally(liveness.lostReason() != null ? lostException() : error);
+            return;
+        }
+        switch (response.getCode()) {
+            case CODE_OK:
+                granted(response.getGrant(), result);
+                break;
+            case CODE_HELD:
+                result.completeExceptionally(new LockHeldException(lock, response.getHolderToken()));
+                break;
+            default:
+                // The server's own words first; only then the session's loss (which fails every
+                // pending acquire with a generic SessionLostException).
+                result.completeExceptionally(
+                        Outcomes.unexpected("acquire '" + lock + "'", response.getCode(), response.getMessage()));
+                if (response.getCode() == Code.CODE_SESSION_LOST) {
+                    liveness.endedByServer();
+                }
+        }
+    }
+
+    private void granted(Grant grant, CompletableFuture<Lease> result) {
+        Lease lease = new Lease(this, grant);
+        if (!register(lease)) {
+            result.completeExceptionally(lostException());
+            return;
+        }
+        if (!result.complete(lease)) {
+            // The caller gave up after the server granted: hand the lock back now rather than hold
+            // it unseen until the session ends.
+            lease.releaseAsync().exceptionally(e -> null);
+        }
+    }
+
+    /**
+     * Releases whichever lease holds {@code token} on {@code lock}, from any session (an
+     * operator's release). Throws {@link NotOwnerException} if the token is not current.
+     */
+    public void release(String lock, long token) {
+        requireLive();
+        ReleaseRequest request = ReleaseRequest.newBuilder()
+                .setSessionId(id())
+                .setRequestId(requestIds.incrementAndGet())
+                .setLock(lock)
+                .setToken(token)
+                .setAnySession(true)
+                .build();
+        ReleaseResponse r =
+                Blocking.join(ctx.retrier.call(TenureGrpc.getReleaseMethod(), request, ctx.requestTimeoutNanos));
+        if (r.getCode() == Code.CODE_NOT_OWNER) {
+            throw new NotOwnerException(lock, token, r.getCurrentToken());
+        } else if (r.getCode() != Code.CODE_OK) {
+            throw failure("release '" + lock + "'", r.getCode(), r.getMessage());
+        }
+        Lease own;
+        synchronized (leases) {
+            own = leases.get(token);
+        }
+        if (own != null && own.lock().equals(lock)) {
+            own.markLost(LossReason.RELEASED);
+        }
+    }
+
+    /** Compare-and-delete of one of this session's own leases. */
+    CompletableFuture<Void> releaseOwn(Lease lease) {
+        ReleaseRequest request = ReleaseRequest.newBuilder()
+                .setSessionId(lease.sessionId())
+                .setRequestId(requestIds.incrementAndGet())
+                .setLock(lease.lock())
+                .setToken(lease.token())
+                .build();
+        return ctx.retrier
+                .call(TenureGrpc.getReleaseMethod(), request, ctx.requestTimeoutNanos)
+                .thenApply(r -> {
+                    switch (r.getCode()) {
+                        case CODE_OK:
+                            lease.markLost(LossReason.RELEASED);
+                            return null;
+                        case CODE_NOT_OWNER:
+                            // The server no longer counts it as ours. Unless a LeaseEnded or the session's
+                            // loss told us first, that is news the caller must hear.
+                            if (lease.markLost(LossReason.REVOKED)) {
+                                throw new NotOwnerException(lease.lock(), lease.token(), r.getCurrentToken());
+                            }
+                            return null;
+                        case CODE_SESSION_LOST:
+                            liveness.endedByServer(); // the lease went with the session
+                            return null;
+                        default:
+                            throw failure("release '" + lease.lock() + "'", r.getCode(), r.getMessage());
+                    }
+                });
+    }
+
+    // ---- fenced key-value store ----
+
+    /** Unfenced write. */
+    public void put(String key, byte[] value) {
+        write(key, value, null);
+    }
+
+    /** Accepted only while {@code lease}'s token is its lock's current grant. */
+    public void put(String key, byte[] value, Lease lease) {
+        write(key, value, fence(lease.lock(), lease.token()));
+    }
+
+    public void put(String key, byte[] value, String lock, long token) {
+        write(key, value, fence(lock, token));
+    }
+
+    private void write(String key, byte[] value, Fence fence) {
+        requireLive();
+        Writes.put(ctx, id(), requestIds.incrementAndGet(), key, value, fence, this::failure);
+    }
+
+    /** Unfenced delete; returns whether the key existed. */
+    public boolean delete(String key) {
+        return remove(key, null);
+    }
+
+    public boolean delete(String key, Lease lease) {
+        return remove(key, fence(lease.lock(), lease.token()));
+    }
+
+    public boolean delete(String key, String lock, long token) {
+        return remove(key, fence(lock, token));
+    }
+
+    private boolean remove(String key, Fence fence) {
+        requireLive();
+        return Writes.delete(ctx, id(), requestIds.incrementAndGet(), key, fence, this::failure);
+    }
+
+    public Optional<KvEntry> get(String key) {
+        return Reads.get(ctx, key);
+    }
+
+    /**
+     * Ends the session: its leases are released and its waits withdrawn. Idempotent. Waits
+     * briefly for the server to confirm; either way the session is LOST(RELEASED) afterwards.
+     */
+    @Override
+    public void close() {
+        beginClose();
+        awaitClosed();
+    }
+
+    void beginClose() {
+        liveness.close();
+    }
+
+    void awaitClosed() {
+        Blocking.join(liveness.ended().copy()); // bounded: a timer ends the wait for an answer
+        queue.drain(); // so lost() is complete on return, unless a callback up this stack runs it
     }
 
     @Override
-    public void lost(LossReason reason) {
-      List<Lease> held;
-      synchronized (leases) {
-        leasesClosed = true;
-        held = new ArrayList<>(leases.values());
-        leases.clear();
-      }
-      held.forEach(l -> l.markLost(reason));
-      lost.complete(reason);
-      for (CompletableFuture<Lease> waiting : new ArrayList<>(acquiring)) {
-        waiting.completeExceptionally(lostException());
-      }
-      ctx.sessions.remove(Session.this);
+    public String toString() {
+        return "Session[" + id() + ", " + state() + "]";
     }
-  }
+
+    // ---- for Lease ----
+
+    Liveness liveness() {
+        return liveness;
+    }
+
+    TimeSource time() {
+        return ctx.time;
+    }
+
+    void forget(Lease lease, LossReason reason) {
+        synchronized (leases) {
+            leases.remove(lease.token(), lease);
+        }
+        ctx.listener.leaseLost(lease, reason);
+    }
+
+    // ---- internals ----
+
+    private boolean register(Lease lease) {
+        LossReason endedFirst;
+        synchronized (leases) {
+            if (leasesClosed) {
+                return false;
+            }
+            endedFirst = endedEarly.remove(lease.token());
+            if (endedFirst == null) {
+                leases.put(lease.token(), lease);
+            }
+        }
+        if (endedFirst != null) {
+            lease.markLost(endedFirst); // its LeaseEnded push overtook the grant
+        }
+        return true;
+    }
+
+    private TenureException failure(String request, Code code, String message) {
+        if (code == Code.CODE_SESSION_LOST) {
+            liveness.endedByServer();
+        }
+        return Outcomes.unexpected(request, code, message);
+    }
+
+    private void requireLive() {
+        if (liveness.lostReason() != null) {
+            throw lostException();
+        }
+    }
+
+    private SessionLostException lostException() {
+        return new SessionLostException("session " + id() + " is lost: " + liveness.lostReason());
+    }
+
+    private static Fence fence(String lock, long token) {
+        return Writes.fence(lock, token);
+    }
+
+    private static TenureException asTenure(Throwable error) {
+        Throwable t = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        if (t instanceof TenureException e) {
+            return e;
+        }
+        if (t instanceof CancellationException) {
+            return new TenureException("acquire cancelled", t);
+        }
+        return new TenureException(String.valueOf(t), t);
+    }
+
+    /** null: forever (-1 on the wire); sub-millisecond waits round up so they still wait. */
+    static long waitMs(Duration wait) {
+        if (wait == null) {
+            return -1;
+        }
+        if (wait.isNegative()) {
+            throw new IllegalArgumentException("wait must not be negative: " + wait);
+        }
+        try {
+            long ms = wait.toMillis();
+            return ms == 0 && !wait.isZero() ? 1 : ms;
+        } catch (ArithmeticException beyondLong) {
+            return -1;
+        }
+    }
+
+    private static long saturatedAdd(long a, long b) {
+        long sum = a + b;
+        return ((a ^ sum) & (b ^ sum)) < 0 ? Retrier.FOREVER : sum;
+    }
+
+    /** Liveness's events, in the session's event order. */
+    private final class Events implements Liveness.Events {
+        @Override
+        public void stateChanged(State from, State to) {
+            ctx.listener.sessionStateChanged(Session.this, from, to);
+        }
+
+        @Override
+        public void renewFailed(Throwable cause) {
+            ctx.listener.renewFailed(Session.this, cause);
+        }
+
+        @Override
+        public void leaseEnded(long token, LossReason reason) {
+            Lease lease;
+            synchronized (leases) {
+                lease = leases.get(token);
+                if (lease == null && !leasesClosed) {
+                    endedEarly.put(token, reason);
+                }
+            }
+            if (lease != null) {
+                lease.markLost(reason);
+            }
+        }
+
+        @Override
+        public void lost(LossReason reason) {
+            List<Lease> held;
+            synchronized (leases) {
+                leasesClosed = true;
+                held = new ArrayList<>(leases.values());
+                leases.clear();
+            }
+            held.forEach(l -> l.markLost(reason));
+            lost.complete(reason);
+            for (CompletableFuture<Lease> waiting : new ArrayList<>(acquiring)) {
+                waiting.completeExceptionally(lostException());
+            }
+            ctx.sessions.remove(Session.this);
+        }
+    }
 }

@@ -26,220 +26,222 @@ import java.util.function.Function;
  * }</pre>
  */
 public final class TenureClient implements AutoCloseable {
-  private final ClientContext ctx;
-  private final AtomicBoolean closed = new AtomicBoolean();
+    private final ClientContext ctx;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
-  private TenureClient(ClientContext ctx) {
-    this.ctx = ctx;
-  }
-
-  public static Builder builder() {
-    return new Builder();
-  }
-
-  public Session openSession() {
-    return Blocking.join(openSessionAsync());
-  }
-
-  /**
-   * Opens a session: completes once a node confirms it is committed, or fails with
-   * {@link UnavailableException} after the request timeout.
-   */
-  public CompletableFuture<Session> openSessionAsync() {
-    if (closed.get()) {
-      throw new IllegalStateException("client is closed");
-    }
-    Session session = new Session(ctx);
-    ctx.sessions.add(session);
-    CompletableFuture<Session> opened = session.open();
-    opened.whenComplete((s, error) -> {
-      if (error != null) {
-        ctx.sessions.remove(session);
-        session.close(); // a caller that gave up (cancelled) must not leave it running
-      }
-    });
-    return opened;
-  }
-
-  /** Holder, waiters and recent history of {@code lock}, read through the log. */
-  public LockStatus status(String lock) {
-    return Reads.status(ctx, Objects.requireNonNull(lock, "lock"));
-  }
-
-  public ServerStatus serverStatus() {
-    return Reads.serverStatus(ctx);
-  }
-
-  public Optional<KvEntry> get(String key) {
-    return Reads.get(ctx, Objects.requireNonNull(key, "key"));
-  }
-
-  /**
-   * Unfenced write without a session. Writes need no session: a fenced write's authority is its
-   * token, and a retry writes the same value again.
-   */
-  public void put(String key, byte[] value) {
-    Writes.put(ctx, 0, 0, key, value, null, Outcomes::unexpected);
-  }
-
-  /**
-   * Fenced write without a session: accepted only while {@code token} is {@code lock}'s current
-   * grant, else {@link StaleTokenException} naming the current token, and nothing changes. This
-   * is how a process that holds a token but not the session (a script under {@code tenure run},
-   * a worker handed the token) writes.
-   */
-  public void put(String key, byte[] value, String lock, long token) {
-    Writes.put(ctx, 0, 0, key, value, Writes.fence(lock, token), Outcomes::unexpected);
-  }
-
-  /** Unfenced delete without a session; returns whether the key existed. */
-  public boolean delete(String key) {
-    return Writes.delete(ctx, 0, 0, key, null, Outcomes::unexpected);
-  }
-
-  /** Fenced delete without a session; see {@link #put(String, byte[], String, long)}. */
-  public boolean delete(String key, String lock, long token) {
-    return Writes.delete(ctx, 0, 0, key, Writes.fence(lock, token), Outcomes::unexpected);
-  }
-
-  /** Closes every open session (releasing their leases), then the channels. Idempotent. */
-  @Override
-  public void close() {
-    if (!closed.compareAndSet(false, true)) {
-      return;
-    }
-    List<Session> open = new ArrayList<>(ctx.sessions);
-    open.forEach(Session::beginClose); // all at once: each may wait briefly for its answer
-    for (Session s : open) {
-      try {
-        s.awaitClosed();
-      } catch (TenureException e) {
-        // Closing the channels below ends whatever is left; the server expires the rest.
-      }
-    }
-    ctx.endpoints.close();
-  }
-
-  /** Builds a {@link TenureClient}; every setting has a default except the endpoints. */
-  public static final class Builder {
-    private List<String> endpoints = List.of();
-    private Duration sessionTtl = Duration.ofSeconds(10);
-    private Duration driftMargin;
-    private Duration requestTimeout = Duration.ofSeconds(5);
-    private String clientName;
-    private TimeSource timeSource = TimeSource.system();
-    private TenureListener listener = new TenureListener() {};
-    private Function<String, ManagedChannel> channelFactory = Builder::plaintextChannel;
-
-    private Builder() {}
-
-    /** "host:port,host:port": any node's gateway serves any request. */
-    public Builder endpoints(String csv) {
-      this.endpoints = Endpoints.parse(Objects.requireNonNull(csv, "endpoints"));
-      return this;
+    private TenureClient(ClientContext ctx) {
+        this.ctx = ctx;
     }
 
-    public Builder endpoints(List<String> endpoints) {
-      this.endpoints = endpoints.stream().map(String::trim).map(Endpoints::validate).toList();
-      return this;
+    public static Builder builder() {
+        return new Builder();
     }
 
-    /** How long the server keeps a session that stops renewing. Default 10 s. */
-    public Builder sessionTtl(Duration ttl) {
-      this.sessionTtl = Objects.requireNonNull(ttl, "ttl");
-      return this;
+    public Session openSession() {
+        return Blocking.join(openSessionAsync());
     }
 
     /**
-     * How much sooner than the server the client gives its leases up, to cover clock-rate drift
-     * between client and server over one TTL. Default max(TTL/20, 20 ms).
+     * Opens a session: completes once a node confirms it is committed, or fails with
+     * {@link UnavailableException} after the request timeout.
      */
-    public Builder driftMargin(Duration margin) {
-      this.driftMargin = Objects.requireNonNull(margin, "margin");
-      return this;
-    }
-
-    /** Total time one request keeps retrying across endpoints. Default 5 s. */
-    public Builder requestTimeout(Duration timeout) {
-      this.requestTimeout = Objects.requireNonNull(timeout, "timeout");
-      return this;
-    }
-
-    /** Shown in status output. Default "java pid@host". */
-    public Builder clientName(String name) {
-      this.clientName = Objects.requireNonNull(name, "name");
-      return this;
-    }
-
-    public Builder timeSource(TimeSource time) {
-      this.timeSource = Objects.requireNonNull(time, "time");
-      return this;
-    }
-
-    public Builder listener(TenureListener listener) {
-      this.listener = Objects.requireNonNull(listener, "listener");
-      return this;
-    }
-
-    /** For tests: how to make the channel for an endpoint (e.g. in-process). */
-    Builder channelFactory(Function<String, ManagedChannel> factory) {
-      this.channelFactory = Objects.requireNonNull(factory, "factory");
-      return this;
-    }
-
-    public TenureClient build() {
-      if (endpoints.isEmpty()) {
-        throw new IllegalArgumentException("endpoints are required");
-      }
-      long ttlNanos = positiveNanos("sessionTtl", sessionTtl);
-      if (sessionTtl.toMillis() < 3) {
-        throw new IllegalArgumentException("sessionTtl must be at least 3 ms: " + sessionTtl);
-      }
-      long marginNanos = -1;
-      if (driftMargin != null) {
-        marginNanos = driftMargin.isNegative() ? -2 : driftMargin.toNanos();
-        if (marginNanos < 0 || marginNanos >= ttlNanos) {
-          throw new IllegalArgumentException(
-              "driftMargin must be in [0, sessionTtl): " + driftMargin);
+    public CompletableFuture<Session> openSessionAsync() {
+        if (closed.get()) {
+            throw new IllegalStateException("client is closed");
         }
-      }
-      long timeoutNanos = positiveNanos("requestTimeout", requestTimeout);
-      String name = clientName != null ? clientName : defaultClientName();
-      Endpoints eps = new Endpoints(endpoints, channelFactory);
-      return new TenureClient(new ClientContext(eps, timeSource, listener, ttlNanos, marginNanos,
-          timeoutNanos, name));
+        Session session = new Session(ctx);
+        ctx.sessions.add(session);
+        CompletableFuture<Session> opened = session.open();
+        opened.whenComplete((s, error) -> {
+            if (error != null) {
+                ctx.sessions.remove(session);
+                session.close(); // a caller that gave up (cancelled) must not leave it running
+            }
+        });
+        return opened;
     }
 
-    private static long positiveNanos(String what, Duration d) {
-      if (d.isNegative() || d.isZero()) {
-        throw new IllegalArgumentException(what + " must be positive: " + d);
-      }
-      try {
-        return d.toNanos();
-      } catch (ArithmeticException e) {
-        throw new IllegalArgumentException(what + " is too long: " + d, e);
-      }
+    /** Holder, waiters and recent history of {@code lock}, read through the log. */
+    public LockStatus status(String lock) {
+        return Reads.status(ctx, Objects.requireNonNull(lock, "lock"));
+    }
+
+    public ServerStatus serverStatus() {
+        return Reads.serverStatus(ctx);
+    }
+
+    public Optional<KvEntry> get(String key) {
+        return Reads.get(ctx, Objects.requireNonNull(key, "key"));
     }
 
     /**
-     * Plaintext Netty. No keepalive pings: the server may count a ping rate it finds abusive as
-     * a reason to close the connection, and closing the connection ends the session at once.
-     * The session's own keepalives are what detect a dead peer.
+     * Unfenced write without a session. Writes need no session: a fenced write's authority is its
+     * token, and a retry writes the same value again.
      */
-    private static ManagedChannel plaintextChannel(String target) {
-      return NettyChannelBuilder.forTarget(target).usePlaintext().build();
+    public void put(String key, byte[] value) {
+        Writes.put(ctx, 0, 0, key, value, null, Outcomes::unexpected);
     }
 
-    private static String defaultClientName() {
-      String host = System.getenv("HOSTNAME");
-      if (host == null || host.isBlank()) {
-        try {
-          host = InetAddress.getLocalHost().getHostName();
-        } catch (Exception e) {
-          host = "unknown-host";
-        }
-      }
-      return "java " + ProcessHandle.current().pid() + "@" + host;
+    /**
+     * Fenced write without a session: accepted only while {@code token} is {@code lock}'s current
+     * grant, else {@link StaleTokenException} naming the current token, and nothing changes. This
+     * is how a process that holds a token but not the session (a script under {@code tenure run},
+     * a worker handed the token) writes.
+     */
+    public void put(String key, byte[] value, String lock, long token) {
+        Writes.put(ctx, 0, 0, key, value, Writes.fence(lock, token), Outcomes::unexpected);
     }
-  }
+
+    /** Unfenced delete without a session; returns whether the key existed. */
+    public boolean delete(String key) {
+        return Writes.delete(ctx, 0, 0, key, null, Outcomes::unexpected);
+    }
+
+    /** Fenced delete without a session; see {@link #put(String, byte[], String, long)}. */
+    public boolean delete(String key, String lock, long token) {
+        return Writes.delete(ctx, 0, 0, key, Writes.fence(lock, token), Outcomes::unexpected);
+    }
+
+    /** Closes every open session (releasing their leases), then the channels. Idempotent. */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        List<Session> open = new ArrayList<>(ctx.sessions);
+        open.forEach(Session::beginClose); // all at once: each may wait briefly for its answer
+        for (Session s : open) {
+            try {
+                s.awaitClosed();
+            } catch (TenureException e) {
+                // Closing the channels below ends whatever is left; the server expires the rest.
+            }
+        }
+        ctx.endpoints.close();
+    }
+
+    /** Builds a {@link TenureClient}; every setting has a default except the endpoints. */
+    public static final class Builder {
+        private List<String> endpoints = List.of();
+        private Duration sessionTtl = Duration.ofSeconds(10);
+        private Duration driftMargin;
+        private Duration requestTimeout = Duration.ofSeconds(5);
+        private String clientName;
+        private TimeSource timeSource = TimeSource.system();
+        private TenureListener listener = new TenureListener() {};
+        private Function<String, ManagedChannel> channelFactory = Builder::plaintextChannel;
+
+        private Builder() {}
+
+        /** "host:port,host:port": any node's gateway serves any request. */
+        public Builder endpoints(String csv) {
+            this.endpoints = Endpoints.parse(Objects.requireNonNull(csv, "endpoints"));
+            return this;
+        }
+
+        public Builder endpoints(List<String> endpoints) {
+            this.endpoints = endpoints.stream()
+                    .map(String::trim)
+                    .map(Endpoints::validate)
+                    .toList();
+            return this;
+        }
+
+        /** How long the server keeps a session that stops renewing. Default 10 s. */
+        public Builder sessionTtl(Duration ttl) {
+            this.sessionTtl = Objects.requireNonNull(ttl, "ttl");
+            return this;
+        }
+
+        /**
+         * How much sooner than the server the client gives its leases up, to cover clock-rate drift
+         * between client and server over one TTL. Default max(TTL/20, 20 ms).
+         */
+        public Builder driftMargin(Duration margin) {
+            this.driftMargin = Objects.requireNonNull(margin, "margin");
+            return this;
+        }
+
+        /** Total time one request keeps retrying across endpoints. Default 5 s. */
+        public Builder requestTimeout(Duration timeout) {
+            this.requestTimeout = Objects.requireNonNull(timeout, "timeout");
+            return this;
+        }
+
+        /** Shown in status output. Default "java pid@host". */
+        public Builder clientName(String name) {
+            this.clientName = Objects.requireNonNull(name, "name");
+            return this;
+        }
+
+        public Builder timeSource(TimeSource time) {
+            this.timeSource = Objects.requireNonNull(time, "time");
+            return this;
+        }
+
+        public Builder listener(TenureListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener");
+            return this;
+        }
+
+        /** For tests: how to make the channel for an endpoint (e.g. in-process). */
+        Builder channelFactory(Function<String, ManagedChannel> factory) {
+            this.channelFactory = Objects.requireNonNull(factory, "factory");
+            return this;
+        }
+
+        public TenureClient build() {
+            if (endpoints.isEmpty()) {
+                throw new IllegalArgumentException("endpoints are required");
+            }
+            long ttlNanos = positiveNanos("sessionTtl", sessionTtl);
+            if (sessionTtl.toMillis() < 3) {
+                throw new IllegalArgumentException("sessionTtl must be at least 3 ms: " + sessionTtl);
+            }
+            long marginNanos = -1;
+            if (driftMargin != null) {
+                marginNanos = driftMargin.isNegative() ? -2 : driftMargin.toNanos();
+                if (marginNanos < 0 || marginNanos >= ttlNanos) {
+                    throw new IllegalArgumentException("driftMargin must be in [0, sessionTtl): " + driftMargin);
+                }
+            }
+            long timeoutNanos = positiveNanos("requestTimeout", requestTimeout);
+            String name = clientName != null ? clientName : defaultClientName();
+            Endpoints eps = new Endpoints(endpoints, channelFactory);
+            return new TenureClient(
+                    new ClientContext(eps, timeSource, listener, ttlNanos, marginNanos, timeoutNanos, name));
+        }
+
+        private static long positiveNanos(String what, Duration d) {
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(what + " must be positive: " + d);
+            }
+            try {
+                return d.toNanos();
+            } catch (ArithmeticException e) {
+                throw new IllegalArgumentException(what + " is too long: " + d, e);
+            }
+        }
+
+        /**
+         * Plaintext Netty. No keepalive pings: the server may count a ping rate it finds abusive as
+         * a reason to close the connection, and closing the connection ends the session at once.
+         * The session's own keepalives are what detect a dead peer.
+         */
+        private static ManagedChannel plaintextChannel(String target) {
+            return NettyChannelBuilder.forTarget(target).usePlaintext().build();
+        }
+
+        private static String defaultClientName() {
+            String host = System.getenv("HOSTNAME");
+            if (host == null || host.isBlank()) {
+                try {
+                    host = InetAddress.getLocalHost().getHostName();
+                } catch (Exception e) {
+                    host = "unknown-host";
+                }
+            }
+            return "java " + ProcessHandle.current().pid() + "@" + host;
+        }
+    }
 }

@@ -8,17 +8,17 @@ package dev.tenure.client;
  * wait until the horizon). An exception thrown here is logged and ignored.
  */
 public interface TenureListener {
-  default void sessionStateChanged(Session session, Session.State from, Session.State to) {}
+    default void sessionStateChanged(Session session, Session.State from, Session.State to) {}
 
-  default void acquireStart(String lock) {}
+    default void acquireStart(String lock) {}
 
-  default void acquireEnd(Lease lease) {}
+    default void acquireEnd(Lease lease) {}
 
-  default void acquireFailed(String lock, TenureException failure) {}
+    default void acquireFailed(String lock, TenureException failure) {}
 
-  /** A keepalive was not acknowledged in time, or the session's stream broke. */
-  default void renewFailed(Session session, Throwable cause) {}
+    /** A keepalive was not acknowledged in time, or the session's stream broke. */
+    default void renewFailed(Session session, Throwable cause) {}
 
-  /** Called once per lease, whenever its {@link Lease#lost()} completes (release included). */
-  default void leaseLost(Lease lease, LossReason reason) {}
+    /** Called once per lease, whenever its {@link Lease#lost()} completes (release included). */
+    default void leaseLost(Lease lease, LossReason reason) {}
 }

@@ -5,7 +5,7 @@ package dev.tenure.client;
  * mutating request is unknown; retrying it from the same session is safe only as a new request.
  */
 public class UnavailableException extends TenureException {
-  public UnavailableException(String message, Throwable cause) {
-    super(message, cause);
-  }
+    public UnavailableException(String message, Throwable cause) {
+        super(message, cause);
+    }
 }

@@ -15,56 +15,60 @@ import dev.tenure.api.v1.TenureGrpc;
  * which a fenced write only does while its token is still current.
  */
 final class Writes {
-  private Writes() {}
+    private Writes() {}
 
-  /** Thrown codes other than STALE_TOKEN go through {@code failure}. */
-  interface Failure {
-    TenureException of(String request, Code code, String message);
-  }
-
-  static void put(ClientContext ctx, long sessionId, long requestId, String key, byte[] value,
-      Fence fence, Failure failure) {
-    KvPutRequest.Builder b = KvPutRequest.newBuilder().setSessionId(sessionId)
-        .setRequestId(requestId).setKey(key).setValue(ByteString.copyFrom(value));
-    if (fence != null) {
-      b.setFence(fence);
+    /** Thrown codes other than STALE_TOKEN go through {@code failure}. */
+    interface Failure {
+        TenureException of(String request, Code code, String message);
     }
-    KvPutResponse r = Blocking.join(
-        ctx.retrier.call(TenureGrpc.getKvPutMethod(), b.build(), ctx.requestTimeoutNanos));
-    if (r.getCode() == Code.CODE_STALE_TOKEN) {
-      throw stale(key, fence, r.getCurrentToken());
-    } else if (r.getCode() != Code.CODE_OK) {
-      throw failure.of("put '" + key + "'", r.getCode(), r.getMessage());
-    }
-  }
 
-  /** Returns whether the key existed. */
-  static boolean delete(ClientContext ctx, long sessionId, long requestId, String key, Fence fence,
-      Failure failure) {
-    KvDeleteRequest.Builder b = KvDeleteRequest.newBuilder().setSessionId(sessionId)
-        .setRequestId(requestId).setKey(key);
-    if (fence != null) {
-      b.setFence(fence);
+    static void put(
+            ClientContext ctx, long sessionId, long requestId, String key, byte[] value, Fence fence, Failure failure) {
+        KvPutRequest.Builder b = KvPutRequest.newBuilder()
+                .setSessionId(sessionId)
+                .setRequestId(requestId)
+                .setKey(key)
+                .setValue(ByteString.copyFrom(value));
+        if (fence != null) {
+            b.setFence(fence);
+        }
+        KvPutResponse r =
+                Blocking.join(ctx.retrier.call(TenureGrpc.getKvPutMethod(), b.build(), ctx.requestTimeoutNanos));
+        if (r.getCode() == Code.CODE_STALE_TOKEN) {
+            throw stale(key, fence, r.getCurrentToken());
+        } else if (r.getCode() != Code.CODE_OK) {
+            throw failure.of("put '" + key + "'", r.getCode(), r.getMessage());
+        }
     }
-    KvDeleteResponse r = Blocking.join(
-        ctx.retrier.call(TenureGrpc.getKvDeleteMethod(), b.build(), ctx.requestTimeoutNanos));
-    switch (r.getCode()) {
-      case CODE_OK:
-        return true;
-      case CODE_NOT_FOUND:
-        return false;
-      case CODE_STALE_TOKEN:
-        throw stale(key, fence, r.getCurrentToken());
-      default:
-        throw failure.of("delete '" + key + "'", r.getCode(), r.getMessage());
+
+    /** Returns whether the key existed. */
+    static boolean delete(ClientContext ctx, long sessionId, long requestId, String key, Fence fence, Failure failure) {
+        KvDeleteRequest.Builder b = KvDeleteRequest.newBuilder()
+                .setSessionId(sessionId)
+                .setRequestId(requestId)
+                .setKey(key);
+        if (fence != null) {
+            b.setFence(fence);
+        }
+        KvDeleteResponse r =
+                Blocking.join(ctx.retrier.call(TenureGrpc.getKvDeleteMethod(), b.build(), ctx.requestTimeoutNanos));
+        switch (r.getCode()) {
+            case CODE_OK:
+                return true;
+            case CODE_NOT_FOUND:
+                return false;
+            case CODE_STALE_TOKEN:
+                throw stale(key, fence, r.getCurrentToken());
+            default:
+                throw failure.of("delete '" + key + "'", r.getCode(), r.getMessage());
+        }
     }
-  }
 
-  static Fence fence(String lock, long token) {
-    return Fence.newBuilder().setLock(lock).setToken(token).build();
-  }
+    static Fence fence(String lock, long token) {
+        return Fence.newBuilder().setLock(lock).setToken(token).build();
+    }
 
-  private static StaleTokenException stale(String key, Fence fence, long currentToken) {
-    return new StaleTokenException(key, fence == null ? 0 : fence.getToken(), currentToken);
-  }
+    private static StaleTokenException stale(String key, Fence fence, long currentToken) {
+        return new StaleTokenException(key, fence == null ? 0 : fence.getToken(), currentToken);
+    }
 }

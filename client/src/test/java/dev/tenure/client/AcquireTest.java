@@ -23,179 +23,196 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /** Acquire and release: requests sent, codes mapped, retries, cancellation. */
 class AcquireTest {
-  private final Harness h = new Harness(2);
-  private Session session;
+    private final Harness h = new Harness(2);
+    private Session session;
 
-  @BeforeEach
-  void setUp() {
-    session = h.client().openSession();
-  }
-
-  @AfterEach
-  void tearDown() throws InterruptedException {
-    h.close();
-  }
-
-  private AcquireRequest lastAcquire() {
-    var all = h.fake.requests(AcquireRequest.class);
-    return all.get(all.size() - 1);
-  }
-
-  @Test
-  void acquireReturnsTheGrantAsALease() {
-    h.fake.onAcquire = r -> AcquireResponse.newBuilder().setCode(Code.CODE_OK)
-        .setGrant(Grant.newBuilder().setLock(r.getLock()).setToken(77)
-            .setSessionId(r.getSessionId()).setGrantedAtMs(1234).setTtlMs(3000)
-            .setPreviousEnd(TenureEnd.TENURE_END_EXPIRED).setPreviousToken(70))
-        .build();
-    Lease lease = session.acquire("orders");
-
-    assertThat(lastAcquire().getWaitMs()).isEqualTo(-1);
-    assertThat(lastAcquire().getSessionId()).isEqualTo(session.id());
-    assertThat(lastAcquire().getRequestId()).isEqualTo(1);
-    assertThat(lease.lock()).isEqualTo("orders");
-    assertThat(lease.token()).isEqualTo(77);
-    assertThat(lease.sessionId()).isEqualTo(session.id());
-    assertThat(lease.previousEnd()).isEqualTo(dev.tenure.client.TenureEnd.EXPIRED);
-    assertThat(lease.previousToken()).isEqualTo(70);
-    assertThat(lease.grantedAtMs()).isEqualTo(1234);
-    assertThat(lease.ttl()).isEqualTo(Duration.ofSeconds(3));
-    assertThat(lease.isValid()).isTrue();
-    assertThat(h.events.events).containsSubsequence("acquireStart orders", "acquireEnd orders 77");
-  }
-
-  @Test
-  void timedOutWaitThrowsLockHeldWithTheHoldersToken() {
-    h.fake.onAcquire = r -> AcquireResponse.newBuilder().setCode(Code.CODE_HELD)
-        .setHolderToken(42).build();
-    assertThatThrownBy(() -> session.acquire("a", Duration.ofMillis(250)))
-        .isInstanceOfSatisfying(LockHeldException.class,
-            e -> assertThat(e.holderToken()).isEqualTo(42));
-    assertThat(lastAcquire().getWaitMs()).isEqualTo(250);
-    assertThat(h.events.events).contains("acquireFailed a LockHeldException");
-  }
-
-  @Test
-  void tryAcquireIsEmptyWhenHeld() {
-    h.fake.onAcquire = r -> FakeTenure.code(Code.CODE_HELD);
-    assertThat(session.tryAcquire("a")).isEmpty();
-    assertThat(lastAcquire().getWaitMs()).isZero();
-    h.fake.onAcquire = h.fake::grant;
-    assertThat(session.tryAcquire("a")).isPresent();
-  }
-
-  @Test
-  void acquireAsyncCompletesWhenTheServerGrants() throws Exception {
-    h.fake.onAcquire = r -> null; // park
-    CompletableFuture<Lease> f = session.acquireAsync("a", Duration.ofSeconds(10));
-    FakeTenure.Parked parked = h.fake.parked.poll(5, TimeUnit.SECONDS);
-    assertThat(parked.request().getWaitMs()).isEqualTo(10_000);
-    assertThat(f).isNotDone();
-    parked.answer(h.fake.grant(parked.request()));
-    assertThat(f.get(5, TimeUnit.SECONDS).lock()).isEqualTo("a");
-  }
-
-  @Test
-  void cancellingAcquireAsyncWithdrawsTheServerWait() throws Exception {
-    h.fake.onAcquire = r -> null;
-    CompletableFuture<Lease> f = session.acquireAsync("a", null);
-    h.fake.parked.poll(5, TimeUnit.SECONDS);
-    f.cancel(true);
-    assertThat(h.fake.cancelledWaits.poll(5, TimeUnit.SECONDS)).isNotNull();
-    assertThatThrownBy(f::join).isInstanceOf(CancellationException.class);
-    assertThat(h.events.events).contains("acquireFailed a TenureException");
-  }
-
-  @Test
-  void losingTheSessionFailsAWaitingAcquire() throws Exception {
-    h.fake.onAcquire = r -> null;
-    CompletableFuture<Lease> f = session.acquireAsync("a", null);
-    h.fake.parked.poll(5, TimeUnit.SECONDS);
-    h.fake.latest().end(TenureEnd.TENURE_END_EXPIRED, "expired");
-    assertThatThrownBy(() -> f.get(5, TimeUnit.SECONDS))
-        .hasCauseInstanceOf(SessionLostException.class);
-    assertThat(h.fake.cancelledWaits.poll(5, TimeUnit.SECONDS)).isNotNull();
-  }
-
-  @ParameterizedTest
-  @EnumSource(value = Code.class,
-      names = {"CODE_SESSION_LOST", "CODE_LIMIT", "CODE_INVALID", "CODE_REQUEST_TOO_OLD",
-          "CODE_CANCELLED"})
-  void codesMapToTypedExceptions(Code code) {
-    h.fake.onAcquire = r -> FakeTenure.code(code);
-    Class<? extends TenureException> expected = switch (code) {
-      case CODE_SESSION_LOST -> SessionLostException.class;
-      case CODE_LIMIT -> LimitExceededException.class;
-      case CODE_INVALID -> InvalidRequestException.class;
-      default -> TenureException.class;
-    };
-    assertThatThrownBy(() -> session.acquire("a", Duration.ofSeconds(1)))
-        .isExactlyInstanceOf(expected).hasMessageContaining("'a'");
-    if (code == Code.CODE_SESSION_LOST) {
-      assertThat(session.state()).isEqualTo(Session.State.LOST);
-      assertThat(session.lost().getNow(null)).isEqualTo(LossReason.SESSION_ENDED);
+    @BeforeEach
+    void setUp() {
+        session = h.client().openSession();
     }
-  }
 
-  @Test
-  void retryAfterUnavailableReusesTheRequestIdOnTheNextEndpoint() {
-    h.fake.unavailableNext.set(1);
-    session.acquire("a");
-    session.acquire("b");
-    assertThat(h.fake.acquireRequestIds()).containsExactly(1L, 1L, 2L);
-    assertThat(h.fake.requestNodes).containsExactly(0, 1, 1);
-  }
+    @AfterEach
+    void tearDown() throws InterruptedException {
+        h.close();
+    }
 
-  @Test
-  void invalidArgumentIsNeverRetried() {
-    h.fake.onAcquire = r -> {
-      throw Status.INVALID_ARGUMENT.withDescription("lock name longer than 256 bytes")
-          .asRuntimeException();
-    };
-    assertThatThrownBy(() -> session.acquire("a"))
-        .isInstanceOf(InvalidRequestException.class).hasMessageContaining("256");
-    assertThat(h.fake.acquireRequestIds()).containsExactly(1L);
-  }
+    private AcquireRequest lastAcquire() {
+        var all = h.fake.requests(AcquireRequest.class);
+        return all.get(all.size() - 1);
+    }
 
-  @Test
-  void releaseIsACompareAndDeleteSentOnce() {
-    Lease lease = session.acquire("a");
-    lease.release();
-    lease.release();
-    lease.close();
+    @Test
+    void acquireReturnsTheGrantAsALease() {
+        h.fake.onAcquire = r -> AcquireResponse.newBuilder()
+                .setCode(Code.CODE_OK)
+                .setGrant(Grant.newBuilder()
+                        .setLock(r.getLock())
+                        .setToken(77)
+                        .setSessionId(r.getSessionId())
+                        .setGrantedAtMs(1234)
+                        .setTtlMs(3000)
+                        .setPreviousEnd(TenureEnd.TENURE_END_EXPIRED)
+                        .setPreviousToken(70))
+                .build();
+        Lease lease = session.acquire("orders");
 
-    assertThat(h.fake.requests(ReleaseRequest.class)).singleElement().satisfies(r -> {
-      assertThat(r.getToken()).isEqualTo(lease.token());
-      assertThat(r.getSessionId()).isEqualTo(session.id());
-      assertThat(r.getAnySession()).isFalse();
-      assertThat(r.getRequestId()).isEqualTo(2);
-    });
-    assertThat(lease.lost().getNow(null)).isEqualTo(LossReason.RELEASED);
-    assertThat(lease.isValid()).isFalse();
-  }
+        assertThat(lastAcquire().getWaitMs()).isEqualTo(-1);
+        assertThat(lastAcquire().getSessionId()).isEqualTo(session.id());
+        assertThat(lastAcquire().getRequestId()).isEqualTo(1);
+        assertThat(lease.lock()).isEqualTo("orders");
+        assertThat(lease.token()).isEqualTo(77);
+        assertThat(lease.sessionId()).isEqualTo(session.id());
+        assertThat(lease.previousEnd()).isEqualTo(dev.tenure.client.TenureEnd.EXPIRED);
+        assertThat(lease.previousToken()).isEqualTo(70);
+        assertThat(lease.grantedAtMs()).isEqualTo(1234);
+        assertThat(lease.ttl()).isEqualTo(Duration.ofSeconds(3));
+        assertThat(lease.isValid()).isTrue();
+        assertThat(h.events.events).containsSubsequence("acquireStart orders", "acquireEnd orders 77");
+    }
 
-  @Test
-  void releaseOfALeaseTheServerNoLongerCountsThrowsNotOwner() {
-    Lease lease = session.acquire("a");
-    Lease other = session.acquire("b");
-    h.fake.onRelease = r -> ReleaseResponse.newBuilder().setCode(Code.CODE_NOT_OWNER)
-        .setCurrentToken(99).build();
-    assertThatThrownBy(lease::release).isInstanceOfSatisfying(NotOwnerException.class,
-        e -> assertThat(e.currentToken()).isEqualTo(99));
-    assertThat(lease.isValid()).isFalse();
-    other.close(); // close never throws on ownership
-    assertThat(other.isValid()).isFalse();
-  }
+    @Test
+    void timedOutWaitThrowsLockHeldWithTheHoldersToken() {
+        h.fake.onAcquire = r -> AcquireResponse.newBuilder()
+                .setCode(Code.CODE_HELD)
+                .setHolderToken(42)
+                .build();
+        assertThatThrownBy(() -> session.acquire("a", Duration.ofMillis(250)))
+                .isInstanceOfSatisfying(
+                        LockHeldException.class,
+                        e -> assertThat(e.holderToken()).isEqualTo(42));
+        assertThat(lastAcquire().getWaitMs()).isEqualTo(250);
+        assertThat(h.events.events).contains("acquireFailed a LockHeldException");
+    }
 
-  @Test
-  void releaseByTokenWorksFromAnySession() {
-    Lease lease = session.acquire("a");
-    session.release("a", lease.token());
-    assertThat(h.fake.requests(ReleaseRequest.class).get(0).getAnySession()).isTrue();
-    assertThat(lease.lost().getNow(null)).isEqualTo(LossReason.RELEASED);
+    @Test
+    void tryAcquireIsEmptyWhenHeld() {
+        h.fake.onAcquire = r -> FakeTenure.code(Code.CODE_HELD);
+        assertThat(session.tryAcquire("a")).isEmpty();
+        assertThat(lastAcquire().getWaitMs()).isZero();
+        h.fake.onAcquire = h.fake::grant;
+        assertThat(session.tryAcquire("a")).isPresent();
+    }
 
-    h.fake.onRelease = r -> ReleaseResponse.newBuilder().setCode(Code.CODE_NOT_OWNER)
-        .setCurrentToken(5).build();
-    assertThatThrownBy(() -> session.release("a", 4)).isInstanceOf(NotOwnerException.class);
-  }
+    @Test
+    void acquireAsyncCompletesWhenTheServerGrants() throws Exception {
+        h.fake.onAcquire = r -> null; // park
+        CompletableFuture<Lease> f = session.acquireAsync("a", Duration.ofSeconds(10));
+        FakeTenure.Parked parked = h.fake.parked.poll(5, TimeUnit.SECONDS);
+        assertThat(parked.request().getWaitMs()).isEqualTo(10_000);
+        assertThat(f).isNotDone();
+        parked.answer(h.fake.grant(parked.request()));
+        assertThat(f.get(5, TimeUnit.SECONDS).lock()).isEqualTo("a");
+    }
+
+    @Test
+    void cancellingAcquireAsyncWithdrawsTheServerWait() throws Exception {
+        h.fake.onAcquire = r -> null;
+        CompletableFuture<Lease> f = session.acquireAsync("a", null);
+        h.fake.parked.poll(5, TimeUnit.SECONDS);
+        f.cancel(true);
+        assertThat(h.fake.cancelledWaits.poll(5, TimeUnit.SECONDS)).isNotNull();
+        assertThatThrownBy(f::join).isInstanceOf(CancellationException.class);
+        assertThat(h.events.events).contains("acquireFailed a TenureException");
+    }
+
+    @Test
+    void losingTheSessionFailsAWaitingAcquire() throws Exception {
+        h.fake.onAcquire = r -> null;
+        CompletableFuture<Lease> f = session.acquireAsync("a", null);
+        h.fake.parked.poll(5, TimeUnit.SECONDS);
+        h.fake.latest().end(TenureEnd.TENURE_END_EXPIRED, "expired");
+        assertThatThrownBy(() -> f.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(SessionLostException.class);
+        assertThat(h.fake.cancelledWaits.poll(5, TimeUnit.SECONDS)).isNotNull();
+    }
+
+    @ParameterizedTest
+    @EnumSource(
+            value = Code.class,
+            names = {"CODE_SESSION_LOST", "CODE_LIMIT", "CODE_INVALID", "CODE_REQUEST_TOO_OLD", "CODE_CANCELLED"})
+    void codesMapToTypedExceptions(Code code) {
+        h.fake.onAcquire = r -> FakeTenure.code(code);
+        Class<? extends TenureException> expected = switch (code) {
+            case CODE_SESSION_LOST -> SessionLostException.class;
+            case CODE_LIMIT -> LimitExceededException.class;
+            case CODE_INVALID -> InvalidRequestException.class;
+            default -> TenureException.class;
+        };
+        assertThatThrownBy(() -> session.acquire("a", Duration.ofSeconds(1)))
+                .isExactlyInstanceOf(expected)
+                .hasMessageContaining("'a'");
+        if (code == Code.CODE_SESSION_LOST) {
+            assertThat(session.state()).isEqualTo(Session.State.LOST);
+            assertThat(session.lost().getNow(null)).isEqualTo(LossReason.SESSION_ENDED);
+        }
+    }
+
+    @Test
+    void retryAfterUnavailableReusesTheRequestIdOnTheNextEndpoint() {
+        h.fake.unavailableNext.set(1);
+        session.acquire("a");
+        session.acquire("b");
+        assertThat(h.fake.acquireRequestIds()).containsExactly(1L, 1L, 2L);
+        assertThat(h.fake.requestNodes).containsExactly(0, 1, 1);
+    }
+
+    @Test
+    void invalidArgumentIsNeverRetried() {
+        h.fake.onAcquire = r -> {
+            throw Status.INVALID_ARGUMENT
+                    .withDescription("lock name longer than 256 bytes")
+                    .asRuntimeException();
+        };
+        assertThatThrownBy(() -> session.acquire("a"))
+                .isInstanceOf(InvalidRequestException.class)
+                .hasMessageContaining("256");
+        assertThat(h.fake.acquireRequestIds()).containsExactly(1L);
+    }
+
+    @Test
+    void releaseIsACompareAndDeleteSentOnce() {
+        Lease lease = session.acquire("a");
+        lease.release();
+        lease.release();
+        lease.close();
+
+        assertThat(h.fake.requests(ReleaseRequest.class)).singleElement().satisfies(r -> {
+            assertThat(r.getToken()).isEqualTo(lease.token());
+            assertThat(r.getSessionId()).isEqualTo(session.id());
+            assertThat(r.getAnySession()).isFalse();
+            assertThat(r.getRequestId()).isEqualTo(2);
+        });
+        assertThat(lease.lost().getNow(null)).isEqualTo(LossReason.RELEASED);
+        assertThat(lease.isValid()).isFalse();
+    }
+
+    @Test
+    void releaseOfALeaseTheServerNoLongerCountsThrowsNotOwner() {
+        Lease lease = session.acquire("a");
+        Lease other = session.acquire("b");
+        h.fake.onRelease = r -> ReleaseResponse.newBuilder()
+                .setCode(Code.CODE_NOT_OWNER)
+                .setCurrentToken(99)
+                .build();
+        assertThatThrownBy(lease::release)
+                .isInstanceOfSatisfying(
+                        NotOwnerException.class,
+                        e -> assertThat(e.currentToken()).isEqualTo(99));
+        assertThat(lease.isValid()).isFalse();
+        other.close(); // close never throws on ownership
+        assertThat(other.isValid()).isFalse();
+    }
+
+    @Test
+    void releaseByTokenWorksFromAnySession() {
+        Lease lease = session.acquire("a");
+        session.release("a", lease.token());
+        assertThat(h.fake.requests(ReleaseRequest.class).get(0).getAnySession()).isTrue();
+        assertThat(lease.lost().getNow(null)).isEqualTo(LossReason.RELEASED);
+
+        h.fake.onRelease = r -> ReleaseResponse.newBuilder()
+                .setCode(Code.CODE_NOT_OWNER)
+                .setCurrentToken(5)
+                .build();
+        assertThatThrownBy(() -> session.release("a", 4)).isInstanceOf(NotOwnerException.class);
+    }
 }

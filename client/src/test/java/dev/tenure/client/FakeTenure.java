@@ -41,305 +41,333 @@ import java.util.function.Function;
  * back what it was sent. Not a model of the state machine.
  */
 final class FakeTenure extends TenureGrpc.TenureImplBase {
-  /** Which node (in-process server) a call arrived on; set by the harness's interceptor. */
-  static final Context.Key<Integer> NODE = Context.key("node");
+    /** Which node (in-process server) a call arrived on; set by the harness's interceptor. */
+    static final Context.Key<Integer> NODE = Context.key("node");
 
-  enum Acks { AUTO, HOLD, DROP }
-
-  enum Resumes { OPENED, ENDED, SILENT }
-
-  volatile Acks acks = Acks.AUTO;
-  volatile Resumes resumes = Resumes.OPENED;
-  volatile boolean answerClose = true;
-
-  final List<AttachRequest> attachLog = new CopyOnWriteArrayList<>();
-  final List<Stream> streams = new CopyOnWriteArrayList<>();
-  private final List<Held> held = new ArrayList<>(); // guarded by this
-  private final AtomicLong sessionIds = new AtomicLong(100);
-  private final AtomicLong tokens = new AtomicLong(1000);
-  private final Map<Long, Long> ttlBySession = new ConcurrentHashMap<>();
-
-  // Unary behaviour. A handler returning null parks the call (acquire only).
-  final AtomicInteger unavailableNext = new AtomicInteger();
-  final List<Object> requests = new CopyOnWriteArrayList<>();
-  final List<Integer> requestNodes = new CopyOnWriteArrayList<>();
-  final LinkedBlockingQueue<Parked> parked = new LinkedBlockingQueue<>();
-  final LinkedBlockingQueue<AcquireRequest> cancelledWaits = new LinkedBlockingQueue<>();
-  volatile Function<AcquireRequest, AcquireResponse> onAcquire = this::grant;
-  volatile Function<ReleaseRequest, ReleaseResponse> onRelease =
-      r -> ReleaseResponse.newBuilder().setCode(Code.CODE_OK).build();
-  volatile Function<KvPutRequest, KvPutResponse> onPut =
-      r -> KvPutResponse.newBuilder().setCode(Code.CODE_OK).build();
-  volatile Function<KvDeleteRequest, KvDeleteResponse> onDelete =
-      r -> KvDeleteResponse.newBuilder().setCode(Code.CODE_OK).build();
-  volatile Function<KvGetRequest, KvGetResponse> onGet =
-      r -> KvGetResponse.newBuilder().setCode(Code.CODE_NOT_FOUND).build();
-  volatile Function<LockStatusRequest, LockStatusResponse> onLockStatus =
-      r -> LockStatusResponse.newBuilder().setCode(Code.CODE_OK).setLock(r.getLock()).build();
-  volatile Function<ServerStatusRequest, ServerStatusResponse> onServerStatus =
-      r -> ServerStatusResponse.newBuilder().setNodeId(1).setHealth("ok").build();
-
-  AcquireResponse grant(AcquireRequest r) {
-    return AcquireResponse.newBuilder().setCode(Code.CODE_OK).setGrant(Grant.newBuilder()
-        .setLock(r.getLock()).setToken(tokens.incrementAndGet()).setSessionId(r.getSessionId())
-        .setTtlMs(ttlBySession.getOrDefault(r.getSessionId(), 3000L))).build();
-  }
-
-  static AcquireResponse code(Code code) {
-    return AcquireResponse.newBuilder().setCode(code).setMessage("scripted " + code).build();
-  }
-
-  <T> List<T> requests(Class<T> type) {
-    return requests.stream().filter(type::isInstance).map(type::cast).toList();
-  }
-
-  List<Long> acquireRequestIds() {
-    return requests(AcquireRequest.class).stream().map(AcquireRequest::getRequestId).toList();
-  }
-
-  long attachCount(AttachRequest.KindCase kind) {
-    return attachLog.stream().filter(r -> r.getKindCase() == kind).count();
-  }
-
-  Stream latest() {
-    return streams.get(streams.size() - 1);
-  }
-
-  // ---- held keepalive acks ----
-
-  synchronized List<Long> heldSeqs() {
-    return held.stream().map(h -> h.seq).toList();
-  }
-
-  synchronized void awaitHeld(int count) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    while (held.size() < count && System.nanoTime() < deadline) {
-      wait(50);
+    enum Acks {
+        AUTO,
+        HOLD,
+        DROP
     }
-    if (held.size() < count) {
-      throw new AssertionError("expected " + count + " held acks, have " + held.size());
+
+    enum Resumes {
+        OPENED,
+        ENDED,
+        SILENT
     }
-  }
 
-  void releaseAck(long seq) {
-    Held h;
-    synchronized (this) {
-      h = held.stream().filter(x -> x.seq == seq).findFirst().orElseThrow();
-      held.remove(h);
+    volatile Acks acks = Acks.AUTO;
+    volatile Resumes resumes = Resumes.OPENED;
+    volatile boolean answerClose = true;
+
+    final List<AttachRequest> attachLog = new CopyOnWriteArrayList<>();
+    final List<Stream> streams = new CopyOnWriteArrayList<>();
+    private final List<Held> held = new ArrayList<>(); // guarded by this
+    private final AtomicLong sessionIds = new AtomicLong(100);
+    private final AtomicLong tokens = new AtomicLong(1000);
+    private final Map<Long, Long> ttlBySession = new ConcurrentHashMap<>();
+
+    // Unary behaviour. A handler returning null parks the call (acquire only).
+    final AtomicInteger unavailableNext = new AtomicInteger();
+    final List<Object> requests = new CopyOnWriteArrayList<>();
+    final List<Integer> requestNodes = new CopyOnWriteArrayList<>();
+    final LinkedBlockingQueue<Parked> parked = new LinkedBlockingQueue<>();
+    final LinkedBlockingQueue<AcquireRequest> cancelledWaits = new LinkedBlockingQueue<>();
+    volatile Function<AcquireRequest, AcquireResponse> onAcquire = this::grant;
+    volatile Function<ReleaseRequest, ReleaseResponse> onRelease =
+            r -> ReleaseResponse.newBuilder().setCode(Code.CODE_OK).build();
+    volatile Function<KvPutRequest, KvPutResponse> onPut =
+            r -> KvPutResponse.newBuilder().setCode(Code.CODE_OK).build();
+    volatile Function<KvDeleteRequest, KvDeleteResponse> onDelete =
+            r -> KvDeleteResponse.newBuilder().setCode(Code.CODE_OK).build();
+    volatile Function<KvGetRequest, KvGetResponse> onGet =
+            r -> KvGetResponse.newBuilder().setCode(Code.CODE_NOT_FOUND).build();
+    volatile Function<LockStatusRequest, LockStatusResponse> onLockStatus = r -> LockStatusResponse.newBuilder()
+            .setCode(Code.CODE_OK)
+            .setLock(r.getLock())
+            .build();
+    volatile Function<ServerStatusRequest, ServerStatusResponse> onServerStatus =
+            r -> ServerStatusResponse.newBuilder().setNodeId(1).setHealth("ok").build();
+
+    AcquireResponse grant(AcquireRequest r) {
+        return AcquireResponse.newBuilder()
+                .setCode(Code.CODE_OK)
+                .setGrant(Grant.newBuilder()
+                        .setLock(r.getLock())
+                        .setToken(tokens.incrementAndGet())
+                        .setSessionId(r.getSessionId())
+                        .setTtlMs(ttlBySession.getOrDefault(r.getSessionId(), 3000L)))
+                .build();
     }
-    h.stream.send(ack(seq));
-  }
 
-  void releaseAllAcks() {
-    for (long seq : heldSeqs()) {
-      releaseAck(seq);
+    static AcquireResponse code(Code code) {
+        return AcquireResponse.newBuilder()
+                .setCode(code)
+                .setMessage("scripted " + code)
+                .build();
     }
-  }
 
-  // ---- the service ----
-
-  @Override
-  public StreamObserver<AttachRequest> attach(StreamObserver<AttachResponse> out) {
-    Stream s = new Stream((ServerCallStreamObserver<AttachResponse>) out, NODE.get());
-    streams.add(s);
-    return s;
-  }
-
-  @Override
-  public void acquire(AcquireRequest r, StreamObserver<AcquireResponse> out) {
-    if (!admit(r, out)) {
-      return;
+    <T> List<T> requests(Class<T> type) {
+        return requests.stream().filter(type::isInstance).map(type::cast).toList();
     }
-    AcquireResponse response;
-    try {
-      response = onAcquire.apply(r);
-    } catch (StatusRuntimeException e) {
-      out.onError(e);
-      return;
+
+    List<Long> acquireRequestIds() {
+        return requests(AcquireRequest.class).stream()
+                .map(AcquireRequest::getRequestId)
+                .toList();
     }
-    if (response == null) {
-      ServerCallStreamObserver<AcquireResponse> call =
-          (ServerCallStreamObserver<AcquireResponse>) out;
-      call.setOnCancelHandler(() -> cancelledWaits.add(r));
-      parked.add(new Parked(r, call));
-    } else {
-      reply(out, response);
+
+    long attachCount(AttachRequest.KindCase kind) {
+        return attachLog.stream().filter(r -> r.getKindCase() == kind).count();
     }
-  }
 
-  @Override
-  public void release(ReleaseRequest r, StreamObserver<ReleaseResponse> out) {
-    simple(r, out, onRelease);
-  }
-
-  @Override
-  public void kvPut(KvPutRequest r, StreamObserver<KvPutResponse> out) {
-    simple(r, out, onPut);
-  }
-
-  @Override
-  public void kvDelete(KvDeleteRequest r, StreamObserver<KvDeleteResponse> out) {
-    simple(r, out, onDelete);
-  }
-
-  @Override
-  public void kvGet(KvGetRequest r, StreamObserver<KvGetResponse> out) {
-    simple(r, out, onGet);
-  }
-
-  @Override
-  public void lockStatus(LockStatusRequest r, StreamObserver<LockStatusResponse> out) {
-    simple(r, out, onLockStatus);
-  }
-
-  @Override
-  public void serverStatus(ServerStatusRequest r, StreamObserver<ServerStatusResponse> out) {
-    simple(r, out, onServerStatus);
-  }
-
-  private <Q, R> void simple(Q r, StreamObserver<R> out, Function<Q, R> handler) {
-    if (!admit(r, out)) {
-      return;
+    Stream latest() {
+        return streams.get(streams.size() - 1);
     }
-    R response;
-    try {
-      response = handler.apply(r); // may throw a StatusRuntimeException to fail the call
-    } catch (StatusRuntimeException e) {
-      out.onError(e);
-      return;
+
+    // ---- held keepalive acks ----
+
+    synchronized List<Long> heldSeqs() {
+        return held.stream().map(h -> h.seq).toList();
     }
-    reply(out, response);
-  }
 
-  /** Records the request; fails it with UNAVAILABLE while injected failures remain. */
-  private <R> boolean admit(Object r, StreamObserver<R> out) {
-    requests.add(r);
-    requestNodes.add(NODE.get());
-    if (unavailableNext.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
-      out.onError(Status.UNAVAILABLE.withDescription("injected").asRuntimeException());
-      return false;
+    synchronized void awaitHeld(int count) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (held.size() < count && System.nanoTime() < deadline) {
+            wait(50);
+        }
+        if (held.size() < count) {
+            throw new AssertionError("expected " + count + " held acks, have " + held.size());
+        }
     }
-    return true;
-  }
 
-  private static <R> void reply(StreamObserver<R> out, R response) {
-    out.onNext(response);
-    out.onCompleted();
-  }
-
-  static AttachResponse ack(long seq) {
-    return AttachResponse.newBuilder()
-        .setAck(AttachResponse.KeepAliveAck.newBuilder().setSeq(seq)).build();
-  }
-
-  static AttachResponse leaseEnded(String lock, long token, TenureEnd end) {
-    return AttachResponse.newBuilder().setLeaseEnded(AttachResponse.LeaseEnded.newBuilder()
-        .setLock(lock).setToken(token).setEnd(end)).build();
-  }
-
-  /** An acquire the test answers later. */
-  record Parked(AcquireRequest request, ServerCallStreamObserver<AcquireResponse> out) {
-    void answer(AcquireResponse response) {
-      reply(out, response);
+    void releaseAck(long seq) {
+        Held h;
+        synchronized (this) {
+            h = held.stream().filter(x -> x.seq == seq).findFirst().orElseThrow();
+            held.remove(h);
+        }
+        h.stream.send(ack(seq));
     }
-  }
 
-  private record Held(Stream stream, long seq) {}
+    void releaseAllAcks() {
+        for (long seq : heldSeqs()) {
+            releaseAck(seq);
+        }
+    }
 
-  /** One Attach stream, as the server sees it. */
-  final class Stream implements StreamObserver<AttachRequest> {
-    final int node;
-    private final ServerCallStreamObserver<AttachResponse> out;
-    private boolean done; // guarded by this
-    volatile long sessionId;
+    // ---- the service ----
 
-    Stream(ServerCallStreamObserver<AttachResponse> out, Integer node) {
-      this.out = out;
-      this.node = node == null ? -1 : node;
+    @Override
+    public StreamObserver<AttachRequest> attach(StreamObserver<AttachResponse> out) {
+        Stream s = new Stream((ServerCallStreamObserver<AttachResponse>) out, NODE.get());
+        streams.add(s);
+        return s;
     }
 
     @Override
-    public void onNext(AttachRequest r) {
-      attachLog.add(r);
-      switch (r.getKindCase()) {
-        case OPEN -> {
-          sessionId = sessionIds.incrementAndGet();
-          ttlBySession.put(sessionId, r.getOpen().getTtlMs());
-          send(opened(sessionId, r.getOpen().getTtlMs()));
+    public void acquire(AcquireRequest r, StreamObserver<AcquireResponse> out) {
+        if (!admit(r, out)) {
+            return;
         }
-        case RESUME -> resume(r.getResume().getSessionId());
-        case KEEP_ALIVE -> keepAlive(r.getKeepAlive().getSeq());
-        case CLOSE -> {
-          if (answerClose) {
-            end(TenureEnd.TENURE_END_RELEASED, "closed by client");
-          }
+        AcquireResponse response;
+        try {
+            response = onAcquire.apply(r);
+        } catch (StatusRuntimeException e) {
+            out.onError(e);
+            return;
         }
-        default -> throw new AssertionError("unexpected " + r);
-      }
-    }
-
-    private void resume(long id) {
-      sessionId = id;
-      switch (resumes) {
-        case OPENED -> send(opened(id, ttlBySession.getOrDefault(id, 3000L)));
-        case ENDED -> end(TenureEnd.TENURE_END_EXPIRED, "session expired");
-        case SILENT -> { }
-      }
-    }
-
-    private void keepAlive(long seq) {
-      switch (acks) {
-        case AUTO -> send(ack(seq));
-        case HOLD -> {
-          synchronized (FakeTenure.this) {
-            held.add(new Held(this, seq));
-            FakeTenure.this.notifyAll();
-          }
+        if (response == null) {
+            ServerCallStreamObserver<AcquireResponse> call = (ServerCallStreamObserver<AcquireResponse>) out;
+            call.setOnCancelHandler(() -> cancelledWaits.add(r));
+            parked.add(new Parked(r, call));
+        } else {
+            reply(out, response);
         }
-        case DROP -> { }
-      }
     }
 
-    synchronized void send(AttachResponse r) {
-      if (!done) {
-        out.onNext(r);
-      }
+    @Override
+    public void release(ReleaseRequest r, StreamObserver<ReleaseResponse> out) {
+        simple(r, out, onRelease);
     }
 
-    /** SessionEnded, then completes the stream. */
-    synchronized void end(TenureEnd end, String message) {
-      send(AttachResponse.newBuilder().setSessionEnded(AttachResponse.SessionEnded.newBuilder()
-          .setEnd(end).setMessage(message)).build());
-      if (!done) {
-        done = true;
+    @Override
+    public void kvPut(KvPutRequest r, StreamObserver<KvPutResponse> out) {
+        simple(r, out, onPut);
+    }
+
+    @Override
+    public void kvDelete(KvDeleteRequest r, StreamObserver<KvDeleteResponse> out) {
+        simple(r, out, onDelete);
+    }
+
+    @Override
+    public void kvGet(KvGetRequest r, StreamObserver<KvGetResponse> out) {
+        simple(r, out, onGet);
+    }
+
+    @Override
+    public void lockStatus(LockStatusRequest r, StreamObserver<LockStatusResponse> out) {
+        simple(r, out, onLockStatus);
+    }
+
+    @Override
+    public void serverStatus(ServerStatusRequest r, StreamObserver<ServerStatusResponse> out) {
+        simple(r, out, onServerStatus);
+    }
+
+    private <Q, R> void simple(Q r, StreamObserver<R> out, Function<Q, R> handler) {
+        if (!admit(r, out)) {
+            return;
+        }
+        R response;
+        try {
+            response = handler.apply(r); // may throw a StatusRuntimeException to fail the call
+        } catch (StatusRuntimeException e) {
+            out.onError(e);
+            return;
+        }
+        reply(out, response);
+    }
+
+    /** Records the request; fails it with UNAVAILABLE while injected failures remain. */
+    private <R> boolean admit(Object r, StreamObserver<R> out) {
+        requests.add(r);
+        requestNodes.add(NODE.get());
+        if (unavailableNext.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+            out.onError(Status.UNAVAILABLE.withDescription("injected").asRuntimeException());
+            return false;
+        }
+        return true;
+    }
+
+    private static <R> void reply(StreamObserver<R> out, R response) {
+        out.onNext(response);
         out.onCompleted();
-      }
     }
 
-    /** Breaks the stream as a failing node or network would. */
-    synchronized void fail() {
-      if (!done) {
-        done = true;
-        out.onError(Status.UNAVAILABLE.withDescription("injected break").asRuntimeException());
-      }
+    static AttachResponse ack(long seq) {
+        return AttachResponse.newBuilder()
+                .setAck(AttachResponse.KeepAliveAck.newBuilder().setSeq(seq))
+                .build();
     }
 
-    @Override
-    public synchronized void onError(Throwable t) {
-      done = true;
+    static AttachResponse leaseEnded(String lock, long token, TenureEnd end) {
+        return AttachResponse.newBuilder()
+                .setLeaseEnded(AttachResponse.LeaseEnded.newBuilder()
+                        .setLock(lock)
+                        .setToken(token)
+                        .setEnd(end))
+                .build();
     }
 
-    @Override
-    public synchronized void onCompleted() {
-      if (!done) {
-        done = true;
-        out.onCompleted();
-      }
+    /** An acquire the test answers later. */
+    record Parked(AcquireRequest request, ServerCallStreamObserver<AcquireResponse> out) {
+        void answer(AcquireResponse response) {
+            reply(out, response);
+        }
     }
 
-    private AttachResponse opened(long id, long ttlMs) {
-      return AttachResponse.newBuilder()
-          .setOpened(AttachResponse.Opened.newBuilder().setSessionId(id).setTtlMs(ttlMs)).build();
+    private record Held(Stream stream, long seq) {}
+
+    /** One Attach stream, as the server sees it. */
+    final class Stream implements StreamObserver<AttachRequest> {
+        final int node;
+        private final ServerCallStreamObserver<AttachResponse> out;
+        private boolean done; // guarded by this
+        volatile long sessionId;
+
+        Stream(ServerCallStreamObserver<AttachResponse> out, Integer node) {
+            this.out = out;
+            this.node = node == null ? -1 : node;
+        }
+
+        @Override
+        public void onNext(AttachRequest r) {
+            attachLog.add(r);
+            switch (r.getKindCase()) {
+                case OPEN -> {
+                    sessionId = sessionIds.incrementAndGet();
+                    ttlBySession.put(sessionId, r.getOpen().getTtlMs());
+                    send(opened(sessionId, r.getOpen().getTtlMs()));
+                }
+                case RESUME -> resume(r.getResume().getSessionId());
+                case KEEP_ALIVE -> keepAlive(r.getKeepAlive().getSeq());
+                case CLOSE -> {
+                    if (answerClose) {
+                        end(TenureEnd.TENURE_END_RELEASED, "closed by client");
+                    }
+                }
+                default -> throw new AssertionError("unexpected " + r);
+            }
+        }
+
+        private void resume(long id) {
+            sessionId = id;
+            switch (resumes) {
+                case OPENED -> send(opened(id, ttlBySession.getOrDefault(id, 3000L)));
+                case ENDED -> end(TenureEnd.TENURE_END_EXPIRED, "session expired");
+                case SILENT -> {}
+            }
+        }
+
+        private void keepAlive(long seq) {
+            switch (acks) {
+                case AUTO -> send(ack(seq));
+                case HOLD -> {
+                    synchronized (FakeTenure.this) {
+                        held.add(new Held(this, seq));
+                        FakeTenure.this.notifyAll();
+                    }
+                }
+                case DROP -> {}
+            }
+        }
+
+        synchronized void send(AttachResponse r) {
+            if (!done) {
+                out.onNext(r);
+            }
+        }
+
+        /** SessionEnded, then completes the stream. */
+        synchronized void end(TenureEnd end, String message) {
+            send(AttachResponse.newBuilder()
+                    .setSessionEnded(
+                            AttachResponse.SessionEnded.newBuilder().setEnd(end).setMessage(message))
+                    .build());
+            if (!done) {
+                done = true;
+                out.onCompleted();
+            }
+        }
+
+        /** Breaks the stream as a failing node or network would. */
+        synchronized void fail() {
+            if (!done) {
+                done = true;
+                out.onError(Status.UNAVAILABLE.withDescription("injected break").asRuntimeException());
+            }
+        }
+
+        @Override
+        public synchronized void onError(Throwable t) {
+            done = true;
+        }
+
+        @Override
+        public synchronized void onCompleted() {
+            if (!done) {
+                done = true;
+                out.onCompleted();
+            }
+        }
+
+        private AttachResponse opened(long id, long ttlMs) {
+            return AttachResponse.newBuilder()
+                    .setOpened(
+                            AttachResponse.Opened.newBuilder().setSessionId(id).setTtlMs(ttlMs))
+                    .build();
+        }
     }
-  }
 }

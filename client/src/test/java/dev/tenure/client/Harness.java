@@ -24,70 +24,79 @@ import java.util.concurrent.TimeUnit;
  * the whole exchange (client → fake → client) on the test's own thread, deterministically.
  */
 final class Harness implements AutoCloseable {
-  static final Duration TTL = Duration.ofSeconds(3);
-  /** TTL − the default drift margin (TTL/20). */
-  static final long LIFETIME_NANOS = TTL.toNanos() - TTL.toNanos() / 20;
-  static final Duration KEEPALIVE = TTL.dividedBy(3);
+    static final Duration TTL = Duration.ofSeconds(3);
+    /** TTL − the default drift margin (TTL/20). */
+    static final long LIFETIME_NANOS = TTL.toNanos() - TTL.toNanos() / 20;
 
-  final FakeTenure fake = new FakeTenure();
-  final ManualTimeSource time = new ManualTimeSource();
-  final RecordingListener events = new RecordingListener();
-  final List<String> endpoints = new ArrayList<>();
-  private final List<Server> servers = new ArrayList<>();
-  private TenureClient client;
+    static final Duration KEEPALIVE = TTL.dividedBy(3);
 
-  Harness(int nodes) {
-    String prefix = "tenure-" + UUID.randomUUID();
-    for (int i = 0; i < nodes; i++) {
-      String name = prefix + "-" + i;
-      try {
-        servers.add(InProcessServerBuilder.forName(name).directExecutor()
-            .addService(ServerInterceptors.intercept(fake, node(i))).build().start());
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-      endpoints.add(name + ":7100");
+    final FakeTenure fake = new FakeTenure();
+    final ManualTimeSource time = new ManualTimeSource();
+    final RecordingListener events = new RecordingListener();
+    final List<String> endpoints = new ArrayList<>();
+    private final List<Server> servers = new ArrayList<>();
+    private TenureClient client;
+
+    Harness(int nodes) {
+        String prefix = "tenure-" + UUID.randomUUID();
+        for (int i = 0; i < nodes; i++) {
+            String name = prefix + "-" + i;
+            try {
+                servers.add(InProcessServerBuilder.forName(name)
+                        .directExecutor()
+                        .addService(ServerInterceptors.intercept(fake, node(i)))
+                        .build()
+                        .start());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            endpoints.add(name + ":7100");
+        }
     }
-  }
 
-  TenureClient.Builder builder() {
-    return TenureClient.builder().endpoints(endpoints).sessionTtl(TTL).timeSource(time)
-        .listener(events).channelFactory(endpoint -> InProcessChannelBuilder
-            .forName(endpoint.substring(0, endpoint.lastIndexOf(':'))).directExecutor().build());
-  }
-
-  TenureClient client() {
-    if (client == null) {
-      client = builder().build();
+    TenureClient.Builder builder() {
+        return TenureClient.builder()
+                .endpoints(endpoints)
+                .sessionTtl(TTL)
+                .timeSource(time)
+                .listener(events)
+                .channelFactory(
+                        endpoint -> InProcessChannelBuilder.forName(endpoint.substring(0, endpoint.lastIndexOf(':')))
+                                .directExecutor()
+                                .build());
     }
-    return client;
-  }
 
-  /** Stops one node: its streams break and new calls to it fail with UNAVAILABLE. */
-  void stop(int node) {
-    servers.get(node).shutdownNow();
-  }
-
-  @Override
-  public void close() throws InterruptedException {
-    if (client != null) {
-      fake.acks = FakeTenure.Acks.AUTO;
-      fake.answerClose = true;
-      client.close();
+    TenureClient client() {
+        if (client == null) {
+            client = builder().build();
+        }
+        return client;
     }
-    for (Server s : servers) {
-      s.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-    }
-  }
 
-  private static ServerInterceptor node(int index) {
-    return new ServerInterceptor() {
-      @Override
-      public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
-          ServerCallHandler<Q, R> next) {
-        return Contexts.interceptCall(Context.current().withValue(FakeTenure.NODE, index), call,
-            headers, next);
-      }
-    };
-  }
+    /** Stops one node: its streams break and new calls to it fail with UNAVAILABLE. */
+    void stop(int node) {
+        servers.get(node).shutdownNow();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (client != null) {
+            fake.acks = FakeTenure.Acks.AUTO;
+            fake.answerClose = true;
+            client.close();
+        }
+        for (Server s : servers) {
+            s.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        }
+    }
+
+    private static ServerInterceptor node(int index) {
+        return new ServerInterceptor() {
+            @Override
+            public <Q, R> ServerCall.Listener<Q> interceptCall(
+                    ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
+                return Contexts.interceptCall(Context.current().withValue(FakeTenure.NODE, index), call, headers, next);
+            }
+        };
+    }
 }

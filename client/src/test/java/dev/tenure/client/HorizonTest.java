@@ -8,66 +8,66 @@ import org.junit.jupiter.api.Test;
 
 /** The pure leaves: horizon arithmetic and the backoff schedule. */
 class HorizonTest {
-  private static final long LIFE = 2_850;
+    private static final long LIFE = 2_850;
 
-  @Test
-  void startsAtOpenSendTimePlusLifetime() {
-    Horizon h = new Horizon();
-    h.start(1_000, LIFE);
-    assertThat(h.valueNanos()).isEqualTo(1_000 + LIFE);
-    assertThat(h.passed(1_000 + LIFE - 1)).isFalse();
-    assertThat(h.passed(1_000 + LIFE)).isTrue();
-  }
+    @Test
+    void startsAtOpenSendTimePlusLifetime() {
+        Horizon h = new Horizon();
+        h.start(1_000, LIFE);
+        assertThat(h.valueNanos()).isEqualTo(1_000 + LIFE);
+        assertThat(h.passed(1_000 + LIFE - 1)).isFalse();
+        assertThat(h.passed(1_000 + LIFE)).isTrue();
+    }
 
-  @Test
-  void ackAdvancesFromThatKeepAlivesSendTimeNotFromItsArrival() {
-    Horizon h = new Horizon();
-    h.start(0, LIFE);
-    h.sent(1, 500);
-    assertThat(h.acked(1)).hasValue(500);
-    assertThat(h.valueNanos()).isEqualTo(500 + LIFE);
-  }
+    @Test
+    void ackAdvancesFromThatKeepAlivesSendTimeNotFromItsArrival() {
+        Horizon h = new Horizon();
+        h.start(0, LIFE);
+        h.sent(1, 500);
+        assertThat(h.acked(1)).hasValue(500);
+        assertThat(h.valueNanos()).isEqualTo(500 + LIFE);
+    }
 
-  @Test
-  void neverMovesBack() {
-    Horizon h = new Horizon();
-    h.start(0, LIFE);
-    h.sent(1, 100);
-    h.sent(2, 200);
-    h.acked(2);
-    assertThat(h.valueNanos()).isEqualTo(200 + LIFE);
-    assertThat(h.acked(1)).isEmpty(); // covered by the newer ack, forgotten with it
-    assertThat(h.renewed(150)).isFalse(); // an older renewal (e.g. a late Resume) changes nothing
-    assertThat(h.valueNanos()).isEqualTo(200 + LIFE);
-  }
+    @Test
+    void neverMovesBack() {
+        Horizon h = new Horizon();
+        h.start(0, LIFE);
+        h.sent(1, 100);
+        h.sent(2, 200);
+        h.acked(2);
+        assertThat(h.valueNanos()).isEqualTo(200 + LIFE);
+        assertThat(h.acked(1)).isEmpty(); // covered by the newer ack, forgotten with it
+        assertThat(h.renewed(150)).isFalse(); // an older renewal (e.g. a late Resume) changes nothing
+        assertThat(h.valueNanos()).isEqualTo(200 + LIFE);
+    }
 
-  @Test
-  void overdueOnlyOnceAKeepAliveWaitedTheGrace() {
-    Horizon h = new Horizon();
-    h.start(0, LIFE);
-    h.sent(1, 100);
-    assertThat(h.overdue(199, 100)).isFalse();
-    assertThat(h.overdue(200, 100)).isTrue();
-    h.forgetOutstanding();
-    assertThat(h.overdue(10_000, 100)).isFalse();
-  }
+    @Test
+    void overdueOnlyOnceAKeepAliveWaitedTheGrace() {
+        Horizon h = new Horizon();
+        h.start(0, LIFE);
+        h.sent(1, 100);
+        assertThat(h.overdue(199, 100)).isFalse();
+        assertThat(h.overdue(200, 100)).isTrue();
+        h.forgetOutstanding();
+        assertThat(h.overdue(10_000, 100)).isFalse();
+    }
 
-  @Test
-  void worksAcrossTheNanoTimeSignWrap() {
-    Horizon h = new Horizon();
-    h.start(Long.MAX_VALUE - 10, LIFE); // value wraps negative
-    assertThat(h.passed(Long.MAX_VALUE)).isFalse();
-    assertThat(h.passed(Long.MAX_VALUE - 10 + LIFE)).isTrue();
-  }
+    @Test
+    void worksAcrossTheNanoTimeSignWrap() {
+        Horizon h = new Horizon();
+        h.start(Long.MAX_VALUE - 10, LIFE); // value wraps negative
+        assertThat(h.passed(Long.MAX_VALUE)).isFalse();
+        assertThat(h.passed(Long.MAX_VALUE - 10 + LIFE)).isTrue();
+    }
 
-  @Test
-  void backoffIsImmediateForOneRoundThenDoublesToOneSecond() {
-    assertThat(Backoff.delayNanos(1, 1)).isZero();
-    assertThat(Backoff.delayNanos(2, 1)).isEqualTo(50_000_000L);
-    assertThat(Backoff.delayNanos(3, 1)).isEqualTo(100_000_000L);
-    assertThat(Backoff.delayNanos(1, 3)).isZero();
-    assertThat(Backoff.delayNanos(2, 3)).isZero();
-    assertThat(Backoff.delayNanos(3, 3)).isEqualTo(50_000_000L);
-    assertThat(Backoff.delayNanos(100, 3)).isEqualTo(1_000_000_000L);
-  }
+    @Test
+    void backoffIsImmediateForOneRoundThenDoublesToOneSecond() {
+        assertThat(Backoff.delayNanos(1, 1)).isZero();
+        assertThat(Backoff.delayNanos(2, 1)).isEqualTo(50_000_000L);
+        assertThat(Backoff.delayNanos(3, 1)).isEqualTo(100_000_000L);
+        assertThat(Backoff.delayNanos(1, 3)).isZero();
+        assertThat(Backoff.delayNanos(2, 3)).isZero();
+        assertThat(Backoff.delayNanos(3, 3)).isEqualTo(50_000_000L);
+        assertThat(Backoff.delayNanos(100, 3)).isEqualTo(1_000_000_000L);
+    }
 }

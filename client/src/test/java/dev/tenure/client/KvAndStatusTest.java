@@ -23,93 +23,118 @@ import org.junit.jupiter.api.Test;
 
 /** The fenced KV store and the read-only status calls. */
 class KvAndStatusTest {
-  private final Harness h = new Harness(1);
-  private Session session;
+    private final Harness h = new Harness(1);
+    private Session session;
 
-  @BeforeEach
-  void setUp() {
-    session = h.client().openSession();
-  }
+    @BeforeEach
+    void setUp() {
+        session = h.client().openSession();
+    }
 
-  @AfterEach
-  void tearDown() throws InterruptedException {
-    h.close();
-  }
+    @AfterEach
+    void tearDown() throws InterruptedException {
+        h.close();
+    }
 
-  @Test
-  void fencedPutCarriesTheLeasesLockAndToken() {
-    Lease lease = session.acquire("a");
-    session.put("k", bytes("v"), lease);
-    session.put("k", bytes("w"));
+    @Test
+    void fencedPutCarriesTheLeasesLockAndToken() {
+        Lease lease = session.acquire("a");
+        session.put("k", bytes("v"), lease);
+        session.put("k", bytes("w"));
 
-    var puts = h.fake.requests(KvPutRequest.class);
-    assertThat(puts.get(0).getFence().getLock()).isEqualTo("a");
-    assertThat(puts.get(0).getFence().getToken()).isEqualTo(lease.token());
-    assertThat(puts.get(0).getRequestId()).isEqualTo(2);
-    assertThat(puts.get(1).hasFence()).isFalse();
-  }
+        var puts = h.fake.requests(KvPutRequest.class);
+        assertThat(puts.get(0).getFence().getLock()).isEqualTo("a");
+        assertThat(puts.get(0).getFence().getToken()).isEqualTo(lease.token());
+        assertThat(puts.get(0).getRequestId()).isEqualTo(2);
+        assertThat(puts.get(1).hasFence()).isFalse();
+    }
 
-  @Test
-  void staleTokenIsATypedRejection() {
-    h.fake.onPut = r -> KvPutResponse.newBuilder().setCode(Code.CODE_STALE_TOKEN)
-        .setCurrentToken(12).build();
-    assertThatThrownBy(() -> session.put("k", bytes("v"), "a", 11))
-        .isInstanceOfSatisfying(StaleTokenException.class,
-            e -> assertThat(e.currentToken()).isEqualTo(12));
-    h.fake.onPut = r -> KvPutResponse.newBuilder().setCode(Code.CODE_LIMIT)
-        .setMessage("keysMax 10000 reached").build();
-    assertThatThrownBy(() -> session.put("k", bytes("v")))
-        .isInstanceOf(LimitExceededException.class).hasMessageContaining("keysMax");
-  }
+    @Test
+    void staleTokenIsATypedRejection() {
+        h.fake.onPut = r -> KvPutResponse.newBuilder()
+                .setCode(Code.CODE_STALE_TOKEN)
+                .setCurrentToken(12)
+                .build();
+        assertThatThrownBy(() -> session.put("k", bytes("v"), "a", 11))
+                .isInstanceOfSatisfying(
+                        StaleTokenException.class,
+                        e -> assertThat(e.currentToken()).isEqualTo(12));
+        h.fake.onPut = r -> KvPutResponse.newBuilder()
+                .setCode(Code.CODE_LIMIT)
+                .setMessage("keysMax 10000 reached")
+                .build();
+        assertThatThrownBy(() -> session.put("k", bytes("v")))
+                .isInstanceOf(LimitExceededException.class)
+                .hasMessageContaining("keysMax");
+    }
 
-  @Test
-  void deleteSaysWhetherTheKeyExisted() {
-    assertThat(session.delete("k")).isTrue();
-    h.fake.onDelete = r -> KvDeleteResponse.newBuilder().setCode(Code.CODE_NOT_FOUND).build();
-    assertThat(session.delete("k", "a", 3)).isFalse();
-    assertThat(h.fake.requests(KvDeleteRequest.class).get(1).getFence().getToken()).isEqualTo(3);
-  }
+    @Test
+    void deleteSaysWhetherTheKeyExisted() {
+        assertThat(session.delete("k")).isTrue();
+        h.fake.onDelete =
+                r -> KvDeleteResponse.newBuilder().setCode(Code.CODE_NOT_FOUND).build();
+        assertThat(session.delete("k", "a", 3)).isFalse();
+        assertThat(h.fake.requests(KvDeleteRequest.class).get(1).getFence().getToken())
+                .isEqualTo(3);
+    }
 
-  @Test
-  void getReturnsTheEntryWithItsWriter() {
-    assertThat(h.client().get("k")).isEmpty();
-    h.fake.onGet = r -> KvGetResponse.newBuilder().setCode(Code.CODE_OK)
-        .setValue(ByteString.copyFromUtf8("v")).setToken(9).setLock("a").setWrittenAtMs(5)
-        .build();
-    assertThat(session.get("k")).contains(new KvEntry("k", bytes("v"), 9, "a", 5));
-  }
+    @Test
+    void getReturnsTheEntryWithItsWriter() {
+        assertThat(h.client().get("k")).isEmpty();
+        h.fake.onGet = r -> KvGetResponse.newBuilder()
+                .setCode(Code.CODE_OK)
+                .setValue(ByteString.copyFromUtf8("v"))
+                .setToken(9)
+                .setLock("a")
+                .setWrittenAtMs(5)
+                .build();
+        assertThat(session.get("k")).contains(new KvEntry("k", bytes("v"), 9, "a", 5));
+    }
 
-  @Test
-  void lockStatusMirrorsTheResponse() {
-    h.fake.onLockStatus = r -> LockStatusResponse.newBuilder().setCode(Code.CODE_OK)
-        .setLock("a").setNowMs(100)
-        .setHolder(Holder.newBuilder().setSessionId(7).setToken(70).setSinceMs(50)
-            .setClientName("java 1@h"))
-        .addWaiters(Waiter.newBuilder().setSessionId(8).setSinceMs(60).setClientName("w"))
-        .addHistory(TenureRecord.newBuilder().setSessionId(6).setToken(60).setGrantedAtMs(10)
-            .setEndedAtMs(40).setEnd(dev.tenure.api.v1.TenureEnd.TENURE_END_EXPIRED))
-        .build();
-    LockStatus s = h.client().status("a");
-    assertThat(s.holder()).contains(new LockStatus.Holder(7, 70, 50, "java 1@h"));
-    assertThat(s.waiters()).containsExactly(new LockStatus.Waiter(8, 60, "w"));
-    assertThat(s.history()).containsExactly(
-        new LockStatus.PastTenure(6, 60, 10, 40, TenureEnd.EXPIRED));
-    assertThat(s.nowMs()).isEqualTo(100);
-  }
+    @Test
+    void lockStatusMirrorsTheResponse() {
+        h.fake.onLockStatus = r -> LockStatusResponse.newBuilder()
+                .setCode(Code.CODE_OK)
+                .setLock("a")
+                .setNowMs(100)
+                .setHolder(Holder.newBuilder()
+                        .setSessionId(7)
+                        .setToken(70)
+                        .setSinceMs(50)
+                        .setClientName("java 1@h"))
+                .addWaiters(Waiter.newBuilder().setSessionId(8).setSinceMs(60).setClientName("w"))
+                .addHistory(TenureRecord.newBuilder()
+                        .setSessionId(6)
+                        .setToken(60)
+                        .setGrantedAtMs(10)
+                        .setEndedAtMs(40)
+                        .setEnd(dev.tenure.api.v1.TenureEnd.TENURE_END_EXPIRED))
+                .build();
+        LockStatus s = h.client().status("a");
+        assertThat(s.holder()).contains(new LockStatus.Holder(7, 70, 50, "java 1@h"));
+        assertThat(s.waiters()).containsExactly(new LockStatus.Waiter(8, 60, "w"));
+        assertThat(s.history()).containsExactly(new LockStatus.PastTenure(6, 60, 10, 40, TenureEnd.EXPIRED));
+        assertThat(s.nowMs()).isEqualTo(100);
+    }
 
-  @Test
-  void serverStatusMirrorsTheResponse() {
-    h.fake.onServerStatus = r -> ServerStatusResponse.newBuilder().setNodeId(2).setLeaderId(1)
-        .addMembers(Member.newBuilder().setId(1).setEndpoint("n1:7100").setLeader(true))
-        .setHealth("ok").setSessions(3).setLastToken(44).build();
-    ServerStatus s = h.client().serverStatus();
-    assertThat(s.nodeId()).isEqualTo(2);
-    assertThat(s.members()).containsExactly(new ServerStatus.Member(1, "n1:7100", true));
-    assertThat(s.sessions()).isEqualTo(3);
-    assertThat(s.lastToken()).isEqualTo(44);
-  }
+    @Test
+    void serverStatusMirrorsTheResponse() {
+        h.fake.onServerStatus = r -> ServerStatusResponse.newBuilder()
+                .setNodeId(2)
+                .setLeaderId(1)
+                .addMembers(Member.newBuilder().setId(1).setEndpoint("n1:7100").setLeader(true))
+                .setHealth("ok")
+                .setSessions(3)
+                .setLastToken(44)
+                .build();
+        ServerStatus s = h.client().serverStatus();
+        assertThat(s.nodeId()).isEqualTo(2);
+        assertThat(s.members()).containsExactly(new ServerStatus.Member(1, "n1:7100", true));
+        assertThat(s.sessions()).isEqualTo(3);
+        assertThat(s.lastToken()).isEqualTo(44);
+    }
 
-  private static byte[] bytes(String s) {
-    return s.getBytes(StandardCharsets.UTF_8);
-  }
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
 }

@@ -12,31 +12,33 @@ import org.junit.jupiter.api.Test;
 
 /** The production wiring: Netty plaintext channels, the system TimeSource, real threads. */
 class RealChannelSmokeTest {
-  @Test
-  void opensAcquiresRenewsAndClosesOverLoopback() throws Exception {
-    FakeTenure fake = new FakeTenure();
-    Server server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-        .addService(fake).build().start();
-    try (TenureClient client = TenureClient.builder()
-        .endpoints("127.0.0.1:" + server.getPort())
-        // A cold JVM's first Open over Netty can take most of a second, and the horizon
-        // counts from the Open's send time: a short TTL would be LOST before it opened.
-        .sessionTtl(Duration.ofSeconds(3))
-        .build()) {
-      Session session = client.openSession();
-      Lease lease = session.acquire("a", Duration.ofSeconds(1));
-      long firstHorizon = lease.horizonNanos();
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-      while (lease.horizonNanos() == firstHorizon && System.nanoTime() < deadline) {
-        Thread.onSpinWait(); // until a keepalive's ack moves the horizon
-      }
-      assertThat(lease.horizonNanos()).isGreaterThan(firstHorizon);
-      assertThat(lease.fence(Duration.ofSeconds(1))).isEqualTo(lease.token());
-      session.close();
-      assertThat(lease.lost().get(5, TimeUnit.SECONDS)).isEqualTo(LossReason.RELEASED);
-      assertThat(fake.attachCount(AttachRequest.KindCase.CLOSE)).isEqualTo(1);
-    } finally {
-      server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    @Test
+    void opensAcquiresRenewsAndClosesOverLoopback() throws Exception {
+        FakeTenure fake = new FakeTenure();
+        Server server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+                .addService(fake)
+                .build()
+                .start();
+        try (TenureClient client = TenureClient.builder()
+                .endpoints("127.0.0.1:" + server.getPort())
+                // A cold JVM's first Open over Netty can take most of a second, and the horizon
+                // counts from the Open's send time: a short TTL would be LOST before it opened.
+                .sessionTtl(Duration.ofSeconds(3))
+                .build()) {
+            Session session = client.openSession();
+            Lease lease = session.acquire("a", Duration.ofSeconds(1));
+            long firstHorizon = lease.horizonNanos();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (lease.horizonNanos() == firstHorizon && System.nanoTime() < deadline) {
+                Thread.onSpinWait(); // until a keepalive's ack moves the horizon
+            }
+            assertThat(lease.horizonNanos()).isGreaterThan(firstHorizon);
+            assertThat(lease.fence(Duration.ofSeconds(1))).isEqualTo(lease.token());
+            session.close();
+            assertThat(lease.lost().get(5, TimeUnit.SECONDS)).isEqualTo(LossReason.RELEASED);
+            assertThat(fake.attachCount(AttachRequest.KindCase.CLOSE)).isEqualTo(1);
+        } finally {
+            server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        }
     }
-  }
 }

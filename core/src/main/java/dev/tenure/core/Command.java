@@ -33,15 +33,13 @@ public sealed interface Command {
      * Compare-and-delete: ends the lease only if {@code token} is the lock's current grant and,
      * unless {@code anySession}, the caller's session holds it.
      */
-    record Release(long sessionId, long requestId, String lock, long token, boolean anySession)
-            implements Command {}
+    record Release(long sessionId, long requestId, String lock, long token, boolean anySession) implements Command {}
 
     /** A write; when {@code fenceLock} is not null, accepted only if {@code fenceToken} is that lock's current grant. */
     record Put(long sessionId, long requestId, String key, byte[] value, String fenceLock, long fenceToken)
             implements Command {}
 
-    record Delete(long sessionId, long requestId, String key, String fenceLock, long fenceToken)
-            implements Command {}
+    record Delete(long sessionId, long requestId, String key, String fenceLock, long fenceToken) implements Command {}
 
     /** A read through the log, so it is linearizable. */
     record Get(String key) implements Command {}

@@ -57,9 +57,12 @@ final class Invariants {
             LockRecord lock = state.locks.get(name);
             require(lock != null && lock.idle(), "idle order names lock %s that is missing or busy", name);
         }
-        require(state.deadlines.size() == state.sessions.size() + boundedWaits,
+        require(
+                state.deadlines.size() == state.sessions.size() + boundedWaits,
                 "deadline index has %s entries, expected %s sessions + %s bounded waits",
-                state.deadlines.size(), state.sessions.size(), boundedWaits);
+                state.deadlines.size(),
+                state.sessions.size(),
+                boundedWaits);
         checkCounts();
     }
 
@@ -67,25 +70,45 @@ final class Invariants {
         Limits l = state.limits;
         require(state.sessions.size() <= l.sessionsMax(), "%s sessions over sessionsMax", state.sessions.size());
         require(state.kv.size() <= l.kvKeysMax(), "%s keys over kvKeysMax", state.kv.size());
-        require(state.locks.idleCount() <= l.idleLocksMax(), "%s idle locks over idleLocksMax", state.locks.idleCount());
-        require(state.deadlines.sessionEntries() == state.sessions.size(), "%s session deadlines for %s sessions",
-                state.deadlines.sessionEntries(), state.sessions.size());
+        require(
+                state.locks.idleCount() <= l.idleLocksMax(),
+                "%s idle locks over idleLocksMax",
+                state.locks.idleCount());
+        require(
+                state.deadlines.sessionEntries() == state.sessions.size(),
+                "%s session deadlines for %s sessions",
+                state.deadlines.sessionEntries(),
+                state.sessions.size());
     }
 
     private void checkLock(LockRecord lock) {
         Lease lease = lock.lease;
-        require(lock.idle() == state.locks.isInIdleOrder(lock.name), "lock %s idle=%s but idle order disagrees",
-                lock.name, lock.idle());
+        require(
+                lock.idle() == state.locks.isInIdleOrder(lock.name),
+                "lock %s idle=%s but idle order disagrees",
+                lock.name,
+                lock.idle());
         require(lock.waiters.isEmpty() || lease != null, "lock %s has waiters but no holder", lock.name);
         require(lock.waiters.size() <= state.limits.waitersPerLockMax(), "lock %s over waitersPerLockMax", lock.name);
         if (lease != null) {
             Session holder = state.sessions.get(lease.sessionId());
-            require(holder != null && holder.heldLocks.contains(lock.name),
-                    "lock %s held by session %s that is gone or does not list it", lock.name, lease.sessionId());
-            require(lease.token() > 0 && lease.token() <= state.lastToken, "lock %s token %s outside (0, lastToken %s]",
-                    lock.name, lease.token(), state.lastToken);
-            require(lease.token() > lock.lastToken, "lock %s token %s not above its last token %s",
-                    lock.name, lease.token(), lock.lastToken);
+            require(
+                    holder != null && holder.heldLocks.contains(lock.name),
+                    "lock %s held by session %s that is gone or does not list it",
+                    lock.name,
+                    lease.sessionId());
+            require(
+                    lease.token() > 0 && lease.token() <= state.lastToken,
+                    "lock %s token %s outside (0, lastToken %s]",
+                    lock.name,
+                    lease.token(),
+                    state.lastToken);
+            require(
+                    lease.token() > lock.lastToken,
+                    "lock %s token %s not above its last token %s",
+                    lock.name,
+                    lease.token(),
+                    lock.lastToken);
         }
         for (Waiter w : lock.waiters) {
             checkWaiter(lock, w);
@@ -98,28 +121,46 @@ final class Invariants {
         require(s != null, "lock %s has a waiter from ended session %s", lock.name, w.sessionId());
         require(lock.lease.sessionId() != w.sessionId(), "lock %s holder %s also waits", lock.name, w.sessionId());
         Long rid = s.waitsByLock.get(lock.name);
-        require(rid != null && rid == w.requestId() && lock.name.equals(s.waitsByRequest.get(rid)),
-                "session %s does not list its wait %s on lock %s", s.id, w.requestId(), lock.name);
+        require(
+                rid != null && rid == w.requestId() && lock.name.equals(s.waitsByRequest.get(rid)),
+                "session %s does not list its wait %s on lock %s",
+                s.id,
+                w.requestId(),
+                lock.name);
         Outcome o = s.requests.get(w.requestId());
-        require(o != null && lock.name.equals(o.waitingLock()), "wait %s/%s has no pending cache entry",
-                s.id, w.requestId());
-        require(!w.bounded() || state.deadlines.containsWait(s.id, w.requestId(), w.deadlineMs()),
-                "wait %s/%s deadline not indexed", s.id, w.requestId());
+        require(
+                o != null && lock.name.equals(o.waitingLock()),
+                "wait %s/%s has no pending cache entry",
+                s.id,
+                w.requestId());
+        require(
+                !w.bounded() || state.deadlines.containsWait(s.id, w.requestId(), w.deadlineMs()),
+                "wait %s/%s deadline not indexed",
+                s.id,
+                w.requestId());
     }
 
     private void checkHistory(LockRecord lock) {
         require(lock.history.size() <= state.limits.historyPerLockMax(), "lock %s over historyPerLockMax", lock.name);
-        require((lock.lastEnd == TenureEnd.NONE) == (lock.lastToken == 0), "lock %s last end/token disagree", lock.name);
+        require(
+                (lock.lastEnd == TenureEnd.NONE) == (lock.lastToken == 0),
+                "lock %s last end/token disagree",
+                lock.name);
         require(lock.lastToken <= state.lastToken, "lock %s last token above lastToken", lock.name);
         long previous = 0;
         for (TenureRecord r : lock.history) {
             require(r.token() > previous, "lock %s history tokens not strictly increasing at %s", lock.name, r.token());
-            require(r.end() != TenureEnd.NONE && r.endedAtMs() >= r.grantedAtMs(), "lock %s bad history record %s",
-                    lock.name, r);
+            require(
+                    r.end() != TenureEnd.NONE && r.endedAtMs() >= r.grantedAtMs(),
+                    "lock %s bad history record %s",
+                    lock.name,
+                    r);
             previous = r.token();
         }
-        require(lock.history.isEmpty() || lock.history.peekLast().token() == lock.lastToken,
-                "lock %s newest history record is not its last tenure", lock.name);
+        require(
+                lock.history.isEmpty() || lock.history.peekLast().token() == lock.lastToken,
+                "lock %s newest history record is not its last tenure",
+                lock.name);
     }
 
     private void checkSession(Session s) {
@@ -134,14 +175,21 @@ final class Invariants {
         require(s.leaseCount() <= l.leasesPerSessionMax(), "session %s over leasesPerSessionMax", s.id);
         for (String name : s.heldLocks) {
             LockRecord lock = state.locks.get(name);
-            require(lock != null && lock.lease != null && lock.lease.sessionId() == s.id,
-                    "session %s lists lock %s it does not hold", s.id, name);
+            require(
+                    lock != null && lock.lease != null && lock.lease.sessionId() == s.id,
+                    "session %s lists lock %s it does not hold",
+                    s.id,
+                    name);
         }
         require(s.waitsByLock.size() == s.waitsByRequest.size(), "session %s wait indexes differ", s.id);
         for (Map.Entry<String, Long> wait : s.waitsByLock.entrySet()) {
             LockRecord lock = state.locks.get(wait.getKey());
-            require(lock != null && lock.findWaiter(s.id, wait.getValue()) != null,
-                    "session %s lists wait %s on lock %s that is not queued", s.id, wait.getValue(), wait.getKey());
+            require(
+                    lock != null && lock.findWaiter(s.id, wait.getValue()) != null,
+                    "session %s lists wait %s on lock %s that is not queued",
+                    s.id,
+                    wait.getValue(),
+                    wait.getKey());
         }
         checkRequestCache(s);
     }
@@ -151,14 +199,23 @@ final class Invariants {
         for (Map.Entry<Long, Outcome> e : s.requests.entries().entrySet()) {
             if (e.getValue().pending()) {
                 pending++;
-                require(e.getValue().waitingLock().equals(s.waitsByRequest.get(e.getKey())),
-                        "session %s caches request %s as waiting but it is not queued", s.id, e.getKey());
+                require(
+                        e.getValue().waitingLock().equals(s.waitsByRequest.get(e.getKey())),
+                        "session %s caches request %s as waiting but it is not queued",
+                        s.id,
+                        e.getKey());
             }
         }
-        require(pending == s.waitsByRequest.size(), "session %s has %s pending cache entries for %s waits",
-                s.id, pending, s.waitsByRequest.size());
-        require(s.requests.size() <= state.limits.requestIdCacheMax() || pending == s.requests.size(),
-                "session %s request cache over requestIdCacheMax", s.id);
+        require(
+                pending == s.waitsByRequest.size(),
+                "session %s has %s pending cache entries for %s waits",
+                s.id,
+                pending,
+                s.waitsByRequest.size());
+        require(
+                s.requests.size() <= state.limits.requestIdCacheMax() || pending == s.requests.size(),
+                "session %s request cache over requestIdCacheMax",
+                s.id);
     }
 
     private void checkEntry(FencedKv.Entry e) {

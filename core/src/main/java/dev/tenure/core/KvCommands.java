@@ -23,7 +23,9 @@ final class KvCommands {
     }
 
     Result put(Put c) {
-        Rejected bad = Shapes.first(Shapes.key(c.key(), state.limits), Shapes.value(c.value(), state.limits),
+        Rejected bad = Shapes.first(
+                Shapes.key(c.key(), state.limits),
+                Shapes.value(c.value(), state.limits),
                 Shapes.fenceLock(c.fenceLock(), state.limits));
         return bad != null ? bad : deduplicated(c.sessionId(), c.requestId(), () -> decidePut(c));
     }
@@ -107,8 +109,11 @@ final class KvCommands {
         if (current != 0 && current == fenceToken) {
             return null;
         }
-        return new Rejected(Code.STALE_TOKEN, "fence token " + fenceToken + " is not the current token of lock "
-                + fenceLock + " (current token " + current + (current == 0 ? ": the lock is free)" : ")"), current);
+        return new Rejected(
+                Code.STALE_TOKEN,
+                "fence token " + fenceToken + " is not the current token of lock " + fenceLock + " (current token "
+                        + current + (current == 0 ? ": the lock is free)" : ")"),
+                current);
     }
 
     private static Rejected notFound(String key) {

@@ -49,18 +49,22 @@ final class LockCommands {
         }
         Long waiting = s.waitsByLock.get(c.lock());
         if (waiting != null) {
-            return Shapes.invalid("session " + s.id + " already waits for lock " + c.lock() + " under request " + waiting);
+            return Shapes.invalid(
+                    "session " + s.id + " already waits for lock " + c.lock() + " under request " + waiting);
         }
         if (lease == null) {
             Rejected full = leasesFull(s);
             return full != null ? full : new Granted(lifecycle.grant(state.locks.getOrCreate(c.lock()), s));
         }
         if (c.waitMs() == 0) {
-            return new Rejected(Code.HELD, "lock " + lock.name + " is held (token " + lease.token() + ")", lease.token());
+            return new Rejected(
+                    Code.HELD, "lock " + lock.name + " is held (token " + lease.token() + ")", lease.token());
         }
         if (lock.waiters.size() >= state.limits.waitersPerLockMax()) {
-            return new Rejected(Code.LIMIT, "waitersPerLockMax (" + state.limits.waitersPerLockMax()
-                    + ") reached for lock " + lock.name, 0);
+            return new Rejected(
+                    Code.LIMIT,
+                    "waitersPerLockMax (" + state.limits.waitersPerLockMax() + ") reached for lock " + lock.name,
+                    0);
         }
         Rejected full = leasesFull(s);
         if (full != null) {
@@ -74,8 +78,10 @@ final class LockCommands {
         if (s.leaseCount() < state.limits.leasesPerSessionMax()) {
             return null;
         }
-        return new Rejected(Code.LIMIT, "leasesPerSessionMax (" + state.limits.leasesPerSessionMax()
-                + ") reached by session " + s.id, 0);
+        return new Rejected(
+                Code.LIMIT,
+                "leasesPerSessionMax (" + state.limits.leasesPerSessionMax() + ") reached by session " + s.id,
+                0);
     }
 
     /**
@@ -92,28 +98,32 @@ final class LockCommands {
         String waitingFor = s.waitsByRequest.get(c.requestId());
         if (waitingFor != null) {
             LockRecord lock = state.locks.get(waitingFor);
-            lifecycle.resolveWait(lock, lock.findWaiter(s.id, c.requestId()),
-                    new Rejected(Code.CANCELLED, "wait cancelled", 0));
+            lifecycle.resolveWait(
+                    lock, lock.findWaiter(s.id, c.requestId()), new Rejected(Code.CANCELLED, "wait cancelled", 0));
             return new Ok();
         }
         Outcome outcome = s.requests.get(c.requestId());
         if (outcome != null && outcome.result() instanceof Granted g) {
             LockRecord lock = state.locks.get(g.grant().lock());
-            if (lock != null && lock.lease != null && lock.lease.token() == g.grant().token()
+            if (lock != null
+                    && lock.lease != null
+                    && lock.lease.token() == g.grant().token()
                     && lock.lease.sessionId() == s.id) {
                 lifecycle.endLease(lock, TenureEnd.RELEASED);
                 lifecycle.handOff(lock);
                 return new Ok();
             }
         }
-        return new Rejected(Code.NOT_FOUND, "request " + c.requestId() + " of session " + s.id
-                + " neither waits nor holds a lease", 0);
+        return new Rejected(
+                Code.NOT_FOUND,
+                "request " + c.requestId() + " of session " + s.id + " neither waits nor holds a lease",
+                0);
     }
 
     Result release(Release c) {
         boolean anonymous = c.anySession() && c.sessionId() == 0 && c.requestId() == 0;
-        Rejected bad = Shapes.first(Shapes.lockName(c.lock(), state.limits),
-                anonymous ? null : Shapes.requestId(c.requestId()));
+        Rejected bad = Shapes.first(
+                Shapes.lockName(c.lock(), state.limits), anonymous ? null : Shapes.requestId(c.requestId()));
         if (bad != null) {
             return bad;
         }
@@ -142,12 +152,17 @@ final class LockCommands {
         Lease lease = lock == null ? null : lock.lease;
         if (lease == null || lease.token() != c.token()) {
             String current = lease == null ? "the lock is free" : "current token " + lease.token();
-            return new Rejected(Code.NOT_OWNER, "token " + c.token() + " is not the current lease of lock "
-                    + c.lock() + " (" + current + ")", lease == null ? 0 : lease.token());
+            return new Rejected(
+                    Code.NOT_OWNER,
+                    "token " + c.token() + " is not the current lease of lock " + c.lock() + " (" + current + ")",
+                    lease == null ? 0 : lease.token());
         }
         if (!c.anySession() && lease.sessionId() != caller.id) {
-            return new Rejected(Code.NOT_OWNER, "token " + c.token() + " of lock " + c.lock() + " is held by session "
-                    + lease.sessionId() + ", not " + caller.id + " (current token " + lease.token() + ")", lease.token());
+            return new Rejected(
+                    Code.NOT_OWNER,
+                    "token " + c.token() + " of lock " + c.lock() + " is held by session " + lease.sessionId()
+                            + ", not " + caller.id + " (current token " + lease.token() + ")",
+                    lease.token());
         }
         lifecycle.endLease(lock, TenureEnd.RELEASED);
         if (caller == null || lease.sessionId() != caller.id) {
@@ -162,7 +177,12 @@ final class LockCommands {
         Session s = state.sessions.get(sessionId);
         LockRecord lock = state.locks.get(s.waitsByRequest.get(requestId));
         Waiter w = lock.findWaiter(sessionId, requestId);
-        lifecycle.resolveWait(lock, w, new Rejected(Code.HELD,
-                "wait timed out after " + (w.deadlineMs() - w.sinceMs()) + "ms", lock.currentToken()));
+        lifecycle.resolveWait(
+                lock,
+                w,
+                new Rejected(
+                        Code.HELD,
+                        "wait timed out after " + (w.deadlineMs() - w.sinceMs()) + "ms",
+                        lock.currentToken()));
     }
 }

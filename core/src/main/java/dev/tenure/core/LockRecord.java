@@ -17,6 +17,7 @@ final class LockRecord {
     final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
     /** Oldest first; at most historyPerLockMax records. */
     final ArrayDeque<TenureRecord> history = new ArrayDeque<>();
+
     TenureEnd lastEnd = TenureEnd.NONE;
     long lastToken;
 

@@ -45,12 +45,13 @@ final class OutcomeCodec {
             case WAITING:
                 return Outcome.waiting(r.nonNullString());
             case GRANTED:
-                return Outcome.settled(new Granted(
-                        new Grant(r.nonNullString(), r.i64(), r.i64(), r.i64(), r.i64(), SnapshotCodec.end(r), r.i64())));
+                return Outcome.settled(new Granted(new Grant(
+                        r.nonNullString(), r.i64(), r.i64(), r.i64(), r.i64(), SnapshotCodec.end(r), r.i64())));
             case OK:
                 return Outcome.settled(new Ok());
             case REJECTED:
-                return Outcome.settled(new Rejected(SnapshotCodec.at(SnapshotCodec.CODES, r.u8()), r.nonNullString(), r.i64()));
+                return Outcome.settled(
+                        new Rejected(SnapshotCodec.at(SnapshotCodec.CODES, r.u8()), r.nonNullString(), r.i64()));
             default:
                 throw SnapshotCodec.corrupt("outcome tag " + tag);
         }

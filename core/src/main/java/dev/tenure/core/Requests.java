@@ -28,9 +28,12 @@ final class Requests {
             return new Queued(cached.waitingLock(), lock == null ? 0 : lock.currentToken());
         }
         if (session.requests.isTooOld(requestId)) {
-            return new Rejected(Code.REQUEST_TOO_OLD, "requestId " + requestId + " is older than the retry window"
-                    + " of session " + session.id + " (ids up to " + session.requests.highestEvictedId()
-                    + " were forgotten)", 0);
+            return new Rejected(
+                    Code.REQUEST_TOO_OLD,
+                    "requestId " + requestId + " is older than the retry window"
+                            + " of session " + session.id + " (ids up to " + session.requests.highestEvictedId()
+                            + " were forgotten)",
+                    0);
         }
         return null;
     }
@@ -44,8 +47,11 @@ final class Requests {
         if (result instanceof Granted g) {
             LockRecord lock = state.locks.get(g.grant().lock());
             if (lock == null || lock.currentToken() != g.grant().token()) {
-                return new Rejected(Code.CANCELLED, "the grant of request " + requestId + " (token "
-                        + g.grant().token() + ") to session " + session.id + " has already ended", 0);
+                return new Rejected(
+                        Code.CANCELLED,
+                        "the grant of request " + requestId + " (token "
+                                + g.grant().token() + ") to session " + session.id + " has already ended",
+                        0);
             }
         }
         return result;

@@ -27,12 +27,7 @@ public sealed interface Result {
 
     record KvValue(String key, byte[] value, long token, String lock, long writtenAtMs) implements Result {}
 
-    record LockView(
-            String lock,
-            Holder holder,
-            List<WaiterView> waiters,
-            List<TenureRecord> history,
-            long nowMs)
+    record LockView(String lock, Holder holder, List<WaiterView> waiters, List<TenureRecord> history, long nowMs)
             implements Result {}
 
     record Stats(long sessions, long locks, long held, long lastToken, long nowMs) implements Result {}

@@ -23,6 +23,7 @@ final class Session {
     final TreeMap<String, Long> waitsByLock = new TreeMap<>();
     /** The same waits keyed by request id, for cancel and wait timeouts. */
     final TreeMap<Long, String> waitsByRequest = new TreeMap<>();
+
     final RequestCache requests;
 
     Session(long id, long ttlMs, String clientName, long deadlineMs, RequestCache requests) {

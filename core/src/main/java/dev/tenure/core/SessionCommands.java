@@ -22,7 +22,8 @@ final class SessionCommands {
     }
 
     Result open(OpenSession c) {
-        Rejected bad = Shapes.first(Shapes.ttl(c.ttlMs(), state.limits), Shapes.clientName(c.clientName(), state.limits));
+        Rejected bad =
+                Shapes.first(Shapes.ttl(c.ttlMs(), state.limits), Shapes.clientName(c.clientName(), state.limits));
         if (bad != null) {
             return bad;
         }

@@ -44,8 +44,16 @@ final class SnapshotCodec {
         TenureEnd.NONE, TenureEnd.RELEASED, TenureEnd.EXPIRED, TenureEnd.DISCONNECTED, TenureEnd.REVOKED
     };
     static final Code[] CODES = {
-        Code.OK, Code.HELD, Code.NOT_OWNER, Code.STALE_TOKEN, Code.SESSION_LOST, Code.NOT_FOUND,
-        Code.LIMIT, Code.REQUEST_TOO_OLD, Code.INVALID, Code.CANCELLED
+        Code.OK,
+        Code.HELD,
+        Code.NOT_OWNER,
+        Code.STALE_TOKEN,
+        Code.SESSION_LOST,
+        Code.NOT_FOUND,
+        Code.LIMIT,
+        Code.REQUEST_TOO_OLD,
+        Code.INVALID,
+        Code.CANCELLED
     };
 
     private SnapshotCodec() {}
@@ -107,7 +115,8 @@ final class SnapshotCodec {
     /** Checks header and checksum, and returns a reader positioned at the body. */
     private static SnapshotReader checkedBody(byte[] snapshot) {
         if (snapshot == null || snapshot.length < HEADER_BYTES + CHECKSUM_BYTES) {
-            throw new IllegalArgumentException("snapshot truncated: " + (snapshot == null ? 0 : snapshot.length) + " bytes");
+            throw new IllegalArgumentException(
+                    "snapshot truncated: " + (snapshot == null ? 0 : snapshot.length) + " bytes");
         }
         SnapshotReader header = new SnapshotReader(snapshot, snapshot.length);
         int magic = header.i32();
@@ -116,7 +125,8 @@ final class SnapshotCodec {
         }
         int version = header.i32();
         if (version != VERSION) {
-            throw new IllegalArgumentException("unsupported snapshot version " + version + " (this build reads " + VERSION + ")");
+            throw new IllegalArgumentException(
+                    "unsupported snapshot version " + version + " (this build reads " + VERSION + ")");
         }
         int bodyEnd = snapshot.length - CHECKSUM_BYTES;
         CRC32 crc = new CRC32();

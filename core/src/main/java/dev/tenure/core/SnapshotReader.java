@@ -53,7 +53,8 @@ final class SnapshotReader {
     int count(int minBytesEach) {
         int n = i32();
         if (n < 0 || (long) n * minBytesEach > in.remaining()) {
-            throw new IllegalArgumentException("snapshot corrupt: count " + n + " with " + in.remaining() + " bytes left");
+            throw new IllegalArgumentException(
+                    "snapshot corrupt: count " + n + " with " + in.remaining() + " bytes left");
         }
         return n;
     }
@@ -76,7 +77,8 @@ final class SnapshotReader {
         slice.limit(n);
         in.position(in.position() + n);
         try {
-            return StandardCharsets.UTF_8.newDecoder()
+            return StandardCharsets.UTF_8
+                    .newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT)
                     .decode(slice)

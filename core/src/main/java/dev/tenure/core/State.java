@@ -16,6 +16,7 @@ final class State {
     long nowMs;
     /** The fencing token counter: every grant takes the next value, so tokens never repeat or go back. */
     long lastToken;
+
     final SessionTable sessions;
     final LockTable locks = new LockTable();
     final FencedKv kv = new FencedKv();

@@ -112,7 +112,8 @@ public final class StateMachine {
 
     /** Rebuilds a state machine from {@link #snapshot()} output and checks every invariant. */
     public static StateMachine restore(byte[] snapshot, Limits limits) {
-        StateMachine machine = new StateMachine(SnapshotCodec.decode(snapshot, Objects.requireNonNull(limits, "limits")));
+        StateMachine machine =
+                new StateMachine(SnapshotCodec.decode(snapshot, Objects.requireNonNull(limits, "limits")));
         machine.checkInvariants();
         return machine;
     }

@@ -21,11 +21,28 @@ import org.junit.jupiter.api.Test;
  */
 class ArchitectureTest {
     private static final List<Pattern> BANNED = Stream.of(
-                    "System\\.currentTimeMillis", "System\\.nanoTime", "Instant\\.now", "\\bClock\\b",
-                    "\\bThread\\b", "\\bRandom\\b", "ThreadLocalRandom", "SecureRandom", "Math\\.random",
-                    "UUID\\.randomUUID", "\\bHashMap\\b", "\\bHashSet\\b", "java\\.io\\.File", "java\\.nio\\.file",
-                    "java\\.net\\b", "ObjectOutputStream", "ObjectInputStream", "\\bSerializable\\b",
-                    "LocalDateTime\\.now", "System\\.getenv", "System\\.getProperty", "\\bsynchronized\\b",
+                    "System\\.currentTimeMillis",
+                    "System\\.nanoTime",
+                    "Instant\\.now",
+                    "\\bClock\\b",
+                    "\\bThread\\b",
+                    "\\bRandom\\b",
+                    "ThreadLocalRandom",
+                    "SecureRandom",
+                    "Math\\.random",
+                    "UUID\\.randomUUID",
+                    "\\bHashMap\\b",
+                    "\\bHashSet\\b",
+                    "java\\.io\\.File",
+                    "java\\.nio\\.file",
+                    "java\\.net\\b",
+                    "ObjectOutputStream",
+                    "ObjectInputStream",
+                    "\\bSerializable\\b",
+                    "LocalDateTime\\.now",
+                    "System\\.getenv",
+                    "System\\.getProperty",
+                    "\\bsynchronized\\b",
                     "java\\.util\\.concurrent")
             .map(Pattern::compile)
             .toList();
@@ -70,7 +87,8 @@ class ArchitectureTest {
         assertThat(violations("new Thread(r).start();")).containsExactly("Thread");
         assertThat(violations("import java.net.Socket;")).isNotEmpty();
         assertThat(violations("import java.util.Random;")).isNotEmpty();
-        assertThat(violations("var m = new LinkedHashMap<String, Long>(); // not a HashMap")).isEmpty();
+        assertThat(violations("var m = new LinkedHashMap<String, Long>(); // not a HashMap"))
+                .isEmpty();
         assertThat(violations("/* Clock */ int x;")).isEmpty();
     }
 }

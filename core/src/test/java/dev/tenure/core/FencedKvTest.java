@@ -51,7 +51,8 @@ class FencedKvTest {
         long a = f.open(1_000);
         Grant g = f.grant(a, 1, "x");
         f.release(a, 2, "x", g.token());
-        assertThat(rejected(f.apply(new Put(0, 0, "k", V1, "x", g.token()))).currentToken()).isZero();
+        assertThat(rejected(f.apply(new Put(0, 0, "k", V1, "x", g.token()))).currentToken())
+                .isZero();
         assertThat(code(f.apply(new Put(0, 0, "k", V1, "x", 0)))).isEqualTo(Code.STALE_TOKEN);
         assertThat(code(f.apply(new Put(0, 0, "k", V1, "never", 0)))).isEqualTo(Code.STALE_TOKEN);
         assertThat(code(f.apply(new Get("k")))).isEqualTo(Code.NOT_FOUND);
@@ -76,7 +77,8 @@ class FencedKvTest {
         Fixture f = new Fixture();
         long a = f.open(1_000);
         Grant g = f.grant(a, 1, "x");
-        assertThat(code(f.apply(new Delete(a, 2, "missing", "x", g.token() + 1)))).isEqualTo(Code.STALE_TOKEN);
+        assertThat(code(f.apply(new Delete(a, 2, "missing", "x", g.token() + 1))))
+                .isEqualTo(Code.STALE_TOKEN);
         assertThat(code(f.apply(new Delete(a, 3, "missing", "x", g.token())))).isEqualTo(Code.NOT_FOUND);
         f.apply(new Put(a, 4, "k", V1, null, 0));
         assertThat(code(f.apply(new Delete(a, 5, "k", "x", 99)))).isEqualTo(Code.STALE_TOKEN);
@@ -102,8 +104,10 @@ class FencedKvTest {
     @Test
     void shapesAndKeyLimit() {
         Fixture f = new Fixture(Fixture.small()); // keyBytesMax 8, valueBytesMax 4, kvKeysMax 2
-        assertThat(rejected(f.apply(new Put(0, 0, "123456789", V1, null, 0))).message()).contains("keyBytesMax");
-        assertThat(rejected(f.apply(new Put(0, 0, "k", new byte[5], null, 0))).message()).contains("valueBytesMax");
+        assertThat(rejected(f.apply(new Put(0, 0, "123456789", V1, null, 0))).message())
+                .contains("keyBytesMax");
+        assertThat(rejected(f.apply(new Put(0, 0, "k", new byte[5], null, 0))).message())
+                .contains("valueBytesMax");
         assertThat(code(f.apply(new Put(0, 0, "k", null, null, 0)))).isEqualTo(Code.INVALID);
         assertThat(code(f.apply(new Put(0, 0, "", V1, null, 0)))).isEqualTo(Code.INVALID);
         assertThat(code(f.apply(new Put(0, 0, "k", V1, "", 1)))).isEqualTo(Code.INVALID);

@@ -38,7 +38,8 @@ class LockRulesTest {
         long a = f.open(100);
         assertThat(code(f.apply(new Acquire(a, 1, "", 0)))).isEqualTo(Code.INVALID);
         assertThat(code(f.apply(new Acquire(a, 1, null, 0)))).isEqualTo(Code.INVALID);
-        assertThat(rejected(f.apply(new Acquire(a, 1, "123456789", 0))).message()).contains("lockNameBytesMax");
+        assertThat(rejected(f.apply(new Acquire(a, 1, "123456789", 0))).message())
+                .contains("lockNameBytesMax");
         assertThat(code(f.apply(new Acquire(a, 0, "x", 0)))).isEqualTo(Code.INVALID);
         assertThat(code(f.apply(new Acquire(a, -1, "x", 0)))).isEqualTo(Code.INVALID);
         assertThat(code(f.apply(new Acquire(a + 5, 1, "x", 0)))).isEqualTo(Code.SESSION_LOST);

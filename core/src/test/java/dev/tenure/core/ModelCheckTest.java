@@ -55,10 +55,28 @@ class ModelCheckTest {
 
     /** Operation kinds with their weights. */
     enum Kind {
-        OPEN(6), KEEPALIVE(9), ADVANCE(10), ACQUIRE_NOW(8), ACQUIRE_BOUNDED(8), ACQUIRE_FOREVER(6),
-        RELEASE_OWN(8), RELEASE_STALE(4), RELEASE_FORCED(2), CANCEL(5), CLOSE(2), DISCONNECT(2),
-        PUT_FENCED(5), PUT_STALE(3), PUT_UNFENCED(3), DELETE(2), GET(3), STATUS(3), STATS(1),
-        NEW_TERM(1), RETRY(6), MALFORMED(2);
+        OPEN(6),
+        KEEPALIVE(9),
+        ADVANCE(10),
+        ACQUIRE_NOW(8),
+        ACQUIRE_BOUNDED(8),
+        ACQUIRE_FOREVER(6),
+        RELEASE_OWN(8),
+        RELEASE_STALE(4),
+        RELEASE_FORCED(2),
+        CANCEL(5),
+        CLOSE(2),
+        DISCONNECT(2),
+        PUT_FENCED(5),
+        PUT_STALE(3),
+        PUT_UNFENCED(3),
+        DELETE(2),
+        GET(3),
+        STATUS(3),
+        STATS(1),
+        NEW_TERM(1),
+        RETRY(6),
+        MALFORMED(2);
 
         final int weight;
 
@@ -111,14 +129,37 @@ class ModelCheckTest {
         }
         if (fixed == null) {
             // A generator that never reaches an outcome would let the model check pass vacuously.
-            assertThat(seen).as("outcomes reached").containsKeys(
-                    "Granted.after.NONE", "Granted.after.RELEASED", "Granted.after.EXPIRED", "Granted.after.DISCONNECTED",
-                    "Queued", "Ok", "KvValue", "LockView", "Stats", "SessionOpened", "KeepAliveResult",
-                    "Rejected.HELD", "Rejected.NOT_OWNER", "Rejected.STALE_TOKEN", "Rejected.SESSION_LOST",
-                    "Rejected.NOT_FOUND", "Rejected.LIMIT", "Rejected.REQUEST_TOO_OLD", "Rejected.INVALID",
-                    "Rejected.CANCELLED", "WaitResolved.GRANTED", "WaitResolved.HELD", "WaitResolved.CANCELLED",
-                    "WaitResolved.SESSION_LOST", "LeaseEnded.EXPIRED", "LeaseEnded.DISCONNECTED", "LeaseEnded.RELEASED",
-                    "SessionEnded");
+            assertThat(seen)
+                    .as("outcomes reached")
+                    .containsKeys(
+                            "Granted.after.NONE",
+                            "Granted.after.RELEASED",
+                            "Granted.after.EXPIRED",
+                            "Granted.after.DISCONNECTED",
+                            "Queued",
+                            "Ok",
+                            "KvValue",
+                            "LockView",
+                            "Stats",
+                            "SessionOpened",
+                            "KeepAliveResult",
+                            "Rejected.HELD",
+                            "Rejected.NOT_OWNER",
+                            "Rejected.STALE_TOKEN",
+                            "Rejected.SESSION_LOST",
+                            "Rejected.NOT_FOUND",
+                            "Rejected.LIMIT",
+                            "Rejected.REQUEST_TOO_OLD",
+                            "Rejected.INVALID",
+                            "Rejected.CANCELLED",
+                            "WaitResolved.GRANTED",
+                            "WaitResolved.HELD",
+                            "WaitResolved.CANCELLED",
+                            "WaitResolved.SESSION_LOST",
+                            "LeaseEnded.EXPIRED",
+                            "LeaseEnded.DISCONNECTED",
+                            "LeaseEnded.RELEASED",
+                            "SessionEnded");
         }
     }
 
@@ -176,12 +217,14 @@ class ModelCheckTest {
         final ReferenceModel model = new ReferenceModel(LIMITS);
         /** Fed the same inputs, never restored, and left on the default (touched-only) invariant checks. */
         final StateMachine twin = new StateMachine(LIMITS);
+
         StateMachine machine = newMachine();
         final List<Step> steps = new ArrayList<>();
         final TreeMap<Long, Long> nextRid = new TreeMap<>();
         final List<Command> retryable = new ArrayList<>();
         /** How often each kind of outcome and event occurred: proof that the generator reaches them. */
         final TreeMap<String, Integer> seen = new TreeMap<>();
+
         long t = 1_000;
 
         Run(List<Op> ops, boolean restoreMidway) {
@@ -234,7 +277,10 @@ class ModelCheckTest {
             if (op.d() % 3 == 0) t += op.a() % 100;
             long ts = op.b() % 17 == 0 ? t - 30 : t; // now and then a timestamp behind the clock
             Command c = command(op);
-            if (c instanceof Acquire || c instanceof Release || c instanceof Put || c instanceof Delete
+            if (c instanceof Acquire
+                    || c instanceof Release
+                    || c instanceof Put
+                    || c instanceof Delete
                     || c instanceof CancelWait) {
                 retryable.add(c);
             }
@@ -275,12 +321,14 @@ class ModelCheckTest {
             tally(actual);
             got.forEach(this::tally);
             twin.drainEvents(new ArrayList<>());
-            List<String> want = model.events.stream().map(ModelCheckTest::normal).toList();
+            List<String> want =
+                    model.events.stream().map(ModelCheckTest::normal).toList();
             model.events.clear();
             if (!got.stream().map(ModelCheckTest::normal).toList().equals(want)) {
                 return "events " + got + ", model says " + want;
             }
-            if (machine.nowMs() != model.now || machine.lastToken() != model.lastToken
+            if (machine.nowMs() != model.now
+                    || machine.lastToken() != model.lastToken
                     || machine.nextDeadlineMs() != model.nextDeadline()) {
                 return "clock/token/deadline " + machine.nowMs() + "/" + machine.lastToken() + "/"
                         + machine.nextDeadlineMs() + ", model says " + model.now + "/" + model.lastToken + "/"
@@ -293,9 +341,11 @@ class ModelCheckTest {
             if (o == null) return;
             String label = o.getClass().getSimpleName();
             if (o instanceof Rejected r) label = "Rejected." + r.code();
-            if (o instanceof Event.WaitResolved w) label = "WaitResolved." + (w.result() instanceof Rejected r ? r.code() : "GRANTED");
+            if (o instanceof Event.WaitResolved w)
+                label = "WaitResolved." + (w.result() instanceof Rejected r ? r.code() : "GRANTED");
             if (o instanceof Event.LeaseEnded e) label = "LeaseEnded." + e.end();
-            if (o instanceof Result.Granted g) label = "Granted.after." + g.grant().previousEnd();
+            if (o instanceof Result.Granted g)
+                label = "Granted.after." + g.grant().previousEnd();
             seen.merge(label, 1, Integer::sum);
         }
 
@@ -395,7 +445,8 @@ class ModelCheckTest {
             return "KvValue(" + v.key() + "," + Arrays.toString(v.value()) + "," + v.token() + "," + v.lock() + ","
                     + v.writtenAtMs() + ")";
         }
-        if (o instanceof Event.WaitResolved w) return "WaitResolved(" + w.sessionId() + "," + w.requestId() + "," + normal(w.result()) + ")";
+        if (o instanceof Event.WaitResolved w)
+            return "WaitResolved(" + w.sessionId() + "," + w.requestId() + "," + normal(w.result()) + ")";
         return String.valueOf(o);
     }
 }

@@ -129,7 +129,9 @@ final class ReferenceModel {
             // candidates ordered by (deadline, kind, sid, rid)
             long[] best = null;
             for (S s : sessions) best = better(best, new long[] {s.deadline, 0, s.id, 0});
-            for (L l : locks) for (W w : l.queue) if (w.deadline != NEVER) best = better(best, new long[] {w.deadline, 1, w.sid, w.rid});
+            for (L l : locks)
+                for (W w : l.queue)
+                    if (w.deadline != NEVER) best = better(best, new long[] {w.deadline, 1, w.sid, w.rid});
             if (best == null || best[0] > now) return;
             if (best[1] == 0) {
                 endSession(session(best[2]), TenureEnd.EXPIRED);
@@ -243,7 +245,8 @@ final class ReferenceModel {
         for (C c : s.cache) {
             if (c.rid == rid) {
                 if (c.waitingOn != null) return new Queued(c.waitingOn, tokenOf(c.waitingOn));
-                if (c.result instanceof Granted g && tokenOf(g.grant().lock()) != g.grant().token()) {
+                if (c.result instanceof Granted g
+                        && tokenOf(g.grant().lock()) != g.grant().token()) {
                     return new Rejected(Code.CANCELLED, "", 0);
                 }
                 return c.result;
@@ -283,7 +286,9 @@ final class ReferenceModel {
     }
 
     Result open(OpenSession c) {
-        if (c.ttlMs() < lim.sessionTtlMsMin() || c.ttlMs() > lim.sessionTtlMsMax() || c.clientName() == null
+        if (c.ttlMs() < lim.sessionTtlMsMin()
+                || c.ttlMs() > lim.sessionTtlMsMax()
+                || c.clientName() == null
                 || c.clientName().getBytes(StandardCharsets.UTF_8).length > lim.clientNameBytesMax()) return invalid();
         if (sessions.size() >= lim.sessionsMax()) return new Rejected(Code.LIMIT, "", 0);
         S s = new S();
@@ -408,7 +413,9 @@ final class ReferenceModel {
     }
 
     Result put(Put c) {
-        if (!nameOk(c.key(), lim.keyBytesMax()) || c.value() == null || c.value().length > lim.valueBytesMax()
+        if (!nameOk(c.key(), lim.keyBytesMax())
+                || c.value() == null
+                || c.value().length > lim.valueBytesMax()
                 || (c.fenceLock() != null && !nameOk(c.fenceLock(), lim.lockNameBytesMax()))) return invalid();
         return deduped(c.sessionId(), c.requestId(), () -> {
             if (c.fenceLock() != null && (tokenOf(c.fenceLock()) == 0 || tokenOf(c.fenceLock()) != c.fenceToken())) {
@@ -458,15 +465,19 @@ final class ReferenceModel {
     Result get(Get c) {
         if (!nameOk(c.key(), lim.keyBytesMax())) return invalid();
         K k = entry(c.key());
-        return k == null ? new Rejected(Code.NOT_FOUND, "", 0) : new KvValue(k.key, k.value.clone(), k.token, k.lock, k.at);
+        return k == null
+                ? new Rejected(Code.NOT_FOUND, "", 0)
+                : new KvValue(k.key, k.value.clone(), k.token, k.lock, k.at);
     }
 
     Result status(Status c) {
         if (!nameOk(c.lock(), lim.lockNameBytesMax())) return invalid();
         L l = lock(c.lock());
         if (l == null) return new LockView(c.lock(), null, List.of(), List.of(), now);
-        Holder h = l.lease == null ? null
-                : new Holder(l.lease.sessionId(), l.lease.token(), l.lease.grantedAtMs(), session(l.lease.sessionId()).name);
+        Holder h = l.lease == null
+                ? null
+                : new Holder(
+                        l.lease.sessionId(), l.lease.token(), l.lease.grantedAtMs(), session(l.lease.sessionId()).name);
         List<WaiterView> ws = new ArrayList<>();
         for (W w : l.queue) ws.add(new WaiterView(w.sid, w.since, session(w.sid).name));
         return new LockView(l.name, h, ws, new ArrayList<>(l.hist), now);

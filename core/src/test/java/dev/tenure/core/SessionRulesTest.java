@@ -34,10 +34,14 @@ class SessionRulesTest {
     @Test
     void openValidatesTtlAndClientName() {
         Fixture f = new Fixture(Fixture.small());
-        assertThat(rejected(f.apply(new OpenSession(99, "a"))).message()).contains("sessionTtlMsMin").contains("99");
+        assertThat(rejected(f.apply(new OpenSession(99, "a"))).message())
+                .contains("sessionTtlMsMin")
+                .contains("99");
         assertThat(rejected(f.apply(new OpenSession(10_001, "a"))).message()).contains("sessionTtlMsMax");
         assertThat(code(f.apply(new OpenSession(100, null)))).isEqualTo(Code.INVALID);
-        assertThat(rejected(f.apply(new OpenSession(100, "abcde"))).message()).contains("clientNameBytesMax").contains("5");
+        assertThat(rejected(f.apply(new OpenSession(100, "abcde"))).message())
+                .contains("clientNameBytesMax")
+                .contains("5");
         assertThat(code(f.apply(new OpenSession(100, "\u00e9\u00e9\u00e9")))).isEqualTo(Code.INVALID); // 6 UTF-8 bytes
         assertThat(code(f.apply(new OpenSession(100, "a\ud800")))).isEqualTo(Code.INVALID); // unpaired surrogate
         assertThat(f.apply(new OpenSession(100, "\u00e9\u00e9"))).isInstanceOf(SessionOpened.class);
@@ -110,13 +114,15 @@ class SessionRulesTest {
         assertThat(f.apply(new CloseSession(a, TenureEnd.DISCONNECTED))).isEqualTo(new Ok());
         Grant bx = new Grant("x", 4, b, f.now, 1_000, TenureEnd.DISCONNECTED, ga.token());
         Grant by = new Grant("y", 5, b, f.now, 1_000, TenureEnd.DISCONNECTED, gy.token());
-        assertThat(f.events()).containsExactly(
-                new LeaseEnded(a, "x", ga.token(), TenureEnd.DISCONNECTED),
-                new WaitResolved(b, 2, new Granted(bx)),
-                new LeaseEnded(a, "y", gy.token(), TenureEnd.DISCONNECTED),
-                new WaitResolved(b, 1, new Granted(by)),
-                new WaitResolved(a, 3, new Result.Rejected(Code.SESSION_LOST, "session 1 ended (DISCONNECTED)", 0)),
-                new SessionEnded(a, TenureEnd.DISCONNECTED));
+        assertThat(f.events())
+                .containsExactly(
+                        new LeaseEnded(a, "x", ga.token(), TenureEnd.DISCONNECTED),
+                        new WaitResolved(b, 2, new Granted(bx)),
+                        new LeaseEnded(a, "y", gy.token(), TenureEnd.DISCONNECTED),
+                        new WaitResolved(b, 1, new Granted(by)),
+                        new WaitResolved(
+                                a, 3, new Result.Rejected(Code.SESSION_LOST, "session 1 ended (DISCONNECTED)", 0)),
+                        new SessionEnded(a, TenureEnd.DISCONNECTED));
         LockView z = (LockView) f.apply(new Status("z"));
         assertThat(z.waiters()).isEmpty();
         // the retried acquire of the new holder returns its grant
@@ -135,10 +141,11 @@ class SessionRulesTest {
         assertThat(f.sm.nextDeadlineMs()).isEqualTo(expiry);
         f.advanceTo(expiry + 250); // the timer fired late: everything happens at the new now
         Grant gb = new Grant("x", 2, b, expiry + 250, 5_000, TenureEnd.EXPIRED, ga.token());
-        assertThat(f.events()).containsExactly(
-                new LeaseEnded(a, "x", 1, TenureEnd.EXPIRED),
-                new WaitResolved(b, 1, new Granted(gb)),
-                new SessionEnded(a, TenureEnd.EXPIRED));
+        assertThat(f.events())
+                .containsExactly(
+                        new LeaseEnded(a, "x", 1, TenureEnd.EXPIRED),
+                        new WaitResolved(b, 1, new Granted(gb)),
+                        new SessionEnded(a, TenureEnd.EXPIRED));
         LockView v = (LockView) f.apply(new Status("x"));
         assertThat(v.history()).containsExactly(new TenureRecord(a, 1, 1_000, expiry + 250, TenureEnd.EXPIRED));
         assertThat(code(f.apply(new Acquire(a, 2, "x", 0)))).isEqualTo(Code.SESSION_LOST);
@@ -167,9 +174,10 @@ class SessionRulesTest {
         f.events();
         f.advanceTo(f.now + 1_000);
         List<Event> events = f.events();
-        assertThat(events).containsExactly(
-                new WaitResolved(b, 1, new Result.Rejected(Code.SESSION_LOST, "session 2 ended (EXPIRED)", 0)),
-                new SessionEnded(b, TenureEnd.EXPIRED));
+        assertThat(events)
+                .containsExactly(
+                        new WaitResolved(b, 1, new Result.Rejected(Code.SESSION_LOST, "session 2 ended (EXPIRED)", 0)),
+                        new SessionEnded(b, TenureEnd.EXPIRED));
     }
 
     @Test
@@ -194,8 +202,9 @@ class SessionRulesTest {
         assertThat(f.events()).isEmpty();
         assertThat(f.sm.nextDeadlineMs()).isEqualTo(t0 + 500); // the wait, left as it was
         f.advanceTo(t0 + 3_000);
-        assertThat(f.events()).containsExactly(new WaitResolved(a, 1,
-                new Result.Rejected(Code.HELD, "wait timed out after 500ms", 1)));
+        assertThat(f.events())
+                .containsExactly(
+                        new WaitResolved(a, 1, new Result.Rejected(Code.HELD, "wait timed out after 500ms", 1)));
         f.advanceTo(t0 + 3_999);
         assertThat(f.events()).isEmpty(); // a now lives until t0 + 3000 + 1000
         f.advanceTo(t0 + 4_000);

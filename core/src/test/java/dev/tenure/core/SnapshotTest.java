@@ -93,7 +93,8 @@ class SnapshotTest {
     }
 
     private static String describe(Result r) {
-        return r instanceof KvValue v ? v.key() + Arrays.toString(v.value()) + v.token() + v.lock() + v.writtenAtMs()
+        return r instanceof KvValue v
+                ? v.key() + Arrays.toString(v.value()) + v.token() + v.lock() + v.writtenAtMs()
                 : String.valueOf(r);
     }
 
@@ -135,11 +136,13 @@ class SnapshotTest {
         byte[] magic = s.clone();
         magic[0] = 'X';
         assertThatThrownBy(() -> StateMachine.restore(magic, Fixture.small()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("magic");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("magic");
         byte[] version = s.clone();
         version[7] = 2;
         assertThatThrownBy(() -> StateMachine.restore(version, Fixture.small()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("version 2");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("version 2");
         byte[] longer = Arrays.copyOf(s, s.length + 1);
         assertThatThrownBy(() -> StateMachine.restore(longer, Fixture.small()))
                 .isInstanceOf(IllegalArgumentException.class);
@@ -178,7 +181,8 @@ class SnapshotTest {
         w.i32(0); // kv
         byte[] forged = w.finishWithChecksum();
         assertThatThrownBy(() -> StateMachine.restore(forged, Limits.defaults()))
-                .isInstanceOf(InvariantViolation.class).hasMessageContaining("lastToken");
+                .isInstanceOf(InvariantViolation.class)
+                .hasMessageContaining("lastToken");
     }
 
     @Test
@@ -191,10 +195,12 @@ class SnapshotTest {
     @Test
     void everyEnumConstantHasAnEncoding() {
         for (TenureEnd e : TenureEnd.values()) {
-            assertThat(SnapshotCodec.ENDS[SnapshotCodec.index(SnapshotCodec.ENDS, e)]).isEqualTo(e);
+            assertThat(SnapshotCodec.ENDS[SnapshotCodec.index(SnapshotCodec.ENDS, e)])
+                    .isEqualTo(e);
         }
         for (Code c : Code.values()) {
-            assertThat(SnapshotCodec.CODES[SnapshotCodec.index(SnapshotCodec.CODES, c)]).isEqualTo(c);
+            assertThat(SnapshotCodec.CODES[SnapshotCodec.index(SnapshotCodec.CODES, c)])
+                    .isEqualTo(c);
         }
     }
 }

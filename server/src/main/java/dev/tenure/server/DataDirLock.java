@@ -21,8 +21,8 @@ import java.util.List;
 final class DataDirLock implements AutoCloseable {
 
     /** Aeron's per-process liveness files; they hold no committed data. */
-    private static final List<String> MARK_FILES = List.of(
-            "archive/archive-mark.dat", "cluster/cluster-mark.dat", "cluster/cluster-mark-service-0.dat");
+    private static final List<String> MARK_FILES =
+            List.of("archive/archive-mark.dat", "cluster/cluster-mark.dat", "cluster/cluster-mark-service-0.dat");
 
     private final FileChannel channel;
     private final FileLock lock;
@@ -34,8 +34,8 @@ final class DataDirLock implements AutoCloseable {
 
     static DataDirLock acquire(Path dataDir) throws IOException {
         Files.createDirectories(dataDir);
-        FileChannel channel = FileChannel.open(
-                dataDir.resolve("tenure.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        FileChannel channel =
+                FileChannel.open(dataDir.resolve("tenure.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
         FileLock lock = channel.tryLock();
         if (lock == null) {
             channel.close();

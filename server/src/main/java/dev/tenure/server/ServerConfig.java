@@ -67,8 +67,18 @@ public record ServerConfig(
     }
 
     public ServerConfig withAdminPort(int port) {
-        return new ServerConfig(nodeId, members, dataDir, bindHost, port, keepAliveBatch, requestTimeout,
-                messageBytesMax, limits, leaderHeartbeatTimeout, leaderHeartbeatInterval);
+        return new ServerConfig(
+                nodeId,
+                members,
+                dataDir,
+                bindHost,
+                port,
+                keepAliveBatch,
+                requestTimeout,
+                messageBytesMax,
+                limits,
+                leaderHeartbeatTimeout,
+                leaderHeartbeatInterval);
     }
 
     /**

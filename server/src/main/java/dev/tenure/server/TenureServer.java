@@ -56,7 +56,8 @@ public final class TenureServer implements AutoCloseable {
         int leader = gateway.leaderMemberId();
         b.setNodeId(config.nodeId()).setLeaderId(leader);
         for (ServerConfig.Member m : config.members()) {
-            b.addMembers(Member.newBuilder().setId(m.id()).setEndpoint(m.endpoint()).setLeader(m.id() == leader));
+            b.addMembers(
+                    Member.newBuilder().setId(m.id()).setEndpoint(m.endpoint()).setLeader(m.id() == leader));
         }
         boolean answered = b.getNowMs() > 0;
         health.observe(answered, gateway.clusterConnected());

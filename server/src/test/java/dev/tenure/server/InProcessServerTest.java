@@ -23,8 +23,6 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -66,7 +64,8 @@ class InProcessServerTest {
                 Duration.ofSeconds(1),
                 Duration.ofMillis(100));
         server = TenureServer.start(config, System.err);
-        channel = NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
+        channel =
+                NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
         stub = TenureGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (!"ok".equals(server.status().getHealth())) {
@@ -144,32 +143,45 @@ class InProcessServerTest {
         assertThat(stale.getCode()).isEqualTo(Code.CODE_NOT_OWNER);
         assertThat(stale.getCurrentToken()).isEqualTo(first.getGrant().getToken());
 
-        assertThat(stub.release(release(sa, 3, "fifo", first.getGrant().getToken())).getCode())
+        assertThat(stub.release(release(sa, 3, "fifo", first.getGrant().getToken()))
+                        .getCode())
                 .isEqualTo(Code.CODE_OK);
         AcquireResponse handed = waiting.get(10, TimeUnit.SECONDS);
         assertThat(handed.getCode()).isEqualTo(Code.CODE_OK);
         assertThat(handed.getGrant().getToken()).isGreaterThan(first.getGrant().getToken());
         assertThat(handed.getGrant().getPreviousEnd()).isEqualTo(TenureEnd.TENURE_END_RELEASED);
-        assertThat(handed.getGrant().getPreviousToken()).isEqualTo(first.getGrant().getToken());
+        assertThat(handed.getGrant().getPreviousToken())
+                .isEqualTo(first.getGrant().getToken());
 
         // A retry of the same request id returns the original grant, not a new one.
         assertThat(stub.acquire(acquire(sb, 2, "fifo", -1)).getGrant()).isEqualTo(handed.getGrant());
 
-        var status = stub.lockStatus(LockStatusRequest.newBuilder().setLock("fifo").build());
+        var status =
+                stub.lockStatus(LockStatusRequest.newBuilder().setLock("fifo").build());
         assertThat(status.getHolder().getSessionId()).isEqualTo(sb);
-        assertThat(status.getHistoryList()).extracting(h -> h.getToken()).containsExactly(first.getGrant().getToken());
+        assertThat(status.getHistoryList())
+                .extracting(h -> h.getToken())
+                .containsExactly(first.getGrant().getToken());
     }
 
     @Test
     void closedConnectionEndsTheSessionAtOnce() throws Exception {
-        ManagedChannel own = NettyChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext().build();
+        ManagedChannel own = NettyChannelBuilder.forAddress("127.0.0.1", server.port())
+                .usePlaintext()
+                .build();
         BlockingQueue<AttachResponse> got = new LinkedBlockingQueue<>();
         var out = TenureGrpc.newStub(own).attach(new StreamObserver<>() {
-            public void onNext(AttachResponse v) { got.add(v); }
+            public void onNext(AttachResponse v) {
+                got.add(v);
+            }
+
             public void onError(Throwable t) {}
+
             public void onCompleted() {}
         });
-        out.onNext(AttachRequest.newBuilder().setOpen(AttachRequest.Open.newBuilder().setTtlMs(60_000)).build());
+        out.onNext(AttachRequest.newBuilder()
+                .setOpen(AttachRequest.Open.newBuilder().setTtlMs(60_000))
+                .build());
         long holder = got.poll(10, TimeUnit.SECONDS).getOpened().getSessionId();
         AcquireResponse held = TenureGrpc.newBlockingStub(own).acquire(acquire(holder, 1, "crash", 0));
         assertThat(held.getCode()).isEqualTo(Code.CODE_OK);
@@ -211,8 +223,9 @@ class InProcessServerTest {
                     assertThat(e.getStatus().getDescription()).contains("lockNameBytesMax");
                 });
         assertThatThrownBy(() -> stub.kvPut(put(0, 0, "k", "x".repeat(70_000), null, 0)))
-                .isInstanceOfSatisfying(StatusRuntimeException.class, e ->
-                        assertThat(e.getStatus().getDescription()).contains("valueBytesMax"));
+                .isInstanceOfSatisfying(
+                        StatusRuntimeException.class,
+                        e -> assertThat(e.getStatus().getDescription()).contains("valueBytesMax"));
     }
 
     @Test
@@ -225,17 +238,28 @@ class InProcessServerTest {
 
     static AcquireRequest acquire(long session, long request, String lock, long waitMs) {
         return AcquireRequest.newBuilder()
-                .setSessionId(session).setRequestId(request).setLock(lock).setWaitMs(waitMs).build();
+                .setSessionId(session)
+                .setRequestId(request)
+                .setLock(lock)
+                .setWaitMs(waitMs)
+                .build();
     }
 
     static ReleaseRequest release(long session, long request, String lock, long token) {
         return ReleaseRequest.newBuilder()
-                .setSessionId(session).setRequestId(request).setLock(lock).setToken(token).build();
+                .setSessionId(session)
+                .setRequestId(request)
+                .setLock(lock)
+                .setToken(token)
+                .build();
     }
 
     static KvPutRequest put(long session, long request, String key, String value, String lock, long token) {
         KvPutRequest.Builder b = KvPutRequest.newBuilder()
-                .setSessionId(session).setRequestId(request).setKey(key).setValue(ByteString.copyFromUtf8(value));
+                .setSessionId(session)
+                .setRequestId(request)
+                .setKey(key)
+                .setValue(ByteString.copyFromUtf8(value));
         if (lock != null) {
             b.setFence(Fence.newBuilder().setLock(lock).setToken(token));
         }

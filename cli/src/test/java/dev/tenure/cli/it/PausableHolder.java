@@ -22,7 +22,10 @@ public final class PausableHolder {
         String lock = args[1];
         String key = args[2];
         Duration ttl = Duration.ofMillis(Long.parseLong(args[3]));
-        try (TenureClient client = TenureClient.builder().endpoints(endpoint).sessionTtl(ttl).build();
+        try (TenureClient client = TenureClient.builder()
+                        .endpoints(endpoint)
+                        .sessionTtl(ttl)
+                        .build();
                 Session session = client.openSession()) {
             Lease lease = session.acquire(lock);
             System.out.println("granted " + lease.token());
@@ -37,7 +40,8 @@ public final class PausableHolder {
                 try {
                     // Deliberately not lease.fence(): this is the holder that still thinks it owns
                     // the lock and writes with its old token. The store has to refuse it.
-                    client.put(key, ("written by " + lease.token()).getBytes(StandardCharsets.UTF_8), lock, lease.token());
+                    client.put(
+                            key, ("written by " + lease.token()).getBytes(StandardCharsets.UTF_8), lock, lease.token());
                     System.out.println("put ok");
                 } catch (StaleTokenException e) {
                     System.out.println("put rejected current=" + e.currentToken());

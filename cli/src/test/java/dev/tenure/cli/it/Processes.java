@@ -39,8 +39,8 @@ final class Processes {
 
     /** A test program (worker) on the jar plus the test classpath. */
     static List<String> worker(String mainClass, List<String> args) {
-        return javaCommand(jar() + System.getProperty("path.separator") + System.getProperty("java.class.path"),
-                mainClass, args);
+        return javaCommand(
+                jar() + System.getProperty("path.separator") + System.getProperty("java.class.path"), mainClass, args);
     }
 
     private static List<String> javaCommand(String classpath, String mainClass, List<String> args) {
@@ -75,19 +75,21 @@ final class Processes {
         }
 
         private void pump(java.io.InputStream in, BlockingQueue<String> queue, String name) {
-            Thread t = new Thread(() -> {
-                try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-                    String line;
-                    while ((line = r.readLine()) != null) {
-                        all.add(name + ": " + line);
-                        if (queue != null) {
-                            queue.add(line);
+            Thread t = new Thread(
+                    () -> {
+                        try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+                            String line;
+                            while ((line = r.readLine()) != null) {
+                                all.add(name + ": " + line);
+                                if (queue != null) {
+                                    queue.add(line);
+                                }
+                            }
+                        } catch (IOException e) {
+                            // process gone
                         }
-                    }
-                } catch (IOException e) {
-                    // process gone
-                }
-            }, "pump-" + name);
+                    },
+                    "pump-" + name);
             t.setDaemon(true);
             t.start();
         }
@@ -104,7 +106,8 @@ final class Processes {
 
         int waitFor(Duration timeout) throws InterruptedException {
             if (!process.waitFor(scaled(timeout).toMillis(), TimeUnit.MILLISECONDS)) {
-                throw new AssertionError("process did not exit within " + timeout + "; output:\n" + String.join("\n", all));
+                throw new AssertionError(
+                        "process did not exit within " + timeout + "; output:\n" + String.join("\n", all));
             }
             Thread.sleep(50); // let the pumps drain
             return process.exitValue();
@@ -119,7 +122,10 @@ final class Processes {
         }
 
         void signal(String name) throws IOException, InterruptedException {
-            int code = new ProcessBuilder("kill", "-" + name, Long.toString(pid())).inheritIO().start().waitFor();
+            int code = new ProcessBuilder("kill", "-" + name, Long.toString(pid()))
+                    .inheritIO()
+                    .start()
+                    .waitFor();
             if (code != 0) {
                 throw new IllegalStateException("kill -" + name + " " + pid() + " exited " + code);
             }

@@ -38,7 +38,8 @@ class ReadmeExampleIT {
             } // the lease is released (compare-and-delete), then the session is closed
             // --- README ends ---
             try (TenureClient check = TenureClient.builder().endpoints(endpoint).build()) {
-                assertThat(new String(check.get("orders/cursor").orElseThrow().value(), UTF_8)).isEqualTo("o-3");
+                assertThat(new String(check.get("orders/cursor").orElseThrow().value(), UTF_8))
+                        .isEqualTo("o-3");
                 assertThat(check.status("orders").holder()).isEmpty();
             }
         }

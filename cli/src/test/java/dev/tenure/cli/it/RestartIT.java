@@ -50,10 +50,17 @@ class RestartIT {
                     lastToken = cycle.token();
                 }
             }
-            ManagedChannel raw = NettyChannelBuilder.forTarget(server.endpoint()).usePlaintext().build();
+            ManagedChannel raw = NettyChannelBuilder.forTarget(server.endpoint())
+                    .usePlaintext()
+                    .build();
             long rawSession = openRaw(raw);
-            AcquireResponse original = TenureGrpc.newBlockingStub(raw).acquire(AcquireRequest.newBuilder()
-                    .setSessionId(rawSession).setRequestId(7).setLock("restart-retry").setWaitMs(0).build());
+            AcquireResponse original = TenureGrpc.newBlockingStub(raw)
+                    .acquire(AcquireRequest.newBuilder()
+                            .setSessionId(rawSession)
+                            .setRequestId(7)
+                            .setLock("restart-retry")
+                            .setWaitMs(0)
+                            .build());
             assertThat(original.getCode()).isEqualTo(Code.CODE_OK);
             lastToken = Math.max(lastToken, original.getGrant().getToken());
 
@@ -63,11 +70,18 @@ class RestartIT {
 
             // The raw session's connection closed when the old process died, but no gateway
             // saw it close, so the session lives until its TTL: a retry returns the same grant.
-            ManagedChannel again = NettyChannelBuilder.forTarget(server.endpoint()).usePlaintext().build();
+            ManagedChannel again = NettyChannelBuilder.forTarget(server.endpoint())
+                    .usePlaintext()
+                    .build();
             try {
-                AcquireResponse retried = TenureGrpc.newBlockingStub(again).withDeadlineAfter(30, TimeUnit.SECONDS)
-                        .acquire(AcquireRequest.newBuilder().setSessionId(rawSession).setRequestId(7)
-                                .setLock("restart-retry").setWaitMs(0).build());
+                AcquireResponse retried = TenureGrpc.newBlockingStub(again)
+                        .withDeadlineAfter(30, TimeUnit.SECONDS)
+                        .acquire(AcquireRequest.newBuilder()
+                                .setSessionId(rawSession)
+                                .setRequestId(7)
+                                .setLock("restart-retry")
+                                .setWaitMs(0)
+                                .build());
                 assertThat(retried.getGrant()).isEqualTo(original.getGrant());
             } finally {
                 again.shutdownNow();
@@ -83,7 +97,9 @@ class RestartIT {
             assertThat(status.holder().get().sessionId()).isEqualTo(session.id());
 
             try (Session other = client.openSession()) {
-                assertThat(other.tryAcquire("restart-lock")).as("the held lease survived the restart").isEmpty();
+                assertThat(other.tryAcquire("restart-lock"))
+                        .as("the held lease survived the restart")
+                        .isEmpty();
                 try (Lease fresh = other.acquire("restart-new")) {
                     assertThat(fresh.token()).as("tokens never go backwards").isGreaterThan(lastToken);
                 }

@@ -40,7 +40,12 @@ class RunIT {
 
     @Test
     void runsTheCommandUnderTheLockAndReturnsItsExitCode() throws Exception {
-        var run = tenure("run", "run-lock", "--", "sh", "-c",
+        var run = tenure(
+                "run",
+                "run-lock",
+                "--",
+                "sh",
+                "-c",
                 "echo \"$TENURE_LOCK $TENURE_TOKEN $TENURE_SESSION $TENURE_PREVIOUS_END $TENURE_ENDPOINT\"; exit 7");
         assertThat(run.waitFor(Duration.ofSeconds(60))).isEqualTo(7);
         String[] env = run.nextLine(Duration.ofSeconds(1)).split(" ");
@@ -72,7 +77,16 @@ class RunIT {
     @Test
     void lostLeaseStopsTheCommandAndExitsFour() throws Exception {
         Path marker = data.resolve("terminated");
-        var run = tenure("run", "lost-lock", "--ttl", "2s", "--grace", "2s", "--", "sh", "-c",
+        var run = tenure(
+                "run",
+                "lost-lock",
+                "--ttl",
+                "2s",
+                "--grace",
+                "2s",
+                "--",
+                "sh",
+                "-c",
                 "trap 'touch " + marker + "; exit 0' TERM; echo started; while true; do sleep 0.1; done");
         var holder = tenure("acquire", "lost-lock-2", "--ttl", "2s", "--json");
         assertThat(run.nextLine(Duration.ofSeconds(30))).isEqualTo("started");

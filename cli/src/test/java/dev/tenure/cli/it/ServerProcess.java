@@ -26,9 +26,18 @@ final class ServerProcess implements AutoCloseable {
     }
 
     ServerProcess start() throws IOException, InterruptedException {
-        running = new Processes.Running(Processes.tenure(List.of(
-                "server", "--data", data.toString(), "--port", Integer.toString(port), "--admin-port", "0",
-                "--cluster-port-base", Integer.toString(clusterPortBase))), Map.of());
+        running = new Processes.Running(
+                Processes.tenure(List.of(
+                        "server",
+                        "--data",
+                        data.toString(),
+                        "--port",
+                        Integer.toString(port),
+                        "--admin-port",
+                        "0",
+                        "--cluster-port-base",
+                        Integer.toString(clusterPortBase))),
+                Map.of());
         String line = running.nextLine(Duration.ofSeconds(60));
         if (!line.contains("health ok")) {
             throw new AssertionError("server did not become healthy: " + line + "\n" + running.output());

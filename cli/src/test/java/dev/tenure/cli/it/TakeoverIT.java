@@ -69,9 +69,11 @@ class TakeoverIT {
             assertThat(takeoverMs).as("takeover must not wait for the 30 s TTL").isLessThan(10_000);
 
             // The dead holder's token is refused by the fenced KV, naming the current token.
-            var put = tenure("kv", "put", "crash-key", "stale", "--lock", "crash-lock", "--token", Long.toString(oldToken));
+            var put = tenure(
+                    "kv", "put", "crash-key", "stale", "--lock", "crash-lock", "--token", Long.toString(oldToken));
             assertThat(put.waitFor(Duration.ofSeconds(30))).isEqualTo(3);
-            assertThat(put.output()).contains("current token is " + second.get("token").getAsLong());
+            assertThat(put.output())
+                    .contains("current token is " + second.get("token").getAsLong());
 
             // A stale release changes nothing.
             var release = tenure("release", "crash-lock", "--token", Long.toString(oldToken));
@@ -91,14 +93,18 @@ class TakeoverIT {
         JsonObject view = json(after.nextLine(Duration.ofSeconds(1)));
         assertThat(view.get("holder").isJsonNull()).isTrue();
         var history = view.getAsJsonArray("history");
-        assertThat(history.get(history.size() - 1).getAsJsonObject().get("end").getAsString()).isEqualTo("RELEASED");
-        assertThat(history.get(history.size() - 2).getAsJsonObject().get("end").getAsString()).isEqualTo("DISCONNECTED");
+        assertThat(history.get(history.size() - 1).getAsJsonObject().get("end").getAsString())
+                .isEqualTo("RELEASED");
+        assertThat(history.get(history.size() - 2).getAsJsonObject().get("end").getAsString())
+                .isEqualTo("DISCONNECTED");
     }
 
     @Test
     void pausedHolderLosesTheLockAndItsWritesAreRejected() throws Exception {
-        try (var holder = new Processes.Running(Processes.worker(PausableHolder.class.getName(),
-                        List.of(server.endpoint(), "pause-lock", "pause-key", "3000")), Map.of())) {
+        try (var holder = new Processes.Running(
+                Processes.worker(
+                        PausableHolder.class.getName(), List.of(server.endpoint(), "pause-lock", "pause-key", "3000")),
+                Map.of())) {
             long token = Long.parseLong(holder.nextLine(Duration.ofSeconds(30)).substring("granted ".length()));
             assertThat(holder.nextLine(Duration.ofSeconds(10))).isEqualTo("put ok");
 
@@ -108,7 +114,14 @@ class TakeoverIT {
                 assertThat(grant.get("previous_end").getAsString()).isEqualTo("EXPIRED");
                 assertThat(grant.get("previous_token").getAsLong()).isEqualTo(token);
                 long newToken = grant.get("token").getAsLong();
-                var write = tenure("kv", "put", "pause-key", "new owner", "--lock", "pause-lock", "--token",
+                var write = tenure(
+                        "kv",
+                        "put",
+                        "pause-key",
+                        "new owner",
+                        "--lock",
+                        "pause-lock",
+                        "--token",
                         Long.toString(newToken));
                 assertThat(write.waitFor(Duration.ofSeconds(30))).isEqualTo(0);
 

@@ -14,105 +14,105 @@ import java.util.function.Function;
  * "try the next one".
  */
 public final class Endpoints implements AutoCloseable {
-  private final List<String> targets;
-  private final Function<String, ManagedChannel> channelFactory;
-  private final ManagedChannel[] channels; // guarded by this
-  private final AtomicInteger preferred = new AtomicInteger();
-  private boolean closed; // guarded by this
+    private final List<String> targets;
+    private final Function<String, ManagedChannel> channelFactory;
+    private final ManagedChannel[] channels; // guarded by this
+    private final AtomicInteger preferred = new AtomicInteger();
+    private boolean closed; // guarded by this
 
-  public Endpoints(List<String> targets, Function<String, ManagedChannel> channelFactory) {
-    if (targets.isEmpty()) {
-      throw new IllegalArgumentException("at least one endpoint is required");
-    }
-    this.targets = List.copyOf(targets);
-    this.channelFactory = channelFactory;
-    this.channels = new ManagedChannel[targets.size()];
-  }
-
-  /** Parses "host:port,host:port"; blanks around commas are ignored. */
-  public static List<String> parse(String csv) {
-    List<String> out = new ArrayList<>();
-    for (String part : csv.split(",")) {
-      String t = part.trim();
-      if (!t.isEmpty()) {
-        out.add(validate(t));
-      }
-    }
-    return out;
-  }
-
-  /** Checks one "host:port" (IPv6 hosts in brackets); returns it unchanged. */
-  public static String validate(String target) {
-    int colon = target.lastIndexOf(':');
-    if (colon <= 0 || colon == target.length() - 1) {
-      throw new IllegalArgumentException("endpoint '" + target + "' is not host:port");
-    }
-    try {
-      int port = Integer.parseInt(target.substring(colon + 1));
-      if (port < 1 || port > 65535) {
-        throw new IllegalArgumentException("endpoint '" + target + "' has port out of range");
-      }
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("endpoint '" + target + "' has a non-numeric port", e);
-    }
-    return target;
-  }
-
-  public int size() {
-    return targets.size();
-  }
-
-  public String target(int index) {
-    return targets.get(index);
-  }
-
-  /** The endpoint the next request should try first. */
-  public int preferred() {
-    return preferred.get();
-  }
-
-  /**
-   * Moves the preferred endpoint past {@code index} after a failure there. A compare-and-set, so
-   * several requests failing on the same node move it on once, not once each.
-   */
-  public void failed(int index) {
-    preferred.compareAndSet(index, (index + 1) % targets.size());
-  }
-
-  public synchronized Channel channel(int index) {
-    if (closed) {
-      throw new IllegalStateException("client is closed");
-    }
-    if (channels[index] == null) {
-      channels[index] = channelFactory.apply(targets.get(index));
-    }
-    return channels[index];
-  }
-
-  /** Shuts every channel down, waiting briefly for calls in flight, then forcibly. */
-  @Override
-  public void close() {
-    List<ManagedChannel> open = new ArrayList<>();
-    synchronized (this) {
-      if (closed) {
-        return;
-      }
-      closed = true;
-      for (ManagedChannel c : channels) {
-        if (c != null) {
-          open.add(c.shutdown());
+    public Endpoints(List<String> targets, Function<String, ManagedChannel> channelFactory) {
+        if (targets.isEmpty()) {
+            throw new IllegalArgumentException("at least one endpoint is required");
         }
-      }
+        this.targets = List.copyOf(targets);
+        this.channelFactory = channelFactory;
+        this.channels = new ManagedChannel[targets.size()];
     }
-    for (ManagedChannel c : open) {
-      try {
-        if (!c.awaitTermination(1, TimeUnit.SECONDS)) {
-          c.shutdownNow();
+
+    /** Parses "host:port,host:port"; blanks around commas are ignored. */
+    public static List<String> parse(String csv) {
+        List<String> out = new ArrayList<>();
+        for (String part : csv.split(",")) {
+            String t = part.trim();
+            if (!t.isEmpty()) {
+                out.add(validate(t));
+            }
         }
-      } catch (InterruptedException e) {
-        c.shutdownNow();
-        Thread.currentThread().interrupt();
-      }
+        return out;
     }
-  }
+
+    /** Checks one "host:port" (IPv6 hosts in brackets); returns it unchanged. */
+    public static String validate(String target) {
+        int colon = target.lastIndexOf(':');
+        if (colon <= 0 || colon == target.length() - 1) {
+            throw new IllegalArgumentException("endpoint '" + target + "' is not host:port");
+        }
+        try {
+            int port = Integer.parseInt(target.substring(colon + 1));
+            if (port < 1 || port > 65535) {
+                throw new IllegalArgumentException("endpoint '" + target + "' has port out of range");
+            }
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("endpoint '" + target + "' has a non-numeric port", e);
+        }
+        return target;
+    }
+
+    public int size() {
+        return targets.size();
+    }
+
+    public String target(int index) {
+        return targets.get(index);
+    }
+
+    /** The endpoint the next request should try first. */
+    public int preferred() {
+        return preferred.get();
+    }
+
+    /**
+     * Moves the preferred endpoint past {@code index} after a failure there. A compare-and-set, so
+     * several requests failing on the same node move it on once, not once each.
+     */
+    public void failed(int index) {
+        preferred.compareAndSet(index, (index + 1) % targets.size());
+    }
+
+    public synchronized Channel channel(int index) {
+        if (closed) {
+            throw new IllegalStateException("client is closed");
+        }
+        if (channels[index] == null) {
+            channels[index] = channelFactory.apply(targets.get(index));
+        }
+        return channels[index];
+    }
+
+    /** Shuts every channel down, waiting briefly for calls in flight, then forcibly. */
+    @Override
+    public void close() {
+        List<ManagedChannel> open = new ArrayList<>();
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            for (ManagedChannel c : channels) {
+                if (c != null) {
+                    open.add(c.shutdown());
+                }
+            }
+        }
+        for (ManagedChannel c : open) {
+            try {
+                if (!c.awaitTermination(1, TimeUnit.SECONDS)) {
+                    c.shutdownNow();
+                }
+            } catch (InterruptedException e) {
+                c.shutdownNow();
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
 }

@@ -16,69 +16,69 @@ import java.util.TreeMap;
  * (not the ack's arrival) also charges the whole round trip and any pause to the client.
  */
 public final class Horizon {
-  private final TreeMap<Long, Long> sendNanosBySeq = new TreeMap<>();
-  private long lifetimeNanos;
-  private long valueNanos;
+    private final TreeMap<Long, Long> sendNanosBySeq = new TreeMap<>();
+    private long lifetimeNanos;
+    private long valueNanos;
 
-  /** The session was opened by a request sent at {@code sendNanos}. */
-  public void start(long sendNanos, long lifetimeNanos) {
-    this.lifetimeNanos = lifetimeNanos;
-    this.valueNanos = sendNanos + lifetimeNanos;
-  }
-
-  public long valueNanos() {
-    return valueNanos;
-  }
-
-  public long lifetimeNanos() {
-    return lifetimeNanos;
-  }
-
-  /** True once {@code nowNanos} has reached the horizon. */
-  public boolean passed(long nowNanos) {
-    return nowNanos - valueNanos >= 0;
-  }
-
-  /**
-   * A renewal sent at {@code sendNanos} was acknowledged. Never moves the horizon back: an ack
-   * for an older renewal must not undo what a newer one gave.
-   */
-  public boolean renewed(long sendNanos) {
-    long candidate = sendNanos + lifetimeNanos;
-    if (candidate - valueNanos > 0) {
-      valueNanos = candidate;
-      return true;
+    /** The session was opened by a request sent at {@code sendNanos}. */
+    public void start(long sendNanos, long lifetimeNanos) {
+        this.lifetimeNanos = lifetimeNanos;
+        this.valueNanos = sendNanos + lifetimeNanos;
     }
-    return false;
-  }
 
-  public void sent(long seq, long sendNanos) {
-    sendNanosBySeq.put(seq, sendNanos);
-  }
-
-  /**
-   * The ack for {@code seq} arrived: advances the horizon from that keepalive's send time and
-   * forgets it and every older one (a later renewal covers them). Returns the send time, or
-   * empty for a seq that is not outstanding (a duplicate, or older than one already acked).
-   */
-  public OptionalLong acked(long seq) {
-    Long sendNanos = sendNanosBySeq.get(seq);
-    if (sendNanos == null) {
-      return OptionalLong.empty();
+    public long valueNanos() {
+        return valueNanos;
     }
-    sendNanosBySeq.headMap(seq, true).clear();
-    renewed(sendNanos);
-    return OptionalLong.of(sendNanos);
-  }
 
-  /** True if some keepalive has waited at least {@code graceNanos} for its ack. */
-  public boolean overdue(long nowNanos, long graceNanos) {
-    Map.Entry<Long, Long> oldest = sendNanosBySeq.firstEntry();
-    return oldest != null && nowNanos - oldest.getValue() >= graceNanos;
-  }
+    public long lifetimeNanos() {
+        return lifetimeNanos;
+    }
 
-  /** The stream that carried them is gone: their acks can never arrive. */
-  public void forgetOutstanding() {
-    sendNanosBySeq.clear();
-  }
+    /** True once {@code nowNanos} has reached the horizon. */
+    public boolean passed(long nowNanos) {
+        return nowNanos - valueNanos >= 0;
+    }
+
+    /**
+     * A renewal sent at {@code sendNanos} was acknowledged. Never moves the horizon back: an ack
+     * for an older renewal must not undo what a newer one gave.
+     */
+    public boolean renewed(long sendNanos) {
+        long candidate = sendNanos + lifetimeNanos;
+        if (candidate - valueNanos > 0) {
+            valueNanos = candidate;
+            return true;
+        }
+        return false;
+    }
+
+    public void sent(long seq, long sendNanos) {
+        sendNanosBySeq.put(seq, sendNanos);
+    }
+
+    /**
+     * The ack for {@code seq} arrived: advances the horizon from that keepalive's send time and
+     * forgets it and every older one (a later renewal covers them). Returns the send time, or
+     * empty for a seq that is not outstanding (a duplicate, or older than one already acked).
+     */
+    public OptionalLong acked(long seq) {
+        Long sendNanos = sendNanosBySeq.get(seq);
+        if (sendNanos == null) {
+            return OptionalLong.empty();
+        }
+        sendNanosBySeq.headMap(seq, true).clear();
+        renewed(sendNanos);
+        return OptionalLong.of(sendNanos);
+    }
+
+    /** True if some keepalive has waited at least {@code graceNanos} for its ack. */
+    public boolean overdue(long nowNanos, long graceNanos) {
+        Map.Entry<Long, Long> oldest = sendNanosBySeq.firstEntry();
+        return oldest != null && nowNanos - oldest.getValue() >= graceNanos;
+    }
+
+    /** The stream that carried them is gone: their acks can never arrive. */
+    public void forgetOutstanding() {
+        sendNanosBySeq.clear();
+    }
 }

@@ -22,155 +22,155 @@ import java.util.concurrent.TimeUnit;
  * makes a retry after a lost reply safe (ZOOKEEPER-1262 is the bug this avoids).
  */
 public final class Retrier {
-  /** A budget for requests that may wait on the server without limit (acquire forever). */
-  public static final long FOREVER = Long.MAX_VALUE;
+    /** A budget for requests that may wait on the server without limit (acquire forever). */
+    public static final long FOREVER = Long.MAX_VALUE;
 
-  private final Endpoints endpoints;
-  private final TimeSource time;
+    private final Endpoints endpoints;
+    private final TimeSource time;
 
-  public Retrier(Endpoints endpoints, TimeSource time) {
-    this.endpoints = endpoints;
-    this.time = time;
-  }
-
-  /**
-   * Starts the request. The future fails with {@link UnavailableException} once
-   * {@code budgetNanos} (on the TimeSource) has passed without an answer, with
-   * {@link InvalidRequestException} on INVALID_ARGUMENT (never retried), or with a
-   * {@link TenureException} for any other status. Cancelling the future cancels the call in
-   * flight, which on the server withdraws an acquire's wait.
-   */
-  public <Q, R> CompletableFuture<R> call(MethodDescriptor<Q, R> method, Q request,
-      long budgetNanos) {
-    Tries<Q, R> tries = new Tries<>(method, request, budgetNanos, time.nanoTime());
-    // Also on success: the context is released once the request is decided either way.
-    tries.result.whenComplete((r, e) -> tries.cancel());
-    tries.start();
-    return tries.result;
-  }
-
-  public static boolean retryable(Status.Code code) {
-    return code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED;
-  }
-
-  /** Maps a status that is not retried to the client's exception for it. */
-  public static TenureException failure(Status status) {
-    String detail = status.getDescription() == null ? status.getCode().toString()
-        : status.getDescription();
-    switch (status.getCode()) {
-      case INVALID_ARGUMENT:
-        return new InvalidRequestException(detail);
-      case RESOURCE_EXHAUSTED:
-        return new LimitExceededException(detail);
-      default:
-        return new TenureException(status.getCode() + ": " + detail, status.asRuntimeException());
-    }
-  }
-
-  /** The tries of one request. */
-  private final class Tries<Q, R> {
-    final CompletableFuture<R> result = new CompletableFuture<>();
-    final MethodDescriptor<Q, R> method;
-    final Q request;
-    final long budgetNanos;
-    final long startNanos;
-    // Calls run in a context of their own, detached from the caller's: a request made from
-    // inside a gRPC server handler must not die with that handler's call. Cancelling the
-    // context cancels the try in flight, even one not started yet (a try started in a
-    // cancelled context fails at once), so cancel() needs no race handling.
-    final Context.CancellableContext context = Context.ROOT.withCancellation();
-    int failures; // guarded by this
-    TimeSource.Cancellable backoff; // guarded by this
-
-    Tries(MethodDescriptor<Q, R> method, Q request, long budgetNanos, long startNanos) {
-      this.method = method;
-      this.request = request;
-      this.budgetNanos = budgetNanos;
-      this.startNanos = startNanos;
+    public Retrier(Endpoints endpoints, TimeSource time) {
+        this.endpoints = endpoints;
+        this.time = time;
     }
 
-    void start() {
-      if (result.isDone()) {
-        return;
-      }
-      int index = endpoints.preferred();
-      CallOptions options = CallOptions.DEFAULT;
-      if (budgetNanos != FOREVER) {
-        long left = budgetNanos - (time.nanoTime() - startNanos);
-        options = options.withDeadlineAfter(Math.max(left, 1), TimeUnit.NANOSECONDS);
-      }
-      CallOptions callOptions = options;
-      context.run(() -> {
-        ClientCall<Q, R> call = endpoints.channel(index).newCall(method, callOptions);
-        ClientCalls.asyncUnaryCall(call, request, new Reply(index));
-      });
+    /**
+     * Starts the request. The future fails with {@link UnavailableException} once
+     * {@code budgetNanos} (on the TimeSource) has passed without an answer, with
+     * {@link InvalidRequestException} on INVALID_ARGUMENT (never retried), or with a
+     * {@link TenureException} for any other status. Cancelling the future cancels the call in
+     * flight, which on the server withdraws an acquire's wait.
+     */
+    public <Q, R> CompletableFuture<R> call(MethodDescriptor<Q, R> method, Q request, long budgetNanos) {
+        Tries<Q, R> tries = new Tries<>(method, request, budgetNanos, time.nanoTime());
+        // Also on success: the context is released once the request is decided either way.
+        tries.result.whenComplete((r, e) -> tries.cancel());
+        tries.start();
+        return tries.result;
     }
 
-    void failed(int index, Throwable error) {
-      Status status = Status.fromThrowable(error);
-      if (result.isDone()) {
-        return; // cancelled by the caller: this is our own CANCELLED coming back
-      }
-      if (!retryable(status.getCode())) {
-        result.completeExceptionally(failure(status));
-        return;
-      }
-      endpoints.failed(index);
-      long spent = time.nanoTime() - startNanos;
-      long delay;
-      int tries;
-      synchronized (this) {
-        tries = ++failures;
-        delay = Backoff.delayNanos(tries, endpoints.size());
-        if (budgetNanos != FOREVER && spent + delay >= budgetNanos) {
-          delay = -1; // the next try would start with no time left: give up now, not later
-        } else if (delay > 0) {
-          backoff = time.schedule(this::start, delay);
+    public static boolean retryable(Status.Code code) {
+        return code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED;
+    }
+
+    /** Maps a status that is not retried to the client's exception for it. */
+    public static TenureException failure(Status status) {
+        String detail = status.getDescription() == null ? status.getCode().toString() : status.getDescription();
+        switch (status.getCode()) {
+            case INVALID_ARGUMENT:
+                return new InvalidRequestException(detail);
+            case RESOURCE_EXHAUSTED:
+                return new LimitExceededException(detail);
+            default:
+                return new TenureException(status.getCode() + ": " + detail, status.asRuntimeException());
         }
-      }
-      if (delay < 0) {
-        result.completeExceptionally(new UnavailableException("no endpoint answered "
-            + method.getBareMethodName() + " within " + TimeUnit.NANOSECONDS.toMillis(spent)
-            + " ms (" + tries + " tries; last: " + status + ")", error));
-      } else if (delay == 0) {
-        start();
-      }
     }
 
-    void cancel() {
-      TimeSource.Cancellable pending;
-      synchronized (this) {
-        pending = backoff;
-      }
-      if (pending != null) {
-        pending.cancel();
-      }
-      context.cancel(null);
+    /** The tries of one request. */
+    private final class Tries<Q, R> {
+        final CompletableFuture<R> result = new CompletableFuture<>();
+        final MethodDescriptor<Q, R> method;
+        final Q request;
+        final long budgetNanos;
+        final long startNanos;
+        // Calls run in a context of their own, detached from the caller's: a request made from
+        // inside a gRPC server handler must not die with that handler's call. Cancelling the
+        // context cancels the try in flight, even one not started yet (a try started in a
+        // cancelled context fails at once), so cancel() needs no race handling.
+        final Context.CancellableContext context = Context.ROOT.withCancellation();
+        int failures; // guarded by this
+        TimeSource.Cancellable backoff; // guarded by this
+
+        Tries(MethodDescriptor<Q, R> method, Q request, long budgetNanos, long startNanos) {
+            this.method = method;
+            this.request = request;
+            this.budgetNanos = budgetNanos;
+            this.startNanos = startNanos;
+        }
+
+        void start() {
+            if (result.isDone()) {
+                return;
+            }
+            int index = endpoints.preferred();
+            CallOptions options = CallOptions.DEFAULT;
+            if (budgetNanos != FOREVER) {
+                long left = budgetNanos - (time.nanoTime() - startNanos);
+                options = options.withDeadlineAfter(Math.max(left, 1), TimeUnit.NANOSECONDS);
+            }
+            CallOptions callOptions = options;
+            context.run(() -> {
+                ClientCall<Q, R> call = endpoints.channel(index).newCall(method, callOptions);
+                ClientCalls.asyncUnaryCall(call, request, new Reply(index));
+            });
+        }
+
+        void failed(int index, Throwable error) {
+            Status status = Status.fromThrowable(error);
+            if (result.isDone()) {
+                return; // cancelled by the caller: this is our own CANCELLED coming back
+            }
+            if (!retryable(status.getCode())) {
+                result.completeExceptionally(failure(status));
+                return;
+            }
+            endpoints.failed(index);
+            long spent = time.nanoTime() - startNanos;
+            long delay;
+            int tries;
+            synchronized (this) {
+                tries = ++failures;
+                delay = Backoff.delayNanos(tries, endpoints.size());
+                if (budgetNanos != FOREVER && spent + delay >= budgetNanos) {
+                    delay = -1; // the next try would start with no time left: give up now, not later
+                } else if (delay > 0) {
+                    backoff = time.schedule(this::start, delay);
+                }
+            }
+            if (delay < 0) {
+                result.completeExceptionally(new UnavailableException(
+                        "no endpoint answered "
+                                + method.getBareMethodName() + " within " + TimeUnit.NANOSECONDS.toMillis(spent)
+                                + " ms (" + tries + " tries; last: " + status + ")",
+                        error));
+            } else if (delay == 0) {
+                start();
+            }
+        }
+
+        void cancel() {
+            TimeSource.Cancellable pending;
+            synchronized (this) {
+                pending = backoff;
+            }
+            if (pending != null) {
+                pending.cancel();
+            }
+            context.cancel(null);
+        }
+
+        /** The outcome of one try. */
+        final class Reply implements StreamObserver<R> {
+            final int index;
+            R response;
+
+            Reply(int index) {
+                this.index = index;
+            }
+
+            @Override
+            public void onNext(R value) {
+                response = value;
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                failed(index, t);
+            }
+
+            @Override
+            public void onCompleted() {
+                result.complete(response);
+            }
+        }
     }
-
-    /** The outcome of one try. */
-    final class Reply implements StreamObserver<R> {
-      final int index;
-      R response;
-
-      Reply(int index) {
-        this.index = index;
-      }
-
-      @Override
-      public void onNext(R value) {
-        response = value;
-      }
-
-      @Override
-      public void onError(Throwable t) {
-        failed(index, t);
-      }
-
-      @Override
-      public void onCompleted() {
-        result.complete(response);
-      }
-    }
-  }
 }

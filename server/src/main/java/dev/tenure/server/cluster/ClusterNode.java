@@ -29,13 +29,15 @@ import org.agrona.concurrent.NoOpLock;
  * {@code catalogFileSyncLevel=1}) and the consensus module syncs its own files, so an entry the
  * cluster acknowledged survives {@code kill -9} and power loss of a majority.
  *
- * <p>CPU: every agent backs off to a 1 ms park when idle, so an idle node costs a few percent of
- * one core instead of a spinning core each; on 2 cores three nodes plus clients must fit.
+ * <p>CPU: every agent parks instead of spinning ({@link AdaptiveIdleStrategy}): briefly while
+ * work is flowing, up to 1 ms once the node is quiet, so an idle node costs a few percent of
+ * one core; on 2 cores three nodes plus clients must fit.
  */
 public final class ClusterNode implements AutoCloseable {
 
     /** Log term length: a message can be at most 1/8 of it. */
     private static final String TERM_LENGTH = "8m";
+
     private static final int PUBLICATION_TERM_BYTES = 4 * 1024 * 1024;
 
     private final ClusteredMediaDriver driver;
@@ -71,8 +73,8 @@ public final class ClusterNode implements AutoCloseable {
                 .controlChannel("aeron:udp?endpoint=" + host + ":" + self.archivePort())
                 .localControlChannel("aeron:ipc?term-length=64k")
                 .replicationChannel("aeron:udp?endpoint=" + host + ":0")
-                .archiveClientContext(new AeronArchive.Context()
-                        .controlResponseChannel("aeron:udp?endpoint=" + host + ":0"))
+                .archiveClientContext(
+                        new AeronArchive.Context().controlResponseChannel("aeron:udp?endpoint=" + host + ":0"))
                 .recordingEventsEnabled(false)
                 .threadingMode(ArchiveThreadingMode.SHARED)
                 .idleStrategySupplier(ClusterNode::idle)
@@ -94,12 +96,19 @@ public final class ClusterNode implements AutoCloseable {
                 .archiveContext(localArchive.clone())
                 .serviceCount(1)
                 .ingressChannel("aeron:udp?endpoint=" + host + ":" + self.ingressPort())
-                .logChannel("aeron:udp?term-length=" + TERM_LENGTH)
+                // A lone member has no followers to send the log to: shared memory is enough,
+                // and it saves the media driver's UDP send and receive on every entry.
+                .logChannel((config.members().size() == 1 ? "aeron:ipc" : "aeron:udp") + "?term-length=" + TERM_LENGTH)
                 .replicationChannel("aeron:udp?endpoint=" + host + ":0")
                 .leaderHeartbeatTimeoutNs(config.leaderHeartbeatTimeout().toNanos())
                 .leaderHeartbeatIntervalNs(config.leaderHeartbeatInterval().toNanos())
                 .sessionTimeoutNs(TimeUnit.SECONDS.toNanos(10))
-                .idleStrategySupplier(ClusterNode::idle)
+                // The node's own gateway sends over shared memory: no UDP round trip through the
+                // media driver's sender and receiver for every request.
+                .isIpcIngressAllowed(true)
+                // The consensus module reports work on its own 1 ms timer tick, which would keep
+                // an adaptive strategy hot forever; it already wakes every tick, so it backs off.
+                .idleStrategySupplier(ClusterNode::backoff)
                 .fileSyncLevel(1)
                 .errorHandler(errors);
 
@@ -126,8 +135,12 @@ public final class ClusterNode implements AutoCloseable {
         return aeronDir;
     }
 
-    static IdleStrategy idle() {
-        return new BackoffIdleStrategy(10, 20, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MILLISECONDS.toNanos(1));
+    public static IdleStrategy idle() {
+        return AdaptiveIdleStrategy.standard();
+    }
+
+    static IdleStrategy backoff() {
+        return new BackoffIdleStrategy(10, 5, TimeUnit.MICROSECONDS.toNanos(20), TimeUnit.MILLISECONDS.toNanos(1));
     }
 
     /** Aeron's member string: id,ingress,consensus,log,catchup,archive per member, '|' separated. */

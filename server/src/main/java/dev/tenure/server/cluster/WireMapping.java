@@ -38,17 +38,21 @@ final class WireMapping {
 
     static Command toCommand(LogCommand log) {
         return switch (log.getCmdCase()) {
-            case OPEN_SESSION -> new Command.OpenSession(
-                    log.getOpenSession().getTtlMs(), log.getOpenSession().getClientName());
+            case OPEN_SESSION ->
+                new Command.OpenSession(
+                        log.getOpenSession().getTtlMs(), log.getOpenSession().getClientName());
             case KEEP_ALIVE -> new Command.KeepAlive(log.getKeepAlive().getSessionIdsList());
-            case CLOSE_SESSION -> new Command.CloseSession(
-                    log.getCloseSession().getSessionId(), toCore(log.getCloseSession().getEnd()));
+            case CLOSE_SESSION ->
+                new Command.CloseSession(
+                        log.getCloseSession().getSessionId(),
+                        toCore(log.getCloseSession().getEnd()));
             case ACQUIRE -> {
                 var r = log.getAcquire();
                 yield new Command.Acquire(r.getSessionId(), r.getRequestId(), r.getLock(), r.getWaitMs());
             }
-            case CANCEL_WAIT -> new Command.CancelWait(
-                    log.getCancelWait().getSessionId(), log.getCancelWait().getRequestId());
+            case CANCEL_WAIT ->
+                new Command.CancelWait(
+                        log.getCancelWait().getSessionId(), log.getCancelWait().getRequestId());
             case RELEASE -> {
                 var r = log.getRelease();
                 yield new Command.Release(
@@ -93,8 +97,9 @@ final class WireMapping {
                     reply.setDone(done(result));
                 }
             }
-            case KEEP_ALIVE -> reply.setKeepAlive(KeepAliveBatchResult.newBuilder()
-                    .addAllLostSessionIds(((Result.KeepAliveResult) result).lostSessionIds()));
+            case KEEP_ALIVE ->
+                reply.setKeepAlive(KeepAliveBatchResult.newBuilder()
+                        .addAllLostSessionIds(((Result.KeepAliveResult) result).lostSessionIds()));
             case ACQUIRE -> {
                 if (result instanceof Result.Queued queued) {
                     reply.setQueued(Queued.newBuilder().setHolderToken(queued.holderToken()));
@@ -197,13 +202,19 @@ final class WireMapping {
                     .build();
         }
         Done d = done(result);
-        return KvGetResponse.newBuilder().setCode(d.getCode()).setMessage(d.getMessage()).build();
+        return KvGetResponse.newBuilder()
+                .setCode(d.getCode())
+                .setMessage(d.getMessage())
+                .build();
     }
 
     private static LockStatusResponse lockStatus(Result result) {
         if (!(result instanceof Result.LockView view)) {
             Done d = done(result);
-            return LockStatusResponse.newBuilder().setCode(d.getCode()).setMessage(d.getMessage()).build();
+            return LockStatusResponse.newBuilder()
+                    .setCode(d.getCode())
+                    .setMessage(d.getMessage())
+                    .build();
         }
         LockStatusResponse.Builder b = LockStatusResponse.newBuilder()
                 .setCode(dev.tenure.api.v1.Code.CODE_OK)

@@ -62,9 +62,8 @@ final class AttachStream implements StreamObserver<AttachRequest> {
         requireUnbound();
         validator.open(open);
         LogCommand.Builder cmd = LogCommand.newBuilder()
-                .setOpenSession(OpenSession.newBuilder()
-                        .setTtlMs(open.getTtlMs())
-                        .setClientName(open.getClientName()));
+                .setOpenSession(
+                        OpenSession.newBuilder().setTtlMs(open.getTtlMs()).setClientName(open.getClientName()));
         cluster.submit(cmd).whenComplete((reply, error) -> {
             if (error != null) {
                 fail(Status.UNAVAILABLE.withDescription(error.getMessage()));
@@ -151,9 +150,8 @@ final class AttachStream implements StreamObserver<AttachRequest> {
         // a new stream must not lose its session because its old stream's end arrived late.
         if (id != 0 && registry.unbind(id, this)) {
             cluster.submit(LogCommand.newBuilder()
-                    .setCloseSession(CloseSession.newBuilder()
-                            .setSessionId(id)
-                            .setEnd(TenureEnd.TENURE_END_DISCONNECTED)));
+                    .setCloseSession(
+                            CloseSession.newBuilder().setSessionId(id).setEnd(TenureEnd.TENURE_END_DISCONNECTED)));
         }
     }
 
@@ -188,7 +186,8 @@ final class AttachStream implements StreamObserver<AttachRequest> {
             registry.unbind(id, this);
         }
         send(AttachResponse.newBuilder()
-                .setSessionEnded(AttachResponse.SessionEnded.newBuilder().setEnd(end).setMessage(message))
+                .setSessionEnded(
+                        AttachResponse.SessionEnded.newBuilder().setEnd(end).setMessage(message))
                 .build());
         finish(null);
     }

@@ -5,6 +5,7 @@ import dev.tenure.api.internal.Egress;
 import dev.tenure.api.internal.KeepAliveBatch;
 import dev.tenure.api.internal.LogCommand;
 import dev.tenure.api.internal.Reply;
+import dev.tenure.server.cluster.ClusterNode;
 import io.aeron.cluster.client.AeronCluster;
 import io.aeron.cluster.client.EgressListener;
 import io.aeron.logbuffer.Header;
@@ -23,7 +24,6 @@ import java.util.function.Consumer;
 import java.util.function.LongPredicate;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.Long2ObjectHashMap;
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -48,8 +48,7 @@ final class ClusterChannel implements AutoCloseable {
     private final ConcurrentLinkedQueue<Pending> submissions = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<Renewal> renewals = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean running = new AtomicBoolean(true);
-    private final IdleStrategy idle =
-            new BackoffIdleStrategy(10, 20, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MILLISECONDS.toNanos(1));
+    private final IdleStrategy idle = ClusterNode.idle();
     private final Thread agent;
 
     // Owned by the agent thread.
@@ -209,8 +208,8 @@ final class ClusterChannel implements AutoCloseable {
         while ((r = renewals.poll()) != null) {
             bySession.computeIfAbsent(r.sessionId, k -> new ArrayList<>()).add(r);
         }
-        LogCommand.Builder batch = LogCommand.newBuilder()
-                .setKeepAlive(KeepAliveBatch.newBuilder().addAllSessionIds(bySession.keySet()));
+        LogCommand.Builder batch =
+                LogCommand.newBuilder().setKeepAlive(KeepAliveBatch.newBuilder().addAllSessionIds(bySession.keySet()));
         Pending pending = new Pending(batch, now + requestTimeoutNanos);
         pending.future.whenComplete((reply, error) -> {
             Set<Long> lost = error == null ? new HashSet<>(reply.getKeepAlive().getLostSessionIdsList()) : Set.of();
@@ -245,9 +244,8 @@ final class ClusterChannel implements AutoCloseable {
             Pending p = unsentIt.next();
             if (now - p.deadlineNanos >= 0) {
                 unsentIt.remove();
-                p.future.completeExceptionally(
-                        new ClusterUnavailableException(connected ? "cluster did not accept the request in time"
-                                : "no cluster leader reachable"));
+                p.future.completeExceptionally(new ClusterUnavailableException(
+                        connected ? "cluster did not accept the request in time" : "no cluster leader reachable"));
                 failed++;
             }
         }
@@ -328,7 +326,8 @@ final class ClusterChannel implements AutoCloseable {
         }
 
         @Override
-        public void onNewLeader(long clusterSessionId, long leadershipTermId, int leaderMemberId, String ingressEndpoints) {
+        public void onNewLeader(
+                long clusterSessionId, long leadershipTermId, int leaderMemberId, String ingressEndpoints) {
             ClusterChannel.this.leaderMemberId = leaderMemberId;
         }
     }

@@ -1,15 +1,15 @@
 package dev.tenure.server.gateway;
 
+import dev.tenure.api.internal.LogCommand;
+import dev.tenure.api.internal.StatsRequest;
 import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.server.ServerConfig;
 import io.aeron.cluster.client.AeronCluster;
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
-import dev.tenure.api.internal.LogCommand;
-import dev.tenure.api.internal.StatsRequest;
 import java.io.IOException;
-import java.util.concurrent.CompletableFuture;
 import java.net.InetSocketAddress;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
@@ -26,18 +26,24 @@ public final class Gateway implements AutoCloseable {
             String aeronDir,
             String ingressEndpoints,
             Function<ServerStatusResponse.Builder, ServerStatusResponse.Builder> nodeStatus) {
+        // A lone member is always the leader: its gateway talks to it over shared memory.
+        boolean local = config.members().size() == 1;
         AeronCluster.Context ctx = new AeronCluster.Context()
                 .aeronDirectoryName(aeronDir)
-                .ingressChannel("aeron:udp")
-                .ingressEndpoints(ingressEndpoints)
-                .egressChannel("aeron:udp?endpoint=" + config.self().host() + ":0")
+                .ingressChannel(local ? "aeron:ipc" : "aeron:udp")
+                .ingressEndpoints(local ? null : ingressEndpoints)
+                .egressChannel(
+                        local
+                                ? "aeron:ipc"
+                                : "aeron:udp?endpoint=" + config.self().host() + ":0")
                 .messageTimeoutNs(config.requestTimeout().toNanos());
         this.cluster = new ClusterChannel(
                 ctx, config.requestTimeout().toNanos(), config.keepAliveBatch().toNanos(), registry::onEvent);
         this.nodeStatus = nodeStatus;
         TenureGateway service =
                 new TenureGateway(cluster, registry, new RequestValidator(config.limits()), this::status);
-        this.server = NettyServerBuilder.forAddress(new InetSocketAddress(config.bindHost(), config.self().port()))
+        this.server = NettyServerBuilder.forAddress(
+                        new InetSocketAddress(config.bindHost(), config.self().port()))
                 .addService(service)
                 .maxInboundMessageSize(config.messageBytesMax())
                 // Clients never ping; a silent connection must stay open so that only a closed

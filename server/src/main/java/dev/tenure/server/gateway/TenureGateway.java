@@ -127,7 +127,8 @@ public final class TenureGateway extends TenureGrpc.TenureImplBase {
         complete(cluster.submit(command), pick, responses);
     }
 
-    private static <T> void complete(CompletableFuture<Reply> reply, Function<Reply, T> pick, StreamObserver<T> responses) {
+    private static <T> void complete(
+            CompletableFuture<Reply> reply, Function<Reply, T> pick, StreamObserver<T> responses) {
         reply.whenComplete((r, error) -> {
             if (error != null) {
                 responses.onError(unavailable(error));
@@ -177,7 +178,11 @@ public final class TenureGateway extends TenureGrpc.TenureImplBase {
 
         @Override
         public void superseded() {
-            answer(null, Status.ABORTED.withDescription("superseded by a retry of the same request").asRuntimeException());
+            answer(
+                    null,
+                    Status.ABORTED
+                            .withDescription("superseded by a retry of the same request")
+                            .asRuntimeException());
         }
 
         /** The client stopped waiting (deadline, cancel, or its process died): withdraw the wait. */

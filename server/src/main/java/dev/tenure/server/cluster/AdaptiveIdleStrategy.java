@@ -1,0 +1,84 @@
+package dev.tenure.server.cluster;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.agrona.concurrent.IdleStrategy;
+
+/**
+ * Idle strategy for agents that pass work along a pipeline (gateway → consensus module →
+ * archive → consensus module → service → gateway) on a machine with few cores.
+ *
+ * <p>Every hop of a request waits for the next agent to wake up, so the time an idle agent parks
+ * is added to each request once per hop. Parking long keeps an idle node cheap; parking short
+ * keeps a busy node fast. This strategy does both: for {@code hotWindow} after it last saw work
+ * it parks at most {@code hotParkNanos}, and only after a quiet {@code hotWindow} does it back
+ * off, doubling, to {@code coldParkNanos}. A node at rest pays about one cold park on its first
+ * request after a pause; a node under load stays hot. No agent ever busy-spins for long, so
+ * three nodes and their clients fit on two cores.
+ */
+public final class AdaptiveIdleStrategy implements IdleStrategy {
+
+    private static final int SPINS = 10;
+    private static final int YIELDS = 5;
+
+    private final long hotWindowNanos;
+    private final long hotParkNanos;
+    private final long coldParkNanos;
+    private long lastWorkNanos = System.nanoTime();
+    private int idleCycles;
+    private long parkNanos;
+
+    public AdaptiveIdleStrategy(long hotWindowNanos, long hotParkNanos, long coldParkNanos) {
+        this.hotWindowNanos = hotWindowNanos;
+        this.hotParkNanos = hotParkNanos;
+        this.coldParkNanos = coldParkNanos;
+        this.parkNanos = hotParkNanos;
+    }
+
+    public static AdaptiveIdleStrategy standard() {
+        return new AdaptiveIdleStrategy(
+                TimeUnit.MILLISECONDS.toNanos(Long.getLong("tenure.idle.hotWindowMillis", 50)),
+                TimeUnit.MICROSECONDS.toNanos(Long.getLong("tenure.idle.hotParkMicros", 20)),
+                TimeUnit.MICROSECONDS.toNanos(Long.getLong("tenure.idle.coldParkMicros", 1000)));
+    }
+
+    @Override
+    public void idle(int workCount) {
+        if (workCount > 0) {
+            reset();
+            return;
+        }
+        idle();
+    }
+
+    @Override
+    public void idle() {
+        idleCycles++;
+        if (idleCycles <= SPINS) {
+            Thread.onSpinWait();
+            return;
+        }
+        if (idleCycles <= SPINS + YIELDS) {
+            Thread.yield();
+            return;
+        }
+        if (System.nanoTime() - lastWorkNanos < hotWindowNanos) {
+            LockSupport.parkNanos(hotParkNanos);
+            return;
+        }
+        LockSupport.parkNanos(parkNanos);
+        parkNanos = Math.min(parkNanos << 1, coldParkNanos);
+    }
+
+    @Override
+    public void reset() {
+        lastWorkNanos = System.nanoTime();
+        idleCycles = 0;
+        parkNanos = hotParkNanos;
+    }
+
+    @Override
+    public String alias() {
+        return "tenure-adaptive";
+    }
+}
