@@ -15,7 +15,8 @@ import picocli.CommandLine.Command;
             RunCommand.class,
             ReleaseCommand.class,
             StatusCommand.class,
-            KvCommand.class
+            KvCommand.class,
+            ClusterCommand.class
         },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {

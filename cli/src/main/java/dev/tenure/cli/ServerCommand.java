@@ -5,6 +5,7 @@ import dev.tenure.server.ServerConfig;
 import dev.tenure.server.TenureServer;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
@@ -12,20 +13,37 @@ import picocli.CommandLine.Option;
 
 @Command(
         name = "server",
-        description = "Runs one Tenure node (a one-member cluster with a durable, fsynced log) in the foreground.")
+        description = {
+            "Runs one Tenure node in the foreground. Alone, it is a one-member cluster with a durable,",
+            "fsynced log; with --node-id and --members it is one member of a static 3- or 5-node cluster."
+        })
 final class ServerCommand implements java.util.concurrent.Callable<Integer> {
 
     @Option(names = "--data", description = "Data directory (default: ${DEFAULT-VALUE}).", defaultValue = "tenure-data")
     Path data;
 
-    @Option(names = "--port", description = "gRPC port for clients (default: ${DEFAULT-VALUE}).", defaultValue = "7420")
+    @Option(
+            names = "--port",
+            description = "gRPC port for clients of a single node (default: ${DEFAULT-VALUE}).",
+            defaultValue = "7420")
     int port;
 
+    @Option(names = "--admin-port", description = "HTTP admin port, 0 to disable (default: the gRPC port + 1).")
+    Integer adminPort;
+
     @Option(
-            names = "--admin-port",
-            description = "HTTP admin port, 0 to disable (default: ${DEFAULT-VALUE}).",
-            defaultValue = "7421")
-    int adminPort;
+            names = "--node-id",
+            description = "This node's id in --members (default: ${DEFAULT-VALUE}).",
+            defaultValue = "0")
+    int nodeId;
+
+    @Option(
+            names = "--members",
+            description = {
+                "Every member of the cluster, the same list on each node: id=host:port[@clusterPortBase],...",
+                "e.g. 0=127.0.0.1:7420,1=127.0.0.1:7440,2=127.0.0.1:7460 (cluster ports default to port + 10)."
+            })
+    String members;
 
     @Option(
             names = "--cluster-port-base",
@@ -41,8 +59,7 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        ServerConfig config =
-                ServerConfig.singleNode(data, port, adminPort, clusterPortBase == null ? port + 10 : clusterPortBase);
+        ServerConfig config = config();
         CountDownLatch stop = new CountDownLatch(1);
         TenureServer server = TenureServer.start(config, System.err);
         Runtime.getRuntime()
@@ -52,17 +69,39 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
                             stop.countDown();
                         },
                         "tenure-shutdown"));
-        ServerStatusResponse status = awaitReady(server);
+        // A lone node is ready once it serves; a member needs a quorum of peers that may not be
+        // up yet, so it reports what it has at once (`tenure cluster start` waits for a leader).
+        ServerStatusResponse status = config.members().size() == 1 ? awaitReady(server) : server.status();
         System.out.printf(
                 "tenure: node %d serving on %s (admin %s), data %s, health %s%n",
                 config.nodeId(),
                 config.self().endpoint(),
-                adminPort == 0 ? "off" : config.bindHost() + ":" + server.adminPort(),
+                config.adminPort() == 0 ? "off" : config.bindHost() + ":" + server.adminPort(),
                 data.toAbsolutePath().normalize(),
                 status.getHealth());
         System.out.flush();
         stop.await();
         return 0;
+    }
+
+    private ServerConfig config() {
+        if (members == null) {
+            return ServerConfig.singleNode(
+                    data,
+                    port,
+                    adminPort == null ? port + 1 : adminPort,
+                    clusterPortBase == null ? port + 10 : clusterPortBase);
+        }
+        if (clusterPortBase != null) {
+            throw new IllegalArgumentException(
+                    "with --members, give cluster ports in the member list (id=host:port@base)");
+        }
+        List<ServerConfig.Member> all = ServerConfig.parseMembers(members);
+        ServerConfig.Member self = all.stream()
+                .filter(m -> m.id() == nodeId)
+                .findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("--node-id " + nodeId + " is not in --members"));
+        return ServerConfig.member(nodeId, all, data, adminPort == null ? self.port() + 1 : adminPort);
     }
 
     private ServerStatusResponse awaitReady(TenureServer server) throws InterruptedException {

@@ -48,18 +48,65 @@ public record ServerConfig(
 
     /** One node on loopback with the default ports and limits: what `tenure server` starts. */
     public static ServerConfig singleNode(Path dataDir, int port, int adminPort, int aeronPortBase) {
+        return member(0, List.of(new Member(0, "127.0.0.1", port, aeronPortBase)), dataDir, adminPort);
+    }
+
+    /** Member {@code nodeId} of a static cluster of {@code members}, with the default timings and limits. */
+    public static ServerConfig member(int nodeId, List<Member> members, Path dataDir, int adminPort) {
         return new ServerConfig(
-                0,
-                List.of(new Member(0, "127.0.0.1", port, aeronPortBase)),
+                nodeId,
+                members,
                 dataDir,
-                "127.0.0.1",
+                members.stream()
+                        .filter(m -> m.id() == nodeId)
+                        .findFirst()
+                        .map(Member::host)
+                        .orElse("127.0.0.1"),
                 adminPort,
                 Duration.ofMillis(10),
-                Duration.ofSeconds(2),
+                // Fail fast: without a quorum a request gets UNAVAILABLE after this, never hangs.
+                Duration.ofMillis(1500),
                 Limits.defaults().valueBytesMax() + 64 * 1024,
                 Limits.defaults(),
-                Duration.ofSeconds(1),
+                // Well below the shortest TTL clients use: a dead leader is replaced in about a
+                // second instead of Aeron's default ten.
+                Duration.ofMillis(1000),
                 Duration.ofMillis(100));
+    }
+
+    /**
+     * Parses {@code id=host:port[@clusterPortBase],...}; the cluster port base defaults to port + 10.
+     * Every member of a cluster must be given the same list.
+     */
+    public static List<Member> parseMembers(String spec) {
+        List<Member> members = new java.util.ArrayList<>();
+        for (String part : spec.split(",")) {
+            String item = part.trim();
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)=([^:@]+):(\\d+)(?:@(\\d+))?")
+                    .matcher(item);
+            if (!m.matches()) {
+                throw new IllegalArgumentException(
+                        "member '" + item + "' is not id=host:port[@clusterPortBase], e.g. 0=127.0.0.1:7420");
+            }
+            int port = Integer.parseInt(m.group(3));
+            int base = m.group(4) == null ? port + 10 : Integer.parseInt(m.group(4));
+            members.add(new Member(Integer.parseInt(m.group(1)), m.group(2), port, base));
+        }
+        members.sort(java.util.Comparator.comparingInt(Member::id));
+        for (int i = 0; i < members.size(); i++) {
+            if (members.get(i).id() != i) {
+                throw new IllegalArgumentException("member ids must be 0.." + (members.size() - 1) + ", got " + spec);
+            }
+        }
+        if (members.size() != 1 && members.size() != 3 && members.size() != 5) {
+            throw new IllegalArgumentException("a cluster has 1, 3 or 5 members, got " + members.size());
+        }
+        return List.copyOf(members);
+    }
+
+    /** The gRPC endpoints of all members, as clients take them: host:port,host:port,... */
+    public String clientEndpoints() {
+        return String.join(",", members.stream().map(Member::endpoint).toList());
     }
 
     public Member self() {

@@ -9,6 +9,9 @@ import io.aeron.cluster.service.Cluster;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 /** One Tenure node: cluster member, gRPC gateway and admin endpoint in one process. */
@@ -21,6 +24,7 @@ public final class TenureServer implements AutoCloseable {
     private ClusterNode node;
     private Gateway gateway;
     private AdminHttp admin;
+    private ScheduledExecutorService probe;
 
     private TenureServer(ServerConfig config) {
         this.config = config;
@@ -46,6 +50,14 @@ public final class TenureServer implements AutoCloseable {
         });
         gateway = new Gateway(config, node.aeronDirectoryName(), ClusterNode.ingressEndpoints(config), this::status);
         gateway.start();
+        // Health is probed through the log once a second, so "no quorum" is noticed, and its
+        // start time known, even when no client is asking.
+        probe = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "tenure-health-probe");
+            t.setDaemon(true);
+            return t;
+        });
+        probe.scheduleWithFixedDelay(() -> gateway.status(), 1, 1, TimeUnit.SECONDS);
         if (config.adminPort() > 0) {
             admin = AdminHttp.start(config.bindHost(), config.adminPort(), this::statusNow);
         }
@@ -87,6 +99,9 @@ public final class TenureServer implements AutoCloseable {
 
     @Override
     public void close() {
+        if (probe != null) {
+            probe.shutdownNow();
+        }
         if (admin != null) {
             admin.close();
         }

@@ -25,6 +25,8 @@ public final class Retrier {
     /** A budget for requests that may wait on the server without limit (acquire forever). */
     public static final long FOREVER = Long.MAX_VALUE;
 
+    private static final long MIN_ATTEMPT_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+
     private final Endpoints endpoints;
     private final TimeSource time;
 
@@ -95,13 +97,26 @@ public final class Retrier {
             CallOptions options = CallOptions.DEFAULT;
             if (budgetNanos != FOREVER) {
                 long left = budgetNanos - (time.nanoTime() - startNanos);
-                options = options.withDeadlineAfter(Math.max(left, 1), TimeUnit.NANOSECONDS);
+                options = options.withDeadlineAfter(Math.max(attemptNanos(left), 1), TimeUnit.NANOSECONDS);
             }
             CallOptions callOptions = options;
             context.run(() -> {
                 ClientCall<Q, R> call = endpoints.channel(index).newCall(method, callOptions);
                 ClientCalls.asyncUnaryCall(call, request, new Reply(index));
             });
+        }
+
+        /**
+         * With several endpoints one try gets at most half the budget: a node that is paused or
+         * cut off neither answers nor fails, and must not take the whole budget with it. A retry
+         * is always safe (same request id), even of a waiting acquire: the wait's deadline was
+         * fixed on the server when it was first queued.
+         */
+        long attemptNanos(long left) {
+            if (endpoints.size() < 2) {
+                return left;
+            }
+            return Math.min(left, Math.max(budgetNanos / 2, MIN_ATTEMPT_NANOS));
         }
 
         void failed(int index, Throwable error) {

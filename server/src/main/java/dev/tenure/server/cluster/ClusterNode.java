@@ -102,6 +102,9 @@ public final class ClusterNode implements AutoCloseable {
                 .replicationChannel("aeron:udp?endpoint=" + host + ":0")
                 .leaderHeartbeatTimeoutNs(config.leaderHeartbeatTimeout().toNanos())
                 .leaderHeartbeatIntervalNs(config.leaderHeartbeatInterval().toNanos())
+                // A member that starts while a peer is down waits this long for it before an
+                // election among those present (Aeron's default is a minute).
+                .startupCanvassTimeoutNs(TimeUnit.SECONDS.toNanos(5))
                 .sessionTimeoutNs(TimeUnit.SECONDS.toNanos(10))
                 // The node's own gateway sends over shared memory: no UDP round trip through the
                 // media driver's sender and receiver for every request.

@@ -329,6 +329,14 @@ final class ClusterChannel implements AutoCloseable {
         public void onNewLeader(
                 long clusterSessionId, long leadershipTermId, int leaderMemberId, String ingressEndpoints) {
             ClusterChannel.this.leaderMemberId = leaderMemberId;
+            // Requests sent to the old leader may never be answered. Failing them now lets
+            // each client retry at once with the same request id (a no-op for any that did
+            // commit) instead of waiting out the request timeout.
+            for (Pending p : inFlight.values()) {
+                p.future.completeExceptionally(
+                        new ClusterUnavailableException("leader changed to member " + leaderMemberId + "; retry"));
+            }
+            inFlight.clear();
         }
     }
 

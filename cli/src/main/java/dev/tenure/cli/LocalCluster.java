@@ -1,0 +1,205 @@
+package dev.tenure.cli;
+
+import com.google.gson.Gson;
+import com.google.gson.GsonBuilder;
+import dev.tenure.client.ServerStatus;
+import dev.tenure.client.TenureClient;
+import dev.tenure.client.TenureException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/**
+ * A local cluster's layout and processes, remembered in {@code DIR/cluster.json}: node i keeps
+ * its id, ports and data directory ({@code DIR/node-i}) across restarts, so a node started again
+ * is the same member with the same log.
+ */
+final class LocalCluster {
+
+    private static final Gson GSON = new GsonBuilder().setPrettyPrinting().create();
+    private static final String FILE = "cluster.json";
+
+    private final Path dir;
+    private final State state;
+
+    /** What cluster.json holds. */
+    static final class State {
+        String members;
+        List<Node> nodes = new ArrayList<>();
+    }
+
+    static final class Node {
+        int id;
+        String host;
+        int port;
+        long pid;
+
+        int id() {
+            return id;
+        }
+
+        long pid() {
+            return pid;
+        }
+
+        String endpoint() {
+            return host + ":" + port;
+        }
+    }
+
+    private LocalCluster(Path dir, State state) {
+        this.dir = dir;
+        this.state = state;
+    }
+
+    static Optional<LocalCluster> load(Path dir) {
+        Path file = dir.resolve(FILE);
+        if (!Files.exists(file)) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(
+                    new LocalCluster(dir, GSON.fromJson(Files.readString(file, StandardCharsets.UTF_8), State.class)));
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    static LocalCluster plan(Path dir, int nodes, int basePort, String host) {
+        if (nodes != 3 && nodes != 5) {
+            throw new IllegalArgumentException("--nodes must be 3 or 5, was " + nodes);
+        }
+        State state = new State();
+        for (int i = 0; i < nodes; i++) {
+            Node n = new Node();
+            n.id = i;
+            n.host = host;
+            n.port = basePort + 20 * i;
+            state.nodes.add(n);
+        }
+        state.members = state.nodes.stream().map(n -> n.id + "=" + n.endpoint()).collect(Collectors.joining(","));
+        return new LocalCluster(dir, state);
+    }
+
+    List<Node> nodes() {
+        return state.nodes;
+    }
+
+    String endpoints() {
+        return state.nodes.stream().map(Node::endpoint).collect(Collectors.joining(","));
+    }
+
+    Path logFile(Node n) {
+        return dir.resolve("node-" + n.id + ".log");
+    }
+
+    void save() throws IOException {
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve(FILE), GSON.toJson(state), StandardCharsets.UTF_8);
+    }
+
+    /** Starts every node whose recorded process is not running. */
+    void startMissing() throws IOException {
+        Files.createDirectories(dir);
+        for (Node n : state.nodes) {
+            if (!running(n)) {
+                n.pid = start(n);
+            }
+        }
+    }
+
+    private boolean running(Node n) {
+        return n.pid > 0
+                && ProcessHandle.of(n.pid)
+                        .filter(ProcessHandle::isAlive)
+                        .flatMap(p -> p.info().commandLine())
+                        .filter(cmd -> cmd.contains(nodeData(n).toString()))
+                        .isPresent();
+    }
+
+    private Path nodeData(Node n) {
+        return dir.toAbsolutePath().normalize().resolve("node-" + n.id);
+    }
+
+    private long start(Node n) throws IOException {
+        List<String> cmd = new ArrayList<>();
+        if (Files.isExecutable(Path.of("/usr/bin/setsid"))) {
+            // Its own session: the node outlives this command and the terminal's Ctrl-C.
+            cmd.add("/usr/bin/setsid");
+        }
+        cmd.addAll(SelfLauncher.javaCommand(List.of("-XX:+UseSerialGC", "-Xmx256m")));
+        cmd.addAll(List.of(
+                "server",
+                "--node-id",
+                Integer.toString(n.id),
+                "--members",
+                state.members,
+                "--data",
+                nodeData(n).toString()));
+        Process p = new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile(n).toFile()))
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                .start();
+        // setsid execs java in place, so this pid is the node's.
+        return p.pid();
+    }
+
+    /**
+     * Polls until every node reports a healthy cluster with a leader: each one has just
+     * committed a command through the log, so a restarted node has caught up and serves.
+     */
+    boolean awaitLeader(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (state.nodes.stream().allMatch(LocalCluster::healthy)) {
+                return true;
+            }
+            TimeUnit.MILLISECONDS.sleep(200);
+        }
+        return false;
+    }
+
+    private static boolean healthy(Node n) {
+        try (TenureClient client = TenureClient.builder()
+                .endpoints(n.endpoint())
+                .requestTimeout(Duration.ofSeconds(2))
+                .build()) {
+            ServerStatus s = client.serverStatus();
+            return "ok".equals(s.health()) && s.leaderId() >= 0;
+        } catch (TenureException e) {
+            return false;
+        }
+    }
+
+    int stopAll(Duration grace) {
+        int stopped = 0;
+        List<ProcessHandle> handles = new ArrayList<>();
+        for (Node n : state.nodes) {
+            if (running(n)) {
+                ProcessHandle.of(n.pid).ifPresent(p -> {
+                    p.destroy();
+                    handles.add(p);
+                });
+            }
+        }
+        long deadline = System.nanoTime() + grace.toNanos();
+        for (ProcessHandle p : handles) {
+            long left = Math.max(0, deadline - System.nanoTime());
+            try {
+                p.onExit().get(left, TimeUnit.NANOSECONDS);
+            } catch (Exception e) {
+                p.destroyForcibly();
+            }
+            stopped++;
+        }
+        return stopped;
+    }
+}

@@ -1,0 +1,184 @@
+package dev.tenure.cli.it;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tenure.client.Lease;
+import dev.tenure.client.LockStatus;
+import dev.tenure.client.LossReason;
+import dev.tenure.client.Session;
+import dev.tenure.client.TenureClient;
+import dev.tenure.client.TenureException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A real 3-node cluster (three `tenure server` processes with fsynced logs) under leader kill,
+ * quorum loss and a full restart. Figures printed here are not benchmarks; the bounds asserted
+ * only separate "fails over" from "waits for a TTL or hangs".
+ */
+class ClusterIT {
+
+    @TempDir
+    Path data;
+
+    private static TenureClient client(String endpoints, Duration ttl) {
+        return TenureClient.builder().endpoints(endpoints).sessionTtl(ttl).build();
+    }
+
+    @Test
+    void leaderKilledUnderLoadLosesNoGrantAndTheHolderKeepsItsLease() throws Exception {
+        try (ClusterProcess cluster = new ClusterProcess(data).start();
+                TenureClient tenure = client(cluster.endpoints, Duration.ofSeconds(6));
+                Session holderSession = tenure.openSession();
+                Lease held = holderSession.acquire("cluster-held")) {
+            int leader = cluster.leaderSeenBy(0);
+            assertThat(leader).isBetween(0, 2);
+
+            // Load: two workers cycle through fresh locks; every acknowledged grant is recorded.
+            Map<String, Long> acknowledged = new ConcurrentHashMap<>();
+            List<Long> grantTimesNanos = new CopyOnWriteArrayList<>();
+            List<List<Long>> perWorkerTokens = new ArrayList<>();
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicLong counter = new AtomicLong();
+            List<Thread> workers = new ArrayList<>();
+            for (int w = 0; w < 2; w++) {
+                List<Long> tokens = new CopyOnWriteArrayList<>();
+                perWorkerTokens.add(tokens);
+                Session s = tenure.openSession();
+                Thread t = new Thread(() -> {
+                    while (!stop.get()) {
+                        String lock = "load-" + counter.incrementAndGet();
+                        try (Lease lease = s.acquire(lock, Duration.ofSeconds(5))) {
+                            acknowledged.put(lock, lease.token());
+                            tokens.add(lease.token());
+                            grantTimesNanos.add(System.nanoTime());
+                        } catch (TenureException e) {
+                            // UNAVAILABLE while the cluster elects a new leader: retried next loop.
+                        }
+                    }
+                });
+                workers.add(t);
+                t.start();
+            }
+            Thread.sleep(1_500);
+            long killedAt = System.nanoTime();
+            cluster.kill9(leader);
+            Thread.sleep(4_000);
+            stop.set(true);
+            for (Thread t : workers) {
+                t.join(30_000);
+            }
+
+            long firstAfterKill = grantTimesNanos.stream()
+                    .filter(t -> t > killedAt)
+                    .min(Long::compare)
+                    .orElseThrow();
+            long failoverMs = TimeUnit.NANOSECONDS.toMillis(firstAfterKill - killedAt);
+            System.out.printf(
+                    "leader %d killed: next grant after %d ms; %d grants acknowledged%n",
+                    leader, failoverMs, acknowledged.size());
+            assertThat(failoverMs)
+                    .as("next grant within the election time plus margin")
+                    .isLessThan(5_000);
+
+            for (List<Long> tokens : perWorkerTokens) {
+                for (int i = 1; i < tokens.size(); i++) {
+                    assertThat(tokens.get(i)).as("tokens strictly increasing").isGreaterThan(tokens.get(i - 1));
+                }
+            }
+            // Every acknowledged grant is in the surviving log: its lock's history has its token.
+            for (Map.Entry<String, Long> e : acknowledged.entrySet()) {
+                LockStatus status = tenure.status(e.getKey());
+                assertThat(status.history()).as("history of %s", e.getKey()).anyMatch(h -> h.token() == e.getValue());
+            }
+            // The live holder kept its lease across the failover.
+            assertThat(held.isValid()).isTrue();
+            assertThat(held.fence(Duration.ofSeconds(1))).isEqualTo(held.token());
+            assertThat(tenure.status("cluster-held").holder().orElseThrow().token())
+                    .isEqualTo(held.token());
+        }
+    }
+
+    @Test
+    void withoutQuorumEverythingFailsFastAndHoldersGiveUpThenTokensContinue() throws Exception {
+        try (ClusterProcess cluster = new ClusterProcess(data).start()) {
+            long tokenBefore;
+            try (TenureClient tenure = client(cluster.endpoints, Duration.ofSeconds(6));
+                    Session session = tenure.openSession()) {
+                Lease lease = session.acquire("quorum-lock");
+                tokenBefore = lease.token();
+                tenure.put("quorum-key", "kept".getBytes(UTF_8), "quorum-lock", lease.token());
+                int survivor = (cluster.leaderSeenBy(0) + 1) % 3;
+                for (int i = 0; i < 3; i++) {
+                    if (i != survivor) {
+                        cluster.kill9(i);
+                    }
+                }
+                long lostAt = System.nanoTime();
+                LossReason reason = lease.lost().get(20, TimeUnit.SECONDS);
+                System.out.printf(
+                        "quorum lost: holder declared %s after %d ms%n",
+                        reason, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lostAt));
+                assertThat(reason).isIn(LossReason.HORIZON_PASSED, LossReason.SESSION_ENDED, LossReason.EXPIRED);
+
+                String only = cluster.nodeEndpoints.get(survivor);
+                long start = System.nanoTime();
+                var acquire = new Processes.Running(
+                        Processes.tenure(List.of("acquire", "other-lock", "--no-wait", "--endpoint", only)), Map.of());
+                assertThat(acquire.waitFor(Duration.ofSeconds(30)))
+                        .as(acquire.output())
+                        .isEqualTo(5);
+                long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                System.out.printf("acquire without quorum: exit 5 after %d ms (JVM start included)%n", tookMs);
+                assertThat(tookMs).as("fails fast, never hangs").isLessThan(15_000);
+
+                var status = new Processes.Running(Processes.tenure(List.of("status", "--endpoint", only)), Map.of());
+                assertThat(status.waitFor(Duration.ofSeconds(30))).isEqualTo(5);
+                assertThat(status.output()).contains("no quorum").contains("since");
+            }
+            cluster.start();
+            try (TenureClient tenure = client(cluster.endpoints, Duration.ofSeconds(5));
+                    Session session = tenure.openSession();
+                    Lease next = session.acquire("quorum-after", Duration.ofSeconds(10))) {
+                assertThat(next.token()).as("tokens continue upward").isGreaterThan(tokenBefore);
+                assertThat(new String(tenure.get("quorum-key").orElseThrow().value(), UTF_8))
+                        .isEqualTo("kept");
+            }
+        }
+    }
+
+    @Test
+    void allNodesKilledAndRestartedKeepEverything() throws Exception {
+        try (ClusterProcess cluster = new ClusterProcess(data).start()) {
+            long last;
+            try (TenureClient tenure = client(cluster.endpoints, Duration.ofSeconds(5));
+                    Session session = tenure.openSession();
+                    Lease lease = session.acquire("all-lock")) {
+                tenure.put("all-key", "v".getBytes(UTF_8), "all-lock", lease.token());
+                last = lease.token();
+            }
+            for (int i = 0; i < 3; i++) {
+                cluster.kill9(i);
+            }
+            cluster.start();
+            try (TenureClient tenure = client(cluster.endpoints, Duration.ofSeconds(5));
+                    Session session = tenure.openSession();
+                    Lease lease = session.acquire("all-lock", Duration.ofSeconds(10))) {
+                assertThat(lease.token()).isGreaterThan(last);
+                assertThat(lease.previousToken()).isEqualTo(last);
+                assertThat(tenure.get("all-key").orElseThrow().token()).isEqualTo(last);
+            }
+        }
+    }
+}

@@ -1,0 +1,96 @@
+package dev.tenure.cli.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.gson.JsonArray;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import dev.tenure.server.TestPorts;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/** A local 3-node cluster run through `tenure cluster start/stop`, as a user runs it. */
+final class ClusterProcess implements AutoCloseable {
+
+    final Path data;
+    final int basePort;
+    String endpoints;
+    final List<Long> pids = new ArrayList<>();
+    final List<String> nodeEndpoints = new ArrayList<>();
+
+    ClusterProcess(Path data) {
+        this.data = data;
+        this.basePort = TestPorts.freeClusterBasePort(3);
+    }
+
+    /** Starts (or restarts the missing) nodes and waits for a leader with every node serving. */
+    ClusterProcess start() throws Exception {
+        var start = new Processes.Running(
+                Processes.tenure(List.of(
+                        "cluster",
+                        "start",
+                        "--nodes",
+                        "3",
+                        "--data",
+                        data.toString(),
+                        "--base-port",
+                        Integer.toString(basePort),
+                        "--json")),
+                Map.of());
+        int code = start.waitFor(Duration.ofSeconds(120));
+        assertThat(code).as("cluster start: %s", start.output()).isZero();
+        JsonObject out =
+                JsonParser.parseString(start.nextLine(Duration.ofSeconds(1))).getAsJsonObject();
+        endpoints = out.get("endpoints").getAsString();
+        pids.clear();
+        nodeEndpoints.clear();
+        JsonArray nodes = out.getAsJsonArray("nodes");
+        for (int i = 0; i < nodes.size(); i++) {
+            pids.add(nodes.get(i).getAsJsonObject().get("pid").getAsLong());
+            nodeEndpoints.add(nodes.get(i).getAsJsonObject().get("endpoint").getAsString());
+        }
+        return this;
+    }
+
+    void kill9(int node) throws InterruptedException {
+        ProcessHandle p = ProcessHandle.of(pids.get(node)).orElseThrow();
+        p.destroyForcibly();
+        p.onExit().join();
+    }
+
+    void signal(int node, String name) throws IOException, InterruptedException {
+        int code = new ProcessBuilder("kill", "-" + name, Long.toString(pids.get(node)))
+                .inheritIO()
+                .start()
+                .waitFor();
+        assertThat(code).isZero();
+    }
+
+    /** The leader's member id, as the given node reports it (-1 if none). */
+    int leaderSeenBy(int node) throws Exception {
+        var status = new Processes.Running(
+                Processes.tenure(List.of("status", "--json", "--endpoint", nodeEndpoints.get(node))), Map.of());
+        status.waitFor(Duration.ofSeconds(30));
+        String line = status.stdout.poll();
+        if (line == null) {
+            return -1;
+        }
+        return JsonParser.parseString(line).getAsJsonObject().get("leader_id").getAsInt();
+    }
+
+    @Override
+    public void close() {
+        try {
+            new Processes.Running(Processes.tenure(List.of("cluster", "stop", "--data", data.toString())), Map.of())
+                    .waitFor(Duration.ofSeconds(60));
+        } catch (Exception e) {
+            for (long pid : pids) {
+                ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+            }
+        }
+    }
+}

@@ -1,0 +1,294 @@
+package dev.tenure.jdbc;
+
+import dev.tenure.client.Lease;
+import dev.tenure.client.fence.FenceRejectedException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalLong;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+
+/**
+ * Fenced writes to a SQL database: the caller's own transaction commits only while its token is
+ * not older than any token already accepted for the resource it writes. Immutable and
+ * thread-safe; build it once with {@link #builder()}.
+ *
+ * <p>The fence keeps one row per resource in its table (DDL: {@link #ddl()}), holding the highest
+ * token accepted for it. {@link #guard} raises that row to the caller's token with a conditional
+ * update inside the caller's transaction and so holds the row's lock until commit or rollback:
+ *
+ * <pre>{@code
+ * connection.setAutoCommit(false);
+ * fence.guard(connection, "orders", lease.fence(Duration.ofSeconds(2))); // first, then write
+ * try (PreparedStatement s = connection.prepareStatement("INSERT INTO shipped VALUES (?)")) { ... }
+ * connection.commit();
+ * }</pre>
+ *
+ * <p>Why a stale writer cannot commit: its guard either finds a higher token already committed
+ * and throws {@link FenceRejectedException}, or it raises the row and then holds the row lock, so a
+ * newer holder's guard waits for it. Every transaction that passed its guard therefore commits
+ * before any higher token is accepted for the resource: the tokens of committed writes, in commit
+ * order, never go down. A newer holder that got in first makes an older one's guard wait for it and
+ * then fail, so nothing the older one wrote lands.
+ */
+public final class JdbcFence {
+    public static final String TABLE_DEFAULT = "tenure_fence";
+    /** Longest resource name (the key column is VARCHAR of this many characters). */
+    public static final int RESOURCE_CHARS_MAX = 512;
+    /**
+     * How many times one guard re-reads the row after losing a race to a concurrent insert or
+     * raise. Each loss means another transaction committed a change to the row, so two or three
+     * are the most a guard should see.
+     */
+    static final int SETTLE_ATTEMPTS_MAX = 16;
+
+    private static final Pattern TABLE_NAME =
+            Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
+
+    private final String table;
+    private final Dialect dialect; // null: detected from each connection
+    private final TokenVerifier verifier; // null: tokens are trusted
+    private final Map<Dialect, FenceSql> sqlByDialect = new EnumMap<>(Dialect.class);
+
+    private JdbcFence(Builder b) {
+        this.table = b.table;
+        this.dialect = b.dialect;
+        this.verifier = b.verifier;
+        for (Dialect d : Dialect.values()) {
+            sqlByDialect.put(d, new FenceSql(table, d));
+        }
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public String table() {
+        return table;
+    }
+
+    /** {@code CREATE TABLE IF NOT EXISTS} for this fence's table; the same for every dialect. */
+    public String ddl() {
+        return FenceSql.ddl(table);
+    }
+
+    /**
+     * Creates the table if it does not exist, in the connection's current transaction mode: with
+     * autocommit off, the caller commits.
+     */
+    public void createTable(Connection connection) {
+        try {
+            sql(connection).create(connection);
+        } catch (SQLException e) {
+            throw new FenceSqlException("creating fence table " + table + " failed", e);
+        }
+    }
+
+    /**
+     * {@link #guard(Connection, String, String, long)} with the resource named after its lock: a
+     * configured {@link TokenVerifier} is asked about {@code resource} as the lock name.
+     */
+    public void guard(Connection connection, String resource, long token) {
+        guard(connection, resource, resource, token);
+    }
+
+    /**
+     * Admits {@code token} for {@code resource} in the caller's open transaction, and keeps every
+     * higher token out until that transaction ends. Call it before the transaction's writes:
+     * guard, write, commit. The caller holds the connection's transaction; the guard never
+     * commits.
+     *
+     * <p>Equal tokens pass (one holder writes in many transactions); a token higher than the
+     * highest accepted passes once the {@link TokenVerifier}, if any, confirms it as {@code lock}'s
+     * current grant.
+     *
+     * @param lock the lock that granted {@code token}; only a verifier uses it
+     * @throws FenceRejectedException a higher token was accepted for the resource (or, with a
+     *     verifier, {@link UnverifiedTokenException}). The guard has already rolled the
+     *     transaction back, so nothing written in it before the guard can commit by mistake.
+     * @throws FenceSqlException the database failed; roll back
+     * @throws IllegalStateException autocommit is on: there is no transaction to fence
+     */
+    public void guard(Connection connection, String resource, String lock, long token) {
+        Objects.requireNonNull(connection, "connection");
+        checkResource(resource);
+        checkLock(lock);
+        checkToken(token);
+        try {
+            if (connection.getAutoCommit()) {
+                throw new IllegalStateException("guard needs an open transaction, but autocommit is on: the fence"
+                        + " row's lock would be released at once and the writes that follow would not be"
+                        + " fenced. Call connection.setAutoCommit(false) first.");
+            }
+            settle(connection, sql(connection), resource, lock, token);
+        } catch (SQLException e) {
+            throw new FenceSqlException("fence guard on '" + resource + "' with token " + token + " failed", e);
+        }
+    }
+
+    /**
+     * One fenced transaction: takes a connection from {@code dataSource}, turns autocommit off,
+     * takes the token from {@code lease.fence(minRemaining)}, guards {@code resource}, runs
+     * {@code work} and commits; rolls back on any failure.
+     *
+     * @throws dev.tenure.client.LeaseLostException the lease is lost: nothing written
+     * @throws dev.tenure.client.LeaseExpiringException less than {@code minRemaining} left
+     * @throws FenceRejectedException the token is stale: rolled back
+     * @throws FenceSqlException the database failed: rolled back, or unknown if the commit failed
+     */
+    public void write(DataSource dataSource, String resource, Lease lease, Duration minRemaining, Work work) {
+        Objects.requireNonNull(lease, "lease");
+        Objects.requireNonNull(minRemaining, "minRemaining");
+        FencedTransaction.run(dataSource, this, resource, lease.lock(), () -> lease.fence(minRemaining), work);
+    }
+
+    /**
+     * {@link #write(DataSource, String, Lease, Duration, Work)} for a process handed a token
+     * rather than a lease (a script under {@code tenure run}, a worker).
+     */
+    public void write(DataSource dataSource, String resource, String lock, long token, Work work) {
+        checkToken(token);
+        FencedTransaction.run(dataSource, this, resource, lock, () -> token, work);
+    }
+
+    /** The writes of one fenced transaction, on its connection; may throw SQLException. */
+    @FunctionalInterface
+    public interface Work {
+        void run(Connection connection) throws SQLException;
+    }
+
+    /**
+     * The guard's statements, each safe under READ COMMITTED in PostgreSQL and H2 (the default in
+     * both):
+     *
+     * <ol>
+     *   <li>{@code UPDATE ... WHERE resource = ? AND token <= ?} (and {@code >= token} while a
+     *       verifier wants to see higher tokens first). Both databases lock the row before changing
+     *       it and, if a concurrent transaction held that lock, re-evaluate the WHERE clause
+     *       against the version it committed (PostgreSQL's EvalPlanQual recheck; H2 re-reads the
+     *       locked row). So an update that matched is conditional on the newest committed token,
+     *       and the lock it took keeps every other guard of the resource waiting until we end.
+     *   <li>If nothing matched: {@code SELECT token}. Each READ COMMITTED statement sees what was
+     *       committed before it began. Tokens stored only go up, so a committed token above ours is
+     *       final: reject. A stored token at or below ours (committed after step 1's snapshot) or
+     *       no row means: try again, verifying first if the token would raise the mark.
+     *   <li>No row: {@code INSERT}. The primary key admits one insert per resource; a concurrent
+     *       inserter makes ours wait for its end and then conflict (no error that would break the
+     *       caller's transaction: see {@link Dialect}), and we loop back to read its row. Our own
+     *       insert holds the new row's lock until we end, like step 1.
+     * </ol>
+     *
+     * A verifier is asked only when no row lock is held, so the round trip to Tenure never makes
+     * other writers of the resource wait.
+     */
+    private void settle(Connection c, FenceSql sql, String resource, String lock, long token) throws SQLException {
+        // Fast path, one statement: the steady state (no verifier), or the same holder writing
+        // again (a verifier already confirmed an equal token when it first raised the mark).
+        if (sql.raise(c, resource, token, verifier == null ? Long.MIN_VALUE : token)) {
+            return;
+        }
+        boolean verified = verifier == null;
+        for (int attempt = 0; attempt < SETTLE_ATTEMPTS_MAX; attempt++) {
+            OptionalLong stored = sql.read(c, resource);
+            long highest = stored.orElse(0);
+            if (stored.isPresent() && highest > token) {
+                throw rolledBack(c, new FenceRejectedException(resource, token, highest));
+            }
+            if (!verified && highest < token) {
+                if (!verifier.isCurrentGrant(lock, token)) {
+                    throw rolledBack(c, new UnverifiedTokenException(resource, lock, token, highest));
+                }
+                verified = true;
+            }
+            boolean admitted =
+                    stored.isPresent() ? sql.raise(c, resource, token, Long.MIN_VALUE) : sql.insert(c, resource, token);
+            if (admitted) {
+                return;
+            }
+            // Lost a race: another transaction committed the row, or raised it, after our read.
+        }
+        throw new FenceSqlException("fence guard on '" + resource + "' lost " + SETTLE_ATTEMPTS_MAX
+                + " races in a row to concurrent writers; roll back and retry");
+    }
+
+    /**
+     * Rolls the caller's transaction back before the rejection reaches it: a caller that catches
+     * the exception and commits anyway commits nothing written before the guard.
+     */
+    private static FenceRejectedException rolledBack(Connection c, FenceRejectedException rejected) {
+        try {
+            c.rollback();
+        } catch (SQLException e) {
+            rejected.addSuppressed(e);
+        }
+        return rejected;
+    }
+
+    private FenceSql sql(Connection c) throws SQLException {
+        return sqlByDialect.get(dialect != null ? dialect : Dialect.detect(c));
+    }
+
+    static void checkResource(String resource) {
+        Objects.requireNonNull(resource, "resource");
+        if (resource.isEmpty() || resource.length() > RESOURCE_CHARS_MAX) {
+            throw new IllegalArgumentException(
+                    "resource must be 1.." + RESOURCE_CHARS_MAX + " characters: " + resource.length());
+        }
+    }
+
+    private static void checkLock(String lock) {
+        Objects.requireNonNull(lock, "lock");
+        if (lock.isEmpty()) {
+            throw new IllegalArgumentException("lock must not be empty");
+        }
+    }
+
+    private static void checkToken(long token) {
+        if (token <= 0) {
+            throw new IllegalArgumentException("token must be positive (Tenure's tokens start at 1): " + token);
+        }
+    }
+
+    /** Builds a {@link JdbcFence}; every setting has a default. */
+    public static final class Builder {
+        private String table = TABLE_DEFAULT;
+        private Dialect dialect;
+        private TokenVerifier verifier;
+
+        private Builder() {}
+
+        /** The fence table, optionally schema-qualified; a plain SQL identifier. Default "tenure_fence". */
+        public Builder table(String name) {
+            Objects.requireNonNull(name, "name");
+            if (!TABLE_NAME.matcher(name).matches()) {
+                throw new IllegalArgumentException(
+                        "table must be [schema.]name, each a SQL identifier of at most 63 characters: " + name);
+            }
+            this.table = name;
+            return this;
+        }
+
+        /** Forces a dialect; by default it is detected from each connection's metadata. */
+        public Builder dialect(Dialect dialect) {
+            this.dialect = Objects.requireNonNull(dialect, "dialect");
+            return this;
+        }
+
+        /**
+         * Confirms a token before it raises a resource's mark; default none (tokens are trusted).
+         * See {@link TenureTokenVerifier} and docs/fencing.md, "Forged tokens".
+         */
+        public Builder verifier(TokenVerifier verifier) {
+            this.verifier = Objects.requireNonNull(verifier, "verifier");
+            return this;
+        }
+
+        public JdbcFence build() {
+            return new JdbcFence(this);
+        }
+    }
+}

@@ -1,0 +1,24 @@
+package dev.tenure.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import javax.sql.DataSource;
+
+/** One database the fence's tests run against: the same test bodies, several databases. */
+interface TestDatabase extends AutoCloseable {
+
+    String name();
+
+    DataSource dataSource();
+
+    /** How many sessions are waiting for a lock right now (to see that a guard is blocked). */
+    int lockWaiters(Connection c) throws SQLException;
+
+    /** Column type of a generated key, whose values follow insertion order. */
+    default String identityColumn() {
+        return "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY";
+    }
+
+    @Override
+    void close();
+}
