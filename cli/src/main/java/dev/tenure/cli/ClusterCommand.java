@@ -8,6 +8,7 @@ import dev.tenure.cli.ExitCodes.CliException;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -57,6 +58,12 @@ final class ClusterCommand {
                 converter = DurationConverter.class)
         Duration timeout;
 
+        @Option(
+                names = "--snapshot-interval",
+                description = "Passed to every node (default: the server's).",
+                converter = DurationConverter.class)
+        Duration snapshotInterval;
+
         @Option(names = "--json", description = "Print one JSON line.")
         boolean json;
 
@@ -64,7 +71,10 @@ final class ClusterCommand {
         public Integer call() throws IOException, InterruptedException {
             LocalCluster cluster =
                     LocalCluster.load(data).orElseGet(() -> LocalCluster.plan(data, nodes, basePort, host));
-            cluster.startMissing();
+            cluster.startMissing(
+                    snapshotInterval == null
+                            ? List.of()
+                            : List.of("--snapshot-interval", snapshotInterval.toMillis() + "ms"));
             cluster.save();
             if (!cluster.awaitLeader(timeout)) {
                 throw new CliException(

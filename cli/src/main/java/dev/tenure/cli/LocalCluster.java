@@ -106,11 +106,11 @@ final class LocalCluster {
     }
 
     /** Starts every node whose recorded process is not running. */
-    void startMissing() throws IOException {
+    void startMissing(List<String> serverOptions) throws IOException {
         Files.createDirectories(dir);
         for (Node n : state.nodes) {
             if (!running(n)) {
-                n.pid = start(n);
+                n.pid = start(n, serverOptions);
             }
         }
     }
@@ -128,7 +128,7 @@ final class LocalCluster {
         return dir.toAbsolutePath().normalize().resolve("node-" + n.id);
     }
 
-    private long start(Node n) throws IOException {
+    private long start(Node n, List<String> serverOptions) throws IOException {
         List<String> cmd = new ArrayList<>();
         if (Files.isExecutable(Path.of("/usr/bin/setsid"))) {
             // Its own session: the node outlives this command and the terminal's Ctrl-C.

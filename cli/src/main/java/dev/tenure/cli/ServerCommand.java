@@ -51,6 +51,14 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
     Integer clusterPortBase;
 
     @Option(
+            names = "--snapshot-interval",
+            description =
+                    "How often the leader snapshots its state, so restarts replay a bounded log (default: ${DEFAULT-VALUE}; 0s: never).",
+            defaultValue = "10m",
+            converter = DurationConverter.class)
+    Duration snapshotInterval;
+
+    @Option(
             names = "--ready-timeout",
             description = "How long to wait for the node to serve (default: ${DEFAULT-VALUE}).",
             defaultValue = "30s",
@@ -59,7 +67,7 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        ServerConfig config = config();
+        ServerConfig config = config().withSnapshotInterval(snapshotInterval);
         CountDownLatch stop = new CountDownLatch(1);
         TenureServer server = TenureServer.start(config, System.err);
         Runtime.getRuntime()

@@ -132,6 +132,9 @@ final class StatusCommand implements Callable<Integer> {
         o.addProperty("locks", s.locks());
         o.addProperty("held", s.held());
         o.addProperty("last_token", s.lastToken());
+        o.addProperty("replica_last_token", s.replicaLastToken());
+        o.addProperty("replica_log_position", s.replicaLogPosition());
+        o.addProperty("snapshots", s.snapshots());
         return o;
     }
 

@@ -8,6 +8,9 @@ import java.util.List;
  *
  * @param leaderId -1 when no leader is known
  * @param health "ok", or "no quorum" / "starting" with a reason in {@code healthDetail}
+ * @param replicaLastToken the token counter of this node's own replica, as last applied (not a
+ *     linearizable read: replicas that agree show the same counter at the same log position)
+ * @param snapshots snapshots this node has taken since it started
  */
 public record ServerStatus(
         int nodeId,
@@ -20,7 +23,10 @@ public record ServerStatus(
         long locks,
         long held,
         long lastToken,
-        long nowMs) {
+        long nowMs,
+        long replicaLastToken,
+        long replicaLogPosition,
+        long snapshots) {
 
     public ServerStatus {
         members = List.copyOf(members);
@@ -43,6 +49,9 @@ public record ServerStatus(
                 r.getLocks(),
                 r.getHeld(),
                 r.getLastToken(),
-                r.getNowMs());
+                r.getNowMs(),
+                r.getReplicaLastToken(),
+                r.getReplicaLogPosition(),
+                r.getSnapshots());
     }
 }

@@ -18,6 +18,8 @@ import java.util.Objects;
  * @param keepAliveBatch how long the gateway collects renewals before writing them as one log entry
  * @param requestTimeout how long a request waits for the cluster before failing UNAVAILABLE
  * @param messageBytesMax the largest gRPC message the gateway accepts
+ * @param snapshotInterval how often the leader takes a snapshot, so a restart or a new member
+ *     replays a bounded log; zero disables it
  */
 public record ServerConfig(
         int nodeId,
@@ -30,7 +32,8 @@ public record ServerConfig(
         int messageBytesMax,
         Limits limits,
         Duration leaderHeartbeatTimeout,
-        Duration leaderHeartbeatInterval) {
+        Duration leaderHeartbeatInterval,
+        Duration snapshotInterval) {
 
     public static final int DEFAULT_PORT = 7420;
     public static final int DEFAULT_ADMIN_PORT = 7421;
@@ -71,7 +74,8 @@ public record ServerConfig(
                 // Well below the shortest TTL clients use: a dead leader is replaced in about a
                 // second instead of Aeron's default ten.
                 Duration.ofMillis(1000),
-                Duration.ofMillis(100));
+                Duration.ofMillis(100),
+                Duration.ofMinutes(10));
     }
 
     /**
@@ -113,6 +117,22 @@ public record ServerConfig(
         return members.stream().filter(m -> m.id() == nodeId).findFirst().orElseThrow();
     }
 
+    public ServerConfig withSnapshotInterval(Duration interval) {
+        return new ServerConfig(
+                nodeId,
+                members,
+                dataDir,
+                bindHost,
+                adminPort,
+                keepAliveBatch,
+                requestTimeout,
+                messageBytesMax,
+                limits,
+                leaderHeartbeatTimeout,
+                leaderHeartbeatInterval,
+                interval);
+    }
+
     public ServerConfig withAdminPort(int port) {
         return new ServerConfig(
                 nodeId,
@@ -125,7 +145,8 @@ public record ServerConfig(
                 messageBytesMax,
                 limits,
                 leaderHeartbeatTimeout,
-                leaderHeartbeatInterval);
+                leaderHeartbeatInterval,
+                snapshotInterval);
     }
 
     /**

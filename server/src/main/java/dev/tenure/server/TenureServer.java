@@ -58,6 +58,10 @@ public final class TenureServer implements AutoCloseable {
             return t;
         });
         probe.scheduleWithFixedDelay(() -> gateway.status(), 1, 1, TimeUnit.SECONDS);
+        long snapshotMs = config.snapshotInterval().toMillis();
+        if (snapshotMs > 0) {
+            probe.scheduleWithFixedDelay(this::snapshotIfLeader, snapshotMs, snapshotMs, TimeUnit.MILLISECONDS);
+        }
         if (config.adminPort() > 0) {
             admin = AdminHttp.start(config.bindHost(), config.adminPort(), this::statusNow);
         }
@@ -71,9 +75,18 @@ public final class TenureServer implements AutoCloseable {
             b.addMembers(
                     Member.newBuilder().setId(m.id()).setEndpoint(m.endpoint()).setLeader(m.id() == leader));
         }
+        b.setReplicaLastToken(node.replica().lastToken())
+                .setReplicaLogPosition(node.replica().logPosition())
+                .setSnapshots(node.snapshots());
         boolean answered = b.getNowMs() > 0;
         health.observe(answered, gateway.clusterConnected());
         return b.setHealth(health.state()).setHealthDetail(health.detail()).setHealthSinceMs(health.sinceMs());
+    }
+
+    private void snapshotIfLeader() {
+        if (role.get() == Cluster.Role.LEADER) {
+            node.requestSnapshot();
+        }
     }
 
     private ServerStatusResponse statusNow() {

@@ -62,7 +62,8 @@ class InProcessServerTest {
                 Limits.defaults().valueBytesMax() + 65536,
                 Limits.defaults(),
                 Duration.ofSeconds(1),
-                Duration.ofMillis(100));
+                Duration.ofMillis(100),
+                Duration.ofMinutes(10));
         server = TenureServer.start(config, System.err);
         channel =
                 NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();

@@ -81,14 +81,14 @@ class RunIT {
                 "run",
                 "lost-lock",
                 "--ttl",
-                "2s",
+                "4s",
                 "--grace",
                 "2s",
                 "--",
                 "sh",
                 "-c",
                 "trap 'touch " + marker + "; exit 0' TERM; echo started; while true; do sleep 0.1; done");
-        var holder = tenure("acquire", "lost-lock-2", "--ttl", "2s", "--json");
+        var holder = tenure("acquire", "lost-lock-2", "--ttl", "4s", "--json");
         assertThat(run.nextLine(Duration.ofSeconds(30))).isEqualTo("started");
         holder.nextLine(Duration.ofSeconds(30));
 

@@ -103,7 +103,7 @@ class TakeoverIT {
     void pausedHolderLosesTheLockAndItsWritesAreRejected() throws Exception {
         try (var holder = new Processes.Running(
                 Processes.worker(
-                        PausableHolder.class.getName(), List.of(server.endpoint(), "pause-lock", "pause-key", "3000")),
+                        PausableHolder.class.getName(), List.of(server.endpoint(), "pause-lock", "pause-key", "5000")),
                 Map.of())) {
             long token = Long.parseLong(holder.nextLine(Duration.ofSeconds(30)).substring("granted ".length()));
             assertThat(holder.nextLine(Duration.ofSeconds(10))).isEqualTo("put ok");

@@ -4,6 +4,7 @@ import dev.tenure.server.ServerConfig;
 import io.aeron.archive.Archive;
 import io.aeron.archive.ArchiveThreadingMode;
 import io.aeron.archive.client.AeronArchive;
+import io.aeron.cluster.ClusterControl;
 import io.aeron.cluster.ClusteredMediaDriver;
 import io.aeron.cluster.ConsensusModule;
 import io.aeron.cluster.service.Cluster;
@@ -20,6 +21,7 @@ import org.agrona.ErrorHandler;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.NoOpLock;
+import org.agrona.concurrent.status.AtomicCounter;
 
 /**
  * One Aeron Cluster member in this process: media driver, archive, consensus module and the
@@ -43,16 +45,20 @@ public final class ClusterNode implements AutoCloseable {
     private final ClusteredMediaDriver driver;
     private final ClusteredServiceContainer container;
     private final String aeronDir;
+    private final ReplicaView replica;
 
-    private ClusterNode(ClusteredMediaDriver driver, ClusteredServiceContainer container, String aeronDir) {
+    private ClusterNode(
+            ClusteredMediaDriver driver, ClusteredServiceContainer container, String aeronDir, ReplicaView replica) {
         this.driver = driver;
         this.container = container;
         this.aeronDir = aeronDir;
+        this.replica = replica;
     }
 
     public static ClusterNode launch(ServerConfig config, Consumer<Cluster.Role> roleListener, ErrorHandler errors) {
         ServerConfig.Member self = config.self();
         String aeronDir = aeronDirFor(config);
+        ReplicaView replica = new ReplicaView();
         File base = config.dataDir().toAbsolutePath().toFile();
         String host = self.host();
 
@@ -119,7 +125,7 @@ public final class ClusterNode implements AutoCloseable {
                 .aeronDirectoryName(aeronDir)
                 .archiveContext(localArchive.clone())
                 .clusterDir(new File(base, "cluster"))
-                .clusteredService(new TenureClusteredService(config.limits(), roleListener))
+                .clusteredService(new TenureClusteredService(config.limits(), roleListener, replica))
                 .serviceId(0)
                 .idleStrategySupplier(ClusterNode::idle)
                 .errorHandler(errors);
@@ -127,7 +133,7 @@ public final class ClusterNode implements AutoCloseable {
         ClusteredMediaDriver driver = ClusteredMediaDriver.launch(driverCtx, archiveCtx, consensusCtx);
         try {
             ClusteredServiceContainer container = ClusteredServiceContainer.launch(serviceCtx);
-            return new ClusterNode(driver, container, aeronDir);
+            return new ClusterNode(driver, container, aeronDir, replica);
         } catch (RuntimeException e) {
             driver.close();
             throw e;
@@ -136,6 +142,26 @@ public final class ClusterNode implements AutoCloseable {
 
     public String aeronDirectoryName() {
         return aeronDir;
+    }
+
+    public ReplicaView replica() {
+        return replica;
+    }
+
+    /**
+     * Asks the consensus module to take a snapshot (only a leader acts on it; followers take
+     * theirs at the same log position). After it, a restart replays the log from the snapshot.
+     */
+    public boolean requestSnapshot() {
+        AtomicCounter toggle = ClusterControl.findControlToggle(
+                driver.mediaDriver().context().countersManager(),
+                driver.consensusModule().context().clusterId());
+        return toggle != null && ClusterControl.ToggleState.SNAPSHOT.toggle(toggle);
+    }
+
+    /** Snapshots this node has taken since it started. */
+    public long snapshots() {
+        return driver.consensusModule().context().snapshotCounter().get();
     }
 
     public static IdleStrategy idle() {

@@ -40,6 +40,7 @@ public final class TenureClusteredService implements ClusteredService {
 
     private final Limits limits;
     private final Consumer<Cluster.Role> roleListener;
+    private final ReplicaView replica;
     private final List<Event> events = new ArrayList<>();
     private final UnsafeBuffer egressBuffer = new UnsafeBuffer(new byte[0]);
     private Cluster cluster;
@@ -47,9 +48,10 @@ public final class TenureClusteredService implements ClusteredService {
     private StateMachine machine;
     private long timerDeadlineMs = Long.MAX_VALUE;
 
-    public TenureClusteredService(Limits limits, Consumer<Cluster.Role> roleListener) {
+    public TenureClusteredService(Limits limits, Consumer<Cluster.Role> roleListener, ReplicaView replica) {
         this.limits = limits;
         this.roleListener = roleListener;
+        this.replica = replica;
     }
 
     @Override
@@ -133,6 +135,7 @@ public final class TenureClusteredService implements ClusteredService {
 
     /** Delivers the events of the last apply and re-arms the deadline timer if it moved. */
     private void afterApply() {
+        replica.applied(machine.lastToken(), cluster.logPosition());
         machine.drainEvents(events);
         for (Event event : events) {
             Egress egress = WireMapping.toEgress(event);

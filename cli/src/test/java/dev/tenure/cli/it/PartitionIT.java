@@ -1,0 +1,560 @@
+package dev.tenure.cli.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The leader is cut off from its followers by a real network partition, while its clients can
+ * still reach it: the deposed leader grants and renews nothing, the majority goes on, and after
+ * the partition heals the old leader rejoins as a follower with nothing of its own kept.
+ *
+ * <p>Topology, all inside network namespaces this test creates and deletes (nothing on the host's
+ * interfaces or firewall): one namespace per node, each with one veth to a hub namespace that
+ * routes between them (node i is {@code 10.213.i.2}). Clients run in the hub. The partition is
+ * an nft rule set in the hub dropping all UDP (Aeron: consensus, log, catch-up, archive,
+ * ingress/egress between gateways and the leader) between the leader's address and the other
+ * two, both directions; TCP is untouched, so clients still reach the old leader's gateway.
+ *
+ * <p>Why not three loopback addresses in one namespace: on loopback the kernel gives a socket
+ * bound to the wildcard address (Aeron's senders are) the source 127.0.0.1 whatever node it
+ * belongs to, so rules cannot tell which node a packet comes from. Separate namespaces give
+ * every node's packets its own source address.
+ *
+ * <p>Times come from {@link System#nanoTime()} here and in {@link PartitionWorker} (the same
+ * monotonic clock on Linux). Figures are printed, not benchmarked; bounds only separate "the old
+ * leader acknowledged nothing" from "it did".
+ */
+class PartitionIT {
+
+    private static final String SUBNET = "10.213";
+    /** Every node has its own namespace and address, so all use the same port. */
+    private static final int PORT = 7420;
+
+    private static final Duration TTL = Duration.ofSeconds(6);
+    private static final long DRIFT_MS = 300;
+    private static final String NFT_TABLE = "tenure_partition";
+
+    @TempDir
+    Path data;
+
+    private final List<NetNamespace> namespaces = new ArrayList<>();
+    private final List<Processes.Running> nodes = new ArrayList<>();
+    private final List<Processes.Running> clients = new CopyOnWriteArrayList<>();
+    private NetNamespace hub;
+    private final Views views = new Views();
+
+    private static String address(int node) {
+        return SUBNET + "." + node + ".2";
+    }
+
+    private static String endpoint(int node) {
+        return address(node) + ":" + PORT;
+    }
+
+    @Test
+    void partitionedLeaderGrantsAndRenewsNothingAndTheMajorityGoesOn() throws Exception {
+        long testStart = System.nanoTime();
+        NetNamespace.requireTools();
+        network();
+        startNodes();
+        Processes.Running probe = client(Processes.worker(
+                PartitionWorker.class.getName(), List.of("probe", "100", endpoint(0), endpoint(1), endpoint(2))));
+        views.follow(probe);
+
+        // 1. A leader that all three nodes agree on.
+        int leader = views.await(
+                Duration.ofSeconds(90), testStart, "a leader all three nodes agree on", PartitionIT::agreedLeader);
+        List<Integer> followers =
+                IntStream.range(0, 3).filter(i -> i != leader).boxed().toList();
+        String viaLeader = endpoint(leader);
+        String viaMajority = endpoint(followers.get(0)) + "," + endpoint(followers.get(1));
+        System.out.printf("PartitionIT: cluster up with leader %d after %d ms%n", leader, msSince(testStart));
+
+        // 2. Holders connected to the leader only: the worker traces every acknowledged renewal,
+        // the CLI holder is what a user runs.
+        Processes.Running holder = client(Processes.worker(
+                PartitionWorker.class.getName(),
+                List.of(
+                        "hold",
+                        viaLeader,
+                        "partition-a",
+                        Long.toString(TTL.toMillis()),
+                        Long.toString(DRIFT_MS),
+                        Long.toString(Processes.scaled(Duration.ofSeconds(20)).toMillis()))));
+        String[] granted = holder.nextLine(Duration.ofSeconds(30)).split(" ");
+        assertThat(granted[0]).as(holder.output()).isEqualTo("granted");
+        long tokenA = Long.parseLong(granted[1]);
+        long lifetimeNanos = Long.parseLong(granted[2]);
+        long firstHorizon = horizon(holder.nextLine(Duration.ofSeconds(5)));
+
+        Processes.Running cliHolder = tenure(
+                patient("acquire", "partition-cli", "--json", "--ttl", TTL.toSeconds() + "s", "--endpoint", viaLeader));
+        long tokenCli =
+                json(cliHolder.nextLine(Duration.ofSeconds(30))).get("token").getAsLong();
+        CompletableFuture<Long> cliHolderExit = cliHolder.process.onExit().thenApply(p -> System.nanoTime());
+
+        Processes.Running put = tenure(
+                "kv",
+                "put",
+                "partition-a/data",
+                "before",
+                "--lock",
+                "partition-a",
+                "--token",
+                "" + tokenA,
+                "--endpoint",
+                viaLeader);
+        assertThat(put.waitFor(Duration.ofSeconds(30)))
+                .as("fenced write through the leader: %s", put.output())
+                .isZero();
+
+        // Renewals through the leader are acknowledged before the partition: the horizon moves.
+        long horizonBefore = firstHorizon;
+        while (horizonBefore == firstHorizon) {
+            horizonBefore = horizon(holder.nextLine(Duration.ofSeconds(10)));
+        }
+
+        // 3. Partition: no UDP between the leader and the followers, either way.
+        String others = address(followers.get(0)) + ", " + address(followers.get(1));
+        hub.nft(String.format("""
+                table inet %1$s {
+                  chain forward {
+                    type filter hook forward priority 0; policy accept;
+                    meta l4proto udp ip saddr %2$s ip daddr { %3$s } counter drop
+                    meta l4proto udp ip saddr { %3$s } ip daddr %2$s counter drop
+                  }
+                }
+                """, NFT_TABLE, address(leader), others));
+        long cut = System.nanoTime();
+
+        // At once, while the old leader may still believe it leads: a new lock through it.
+        Processes.Running acquireB1 = tenure("acquire", "partition-b", "--no-wait", "--json", "--endpoint", viaLeader);
+
+        int newLeader = views.await(
+                Duration.ofSeconds(20), cut, "the followers agreeing on a new leader among themselves", v -> {
+                    View a = v.get(followers.get(0));
+                    View b = v.get(followers.get(1));
+                    return a != null
+                                    && b != null
+                                    && a.ok()
+                                    && b.ok()
+                                    && a.leader == b.leader
+                                    && followers.contains(a.leader)
+                            ? a.leader
+                            : null;
+                });
+        long newLeaderMs = views.firstAfter(cut, v -> followers.contains(v.node) && v.ok() && v.leader == newLeader)
+                .map(v -> ms(v.atNanos - cut))
+                .orElse(-1L);
+        long oldLeaderNoticedMs = views.firstAfter(cut, v -> v.node == leader && !(v.ok() && v.leader == leader))
+                .map(v -> ms(v.atNanos - cut))
+                .orElse(-1L);
+        System.out.printf(
+                "PartitionIT: partitioned leader %d; node %d leads the majority %d ms later;"
+                        + " the old leader's gateway stopped reporting itself healthy leader after %d ms%n",
+                leader, newLeader, newLeaderMs, oldLeaderNoticedMs);
+
+        // The same through the old leader once the majority has moved on, and the majority's
+        // waiter for lock A (granted when the holder's session expires).
+        Processes.Running acquireB2 = tenure("acquire", "partition-b", "--no-wait", "--json", "--endpoint", viaLeader);
+        Processes.Running waiterA = tenure(patient(
+                "acquire", "partition-a", "--json", "--ttl", "10s", "--wait", "60s", "--endpoint", viaMajority));
+        CompletableFuture<Timed> waiterGrant = firstLine(waiterA);
+
+        // 4a. The holder behind the old leader: no renewal sent after the cut is ever acknowledged,
+        // and it declares the lease lost by its horizon.
+        List<Long> horizons = new ArrayList<>(List.of(horizonBefore));
+        String line = holder.nextLine(TTL.plusSeconds(10));
+        while (line.startsWith("horizon ")) {
+            horizons.add(horizon(line));
+            line = holder.nextLine(TTL.plusSeconds(10));
+        }
+        String[] lost = line.split(" ");
+        assertThat(lost[0]).as(holder.output()).isEqualTo("lost");
+        long lostAt = Long.parseLong(lost[2]);
+        long lastHorizon = Collections.max(horizons);
+        long lastAckedSendMsBeforeCut = ms(cut - (lastHorizon - lifetimeNanos));
+        assertThat(lastHorizon - lifetimeNanos)
+                .as(
+                        "send time of the last acknowledged renewal (%d ms before the cut): every renewal sent after the"
+                                + " cut went through the partitioned leader and must never be acknowledged",
+                        lastAckedSendMsBeforeCut)
+                .isLessThan(cut);
+        assertThat(lost[1]).isIn("HORIZON_PASSED", "SESSION_ENDED", "EXPIRED");
+        assertThat(holder.waitFor(Duration.ofSeconds(10))).isEqualTo(4);
+        long holderLostMs = ms(lostAt - cut);
+        assertThat(lostAt - cut)
+                .as("lost within the lifetime after the cut (a renewal acknowledged after the cut would push it later)")
+                .isLessThanOrEqualTo(
+                        lifetimeNanos + Processes.scaled(Duration.ofMillis(500)).toNanos());
+
+        int cliCode = cliHolder.waitFor(TTL.plusSeconds(20));
+        assertThat(cliCode)
+                .as("CLI holder behind the old leader: %s", cliHolder.output())
+                .isEqualTo(4);
+        assertThat(cliHolder.output()).contains("lost");
+        long cliLostMs = ms(cliHolderExit.get(5, TimeUnit.SECONDS) - cut);
+        System.out.printf(
+                "PartitionIT: holder behind the old leader declared %s %d ms after the cut (last acknowledged"
+                        + " renewal sent %d ms before it, lifetime %d ms); CLI holder exited 4 after %d ms%n",
+                lost[1], holderLostMs, lastAckedSendMsBeforeCut, ms(lifetimeNanos), cliLostMs);
+
+        // 4b. A new lock through the old leader is never granted.
+        for (Processes.Running b : List.of(acquireB1, acquireB2)) {
+            long started = System.nanoTime();
+            boolean exited =
+                    b.process.waitFor(Processes.scaled(Duration.ofSeconds(30)).toMillis(), TimeUnit.MILLISECONDS);
+            assertThat(exited)
+                    .as(
+                            "acquire of partition-b through the partitioned leader must fail, not hold a grant: %s",
+                            b.output())
+                    .isTrue();
+            assertThat(b.waitFor(Duration.ofSeconds(1))).as(b.output()).isEqualTo(5);
+            assertThat(b.stdout).as("no grant printed: %s", b.output()).noneMatch(l -> l.contains("token"));
+        }
+
+        // 4c. The majority grants lock A once the holder's session expired, after the holder gave up.
+        Timed grantA = waiterGrant.get(Processes.scaled(Duration.ofSeconds(30)).toMillis(), TimeUnit.MILLISECONDS);
+        JsonObject grant = json(grantA.line);
+        long newTokenA = grant.get("token").getAsLong();
+        assertThat(grant.get("previous_end").getAsString()).as(grantA.line).isEqualTo("EXPIRED");
+        assertThat(grant.get("previous_token").getAsLong()).isEqualTo(tokenA);
+        assertThat(newTokenA).isGreaterThan(Math.max(tokenA, tokenCli));
+        assertThat(grantA.atNanos)
+                .as(
+                        "the holder declared its lease lost (%d ms after the cut) before the majority granted the lock"
+                                + " to someone else (%d ms)",
+                        holderLostMs, ms(grantA.atNanos - cut))
+                .isGreaterThan(lostAt);
+        System.out.printf(
+                "PartitionIT: majority granted partition-a (token %d, EXPIRED) %d ms after the cut, %d ms after the"
+                        + " holder declared it lost%n",
+                newTokenA, ms(grantA.atNanos - cut), ms(grantA.atNanos - lostAt));
+
+        expectExit(
+                0,
+                "kv",
+                "put",
+                "partition-a/data",
+                "after",
+                "--lock",
+                "partition-a",
+                "--token",
+                "" + newTokenA,
+                "--endpoint",
+                viaMajority);
+        Processes.Running stale = expectExit(
+                3,
+                "kv",
+                "put",
+                "partition-a/data",
+                "stale",
+                "--lock",
+                "partition-a",
+                "--token",
+                "" + tokenA,
+                "--endpoint",
+                viaMajority);
+        assertThat(stale.output()).contains("current token is " + newTokenA);
+        JsonObject value = json(expectExit(0, "kv", "get", "partition-a/data", "--json", "--endpoint", viaMajority)
+                .nextLine(Duration.ofSeconds(1)));
+        assertThat(value.get("value").getAsString()).isEqualTo("after");
+        assertThat(value.get("token").getAsLong()).isEqualTo(newTokenA);
+
+        // 4d. Nothing the minority side did is visible on the majority.
+        assertNeverHeld("partition-b", viaMajority);
+
+        // 5. Heal: the old leader rejoins as a follower and every node agrees on the leader.
+        hub.nft("delete table inet " + NFT_TABLE + "\n");
+        long healed = System.nanoTime();
+        int leaderAfter = views.await(
+                Duration.ofSeconds(45), healed, "all three nodes agreeing again", PartitionIT::agreedLeader);
+        System.out.printf(
+                "PartitionIT: healed; all three nodes agree on leader %d after %d ms%n", leaderAfter, msSince(healed));
+        assertThat(leaderAfter)
+                .as("the old leader rejoins as a follower")
+                .isNotEqualTo(leader)
+                .isEqualTo(newLeader);
+
+        // Through the old leader's gateway now: tokens continue upward, lock A is the majority's,
+        // and lock B was never granted anywhere.
+        Processes.Running acquireC =
+                tenure(patient("acquire", "partition-c", "--no-wait", "--json", "--endpoint", viaLeader));
+        long tokenC =
+                json(acquireC.nextLine(Duration.ofSeconds(30))).get("token").getAsLong();
+        assertThat(tokenC).as("tokens continue upward").isGreaterThan(Math.max(newTokenA, Math.max(tokenA, tokenCli)));
+        acquireC.signal("TERM");
+        assertThat(acquireC.waitFor(Duration.ofSeconds(30)))
+                .as(acquireC.output())
+                .isZero();
+
+        JsonObject statusA = json(expectExit(0, "status", "partition-a", "--json", "--endpoint", viaLeader)
+                .nextLine(Duration.ofSeconds(1)));
+        assertThat(statusA.getAsJsonObject("holder").get("token").getAsLong()).isEqualTo(newTokenA);
+        assertNeverHeld("partition-b", viaLeader);
+
+        waiterA.signal("TERM");
+        assertThat(waiterA.waitFor(Duration.ofSeconds(30))).as(waiterA.output()).isZero();
+        System.out.printf("PartitionIT: done in %d ms%n", msSince(testStart));
+    }
+
+    // ---- the network ------------------------------------------------------------------------
+
+    /** A hub namespace routing between one namespace per node (veth pairs, 10.213.i.0/24 each). */
+    private void network() {
+        String base = NetNamespace.uniqueName("tenure-it");
+        hub = track(NetNamespace.create(base));
+        hub.sh("echo 1 > /proc/sys/net/ipv4/ip_forward");
+        for (int i = 0; i < 3; i++) {
+            NetNamespace node = track(NetNamespace.create(base + "-node" + i));
+            String hubIf = "node" + i;
+            hub.veth(hubIf, node, "eth0");
+            hub.ip("addr", "add", SUBNET + "." + i + ".1/24", "dev", hubIf);
+            hub.ip("link", "set", hubIf, "up");
+            node.ip("addr", "add", address(i) + "/24", "dev", "eth0");
+            node.ip("link", "set", "eth0", "up");
+            node.ip("route", "add", "default", "via", SUBNET + "." + i + ".1");
+        }
+    }
+
+    private NetNamespace track(NetNamespace ns) {
+        namespaces.add(ns);
+        return ns;
+    }
+
+    private void startNodes() throws Exception {
+        String members =
+                IntStream.range(0, 3).mapToObj(i -> i + "=" + endpoint(i)).collect(Collectors.joining(","));
+        for (int i = 0; i < 3; i++) {
+            NetNamespace ns = namespaces.get(i + 1);
+            nodes.add(new Processes.Running(
+                    ns.command(Processes.tenure(List.of(
+                            "server",
+                            "--node-id",
+                            Integer.toString(i),
+                            "--members",
+                            members,
+                            "--data",
+                            data.resolve("node-" + i).toString(),
+                            "--admin-port",
+                            "0"))),
+                    Map.of()));
+        }
+        for (Processes.Running node : nodes) {
+            assertThat(node.nextLine(Duration.ofSeconds(60))).contains("serving on");
+        }
+    }
+
+    // ---- clients, all in the hub namespace ---------------------------------------------------
+
+    private Processes.Running client(List<String> command) throws IOException {
+        Processes.Running p = new Processes.Running(hub.command(command), Map.of());
+        clients.add(p);
+        return p;
+    }
+
+    private Processes.Running tenure(String... args) throws IOException {
+        return client(Processes.tenure(List.of(args)));
+    }
+
+    /**
+     * A client request that should succeed: a generous request timeout, so a loaded machine (JVM
+     * start, other builds) does not turn it into exit 5. Requests expected to fail keep the default.
+     */
+    private static String[] patient(String... args) {
+        List<String> all = new ArrayList<>(List.of(args));
+        all.add("--timeout");
+        all.add(Processes.scaled(Duration.ofSeconds(20)).toMillis() + "ms");
+        return all.toArray(String[]::new);
+    }
+
+    private Processes.Running expectExit(int code, String... args) throws Exception {
+        Processes.Running p = tenure(patient(args));
+        assertThat(p.waitFor(Duration.ofSeconds(30)))
+                .as("tenure %s: %s", String.join(" ", args), p.output())
+                .isEqualTo(code);
+        return p;
+    }
+
+    private void assertNeverHeld(String lock, String endpoints) throws Exception {
+        JsonObject status = json(
+                expectExit(0, "status", lock, "--json", "--endpoint", endpoints).nextLine(Duration.ofSeconds(1)));
+        assertThat(status.get("holder").isJsonNull())
+                .as("%s via %s: %s", lock, endpoints, status)
+                .isTrue();
+        assertThat(status.getAsJsonArray("history"))
+                .as("%s via %s: %s", lock, endpoints, status)
+                .isEmpty();
+        assertThat(status.getAsJsonArray("waiters"))
+                .as("%s via %s: %s", lock, endpoints, status)
+                .isEmpty();
+    }
+
+    private record Timed(String line, long atNanos) {}
+
+    /** The process's first stdout line with the time it arrived. */
+    private static CompletableFuture<Timed> firstLine(Processes.Running p) {
+        CompletableFuture<Timed> f = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                String line = p.stdout.take();
+                f.complete(new Timed(line, System.nanoTime()));
+            } catch (InterruptedException e) {
+                f.completeExceptionally(e);
+            }
+        });
+        t.setDaemon(true);
+        t.start();
+        return f;
+    }
+
+    private static long horizon(String line) {
+        assertThat(line).startsWith("horizon ");
+        return Long.parseLong(line.substring("horizon ".length()));
+    }
+
+    private static JsonObject json(String line) {
+        return JsonParser.parseString(line).getAsJsonObject();
+    }
+
+    private static long ms(long nanos) {
+        return TimeUnit.NANOSECONDS.toMillis(nanos);
+    }
+
+    private static long msSince(long startNanos) {
+        return ms(System.nanoTime() - startNanos);
+    }
+
+    // ---- what each node says, from the probe ---------------------------------------------------
+
+    private record View(int node, long atNanos, int leader, String health) {
+        boolean ok() {
+            return "ok".equals(health);
+        }
+    }
+
+    private static Integer agreedLeader(Map<Integer, View> v) {
+        if (v.size() < 3 || !v.values().stream().allMatch(View::ok)) {
+            return null;
+        }
+        int leader = v.get(0).leader;
+        return leader >= 0 && v.values().stream().allMatch(x -> x.leader == leader) ? leader : null;
+    }
+
+    /** Every status answer the probe printed, and the latest per node. */
+    private final class Views {
+        private final List<View> all = new CopyOnWriteArrayList<>();
+        private final Map<Integer, View> latest = new ConcurrentHashMap<>();
+
+        void follow(Processes.Running probe) {
+            Thread t = new Thread(
+                    () -> {
+                        try {
+                            while (true) {
+                                String[] f = probe.stdout.take().split(" ", 5);
+                                View v = new View(
+                                        Integer.parseInt(f[1]), Long.parseLong(f[2]), Integer.parseInt(f[3]), f[4]);
+                                all.add(v);
+                                latest.put(v.node, v);
+                            }
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    },
+                    "probe-reader");
+            t.setDaemon(true);
+            t.start();
+        }
+
+        /** Polls the views answered after {@code sinceNanos} until {@code condition} gives a value. */
+        <T> T await(Duration timeout, long sinceNanos, String what, Function<Map<Integer, View>, T> condition)
+                throws InterruptedException, TimeoutException {
+            long deadline = System.nanoTime() + Processes.scaled(timeout).toNanos();
+            while (System.nanoTime() < deadline) {
+                Map<Integer, View> fresh = new ConcurrentHashMap<>();
+                latest.forEach((node, v) -> {
+                    if (v.atNanos > sinceNanos) {
+                        fresh.put(node, v);
+                    }
+                });
+                T value = condition.apply(fresh);
+                if (value != null) {
+                    return value;
+                }
+                TimeUnit.MILLISECONDS.sleep(20);
+            }
+            throw new AssertionError(
+                    "no " + what + " within " + timeout + "; latest views " + latest.values() + diagnostics());
+        }
+
+        java.util.Optional<View> firstAfter(long sinceNanos, Predicate<View> p) {
+            return all.stream().filter(v -> v.atNanos > sinceNanos).filter(p).findFirst();
+        }
+    }
+
+    private String diagnostics() {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < nodes.size(); i++) {
+            List<String> lines = List.copyOf(nodes.get(i).all);
+            b.append("\n--- node ").append(i).append(" (last lines) ---\n");
+            b.append(String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size())));
+        }
+        return b.toString();
+    }
+
+    // ---- clean-up, also after a failure -----------------------------------------------------
+
+    @AfterEach
+    void cleanUp() {
+        for (Processes.Running c : clients) {
+            c.close();
+        }
+        // Nodes stop on SIGTERM (their Aeron files in /dev/shm go with them); SIGKILL if they hang.
+        for (Processes.Running node : nodes) {
+            node.process.destroy();
+        }
+        for (Processes.Running node : nodes) {
+            try {
+                if (!node.process.waitFor(
+                        Processes.scaled(Duration.ofSeconds(15)).toMillis(), TimeUnit.MILLISECONDS)) {
+                    node.close();
+                }
+                node.process.waitFor(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                node.close();
+                Thread.currentThread().interrupt();
+            }
+        }
+        for (Processes.Running c : clients) {
+            try {
+                c.process.waitFor(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        for (int i = namespaces.size() - 1; i >= 0; i--) {
+            namespaces.get(i).close();
+        }
+    }
+}
