@@ -159,6 +159,57 @@ class ClusterIT {
     }
 
     @Test
+    void aMemberWhoseDataWasWipedCatchesUp() throws Exception {
+        ClusterProcess cluster = new ClusterProcess(data);
+        try (cluster) {
+            cluster.start();
+            int leader = cluster.leaderSeenBy(0);
+            int wiped = (leader + 1) % 3;
+            int other = (leader + 2) % 3;
+            long last = 0;
+            try (TenureClient tenure = client(cluster.endpoints, Duration.ofSeconds(10));
+                    Session session = tenure.openSession()) {
+                for (int i = 0; i < 20; i++) {
+                    try (Lease lease = session.acquire("wipe-" + i)) {
+                        tenure.put("wipe-key-" + i, ("v" + i).getBytes(UTF_8), "wipe-" + i, lease.token());
+                        last = lease.token();
+                    }
+                }
+            }
+            cluster.kill9(wiped);
+            deleteRecursively(data.resolve("node-" + wiped));
+            cluster.start();
+            long caughtUpBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (true) {
+                var s = cluster.statusOf(wiped);
+                if (s.has("replica_last_token") && s.get("replica_last_token").getAsLong() == last) {
+                    break;
+                }
+                assertThat(System.nanoTime())
+                        .as("wiped member caught up: %s", s)
+                        .isLessThan(caughtUpBy);
+                Thread.sleep(500);
+            }
+            // With the third member gone, the wiped one is half of the quorum: what it holds counts.
+            cluster.kill9(other);
+            try (TenureClient tenure = client(cluster.endpoints, Duration.ofSeconds(10));
+                    Session session = tenure.openSession();
+                    Lease lease = session.acquire("wipe-0", Duration.ofSeconds(10))) {
+                assertThat(lease.token()).isGreaterThan(last);
+                assertThat(new String(tenure.get("wipe-key-19").orElseThrow().value(), UTF_8))
+                        .isEqualTo("v19");
+            }
+        }
+    }
+
+    private static void deleteRecursively(Path dir) throws java.io.IOException {
+        try (var paths = java.nio.file.Files.walk(dir)) {
+            paths.sorted(java.util.Comparator.reverseOrder())
+                    .forEach(p -> p.toFile().delete());
+        }
+    }
+
+    @Test
     void allNodesKilledAndRestartedKeepEverything() throws Exception {
         try (ClusterProcess cluster = new ClusterProcess(data).start()) {
             long last;

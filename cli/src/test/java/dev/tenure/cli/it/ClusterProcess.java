@@ -18,6 +18,7 @@ final class ClusterProcess implements AutoCloseable {
 
     final Path data;
     final int basePort;
+    final List<String> startOptions = new ArrayList<>();
     String endpoints;
     final List<Long> pids = new ArrayList<>();
     final List<String> nodeEndpoints = new ArrayList<>();
@@ -54,6 +55,15 @@ final class ClusterProcess implements AutoCloseable {
             nodeEndpoints.add(nodes.get(i).getAsJsonObject().get("endpoint").getAsString());
         }
         return this;
+    }
+
+    /** One node's own status line (`tenure status --json` against that node only). */
+    JsonObject statusOf(int node) throws Exception {
+        var status = new Processes.Running(
+                Processes.tenure(List.of("status", "--json", "--endpoint", nodeEndpoints.get(node))), Map.of());
+        status.waitFor(Duration.ofSeconds(60));
+        String line = status.stdout.poll();
+        return line == null ? new JsonObject() : JsonParser.parseString(line).getAsJsonObject();
     }
 
     void kill9(int node) throws InterruptedException {

@@ -22,6 +22,8 @@ import io.grpc.stub.StreamObserver;
  */
 final class AttachStream implements StreamObserver<AttachRequest> {
 
+    private static final int RENEW_ATTEMPTS = 3;
+
     private final SessionRegistry registry;
     private final ClusterChannel cluster;
     private final RequestValidator validator;
@@ -93,10 +95,23 @@ final class AttachStream implements StreamObserver<AttachRequest> {
     }
 
     private void keepAlive(long seq) {
-        long id = boundSession();
+        renew(boundSession(), seq, RENEW_ATTEMPTS);
+    }
+
+    /**
+     * Renews and acks {@code seq} once committed. A leader change fails renewals in flight; the
+     * renewal is sent again at once (to the new leader) instead of waiting for the client's next
+     * keepalive a third of a TTL later, which in a slow election can cost a live holder its
+     * lease. Acking an old seq late is safe: the client's horizon counts from that seq's send
+     * time, and the server's deadline from the later commit.
+     */
+    private void renew(long id, long seq, int attemptsLeft) {
         cluster.renew(id).whenComplete((alive, error) -> {
             if (error != null) {
-                // No ack: the client's horizon does not move, which is the safe outcome.
+                if (attemptsLeft > 1 && isBound(id)) {
+                    renew(id, seq, attemptsLeft - 1);
+                }
+                // Otherwise no ack: the client's horizon does not move, which is the safe outcome.
                 return;
             }
             if (alive) {
@@ -107,6 +122,12 @@ final class AttachStream implements StreamObserver<AttachRequest> {
                 end(TenureEnd.TENURE_END_EXPIRED, "session " + id + " expired");
             }
         });
+    }
+
+    private boolean isBound(long id) {
+        synchronized (lock) {
+            return sessionId == id && !clientGone && !responseDone;
+        }
     }
 
     private void close() {

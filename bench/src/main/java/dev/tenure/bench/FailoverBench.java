@@ -1,0 +1,67 @@
+package dev.tenure.bench;
+
+import dev.tenure.client.Lease;
+import dev.tenure.client.Session;
+import dev.tenure.client.TenureClient;
+import dev.tenure.client.TenureException;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Leader failover as a client sees it: acquire+release cycles on fresh locks run continuously;
+ * the leader process is killed with SIGKILL; the figure is the time from the kill to the next
+ * successful acquire. Reported as the longest gap between consecutive grants around the kill: an
+ * acquire already committed before the kill may still complete just after it, so "first grant
+ * after the kill" alone would flatter the figure. Prints figures; asserts nothing.
+ *
+ * <p>Usage: {@code FailoverBench ENDPOINTS LEADER_PID}
+ */
+public final class FailoverBench {
+
+    public static void main(String[] args) throws Exception {
+        String endpoints = args[0];
+        long leaderPid = Long.parseLong(args[1]);
+        java.util.List<Long> grants = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicLong killedAt = new AtomicLong(Long.MAX_VALUE);
+        try (TenureClient tenure = TenureClient.builder()
+                        .endpoints(endpoints)
+                        .sessionTtl(Duration.ofSeconds(10))
+                        .build();
+                Session session = tenure.openSession()) {
+            Thread loop = new Thread(() -> {
+                long n = 0;
+                while (!stop.get()) {
+                    try (Lease lease = session.acquire("failover-" + n++, Duration.ofSeconds(5))) {
+                        grants.add(System.nanoTime());
+                    } catch (TenureException e) {
+                        // unavailable during the election: try again
+                    }
+                }
+            });
+            loop.start();
+            Thread.sleep(3_000);
+            ProcessHandle leader = ProcessHandle.of(leaderPid).orElseThrow();
+            killedAt.set(System.nanoTime());
+            leader.destroyForcibly();
+            Thread.sleep(10_000);
+            stop.set(true);
+            loop.join(60_000);
+            long before = grants.stream()
+                    .filter(t -> t <= killedAt.get())
+                    .max(Long::compare)
+                    .orElseThrow();
+            long gap = 0;
+            long previous = before;
+            for (long t : grants) {
+                if (t > before) {
+                    gap = Math.max(gap, t - previous);
+                    previous = t;
+                }
+            }
+            System.out.printf(
+                    "{\"workload\":\"failover\",\"longest_gap_between_grants_ms\":%.1f,\"grants_after_kill\":%d}%n",
+                    gap / 1e6, grants.stream().filter(t -> t > killedAt.get()).count());
+        }
+    }
+}
