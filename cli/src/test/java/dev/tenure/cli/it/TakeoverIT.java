@@ -51,42 +51,14 @@ class TakeoverIT {
 
     @Test
     void killedHolderHandsOverAtOnceAndItsTokenIsFencedOff() throws Exception {
-        try (var holder = tenure("acquire", "crash-lock", "--ttl", "30s", "--json");
-                var waiter = tenure("acquire", "crash-lock", "--json")) {
+        try (var holder = tenure("acquire", "crash-lock", "--ttl", "30s", "--json")) {
             JsonObject first = json(holder.nextLine(Duration.ofSeconds(30)));
             long oldToken = first.get("token").getAsLong();
             assertThat(first.get("previous_end").getAsString()).isEqualTo("NONE");
-            Thread.sleep(Processes.scaled(Duration.ofMillis(500)).toMillis()); // the waiter is queued
-
-            long killedAt = System.nanoTime();
-            holder.kill9();
-            JsonObject second = json(waiter.nextLine(Duration.ofSeconds(20)));
-            long takeoverMs = (System.nanoTime() - killedAt) / 1_000_000;
-
-            assertThat(second.get("previous_end").getAsString()).isEqualTo("DISCONNECTED");
-            assertThat(second.get("previous_token").getAsLong()).isEqualTo(oldToken);
-            assertThat(second.get("token").getAsLong()).isGreaterThan(oldToken);
-            assertThat(takeoverMs).as("takeover must not wait for the 30 s TTL").isLessThan(10_000);
-
-            // The dead holder's token is refused by the fenced KV, naming the current token.
-            var put = tenure(
-                    "kv", "put", "crash-key", "stale", "--lock", "crash-lock", "--token", Long.toString(oldToken));
-            assertThat(put.waitFor(Duration.ofSeconds(30))).isEqualTo(3);
-            assertThat(put.output())
-                    .contains("current token is " + second.get("token").getAsLong());
-
-            // A stale release changes nothing.
-            var release = tenure("release", "crash-lock", "--token", Long.toString(oldToken));
-            assertThat(release.waitFor(Duration.ofSeconds(30))).isEqualTo(3);
-            var status = tenure("status", "crash-lock", "--json");
-            assertThat(status.waitFor(Duration.ofSeconds(30))).isEqualTo(0);
-            JsonObject view = json(status.nextLine(Duration.ofSeconds(1)));
-            assertThat(view.getAsJsonObject("holder").get("token").getAsLong())
-                    .isEqualTo(second.get("token").getAsLong());
-
-            // SIGTERM: the holder releases and exits 0.
-            waiter.signal("TERM");
-            assertThat(waiter.waitFor(Duration.ofSeconds(30))).isEqualTo(0);
+            try (var waiter = tenure("acquire", "crash-lock", "--json")) {
+                awaitQueued("crash-lock");
+                handOver(holder, waiter, oldToken);
+            }
         }
         var after = tenure("status", "crash-lock", "--json");
         assertThat(after.waitFor(Duration.ofSeconds(30))).isEqualTo(0);
@@ -97,6 +69,53 @@ class TakeoverIT {
                 .isEqualTo("RELEASED");
         assertThat(history.get(history.size() - 2).getAsJsonObject().get("end").getAsString())
                 .isEqualTo("DISCONNECTED");
+    }
+
+    /** Polls the lock's status until one waiter is queued on the server. */
+    private static void awaitQueued(String lock) throws Exception {
+        long deadline =
+                System.nanoTime() + Processes.scaled(Duration.ofSeconds(30)).toNanos();
+        while (true) {
+            var status = tenure("status", lock, "--json");
+            status.waitFor(Duration.ofSeconds(30));
+            String line = status.stdout.poll();
+            if (line != null && json(line).getAsJsonArray("waiters").size() == 1) {
+                return;
+            }
+            assertThat(System.nanoTime()).as("a waiter queued on %s", lock).isLessThan(deadline);
+        }
+    }
+
+    private static void handOver(Processes.Running holder, Processes.Running waiter, long oldToken) throws Exception {
+
+        long killedAt = System.nanoTime();
+        holder.kill9();
+        JsonObject second = json(waiter.nextLine(Duration.ofSeconds(20)));
+        long takeoverMs = (System.nanoTime() - killedAt) / 1_000_000;
+
+        assertThat(second.get("previous_end").getAsString()).isEqualTo("DISCONNECTED");
+        assertThat(second.get("previous_token").getAsLong()).isEqualTo(oldToken);
+        assertThat(second.get("token").getAsLong()).isGreaterThan(oldToken);
+        assertThat(takeoverMs).as("takeover must not wait for the 30 s TTL").isLessThan(10_000);
+
+        // The dead holder's token is refused by the fenced KV, naming the current token.
+        var put = tenure("kv", "put", "crash-key", "stale", "--lock", "crash-lock", "--token", Long.toString(oldToken));
+        assertThat(put.waitFor(Duration.ofSeconds(30))).isEqualTo(3);
+        assertThat(put.output())
+                .contains("current token is " + second.get("token").getAsLong());
+
+        // A stale release changes nothing.
+        var release = tenure("release", "crash-lock", "--token", Long.toString(oldToken));
+        assertThat(release.waitFor(Duration.ofSeconds(30))).isEqualTo(3);
+        var status = tenure("status", "crash-lock", "--json");
+        assertThat(status.waitFor(Duration.ofSeconds(30))).isEqualTo(0);
+        JsonObject view = json(status.nextLine(Duration.ofSeconds(1)));
+        assertThat(view.getAsJsonObject("holder").get("token").getAsLong())
+                .isEqualTo(second.get("token").getAsLong());
+
+        // SIGTERM: the holder releases and exits 0.
+        waiter.signal("TERM");
+        assertThat(waiter.waitFor(Duration.ofSeconds(30))).isEqualTo(0);
     }
 
     @Test
