@@ -17,7 +17,7 @@ final class Failures {
     private Failures() {}
 
     static CliException of(TenureException e) {
-        if (e instanceof LockHeldException h) {
+        if (e instanceof LockHeldException) {
             return new CliException(ExitCodes.CONFLICT, "held: " + e.getMessage());
         }
         if (e instanceof NotOwnerException n) {

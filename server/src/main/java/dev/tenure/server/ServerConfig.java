@@ -133,22 +133,6 @@ public record ServerConfig(
                 interval);
     }
 
-    public ServerConfig withAdminPort(int port) {
-        return new ServerConfig(
-                nodeId,
-                members,
-                dataDir,
-                bindHost,
-                port,
-                keepAliveBatch,
-                requestTimeout,
-                messageBytesMax,
-                limits,
-                leaderHeartbeatTimeout,
-                leaderHeartbeatInterval,
-                snapshotInterval);
-    }
-
     /**
      * One cluster member. Aeron needs five endpoints per member; they are derived from
      * {@code aeronPortBase}: archive control +1, ingress +2, consensus +3, log +4, catch-up +5.
