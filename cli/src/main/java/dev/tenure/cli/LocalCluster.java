@@ -143,6 +143,7 @@ final class LocalCluster {
                 state.members,
                 "--data",
                 nodeData(n).toString()));
+        cmd.addAll(serverOptions);
         Process p = new ProcessBuilder(cmd)
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile(n).toFile()))
