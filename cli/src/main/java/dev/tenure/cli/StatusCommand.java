@@ -135,6 +135,8 @@ final class StatusCommand implements Callable<Integer> {
         o.addProperty("replica_last_token", s.replicaLastToken());
         o.addProperty("replica_log_position", s.replicaLogPosition());
         o.addProperty("snapshots", s.snapshots());
+        o.addProperty("snapshot_position", s.snapshotPosition());
+        o.addProperty("log_start_position", s.logStartPosition());
         return o;
     }
 
@@ -150,7 +152,10 @@ final class StatusCommand implements Callable<Integer> {
             b.append(String.format("member   %d %s%s%n", m.id(), m.endpoint(), m.leader() ? " (leader)" : ""));
         }
         b.append(String.format(
-                "sessions %d, locks %d (%d held), last token %d", s.sessions(), s.locks(), s.held(), s.lastToken()));
+                "sessions %d, locks %d (%d held), last token %d%n", s.sessions(), s.locks(), s.held(), s.lastToken()));
+        b.append(String.format(
+                "log      applied to %d, retained from %d, latest snapshot at %d (%d taken since start)",
+                s.replicaLogPosition(), s.logStartPosition(), s.snapshotPosition(), s.snapshots()));
         return b.toString();
     }
 }

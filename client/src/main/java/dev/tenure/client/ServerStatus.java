@@ -11,6 +11,9 @@ import java.util.List;
  * @param replicaLastToken the token counter of this node's own replica, as last applied (not a
  *     linearizable read: replicas that agree show the same counter at the same log position)
  * @param snapshots snapshots this node has taken since it started
+ * @param snapshotPosition log position of this node's latest snapshot (0: none)
+ * @param logStartPosition where this node's retained log starts; log before it was covered by
+ *     snapshots on every member and deleted
  */
 public record ServerStatus(
         int nodeId,
@@ -26,7 +29,9 @@ public record ServerStatus(
         long nowMs,
         long replicaLastToken,
         long replicaLogPosition,
-        long snapshots) {
+        long snapshots,
+        long snapshotPosition,
+        long logStartPosition) {
 
     public ServerStatus {
         members = List.copyOf(members);
@@ -52,6 +57,8 @@ public record ServerStatus(
                 r.getNowMs(),
                 r.getReplicaLastToken(),
                 r.getReplicaLogPosition(),
-                r.getSnapshots());
+                r.getSnapshots(),
+                r.getSnapshotPosition(),
+                r.getLogStartPosition());
     }
 }

@@ -48,7 +48,12 @@ public final class TenureServer implements AutoCloseable {
             log.println("tenure: cluster error: " + error);
             error.printStackTrace(log);
         });
-        gateway = new Gateway(config, node.aeronDirectoryName(), ClusterNode.ingressEndpoints(config), this::status);
+        gateway = new Gateway(
+                config,
+                node.aeronDirectoryName(),
+                ClusterNode.ingressEndpoints(config),
+                this::status,
+                node::recoveryPosition);
         gateway.start();
         // Health is probed through the log once a second, so "no quorum" is noticed, and its
         // start time known, even when no client is asking.
@@ -61,6 +66,7 @@ public final class TenureServer implements AutoCloseable {
         long snapshotMs = config.snapshotInterval().toMillis();
         if (snapshotMs > 0) {
             probe.scheduleWithFixedDelay(this::snapshotIfLeader, snapshotMs, snapshotMs, TimeUnit.MILLISECONDS);
+            probe.scheduleWithFixedDelay(() -> compactLog(log), snapshotMs, snapshotMs, TimeUnit.MILLISECONDS);
         }
         if (config.adminPort() > 0) {
             admin = AdminHttp.start(config.bindHost(), config.adminPort(), this::statusNow);
@@ -77,7 +83,9 @@ public final class TenureServer implements AutoCloseable {
         }
         b.setReplicaLastToken(node.replica().lastToken())
                 .setReplicaLogPosition(node.replica().logPosition())
-                .setSnapshots(node.snapshots());
+                .setSnapshots(node.snapshots())
+                .setSnapshotPosition(node.latestSnapshotPosition())
+                .setLogStartPosition(node.logStartPosition());
         boolean answered = b.getNowMs() > 0;
         health.observe(answered, gateway.clusterConnected());
         return b.setHealth(health.state()).setHealthDetail(health.detail()).setHealthSinceMs(health.sinceMs());
@@ -86,6 +94,20 @@ public final class TenureServer implements AutoCloseable {
     private void snapshotIfLeader() {
         if (role.get() == Cluster.Role.LEADER) {
             node.requestSnapshot();
+        }
+    }
+
+    /** Every member deletes, on its own, the log and snapshots that all members moved past. */
+    private void compactLog(PrintStream log) {
+        try {
+            long deleted = node.compactLog();
+            if (deleted > 0) {
+                log.println("tenure: deleted " + deleted + " bytes of log before position " + node.logStartPosition()
+                        + " (covered by snapshots on every member)");
+            }
+        } catch (RuntimeException e) {
+            // A failed pass deletes nothing; the next one retries.
+            log.println("tenure: log compaction failed: " + e);
         }
     }
 

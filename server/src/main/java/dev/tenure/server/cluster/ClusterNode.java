@@ -42,23 +42,35 @@ public final class ClusterNode implements AutoCloseable {
 
     private static final int PUBLICATION_TERM_BYTES = 4 * 1024 * 1024;
 
+    /**
+     * Archive segment file length: the unit in which old log is deleted. Twice the log term,
+     * the smallest Aeron allows for it, so little log outlives its last snapshot.
+     */
+    private static final int SEGMENT_BYTES = 16 * 1024 * 1024;
+
     private final ClusteredMediaDriver driver;
     private final ClusteredServiceContainer container;
     private final String aeronDir;
     private final ReplicaView replica;
+    private final LogRetention retention;
 
     private ClusterNode(
-            ClusteredMediaDriver driver, ClusteredServiceContainer container, String aeronDir, ReplicaView replica) {
+            ClusteredMediaDriver driver,
+            ClusteredServiceContainer container,
+            String aeronDir,
+            ReplicaView replica,
+            LogRetention retention) {
         this.driver = driver;
         this.container = container;
         this.aeronDir = aeronDir;
         this.replica = replica;
+        this.retention = retention;
     }
 
     public static ClusterNode launch(ServerConfig config, Consumer<Cluster.Role> roleListener, ErrorHandler errors) {
         ServerConfig.Member self = config.self();
         String aeronDir = aeronDirFor(config);
-        ReplicaView replica = new ReplicaView();
+        ReplicaView replica = new ReplicaView(config.members().size());
         File base = config.dataDir().toAbsolutePath().toFile();
         String host = self.host();
 
@@ -84,6 +96,7 @@ public final class ClusterNode implements AutoCloseable {
                 .recordingEventsEnabled(false)
                 .threadingMode(ArchiveThreadingMode.SHARED)
                 .idleStrategySupplier(ClusterNode::idle)
+                .segmentFileLength(SEGMENT_BYTES)
                 .fileSyncLevel(1)
                 .catalogFileSyncLevel(1)
                 .errorHandler(errors);
@@ -133,7 +146,8 @@ public final class ClusterNode implements AutoCloseable {
         ClusteredMediaDriver driver = ClusteredMediaDriver.launch(driverCtx, archiveCtx, consensusCtx);
         try {
             ClusteredServiceContainer container = ClusteredServiceContainer.launch(serviceCtx);
-            return new ClusterNode(driver, container, aeronDir, replica);
+            LogRetention retention = new LogRetention(new File(base, "cluster"), localArchive.clone());
+            return new ClusterNode(driver, container, aeronDir, replica, retention);
         } catch (RuntimeException e) {
             driver.close();
             throw e;
@@ -162,6 +176,29 @@ public final class ClusterNode implements AutoCloseable {
     /** Snapshots this node has taken since it started. */
     public long snapshots() {
         return driver.consensusModule().context().snapshotCounter().get();
+    }
+
+    /** Where this node can recover from (its oldest kept snapshot), reported to its peers. */
+    public long recoveryPosition() {
+        return retention.recoveryPosition();
+    }
+
+    /** Where this node's retained log starts (as of the last compaction). */
+    public long logStartPosition() {
+        return retention.logStartPosition();
+    }
+
+    /** Latest snapshot's log position on this node, or 0. */
+    public long latestSnapshotPosition() {
+        return retention.latestSnapshotPosition();
+    }
+
+    /**
+     * Deletes log and snapshots that every member has moved past (blocking archive calls; call
+     * from a housekeeping thread). Returns the bytes of log deleted.
+     */
+    public long compactLog() {
+        return retention.compact(replica.retentionFloor());
     }
 
     public static IdleStrategy idle() {
@@ -207,6 +244,6 @@ public final class ClusterNode implements AutoCloseable {
 
     @Override
     public void close() {
-        CloseHelper.closeAll(container, driver);
+        CloseHelper.closeAll(retention, container, driver);
     }
 }

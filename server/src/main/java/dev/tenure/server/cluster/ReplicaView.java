@@ -1,18 +1,38 @@
 package dev.tenure.server.cluster;
 
+import java.util.concurrent.atomic.AtomicLongArray;
+
 /**
  * What this node's replica has applied, published by the service thread after every apply for
  * other threads to read. It is not a linearizable read (that goes through the log); it shows
- * whether this replica has caught up with the others.
+ * whether this replica has caught up with the others, and how far back each member's own
+ * recovery reaches (its latest snapshot), which bounds how much log may be deleted.
  */
 public final class ReplicaView {
 
+    private static final long UNKNOWN = -1;
+
+    private final AtomicLongArray memberSnapshotPositions;
     private volatile long lastToken;
     private volatile long logPosition;
+
+    public ReplicaView(int memberCount) {
+        memberSnapshotPositions = new AtomicLongArray(memberCount);
+        for (int i = 0; i < memberCount; i++) {
+            memberSnapshotPositions.set(i, UNKNOWN);
+        }
+    }
 
     void applied(long lastToken, long logPosition) {
         this.lastToken = lastToken;
         this.logPosition = logPosition;
+    }
+
+    /** A member's report read from the log; reports from unknown ids are ignored. */
+    void memberReported(int nodeId, long snapshotPosition) {
+        if (nodeId >= 0 && nodeId < memberSnapshotPositions.length()) {
+            memberSnapshotPositions.set(nodeId, snapshotPosition);
+        }
     }
 
     public long lastToken() {
@@ -21,5 +41,22 @@ public final class ReplicaView {
 
     public long logPosition() {
         return logPosition;
+    }
+
+    /**
+     * The lowest latest-snapshot position reported by every member since this replica started,
+     * or -1 while any member has not reported: log before it is needed by no member's recovery
+     * nor, when that member lags, by its catch-up from whichever node leads.
+     */
+    public long retentionFloor() {
+        long floor = Long.MAX_VALUE;
+        for (int i = 0; i < memberSnapshotPositions.length(); i++) {
+            long p = memberSnapshotPositions.get(i);
+            if (p == UNKNOWN) {
+                return UNKNOWN;
+            }
+            floor = Math.min(floor, p);
+        }
+        return floor;
     }
 }

@@ -3,6 +3,7 @@ package dev.tenure.server.cluster;
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.tenure.api.internal.Egress;
 import dev.tenure.api.internal.LogCommand;
+import dev.tenure.api.internal.MemberReport;
 import dev.tenure.api.internal.Reply;
 import dev.tenure.core.Event;
 import dev.tenure.core.Limits;
@@ -77,6 +78,10 @@ public final class TenureClusteredService implements ClusteredService {
         } catch (InvalidProtocolBufferException e) {
             // Garbage from a client changes nothing; the deterministic answer is to skip it.
             return;
+        }
+        if (command.hasStats() && command.getStats().hasReport()) {
+            MemberReport report = command.getStats().getReport();
+            replica.memberReported(report.getNodeId(), report.getRecoveryPosition());
         }
         Result result = machine.apply(timestamp, WireMapping.toCommand(command));
         Reply reply = WireMapping.toReply(command, result);

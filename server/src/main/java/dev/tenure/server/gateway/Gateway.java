@@ -1,6 +1,7 @@
 package dev.tenure.server.gateway;
 
 import dev.tenure.api.internal.LogCommand;
+import dev.tenure.api.internal.MemberReport;
 import dev.tenure.api.internal.StatsRequest;
 import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.server.ServerConfig;
@@ -12,6 +13,7 @@ import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 
 /** The node's gateway: the gRPC server plus its one cluster connection. */
 public final class Gateway implements AutoCloseable {
@@ -20,12 +22,15 @@ public final class Gateway implements AutoCloseable {
     private final SessionRegistry registry = new SessionRegistry();
     private final Server server;
     private final Function<ServerStatusResponse.Builder, ServerStatusResponse.Builder> nodeStatus;
+    private final int nodeId;
+    private final LongSupplier recoveryPosition;
 
     public Gateway(
             ServerConfig config,
             String aeronDir,
             String ingressEndpoints,
-            Function<ServerStatusResponse.Builder, ServerStatusResponse.Builder> nodeStatus) {
+            Function<ServerStatusResponse.Builder, ServerStatusResponse.Builder> nodeStatus,
+            LongSupplier recoveryPosition) {
         // A lone member is always the leader: its gateway talks to it over shared memory.
         boolean local = config.members().size() == 1;
         AeronCluster.Context ctx = new AeronCluster.Context()
@@ -40,6 +45,8 @@ public final class Gateway implements AutoCloseable {
         this.cluster = new ClusterChannel(
                 ctx, config.requestTimeout().toNanos(), config.keepAliveBatch().toNanos(), registry::onEvent);
         this.nodeStatus = nodeStatus;
+        this.nodeId = config.nodeId();
+        this.recoveryPosition = recoveryPosition;
         TenureGateway service =
                 new TenureGateway(cluster, registry, new RequestValidator(config.limits()), this::status);
         this.server = NettyServerBuilder.forAddress(
@@ -62,7 +69,13 @@ public final class Gateway implements AutoCloseable {
      * committed a command through a quorum; if the log does not answer in time the status says so.
      */
     public CompletableFuture<ServerStatusResponse> status() {
-        return cluster.submit(LogCommand.newBuilder().setStats(StatsRequest.getDefaultInstance()))
+        // Every status read carries this node's recovery position to its peers, through the log.
+        MemberReport report = MemberReport.newBuilder()
+                .setNodeId(nodeId)
+                .setRecoveryPosition(recoveryPosition.getAsLong())
+                .build();
+        return cluster.submit(LogCommand.newBuilder()
+                        .setStats(StatsRequest.newBuilder().setReport(report)))
                 .handle((reply, error) -> {
                     ServerStatusResponse.Builder b = ServerStatusResponse.newBuilder();
                     if (error == null) {

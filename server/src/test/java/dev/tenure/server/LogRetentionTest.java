@@ -1,0 +1,131 @@
+package dev.tenure.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.protobuf.ByteString;
+import dev.tenure.api.v1.Code;
+import dev.tenure.api.v1.KvGetRequest;
+import dev.tenure.api.v1.KvPutRequest;
+import dev.tenure.api.v1.ServerStatusResponse;
+import dev.tenure.api.v1.TenureGrpc;
+import dev.tenure.core.Limits;
+import io.grpc.ManagedChannel;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The archived log stays bounded: once snapshots cover it, whole segments before the oldest
+ * kept snapshot are deleted, and a restart still recovers every acknowledged write from the
+ * snapshot plus the log that is left.
+ */
+class LogRetentionTest {
+
+    /** Over two 16 MiB archive segments of log, in 60 KiB values. */
+    private static final int PUTS = 640;
+
+    private static final int VALUE_BYTES = 60 * 1024;
+
+    @TempDir
+    Path data;
+
+    @Test
+    void deletesLogCoveredBySnapshotsAndRecoversAfterRestart() throws Exception {
+        ServerConfig config = config();
+        long logStart;
+        try (TenureServer server = TenureServer.start(config, System.err)) {
+            awaitStatus(server, s -> "ok".equals(s.getHealth()));
+            try (Client client = new Client(server.port())) {
+                ByteString value = ByteString.copyFrom(new byte[VALUE_BYTES]);
+                for (int i = 0; i < PUTS; i++) {
+                    Code code = client.stub()
+                            .kvPut(KvPutRequest.newBuilder()
+                                    .setKey("k" + (i % 8))
+                                    .setValue(value.concat(ByteString.copyFromUtf8("#" + i)))
+                                    .build())
+                            .getCode();
+                    assertThat(code).as("put %d", i).isEqualTo(Code.CODE_OK);
+                }
+            }
+            ServerStatusResponse compacted = awaitStatus(server, s -> s.getLogStartPosition() > 0);
+            logStart = compacted.getLogStartPosition();
+            assertThat(logStart)
+                    .as("log deleted only up to the oldest kept snapshot")
+                    .isLessThanOrEqualTo(compacted.getSnapshotPosition());
+            assertThat(compacted.getReplicaLogPosition()).isGreaterThan((long) PUTS * VALUE_BYTES);
+        }
+        // Restart on the same data: recovery starts from a snapshot and replays the retained log.
+        try (TenureServer server = TenureServer.start(config, System.err)) {
+            ServerStatusResponse status = awaitStatus(server, s -> "ok".equals(s.getHealth()));
+            assertThat(status.getLastToken()).isZero();
+            try (Client client = new Client(server.port())) {
+                for (int k = 0; k < 8; k++) {
+                    var got = client.stub()
+                            .kvGet(KvGetRequest.newBuilder().setKey("k" + k).build());
+                    int last = PUTS - 8 + k;
+                    assertThat(got.getCode()).isEqualTo(Code.CODE_OK);
+                    assertThat(got.getValue().substring(VALUE_BYTES).toStringUtf8())
+                            .as("key k%d holds its last acknowledged value", k)
+                            .isEqualTo("#" + last);
+                }
+            }
+            assertThat(awaitStatus(server, s -> s.getLogStartPosition() > 0).getLogStartPosition())
+                    .isGreaterThanOrEqualTo(logStart);
+        }
+    }
+
+    private ServerConfig config() {
+        int port = TestPorts.freeTcpPort();
+        return new ServerConfig(
+                0,
+                List.of(new ServerConfig.Member(0, "127.0.0.1", port, TestPorts.freeAeronPortBase())),
+                data,
+                "127.0.0.1",
+                0,
+                Duration.ofMillis(5),
+                Duration.ofSeconds(5),
+                Limits.defaults().valueBytesMax() + 65536,
+                Limits.defaults(),
+                Duration.ofSeconds(1),
+                Duration.ofMillis(100),
+                Duration.ofMillis(300));
+    }
+
+    private static ServerStatusResponse awaitStatus(TenureServer server, Predicate<ServerStatusResponse> done)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            ServerStatusResponse s = server.status();
+            if (done.test(s)) {
+                return s;
+            }
+            assertThat(System.nanoTime())
+                    .as("status reached in time; last: %s", s)
+                    .isLessThan(deadline);
+            Thread.sleep(100);
+        }
+    }
+
+    private record Client(ManagedChannel channel) implements AutoCloseable {
+        Client(int port) {
+            this(NettyChannelBuilder.forAddress("127.0.0.1", port)
+                    .usePlaintext()
+                    .maxInboundMessageSize(1 << 20)
+                    .build());
+        }
+
+        TenureGrpc.TenureBlockingStub stub() {
+            return TenureGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS);
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        }
+    }
+}
