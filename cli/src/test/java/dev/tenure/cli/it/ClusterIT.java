@@ -3,6 +3,7 @@ package dev.tenure.cli.it;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.google.gson.JsonObject;
 import dev.tenure.client.Lease;
 import dev.tenure.client.LockStatus;
 import dev.tenure.client.LossReason;
@@ -19,6 +20,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -158,9 +160,15 @@ class ClusterIT {
         }
     }
 
+    /**
+     * Snapshots every second and more log than one archive segment, so every member deletes
+     * old log: the wiped member cannot catch up from the log alone and must start from a copy of
+     * a peer's snapshot plus the log after it.
+     */
     @Test
-    void aMemberWhoseDataWasWipedCatchesUp() throws Exception {
+    void aMemberWhoseDataWasWipedCatchesUpFromASnapshot() throws Exception {
         ClusterProcess cluster = new ClusterProcess(data);
+        cluster.startOptions.addAll(List.of("--snapshot-interval", "1s"));
         try (cluster) {
             cluster.start();
             int leader = cluster.leaderSeenBy(0);
@@ -169,6 +177,10 @@ class ClusterIT {
             long last = 0;
             try (TenureClient tenure = client(cluster.endpoints, Duration.ofSeconds(10));
                     Session session = tenure.openSession()) {
+                byte[] bulk = new byte[60 * 1024];
+                for (int i = 0; i < BULK_PUTS; i++) {
+                    tenure.put("bulk-" + (i % 4), bulk);
+                }
                 for (int i = 0; i < 20; i++) {
                     try (Lease lease = session.acquire("wipe-" + i)) {
                         tenure.put("wipe-key-" + i, ("v" + i).getBytes(UTF_8), "wipe-" + i, lease.token());
@@ -176,20 +188,21 @@ class ClusterIT {
                     }
                 }
             }
+            for (int node = 0; node < 3; node++) {
+                int n = node;
+                awaitStatus(cluster, n, s -> s.get("log_start_position").getAsLong() > 0, "log deleted on node " + n);
+            }
             cluster.kill9(wiped);
             deleteRecursively(data.resolve("node-" + wiped));
             cluster.start();
-            long caughtUpBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (true) {
-                var s = cluster.statusOf(wiped);
-                if (s.has("replica_last_token") && s.get("replica_last_token").getAsLong() == last) {
-                    break;
-                }
-                assertThat(System.nanoTime())
-                        .as("wiped member caught up: %s", s)
-                        .isLessThan(caughtUpBy);
-                Thread.sleep(500);
-            }
+            long lastToken = last;
+            // Its log begins at the copied snapshot, not at the start of the cluster's log.
+            awaitStatus(
+                    cluster,
+                    wiped,
+                    s -> s.get("replica_last_token").getAsLong() == lastToken
+                            && s.get("log_start_position").getAsLong() > 0,
+                    "wiped member caught up from a snapshot");
             // With the third member gone, the wiped one is half of the quorum: what it holds counts.
             cluster.kill9(other);
             try (TenureClient tenure = client(cluster.endpoints, Duration.ofSeconds(10));
@@ -199,6 +212,22 @@ class ClusterIT {
                 assertThat(new String(tenure.get("wipe-key-19").orElseThrow().value(), UTF_8))
                         .isEqualTo("v19");
             }
+        }
+    }
+
+    /** Over one 16 MiB archive segment of log in 60 KiB values. */
+    private static final int BULK_PUTS = 320;
+
+    private static JsonObject awaitStatus(ClusterProcess cluster, int node, Predicate<JsonObject> done, String what)
+            throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        while (true) {
+            JsonObject s = cluster.statusOf(node);
+            if (s.has("replica_last_token") && done.test(s)) {
+                return s;
+            }
+            assertThat(System.nanoTime()).as("%s: %s", what, s).isLessThan(deadline);
+            Thread.sleep(500);
         }
     }
 

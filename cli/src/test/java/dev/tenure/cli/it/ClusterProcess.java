@@ -30,18 +30,18 @@ final class ClusterProcess implements AutoCloseable {
 
     /** Starts (or restarts the missing) nodes and waits for a leader with every node serving. */
     ClusterProcess start() throws Exception {
-        var start = new Processes.Running(
-                Processes.tenure(List.of(
-                        "cluster",
-                        "start",
-                        "--nodes",
-                        "3",
-                        "--data",
-                        data.toString(),
-                        "--base-port",
-                        Integer.toString(basePort),
-                        "--json")),
-                Map.of());
+        List<String> args = new ArrayList<>(List.of(
+                "cluster",
+                "start",
+                "--nodes",
+                "3",
+                "--data",
+                data.toString(),
+                "--base-port",
+                Integer.toString(basePort)));
+        args.addAll(startOptions);
+        args.add("--json");
+        var start = new Processes.Running(Processes.tenure(args), Map.of());
         int code = start.waitFor(Duration.ofSeconds(120));
         assertThat(code).as("cluster start: %s", start.output()).isZero();
         JsonObject out =

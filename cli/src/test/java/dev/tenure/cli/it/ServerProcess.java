@@ -26,6 +26,11 @@ final class ServerProcess implements AutoCloseable {
     }
 
     ServerProcess start() throws IOException, InterruptedException {
+        return start(Map.of());
+    }
+
+    /** Starts the node with extra environment variables (e.g. a preloaded fake clock). */
+    ServerProcess start(Map<String, String> env) throws IOException, InterruptedException {
         running = new Processes.Running(
                 Processes.tenure(List.of(
                         "server",
@@ -37,7 +42,7 @@ final class ServerProcess implements AutoCloseable {
                         "0",
                         "--cluster-port-base",
                         Integer.toString(clusterPortBase))),
-                Map.of());
+                env);
         String line = running.nextLine(Duration.ofSeconds(60));
         if (!line.contains("health ok")) {
             throw new AssertionError("server did not become healthy: " + line + "\n" + running.output());

@@ -7,6 +7,7 @@ import io.aeron.archive.client.AeronArchive;
 import io.aeron.cluster.ClusterControl;
 import io.aeron.cluster.ClusteredMediaDriver;
 import io.aeron.cluster.ConsensusModule;
+import io.aeron.cluster.RecordingLog;
 import io.aeron.cluster.service.Cluster;
 import io.aeron.cluster.service.ClusteredServiceContainer;
 import io.aeron.driver.MediaDriver;
@@ -74,32 +75,19 @@ public final class ClusterNode implements AutoCloseable {
         File base = config.dataDir().toAbsolutePath().toFile();
         String host = self.host();
 
-        MediaDriver.Context driverCtx = new MediaDriver.Context()
-                .aeronDirectoryName(aeronDir)
-                .dirDeleteOnStart(true)
-                .dirDeleteOnShutdown(true)
-                .threadingMode(ThreadingMode.SHARED)
-                .sharedIdleStrategy(idle())
-                .publicationTermBufferLength(PUBLICATION_TERM_BYTES)
-                .ipcTermBufferLength(PUBLICATION_TERM_BYTES)
-                .errorHandler(errors);
-
-        Archive.Context archiveCtx = new Archive.Context()
-                .aeronDirectoryName(aeronDir)
-                .archiveDir(new File(base, "archive"))
-                .archiveId(self.id())
-                .controlChannel("aeron:udp?endpoint=" + host + ":" + self.archivePort())
-                .localControlChannel("aeron:ipc?term-length=64k")
-                .replicationChannel("aeron:udp?endpoint=" + host + ":0")
-                .archiveClientContext(
-                        new AeronArchive.Context().controlResponseChannel("aeron:udp?endpoint=" + host + ":0"))
-                .recordingEventsEnabled(false)
-                .threadingMode(ArchiveThreadingMode.SHARED)
-                .idleStrategySupplier(ClusterNode::idle)
-                .segmentFileLength(SEGMENT_BYTES)
-                .fileSyncLevel(1)
-                .catalogFileSyncLevel(1)
-                .errorHandler(errors);
+        MediaDriver.Context driverCtx = driverContext(aeronDir, errors);
+        Archive.Context archiveCtx = archiveContext(config, aeronDir, errors);
+        if (config.members().size() > 1
+                && !new File(base, "cluster/" + RecordingLog.RECORDING_LOG_FILE_NAME).exists()) {
+            // An empty member of a running cluster (new, or its data wiped) first copies the
+            // latest snapshot and the log after it from a peer, then joins.
+            MemberBootstrap.fromPeers(
+                    config,
+                    new File(base, "cluster"),
+                    () -> driverContext(aeronDir, errors),
+                    () -> archiveContext(config, aeronDir, errors),
+                    errors);
+        }
 
         AeronArchive.Context localArchive = new AeronArchive.Context()
                 .lock(NoOpLock.INSTANCE)
@@ -119,6 +107,7 @@ public final class ClusterNode implements AutoCloseable {
                 // and it saves the media driver's UDP send and receive on every entry.
                 .logChannel((config.members().size() == 1 ? "aeron:ipc" : "aeron:udp") + "?term-length=" + TERM_LENGTH)
                 .replicationChannel("aeron:udp?endpoint=" + host + ":0")
+                .clusterClock(new MonotonicClusterClock())
                 .leaderHeartbeatTimeoutNs(config.leaderHeartbeatTimeout().toNanos())
                 .leaderHeartbeatIntervalNs(config.leaderHeartbeatInterval().toNanos())
                 // A member that starts while a peer is down waits this long for it before an
@@ -152,6 +141,39 @@ public final class ClusterNode implements AutoCloseable {
             driver.close();
             throw e;
         }
+    }
+
+    private static MediaDriver.Context driverContext(String aeronDir, ErrorHandler errors) {
+        return new MediaDriver.Context()
+                .aeronDirectoryName(aeronDir)
+                .dirDeleteOnStart(true)
+                .dirDeleteOnShutdown(true)
+                .threadingMode(ThreadingMode.SHARED)
+                .sharedIdleStrategy(idle())
+                .publicationTermBufferLength(PUBLICATION_TERM_BYTES)
+                .ipcTermBufferLength(PUBLICATION_TERM_BYTES)
+                .errorHandler(errors);
+    }
+
+    static Archive.Context archiveContext(ServerConfig config, String aeronDir, ErrorHandler errors) {
+        ServerConfig.Member self = config.self();
+        String host = self.host();
+        return new Archive.Context()
+                .aeronDirectoryName(aeronDir)
+                .archiveDir(new File(config.dataDir().toAbsolutePath().toFile(), "archive"))
+                .archiveId(self.id())
+                .controlChannel("aeron:udp?endpoint=" + host + ":" + self.archivePort())
+                .localControlChannel("aeron:ipc?term-length=64k")
+                .replicationChannel("aeron:udp?endpoint=" + host + ":0")
+                .archiveClientContext(
+                        new AeronArchive.Context().controlResponseChannel("aeron:udp?endpoint=" + host + ":0"))
+                .recordingEventsEnabled(false)
+                .threadingMode(ArchiveThreadingMode.SHARED)
+                .idleStrategySupplier(ClusterNode::idle)
+                .segmentFileLength(SEGMENT_BYTES)
+                .fileSyncLevel(1)
+                .catalogFileSyncLevel(1)
+                .errorHandler(errors);
     }
 
     public String aeronDirectoryName() {

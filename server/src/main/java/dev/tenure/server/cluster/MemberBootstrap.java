@@ -1,0 +1,152 @@
+package dev.tenure.server.cluster;
+
+import dev.tenure.server.ServerConfig;
+import io.aeron.archive.Archive;
+import io.aeron.archive.ArchivingMediaDriver;
+import io.aeron.archive.client.AeronArchive;
+import io.aeron.cluster.ClusterBackup;
+import io.aeron.cluster.ClusterBackupEventsListener;
+import io.aeron.cluster.ClusterMember;
+import io.aeron.cluster.RecordingLog;
+import io.aeron.driver.MediaDriver;
+import java.io.File;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+import org.agrona.ErrorHandler;
+import org.agrona.IoUtil;
+
+/**
+ * Brings an empty member of a running cluster up to date before it joins: Aeron's cluster
+ * backup copies the peers' latest snapshot and then records the live log after it into this
+ * member's own archive and recording log, the same layout a member recovers from. A member
+ * that joined with an empty log would instead need every peer to keep the whole log since the
+ * cluster began, which {@link LogRetention} does not.
+ *
+ * <p>When no peer answers (the whole cluster is starting for the first time, or no quorum is
+ * up), the member starts empty, as before.
+ */
+final class MemberBootstrap {
+
+    /** How long an empty member waits for a peer to answer before it starts empty. */
+    private static final long ANSWER_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(4);
+
+    /** How long the copy of the snapshot and the first live log may take. */
+    private static final long COPY_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(120);
+
+    private MemberBootstrap() {}
+
+    /** Returns true if the member's directories now hold a copy from a peer. */
+    static boolean fromPeers(
+            ServerConfig config,
+            File clusterDir,
+            Supplier<MediaDriver.Context> driver,
+            Supplier<Archive.Context> archive,
+            ErrorHandler errors) {
+        Progress progress = new Progress();
+        Archive.Context archiveCtx = archive.get();
+        try (ArchivingMediaDriver media = ArchivingMediaDriver.launch(driver.get(), archiveCtx);
+                ClusterBackup backup = ClusterBackup.launch(
+                        backupContext(config, clusterDir, archiveCtx, progress).errorHandler(errors))) {
+            long start = System.nanoTime();
+            while (!progress.answered()) {
+                if (System.nanoTime() - start > ANSWER_TIMEOUT_NS) {
+                    backup.close();
+                    IoUtil.delete(clusterDir, true);
+                    return false;
+                }
+                sleep();
+            }
+            while (!progress.copied()) {
+                if (System.nanoTime() - start > COPY_TIMEOUT_NS) {
+                    throw new IllegalStateException("copying the cluster's snapshot and log from a peer did not finish"
+                            + " within " + TimeUnit.NANOSECONDS.toSeconds(COPY_TIMEOUT_NS) + " s");
+                }
+                sleep();
+            }
+            return true;
+        }
+    }
+
+    private static ClusterBackup.Context backupContext(
+            ServerConfig config, File clusterDir, Archive.Context archiveCtx, Progress progress) {
+        ServerConfig.Member self = config.self();
+        String host = self.host();
+        String peers = config.members().stream()
+                .filter(m -> m.id() != self.id())
+                .map(m -> m.host() + ":" + m.consensusPort())
+                .collect(Collectors.joining(","));
+        return new ClusterBackup.Context()
+                .aeronDirectoryName(archiveCtx.aeronDirectoryName())
+                .clusterDir(clusterDir)
+                .deleteDirOnStart(true)
+                // This member's consensus port is free until it joins: the peers answer there.
+                .consensusChannel("aeron:udp?endpoint=" + host + ":" + self.consensusPort())
+                .clusterConsensusEndpoints(peers)
+                .catchupEndpoint(host + ":0")
+                .sourceType(ClusterBackup.SourceType.ANY)
+                .clusterBackupResponseTimeoutNs(TimeUnit.SECONDS.toNanos(2))
+                .clusterBackupCoolDownIntervalNs(TimeUnit.MILLISECONDS.toNanos(500))
+                .archiveContext(new AeronArchive.Context()
+                        .aeronDirectoryName(archiveCtx.aeronDirectoryName())
+                        .controlRequestChannel(archiveCtx.localControlChannel())
+                        .controlRequestStreamId(archiveCtx.localControlStreamId())
+                        .controlResponseChannel(archiveCtx.localControlChannel()))
+                .clusterArchiveContext(new AeronArchive.Context()
+                        .aeronDirectoryName(archiveCtx.aeronDirectoryName())
+                        .controlRequestChannel("aeron:udp?endpoint=" + host + ":" + self.archivePort())
+                        .controlResponseChannel("aeron:udp?endpoint=" + host + ":0"))
+                .eventsListener(progress);
+    }
+
+    private static void sleep() {
+        try {
+            Thread.sleep(20);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while copying from a peer", e);
+        }
+    }
+
+    /** The backup's milestones, written by its agent thread. */
+    private static final class Progress implements ClusterBackupEventsListener {
+        private volatile boolean answered;
+        private volatile boolean recordingLogWritten;
+        private volatile boolean liveLogRecorded;
+
+        boolean answered() {
+            return answered;
+        }
+
+        boolean copied() {
+            return recordingLogWritten && liveLogRecorded;
+        }
+
+        @Override
+        public void onBackupQuery() {}
+
+        @Override
+        public void onPossibleFailure(Exception ex) {}
+
+        @Override
+        public void onBackupResponse(
+                ClusterMember[] clusterMembers,
+                ClusterMember logSourceMember,
+                List<RecordingLog.Snapshot> snapshotsToRetrieve) {
+            answered = true;
+        }
+
+        @Override
+        public void onUpdatedRecordingLog(RecordingLog recordingLog, List<RecordingLog.Snapshot> snapshotsRetrieved) {
+            recordingLogWritten = true;
+        }
+
+        @Override
+        public void onLiveLogProgress(long recordingId, long recordingPosCounterId, long logPosition) {
+            if (recordingLogWritten) {
+                liveLogRecorded = true;
+            }
+        }
+    }
+}
