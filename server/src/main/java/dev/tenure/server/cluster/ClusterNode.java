@@ -1,6 +1,7 @@
 package dev.tenure.server.cluster;
 
 import dev.tenure.server.ServerConfig;
+import io.aeron.Aeron;
 import io.aeron.archive.Archive;
 import io.aeron.archive.ArchiveThreadingMode;
 import io.aeron.archive.client.AeronArchive;
@@ -107,7 +108,8 @@ public final class ClusterNode implements AutoCloseable {
                 // and it saves the media driver's UDP send and receive on every entry.
                 .logChannel((config.members().size() == 1 ? "aeron:ipc" : "aeron:udp") + "?term-length=" + TERM_LENGTH)
                 .replicationChannel("aeron:udp?endpoint=" + host + ":0")
-                .clusterClock(new MonotonicClusterClock())
+                .clusterClock(MonotonicClusterClock.INSTANCE)
+                .epochClock(MonotonicClusterClock.INSTANCE)
                 .leaderHeartbeatTimeoutNs(config.leaderHeartbeatTimeout().toNanos())
                 .leaderHeartbeatIntervalNs(config.leaderHeartbeatInterval().toNanos())
                 // A member that starts while a peer is down waits this long for it before an
@@ -125,6 +127,7 @@ public final class ClusterNode implements AutoCloseable {
 
         ClusteredServiceContainer.Context serviceCtx = new ClusteredServiceContainer.Context()
                 .aeronDirectoryName(aeronDir)
+                .epochClock(MonotonicClusterClock.INSTANCE)
                 .archiveContext(localArchive.clone())
                 .clusterDir(new File(base, "cluster"))
                 .clusteredService(new TenureClusteredService(config.limits(), roleListener, replica))
@@ -146,6 +149,7 @@ public final class ClusterNode implements AutoCloseable {
     private static MediaDriver.Context driverContext(String aeronDir, ErrorHandler errors) {
         return new MediaDriver.Context()
                 .aeronDirectoryName(aeronDir)
+                .epochClock(MonotonicClusterClock.INSTANCE)
                 .dirDeleteOnStart(true)
                 .dirDeleteOnShutdown(true)
                 .threadingMode(ThreadingMode.SHARED)
@@ -160,6 +164,7 @@ public final class ClusterNode implements AutoCloseable {
         String host = self.host();
         return new Archive.Context()
                 .aeronDirectoryName(aeronDir)
+                .epochClock(MonotonicClusterClock.INSTANCE)
                 .archiveDir(new File(config.dataDir().toAbsolutePath().toFile(), "archive"))
                 .archiveId(self.id())
                 .controlChannel("aeron:udp?endpoint=" + host + ":" + self.archivePort())
@@ -221,6 +226,12 @@ public final class ClusterNode implements AutoCloseable {
      */
     public long compactLog() {
         return retention.compact(replica.retentionFloor());
+    }
+
+    /** An Aeron client on this node's driver that reads time the way the driver writes it. */
+    public static Aeron connectClient(String aeronDir) {
+        return Aeron.connect(
+                new Aeron.Context().aeronDirectoryName(aeronDir).epochClock(MonotonicClusterClock.INSTANCE));
     }
 
     public static IdleStrategy idle() {

@@ -160,7 +160,10 @@ final class LogRetention implements AutoCloseable {
 
     private AeronArchive archive() {
         if (archive == null) {
-            archive = AeronArchive.connect(archiveContext.clone());
+            archive = AeronArchive.connect(archiveContext
+                    .clone()
+                    .aeron(ClusterNode.connectClient(archiveContext.aeronDirectoryName()))
+                    .ownsAeronClient(true));
         }
         return archive;
     }

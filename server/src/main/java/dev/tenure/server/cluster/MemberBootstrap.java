@@ -79,6 +79,7 @@ final class MemberBootstrap {
                 .collect(Collectors.joining(","));
         return new ClusterBackup.Context()
                 .aeronDirectoryName(archiveCtx.aeronDirectoryName())
+                .epochClock(MonotonicClusterClock.INSTANCE)
                 .clusterDir(clusterDir)
                 .deleteDirOnStart(true)
                 // This member's consensus port is free until it joins: the peers answer there.

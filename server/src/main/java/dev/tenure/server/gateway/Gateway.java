@@ -5,6 +5,8 @@ import dev.tenure.api.internal.MemberReport;
 import dev.tenure.api.internal.StatsRequest;
 import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.server.ServerConfig;
+import dev.tenure.server.cluster.ClusterNode;
+import io.aeron.Aeron;
 import io.aeron.cluster.client.AeronCluster;
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
@@ -18,6 +20,7 @@ import java.util.function.LongSupplier;
 /** The node's gateway: the gRPC server plus its one cluster connection. */
 public final class Gateway implements AutoCloseable {
 
+    private final Aeron aeron;
     private final ClusterChannel cluster;
     private final SessionRegistry registry = new SessionRegistry();
     private final Server server;
@@ -33,7 +36,12 @@ public final class Gateway implements AutoCloseable {
             LongSupplier recoveryPosition) {
         // A lone member is always the leader: its gateway talks to it over shared memory.
         boolean local = config.members().size() == 1;
+        // One Aeron client for every reconnect, on the node's monotonic epoch clock (see
+        // MonotonicClusterClock): a wall clock step must not make it declare the driver dead.
+        this.aeron = ClusterNode.connectClient(aeronDir);
         AeronCluster.Context ctx = new AeronCluster.Context()
+                .aeron(aeron)
+                .ownsAeronClient(false)
                 .aeronDirectoryName(aeronDir)
                 .ingressChannel(local ? "aeron:ipc" : "aeron:udp")
                 .ingressEndpoints(local ? null : ingressEndpoints)
@@ -118,5 +126,6 @@ public final class Gateway implements AutoCloseable {
             server.shutdownNow();
         }
         cluster.close();
+        aeron.close();
     }
 }
