@@ -40,8 +40,8 @@ public final class Gateway implements AutoCloseable {
         this.cluster = new ClusterChannel(
                 ctx, config.requestTimeout().toNanos(), config.keepAliveBatch().toNanos(), registry::onEvent);
         this.nodeStatus = nodeStatus;
-        TenureGateway service =
-                new TenureGateway(cluster, registry, new RequestValidator(config.limits()), this::status);
+        TenureGateway service = new TenureGateway(
+                cluster, registry, new RequestValidator(config.limits()), this::status, System.err::println);
         this.server = NettyServerBuilder.forAddress(
                         new InetSocketAddress(config.bindHost(), config.self().port()))
                 .addService(service)
@@ -71,7 +71,8 @@ public final class Gateway implements AutoCloseable {
                                 .setLocks(s.getLocks())
                                 .setHeld(s.getHeld())
                                 .setLastToken(s.getLastToken())
-                                .setNowMs(s.getNowMs());
+                                .setNowMs(s.getNowMs())
+                                .setStaleWritesRejected(s.getStaleWritesRejected());
                     }
                     return nodeStatus.apply(b).build();
                 });
