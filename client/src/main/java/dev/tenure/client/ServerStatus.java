@@ -11,6 +11,7 @@ import java.util.List;
  * @param replicaLastToken the token counter of this node's own replica, as last applied (not a
  *     linearizable read: replicas that agree show the same counter at the same log position)
  * @param snapshots snapshots this node has taken since it started
+ * @param staleWritesRejected stale writes rejected so far, all locks together (replicated)
  */
 public record ServerStatus(
         int nodeId,
@@ -26,7 +27,8 @@ public record ServerStatus(
         long nowMs,
         long replicaLastToken,
         long replicaLogPosition,
-        long snapshots) {
+        long snapshots,
+        long staleWritesRejected) {
 
     public ServerStatus {
         members = List.copyOf(members);
@@ -52,6 +54,7 @@ public record ServerStatus(
                 r.getNowMs(),
                 r.getReplicaLastToken(),
                 r.getReplicaLogPosition(),
-                r.getSnapshots());
+                r.getSnapshots(),
+                r.getStaleWritesRejected());
     }
 }
