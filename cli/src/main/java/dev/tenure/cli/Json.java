@@ -34,7 +34,8 @@ final class Json {
                 .ifPresentOrElse(
                         c -> {
                             JsonObject cp = new JsonObject();
-                            cp.addProperty("value_b64", java.util.Base64.getEncoder().encodeToString(c.value()));
+                            cp.addProperty(
+                                    "value_b64", java.util.Base64.getEncoder().encodeToString(c.value()));
                             cp.addProperty("token", c.token());
                             cp.addProperty("written_at_ms", c.writtenAtMs());
                             o.add("previous_checkpoint", cp);

@@ -9,7 +9,8 @@ final class PolicyOptions {
 
     @Option(
             names = "--lock-delay",
-            description = "After this lease ends uncleanly (expired, disconnected, revoked), nobody gets the lock for D.",
+            description =
+                    "After this lease ends uncleanly (expired, disconnected, revoked), nobody gets the lock for D.",
             converter = DurationConverter.class)
     Duration lockDelay = Duration.ZERO;
 

@@ -200,11 +200,7 @@ final class StatusCommand implements Callable<Integer> {
         }
         b.append(String.format(
                 "sessions %d, locks %d (%d held), last token %d, stale writes rejected %d",
-                s.sessions(),
-                s.locks(),
-                s.held(),
-                s.lastToken(),
-                s.staleWritesRejected()));
+                s.sessions(), s.locks(), s.held(), s.lastToken(), s.staleWritesRejected()));
         return b.toString();
     }
 }

@@ -173,8 +173,8 @@ final class Liveness implements KeepAliveStream.Handler {
         finish(fx);
     }
 
-    /** Sends Close; LOST(RELEASED) follows on the server's answer or after a short wait. */
-    void close() {
+    /** Sends Close with {@code end}; LOST(RELEASED) follows on the server's answer or after a short wait. */
+    void close(dev.tenure.api.v1.TenureEnd end) {
         Effects fx = new Effects();
         KeepAliveStream s = null;
         synchronized (mu) {
@@ -192,7 +192,7 @@ final class Liveness implements KeepAliveStream.Handler {
         }
         finish(fx);
         if (s != null) {
-            s.sendClose(dev.tenure.api.v1.TenureEnd.TENURE_END_RELEASED);
+            s.sendClose(end);
         }
     }
 

@@ -61,6 +61,7 @@ public final class Session implements AutoCloseable {
         }
     };
     private boolean leasesClosed;
+    private volatile boolean gaveUpALease;
 
     Session(ClientContext ctx) {
         this.ctx = ctx;
@@ -346,8 +347,13 @@ public final class Session implements AutoCloseable {
         awaitClosed();
     }
 
+    /**
+     * A lease this session gave up at its own horizon (maxHold, manual TTL) may still be current on
+     * the server for a margin; closing then must not record it as a clean release, so the Close
+     * says EXPIRED (every lease still held ends that way: the cautious reading for the next holder).
+     */
     void beginClose() {
-        liveness.close();
+        liveness.close(gaveUpALease ? dev.tenure.api.v1.TenureEnd.TENURE_END_EXPIRED : dev.tenure.api.v1.TenureEnd.TENURE_END_RELEASED);
     }
 
     void awaitClosed() {
@@ -371,6 +377,9 @@ public final class Session implements AutoCloseable {
     }
 
     void forget(Lease lease, LossReason reason) {
+        if (reason == LossReason.HORIZON_PASSED) {
+            gaveUpALease = true;
+        }
         synchronized (leases) {
             leases.remove(lease.token(), lease);
         }

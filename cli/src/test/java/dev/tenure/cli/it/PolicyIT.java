@@ -118,7 +118,9 @@ class PolicyIT {
         assertThat(text.output()).contains("stale writes rejected: 1 (last: token " + token);
         var node = tenure("status", "--json");
         assertThat(node.waitFor(Duration.ofSeconds(30))).isEqualTo(0);
-        assertThat(json(node.nextLine(Duration.ofSeconds(1))).get("stale_writes_rejected").getAsLong())
+        assertThat(json(node.nextLine(Duration.ofSeconds(1)))
+                        .get("stale_writes_rejected")
+                        .getAsLong())
                 .isGreaterThanOrEqualTo(1);
     }
 
@@ -129,7 +131,9 @@ class PolicyIT {
         clean.signal("TERM");
         assertThat(clean.waitFor(Duration.ofSeconds(30))).isEqualTo(0);
         var next = tenure("run", "ld-lock", "--no-wait", "--", "true");
-        assertThat(next.waitFor(Duration.ofSeconds(60))).as("no delay after a release").isEqualTo(0);
+        assertThat(next.waitFor(Duration.ofSeconds(60)))
+                .as("no delay after a release")
+                .isEqualTo(0);
 
         var killed = tenure("acquire", "ld-lock", "--lock-delay", "4s", "--ttl", "30s", "--json");
         long token = json(killed.nextLine(Duration.ofSeconds(30))).get("token").getAsLong();
