@@ -64,6 +64,7 @@ class PolicyLeaseTest {
         assertThat(c.text()).isEqualTo("row 41");
         assertThat(c.token()).isEqualTo(7);
         // A MANUAL lease without its own TTL takes the session's.
+        h.fake.onAcquire = h.fake::grant;
         Lease b = s.acquire(
                 "b", AcquireOptions.builder().renew(AcquireOptions.Renew.MANUAL).build());
         assertThat(b.leaseTtl()).isEqualTo(TTL);
