@@ -182,7 +182,8 @@ public final class Session implements AutoCloseable {
                 granted(response.getGrant(), result, sentNanos);
                 break;
             case CODE_HELD:
-                result.completeExceptionally(new LockHeldException(lock, response.getHolderToken()));
+                result.completeExceptionally(
+                        LockHeldException.of(lock, response.getHolderToken(), response.getMessage()));
                 break;
             default:
                 // The server's own words first; only then the session's loss (which fails every
