@@ -17,7 +17,8 @@ import picocli.CommandLine.Parameters;
         name = "acquire",
         description = {
             "Acquires LOCK, prints the grant, then holds and renews the lease until SIGINT/SIGTERM",
-            "(releases, exit 0) or until the lease is lost (prints why, exit 4)."
+            "(releases, exit 0) or until the lease is lost (prints why, exit 4). With --renew manual the",
+            "lease is renewed once per line read on standard input, and expires when the lines stop."
         })
 final class AcquireCommand implements Callable<Integer> {
 
@@ -30,6 +31,9 @@ final class AcquireCommand implements Callable<Integer> {
     @Mixin
     WaitOptions waiting;
 
+    @Mixin
+    PolicyOptions policy;
+
     @Option(names = "--json", description = "Print the grant as one JSON object on one line.")
     boolean json;
 
@@ -38,8 +42,11 @@ final class AcquireCommand implements Callable<Integer> {
         CompletableFuture<String> stop = Signals.termination();
         try (TenureClient tenure = client.client();
                 Session session = tenure.openSession()) {
-            Lease lease = waiting.acquire(session, lock);
+            Lease lease = waiting.acquire(session, lock, policy);
             print(lease);
+            if (policy.manual()) {
+                renewPerInputLine(lease);
+            }
             Object first = CompletableFuture.anyOf(stop, lease.lost()).join();
             if (first instanceof LossReason reason) {
                 throw new CliException(
@@ -50,6 +57,24 @@ final class AcquireCommand implements Callable<Integer> {
         } catch (TenureException e) {
             throw Failures.of(e);
         }
+    }
+
+    /** A heartbeat from whatever feeds our stdin: each line renews the MANUAL lease once. */
+    private static void renewPerInputLine(Lease lease) {
+        Thread t = new Thread(
+                () -> {
+                    try (var in = new java.io.BufferedReader(
+                            new java.io.InputStreamReader(System.in, java.nio.charset.StandardCharsets.UTF_8))) {
+                        while (in.readLine() != null && lease.isValid()) {
+                            lease.renew();
+                        }
+                    } catch (java.io.IOException | TenureException e) {
+                        // The lease is lost or stdin is gone: the main thread reports the loss.
+                    }
+                },
+                "tenure-renew-on-input");
+        t.setDaemon(true);
+        t.start();
     }
 
     private void print(Lease lease) {

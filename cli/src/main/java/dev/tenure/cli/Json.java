@@ -26,6 +26,21 @@ final class Json {
         o.addProperty("granted_at_ms", lease.grantedAtMs());
         o.addProperty("previous_end", lease.previousEnd().name());
         o.addProperty("previous_token", lease.previousToken());
+        o.addProperty("renew", lease.renewMode().name());
+        o.addProperty("max_hold_ms", lease.maxHold().toMillis());
+        o.addProperty("lock_delay_ms", lease.lockDelay().toMillis());
+        o.addProperty("lease_ttl_ms", lease.leaseTtl().toMillis());
+        lease.previousCheckpoint()
+                .ifPresentOrElse(
+                        c -> {
+                            JsonObject cp = new JsonObject();
+                            cp.addProperty(
+                                    "value_b64", java.util.Base64.getEncoder().encodeToString(c.value()));
+                            cp.addProperty("token", c.token());
+                            cp.addProperty("written_at_ms", c.writtenAtMs());
+                            o.add("previous_checkpoint", cp);
+                        },
+                        () -> o.add("previous_checkpoint", null));
         return o;
     }
 }

@@ -16,6 +16,7 @@ import picocli.CommandLine.Command;
             ReleaseCommand.class,
             StatusCommand.class,
             KvCommand.class,
+            CheckpointCommand.class,
             ClusterCommand.class
         },
         exitCodeListHeading = "%nExit codes:%n",

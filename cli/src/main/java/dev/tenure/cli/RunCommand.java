@@ -7,7 +7,12 @@ import dev.tenure.client.Session;
 import dev.tenure.client.TenureClient;
 import dev.tenure.client.TenureException;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -22,8 +27,9 @@ import picocli.CommandLine.Parameters;
         name = "run",
         description = {
             "Runs CMD while holding LOCK and returns its exit code. CMD sees TENURE_LOCK, TENURE_TOKEN,",
-            "TENURE_SESSION, TENURE_ENDPOINT, TENURE_PREVIOUS_END and TENURE_PREVIOUS_TOKEN. If the lease",
-            "is lost, CMD gets SIGTERM (SIGKILL after --grace) and tenure exits 4."
+            "TENURE_SESSION, TENURE_ENDPOINT, TENURE_PREVIOUS_END, TENURE_PREVIOUS_TOKEN and, if a holder",
+            "left one, TENURE_CHECKPOINT (UTF-8 text), TENURE_CHECKPOINT_B64 and TENURE_CHECKPOINT_TOKEN.",
+            "If the lease is lost, CMD gets SIGTERM (SIGKILL after --grace) and tenure exits 4."
         })
 final class RunCommand implements Callable<Integer> {
 
@@ -43,6 +49,9 @@ final class RunCommand implements Callable<Integer> {
     @Mixin
     WaitOptions waiting;
 
+    @Mixin
+    PolicyOptions policy;
+
     @Option(
             names = "--grace",
             description = "Time between SIGTERM and SIGKILL when the lease is lost (default: ${DEFAULT-VALUE}).",
@@ -55,7 +64,11 @@ final class RunCommand implements Callable<Integer> {
         CompletableFuture<String> stop = Signals.termination();
         try (TenureClient tenure = client.client();
                 Session session = tenure.openSession()) {
-            Lease lease = waiting.acquire(session, lock);
+            if (policy.manual()) {
+                throw new IllegalArgumentException(
+                        "--renew manual is not offered by run: CMD cannot renew tenure's lease; use --max-hold");
+            }
+            Lease lease = waiting.acquire(session, lock, policy);
             Process child = start(lease);
             Object first =
                     CompletableFuture.anyOf(child.onExit(), lease.lost(), stop).join();
@@ -87,7 +100,34 @@ final class RunCommand implements Callable<Integer> {
         env.put("TENURE_ENDPOINT", client.endpoints());
         env.put("TENURE_PREVIOUS_END", lease.previousEnd().name());
         env.put("TENURE_PREVIOUS_TOKEN", Long.toString(lease.previousToken()));
+        env.remove("TENURE_CHECKPOINT");
+        env.remove("TENURE_CHECKPOINT_B64");
+        env.remove("TENURE_CHECKPOINT_TOKEN");
+        lease.previousCheckpoint().ifPresent(c -> {
+            // A binary value (not valid UTF-8, or holding NUL, which no environment can carry)
+            // is given in base64 only.
+            String text = utf8(c.value());
+            if (text != null) {
+                env.put("TENURE_CHECKPOINT", text);
+            }
+            env.put("TENURE_CHECKPOINT_B64", Base64.getEncoder().encodeToString(c.value()));
+            env.put("TENURE_CHECKPOINT_TOKEN", Long.toString(c.token()));
+        });
         return pb.start();
+    }
+
+    private static String utf8(byte[] value) {
+        try {
+            String s = StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(value))
+                    .toString();
+            return s.indexOf(0) >= 0 ? null : s;
+        } catch (CharacterCodingException e) {
+            return null;
+        }
     }
 
     private void stopChild(Process child) throws InterruptedException {

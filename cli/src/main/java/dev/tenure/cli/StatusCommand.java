@@ -58,6 +58,11 @@ final class StatusCommand implements Callable<Integer> {
                             holder.addProperty("token", h.token());
                             holder.addProperty("since_ms", h.sinceMs());
                             holder.addProperty("client", h.clientName());
+                            holder.addProperty("renew", h.leaseTtlMs() > 0 ? "MANUAL" : "AUTO");
+                            holder.addProperty("lease_ttl_ms", h.leaseTtlMs());
+                            holder.addProperty("max_hold_ms", h.maxHoldMs());
+                            holder.addProperty("lock_delay_ms", h.lockDelayMs());
+                            holder.addProperty("ends_at_ms", h.endsAtMs());
                             o.add("holder", holder);
                         },
                         () -> o.add("holder", null));
@@ -82,6 +87,24 @@ final class StatusCommand implements Callable<Integer> {
         }
         o.add("history", history);
         o.addProperty("now_ms", s.nowMs());
+        o.addProperty("delay_until_ms", s.delayUntilMs());
+        s.checkpoint()
+                .ifPresentOrElse(
+                        c -> {
+                            JsonObject cp = new JsonObject();
+                            cp.addProperty("bytes", c.value().length);
+                            cp.addProperty("token", c.token());
+                            cp.addProperty("written_at_ms", c.writtenAtMs());
+                            o.add("checkpoint", cp);
+                        },
+                        () -> o.add("checkpoint", null));
+        JsonObject stale = new JsonObject();
+        stale.addProperty("count", s.staleWrites().count());
+        stale.addProperty("last_token", s.staleWrites().lastToken());
+        stale.addProperty("last_current_token", s.staleWrites().lastCurrentToken());
+        stale.addProperty("last_target", s.staleWrites().lastTarget());
+        stale.addProperty("last_at_ms", s.staleWrites().lastAtMs());
+        o.add("stale_writes", stale);
         return o;
     }
 
@@ -90,9 +113,16 @@ final class StatusCommand implements Callable<Integer> {
         s.holder()
                 .ifPresentOrElse(
                         h -> b.append(String.format(
-                                "  holder   session %d token %d since %s (%s)%n",
-                                h.sessionId(), h.token(), Instant.ofEpochMilli(h.sinceMs()), h.clientName())),
+                                "  holder   session %d token %d since %s (%s)%n  policy   %s%n",
+                                h.sessionId(),
+                                h.token(),
+                                Instant.ofEpochMilli(h.sinceMs()),
+                                h.clientName(),
+                                policyText(h))),
                         () -> b.append("  holder   none\n"));
+        if (s.delayUntilMs() != 0) {
+            b.append(String.format("  delay    lock delay pending until %s%n", Instant.ofEpochMilli(s.delayUntilMs())));
+        }
         b.append("  waiters  ").append(s.waiters().size()).append('\n');
         for (var w : s.waiters()) {
             b.append(String.format(
@@ -109,7 +139,25 @@ final class StatusCommand implements Callable<Integer> {
                     Instant.ofEpochMilli(h.endedAtMs()),
                     h.end()));
         }
+        s.checkpoint()
+                .ifPresent(c -> b.append(String.format(
+                        "  checkpoint %d bytes, token %d at %s%n",
+                        c.value().length, c.token(), Instant.ofEpochMilli(c.writtenAtMs()))));
+        var sw = s.staleWrites();
+        b.append(String.format("  stale writes rejected: %d", sw.count()));
+        if (sw.count() > 0) {
+            b.append(String.format(
+                    " (last: token %d < current %d on %s at %s)",
+                    sw.lastToken(), sw.lastCurrentToken(), sw.lastTarget(), Instant.ofEpochMilli(sw.lastAtMs())));
+        }
         return b.toString().stripTrailing();
+    }
+
+    private static String policyText(LockStatus.Holder h) {
+        return "renew " + (h.leaseTtlMs() > 0 ? "manual (lease TTL " + h.leaseTtlMs() + "ms)" : "auto")
+                + ", maxHold " + (h.maxHoldMs() > 0 ? h.maxHoldMs() + "ms" : "off")
+                + ", lockDelay " + (h.lockDelayMs() > 0 ? h.lockDelayMs() + "ms" : "off")
+                + (h.endsAtMs() > 0 ? ", ends by " + Instant.ofEpochMilli(h.endsAtMs()) : "");
     }
 
     private static JsonObject serverJson(ServerStatus s) {
@@ -135,6 +183,7 @@ final class StatusCommand implements Callable<Integer> {
         o.addProperty("replica_last_token", s.replicaLastToken());
         o.addProperty("replica_log_position", s.replicaLogPosition());
         o.addProperty("snapshots", s.snapshots());
+        o.addProperty("stale_writes_rejected", s.staleWritesRejected());
         o.addProperty("snapshot_position", s.snapshotPosition());
         o.addProperty("log_start_position", s.logStartPosition());
         return o;
@@ -152,7 +201,8 @@ final class StatusCommand implements Callable<Integer> {
             b.append(String.format("member   %d %s%s%n", m.id(), m.endpoint(), m.leader() ? " (leader)" : ""));
         }
         b.append(String.format(
-                "sessions %d, locks %d (%d held), last token %d%n", s.sessions(), s.locks(), s.held(), s.lastToken()));
+                "sessions %d, locks %d (%d held), last token %d, stale writes rejected %d%n",
+                s.sessions(), s.locks(), s.held(), s.lastToken(), s.staleWritesRejected()));
         b.append(String.format(
                 "log      applied to %d, retained from %d, latest snapshot at %d (%d taken since start)",
                 s.replicaLogPosition(), s.logStartPosition(), s.snapshotPosition(), s.snapshots()));

@@ -17,13 +17,17 @@ final class WaitOptions {
     @Option(names = "--no-wait", description = "Fail at once (exit 3) if the lock is held.")
     boolean noWait;
 
-    Lease acquire(Session session, String lock) {
+    /** A held lock with --no-wait throws LockHeldException, which names the holder's token. */
+    Lease acquire(Session session, String lock, PolicyOptions policy) {
         if (noWait && wait != null) {
             throw new IllegalArgumentException("--wait and --no-wait exclude each other");
         }
+        var options = policy.options();
         if (noWait) {
-            return session.acquire(lock, Duration.ZERO); // LockHeldException names the holder's token
+            options.wait(Duration.ZERO);
+        } else if (wait != null) {
+            options.wait(wait);
         }
-        return wait == null ? session.acquire(lock) : session.acquire(lock, wait);
+        return session.acquire(lock, options.build());
     }
 }

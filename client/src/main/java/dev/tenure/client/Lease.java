@@ -2,12 +2,19 @@ package dev.tenure.client;
 
 import dev.tenure.api.v1.Grant;
 import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * One grant of one lock to one session. Its token is the evidence storage checks; its horizon
- * (shared with its session) is the client's conservative deadline, which passes before the
- * server could grant the lock to anyone else.
+ * is the client's conservative deadline, which passes before the server could grant the lock to
+ * anyone else: the session's horizon, or earlier when the grant's policy bounds the lease itself
+ * (maxHold, manual renewal; see {@link AcquireOptions}).
+ *
+ * <p>The lease's own horizon counts from the send time of the request that last told the client
+ * how long the server keeps the lease (the acquire, then each {@link #renew()}), plus that time,
+ * minus the drift margin: the server started counting no earlier than it received the request.
  *
  * <p>Call {@link #fence(Duration)} right before each mutation, and pass the token it returns to
  * the storage's check.
@@ -22,9 +29,27 @@ public final class Lease implements AutoCloseable {
     private final long grantedAtMs;
     private final Duration ttl;
     private final CompletableFuture<LossReason> lost = new CompletableFuture<>();
+    private final dev.tenure.api.v1.Policy policy;
+    private final Checkpoint previousCheckpoint;
+    /** Its own horizon is bounded (maxHold or manual renewal); else only the session's counts. */
+    private final boolean bounded;
+    // Guarded by this.
+    private long ownHorizonNanos;
+    private TimeSource.Cancellable ownTimer;
 
-    Lease(Session session, Grant grant) {
+    Lease(Session session, Grant grant, long sentNanos) {
         this.session = session;
+        this.policy = grant.getPolicy();
+        this.previousCheckpoint = grant.hasPreviousCheckpoint() ? Checkpoint.from(grant.getPreviousCheckpoint()) : null;
+        long boundMs = bound(policy);
+        this.bounded = boundMs > 0;
+        if (bounded) {
+            this.ownHorizonNanos = sentNanos + lifetimeNanos(boundMs);
+            this.ownTimer = session.time()
+                    .schedule(
+                            this::checkOwnHorizon,
+                            ownHorizonNanos - session.time().nanoTime());
+        }
         this.lock = grant.getLock();
         this.token = grant.getToken();
         this.sessionId = grant.getSessionId();
@@ -56,6 +81,71 @@ public final class Lease implements AutoCloseable {
         return previousToken;
     }
 
+    /**
+     * The lock's last checkpoint when this lease was granted: what a previous holder (the one
+     * with {@link #previousToken()}, or an earlier one, see {@link Checkpoint#token()}) recorded
+     * of its progress. Empty if no holder ever wrote one.
+     */
+    public Optional<Checkpoint> previousCheckpoint() {
+        return Optional.ofNullable(previousCheckpoint);
+    }
+
+    public AcquireOptions.Renew renewMode() {
+        return policy.getLeaseTtlMs() > 0 ? AcquireOptions.Renew.MANUAL : AcquireOptions.Renew.AUTO;
+    }
+
+    /** Zero when off. */
+    public Duration maxHold() {
+        return Duration.ofMillis(policy.getMaxHoldMs());
+    }
+
+    /** Zero when off. */
+    public Duration lockDelay() {
+        return Duration.ofMillis(policy.getLockDelayMs());
+    }
+
+    /** The TTL of a MANUAL lease; zero for AUTO. */
+    public Duration leaseTtl() {
+        return Duration.ofMillis(policy.getLeaseTtlMs());
+    }
+
+    /**
+     * Stores {@code value} as the lock's checkpoint under this lease's token (a fenced write: once
+     * the token is stale it is refused with {@link StaleTokenException} and nothing changes). The
+     * next holder receives it as {@link #previousCheckpoint()}. At most checkpointBytesMax
+     * (16 KiB by default) bytes.
+     */
+    public void checkpoint(byte[] value) {
+        Objects.requireNonNull(value, "value");
+        LossReason reason = lossReason();
+        if (reason != null) {
+            throw new LeaseLostException(lock, token, reason);
+        }
+        session.checkpointOwn(this, value);
+    }
+
+    /**
+     * Renews now. A MANUAL lease is renewed by this call (or by {@link #fence(Duration)}) only; an
+     * AUTO lease is renewed with its session (one keepalive, waited for). Neither passes maxHold.
+     *
+     * @throws LeaseLostException the server no longer holds this lease for this session
+     */
+    public void renew() {
+        LossReason reason = lossReason();
+        if (reason != null) {
+            throw new LeaseLostException(lock, token, reason);
+        }
+        if (bounded) {
+            Blocking.join(renewAsync());
+        } else {
+            Blocking.join(session.liveness().renewNow());
+        }
+        reason = lossReason();
+        if (reason != null) {
+            throw new LeaseLostException(lock, token, reason);
+        }
+    }
+
     /** State-machine time of the grant, ms since the epoch. */
     public long grantedAtMs() {
         return grantedAtMs;
@@ -65,9 +155,12 @@ public final class Lease implements AutoCloseable {
         return ttl;
     }
 
-    /** The horizon on the session's {@link TimeSource#nanoTime()} scale. */
+    /** The horizon on the session's {@link TimeSource#nanoTime()} scale: the earlier of the session's and the lease's own. */
     public long horizonNanos() {
-        return session.liveness().horizonNanos();
+        long sessionHorizon = session.liveness().horizonNanos();
+        synchronized (this) {
+            return bounded && ownHorizonNanos - sessionHorizon < 0 ? ownHorizonNanos : sessionHorizon;
+        }
     }
 
     /** Time left before the horizon; zero once lost. */
@@ -96,22 +189,32 @@ public final class Lease implements AutoCloseable {
         Liveness live = session.liveness();
         for (boolean renewed = false; ; renewed = true) {
             live.checkHorizon(); // a passed horizon is LOST now, not when the timer gets to it
+            checkOwnHorizon();
             LossReason reason = lossReason();
             if (reason != null) {
                 throw new LeaseLostException(lock, token, reason);
             }
-            long left = live.horizonNanos() - session.time().nanoTime();
+            long now = session.time().nanoTime();
+            long sessionLeft = live.horizonNanos() - now;
+            long ownLeft = ownLeftNanos(now);
+            long left = Math.min(sessionLeft, ownLeft);
             if (left <= 0) {
                 throw new LeaseLostException(lock, token, LossReason.HORIZON_PASSED);
             }
             if (left >= needNanos) {
                 return token;
             }
-            // A renewal can give at most the lifetime (TTL − margin): don't ask for more than that.
-            if (renewed || needNanos > live.lifetimeNanos()) {
+            // A renewal gives at most the lifetime (TTL − margin), and never passes maxHold.
+            boolean ownCanGrow = renewMode() == AcquireOptions.Renew.MANUAL && needNanos <= ownCapNanos(now);
+            if (renewed || needNanos > live.lifetimeNanos() || (ownLeft < needNanos && !ownCanGrow)) {
                 throw new LeaseExpiringException(lock, token, Duration.ofNanos(left), minRemaining);
             }
-            Blocking.join(live.renewNow());
+            if (ownLeft < needNanos) {
+                Blocking.join(renewAsync());
+            }
+            if (sessionLeft < needNanos) {
+                Blocking.join(live.renewNow());
+            }
         }
     }
 
@@ -158,8 +261,97 @@ public final class Lease implements AutoCloseable {
         if (!lost.complete(reason)) {
             return false;
         }
+        synchronized (this) {
+            if (ownTimer != null) {
+                ownTimer.cancel();
+            }
+        }
         session.forget(this, reason);
         return true;
+    }
+
+    boolean bounded() {
+        return bounded;
+    }
+
+    /**
+     * RenewLease; on success moves the lease's own horizon to this request's send time + what the
+     * server said is left − the margin. NOT_OWNER: the server ended the lease (its LeaseEnded push
+     * usually says how first); either way it is lost.
+     */
+    CompletableFuture<Void> renewAsync() {
+        long sentNanos = session.time().nanoTime();
+        return session.renewOwn(this).thenAccept(r -> {
+            switch (r.getCode()) {
+                case CODE_OK:
+                    if (r.getRemainingMs() >= 0) {
+                        moveOwnHorizon(sentNanos + lifetimeNanos(r.getRemainingMs()));
+                    }
+                    break;
+                case CODE_NOT_OWNER:
+                    markLost(LossReason.REVOKED);
+                    break;
+                case CODE_SESSION_LOST:
+                    session.liveness().endedByServer();
+                    break;
+                default:
+                    throw Outcomes.unexpected("renew '" + lock + "'", r.getCode(), r.getMessage());
+            }
+        });
+    }
+
+    private synchronized void moveOwnHorizon(long candidateNanos) {
+        if (candidateNanos - ownHorizonNanos > 0) {
+            ownHorizonNanos = candidateNanos;
+        }
+    }
+
+    /** LOST(HORIZON_PASSED) once the lease's own horizon passes; re-armed lazily as renewals move it. */
+    private void checkOwnHorizon() {
+        if (!bounded || lost.isDone()) {
+            return;
+        }
+        long now = session.time().nanoTime();
+        synchronized (this) {
+            long left = ownHorizonNanos - now;
+            if (left > 0) {
+                ownTimer = session.time().schedule(this::checkOwnHorizon, left);
+                return;
+            }
+        }
+        // The client gives the lease up without telling the server: a release would be recorded
+        // as a clean end; the server ends it on its own (EXPIRED or REVOKED) very soon after.
+        markLost(LossReason.HORIZON_PASSED);
+    }
+
+    private long ownLeftNanos(long now) {
+        if (!bounded) {
+            return Long.MAX_VALUE;
+        }
+        synchronized (this) {
+            return ownHorizonNanos - now;
+        }
+    }
+
+    /** How much a renewal could give at most: the lease TTL's lifetime. */
+    private long ownCapNanos(long now) {
+        return lifetimeNanos(policy.getLeaseTtlMs());
+    }
+
+    private long lifetimeNanos(long ms) {
+        long nanos = Duration.ofMillis(ms).toNanos();
+        return nanos - session.context().marginNanos(nanos);
+    }
+
+    /** The shortest of the policy's own bounds in ms, 0 if it has none. */
+    private static long bound(dev.tenure.api.v1.Policy p) {
+        long b = 0;
+        for (long ms : new long[] {p.getMaxHoldMs(), p.getLeaseTtlMs()}) {
+            if (ms > 0 && (b == 0 || ms < b)) {
+                b = ms;
+            }
+        }
+        return b;
     }
 
     /** Null while valid. The session's reason counts before its events reach this lease. */

@@ -173,8 +173,8 @@ final class Liveness implements KeepAliveStream.Handler {
         finish(fx);
     }
 
-    /** Sends Close; LOST(RELEASED) follows on the server's answer or after a short wait. */
-    void close() {
+    /** Sends Close with {@code end}; LOST(RELEASED) follows on the server's answer or after a short wait. */
+    void close(dev.tenure.api.v1.TenureEnd end) {
         Effects fx = new Effects();
         KeepAliveStream s = null;
         synchronized (mu) {
@@ -192,7 +192,7 @@ final class Liveness implements KeepAliveStream.Handler {
         }
         finish(fx);
         if (s != null) {
-            s.sendClose();
+            s.sendClose(end);
         }
     }
 
@@ -472,11 +472,12 @@ final class Liveness implements KeepAliveStream.Handler {
         }
         if (s != null) {
             // Past the horizon the client has already given its leases up; saying so lets the next
-            // waiter in now instead of at the server's TTL.
+            // waiter in now instead of at the server's TTL. It says EXPIRED, not RELEASED: the work
+            // may have stopped half-way, and the next holder must learn that from previous_end.
             boolean tell = wasOpen && reason == LossReason.HORIZON_PASSED;
             fx.add(() -> {
                 if (tell) {
-                    s.sendClose();
+                    s.sendClose(dev.tenure.api.v1.TenureEnd.TENURE_END_EXPIRED);
                 }
                 s.finish();
             });

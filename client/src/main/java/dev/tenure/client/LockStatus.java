@@ -6,17 +6,50 @@ import java.util.Optional;
 
 /**
  * A linearizable view of one lock: its holder, its FIFO waiters and its recent ownership history
- * (newest last), taken at state-machine time {@code nowMs}.
+ * (newest last), taken at state-machine time {@code nowMs}; a pending lock delay, the lock's last
+ * checkpoint and the stale writes it rejected.
+ *
+ * @param delayUntilMs a lock delay is pending until then (0: none); nobody is granted before it
  */
 public record LockStatus(
-        String lock, Optional<Holder> holder, List<Waiter> waiters, List<PastTenure> history, long nowMs) {
+        String lock,
+        Optional<Holder> holder,
+        List<Waiter> waiters,
+        List<PastTenure> history,
+        long nowMs,
+        long delayUntilMs,
+        Optional<Checkpoint> checkpoint,
+        StaleWrites staleWrites) {
 
     public LockStatus {
         waiters = List.copyOf(waiters);
         history = List.copyOf(history);
     }
 
-    public record Holder(long sessionId, long token, long sinceMs, String clientName) {}
+    /**
+     * @param maxHoldMs 0 when off
+     * @param leaseTtlMs 0 for a lease its session renews (AUTO); else MANUAL with this TTL
+     * @param endsAtMs when the server ends the lease on its own (manual deadline or maxHold); 0 if
+     *     only its session bounds it
+     */
+    public record Holder(
+            long sessionId,
+            long token,
+            long sinceMs,
+            String clientName,
+            long lockDelayMs,
+            long maxHoldMs,
+            long leaseTtlMs,
+            long endsAtMs) {}
+
+    /**
+     * Writes this lock refused because their token was not its current grant (fenced KV writes,
+     * checkpoints, releases), with the last one's tokens, target ({@code kv:KEY}, {@code
+     * checkpoint}, {@code release}) and time. Kept by the replicated state: the same on every node.
+     */
+    public record StaleWrites(long count, long lastToken, long lastCurrentToken, String lastTarget, long lastAtMs) {
+        static final StaleWrites NONE = new StaleWrites(0, 0, 0, "", 0);
+    }
 
     public record Waiter(long sessionId, long sinceMs, String clientName) {}
 
@@ -24,12 +57,17 @@ public record LockStatus(
     public record PastTenure(long sessionId, long token, long grantedAtMs, long endedAtMs, TenureEnd end) {}
 
     static LockStatus from(String lock, LockStatusResponse r) {
+        var held = r.getHolder();
         Optional<Holder> holder = r.hasHolder()
                 ? Optional.of(new Holder(
-                        r.getHolder().getSessionId(),
-                        r.getHolder().getToken(),
-                        r.getHolder().getSinceMs(),
-                        r.getHolder().getClientName()))
+                        held.getSessionId(),
+                        held.getToken(),
+                        held.getSinceMs(),
+                        held.getClientName(),
+                        held.getPolicy().getLockDelayMs(),
+                        held.getPolicy().getMaxHoldMs(),
+                        held.getPolicy().getLeaseTtlMs(),
+                        held.getEndsAtMs()))
                 : Optional.empty();
         List<Waiter> waiters = r.getWaitersList().stream()
                 .map(w -> new Waiter(w.getSessionId(), w.getSinceMs(), w.getClientName()))
@@ -43,6 +81,20 @@ public record LockStatus(
                         TenureEnd.from(h.getEnd())))
                 .toList();
         String name = r.getLock().isEmpty() ? lock : r.getLock();
-        return new LockStatus(name, holder, waiters, history, r.getNowMs());
+        var sw = r.getStaleWrites();
+        return new LockStatus(
+                name,
+                holder,
+                waiters,
+                history,
+                r.getNowMs(),
+                r.getDelayUntilMs(),
+                r.hasCheckpoint() ? Optional.of(Checkpoint.from(r.getCheckpoint())) : Optional.empty(),
+                new StaleWrites(
+                        sw.getCount(),
+                        sw.getLastToken(),
+                        sw.getLastCurrentToken(),
+                        sw.getLastTarget(),
+                        sw.getLastAtMs()));
     }
 }

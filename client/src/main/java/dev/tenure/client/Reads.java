@@ -39,7 +39,15 @@ final class Reads {
                 return LockStatus.from(lock, r);
             case CODE_NOT_FOUND:
                 // A lock nobody has touched (or whose history aged out) is simply free.
-                return new LockStatus(lock, Optional.empty(), List.of(), List.of(), r.getNowMs());
+                return new LockStatus(
+                        lock,
+                        Optional.empty(),
+                        List.of(),
+                        List.of(),
+                        r.getNowMs(),
+                        0,
+                        Optional.empty(),
+                        LockStatus.StaleWrites.NONE);
             default:
                 throw Outcomes.unexpected("status '" + lock + "'", r.getCode(), r.getMessage());
         }

@@ -11,6 +11,7 @@ import java.util.List;
  * @param replicaLastToken the token counter of this node's own replica, as last applied (not a
  *     linearizable read: replicas that agree show the same counter at the same log position)
  * @param snapshots snapshots this node has taken since it started
+ * @param staleWritesRejected stale writes rejected so far, all locks together (replicated)
  * @param snapshotPosition log position of this node's latest snapshot (0: none)
  * @param logStartPosition where this node's retained log starts; log before it was covered by
  *     snapshots on every member and deleted
@@ -30,6 +31,8 @@ public record ServerStatus(
         long replicaLastToken,
         long replicaLogPosition,
         long snapshots,
+        long staleWritesRejected,
+
         long snapshotPosition,
         long logStartPosition) {
 
@@ -58,6 +61,8 @@ public record ServerStatus(
                 r.getReplicaLastToken(),
                 r.getReplicaLogPosition(),
                 r.getSnapshots(),
+                r.getStaleWritesRejected(),
+
                 r.getSnapshotPosition(),
                 r.getLogStartPosition());
     }

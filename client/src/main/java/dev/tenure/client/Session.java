@@ -7,6 +7,8 @@ import dev.tenure.api.v1.Fence;
 import dev.tenure.api.v1.Grant;
 import dev.tenure.api.v1.ReleaseRequest;
 import dev.tenure.api.v1.ReleaseResponse;
+import dev.tenure.api.v1.RenewLeaseRequest;
+import dev.tenure.api.v1.RenewLeaseResponse;
 import dev.tenure.api.v1.TenureGrpc;
 import dev.tenure.client.internal.Retrier;
 import java.time.Duration;
@@ -59,6 +61,7 @@ public final class Session implements AutoCloseable {
         }
     };
     private boolean leasesClosed;
+    private volatile boolean gaveUpALease;
 
     Session(ClientContext ctx) {
         this.ctx = ctx;
@@ -91,12 +94,17 @@ public final class Session implements AutoCloseable {
 
     /** Waits as long as it takes (or until the session is lost). */
     public Lease acquire(String lock) {
-        return Blocking.join(acquireAsync(lock, null));
+        return Blocking.join(acquireAsync(lock, (Duration) null));
     }
 
     /** Throws {@link LockHeldException} if the lock is not granted within {@code wait}. */
     public Lease acquire(String lock, Duration wait) {
         return Blocking.join(acquireAsync(lock, Objects.requireNonNull(wait, "wait")));
+    }
+
+    /** Acquires with a wait and a policy for the grant; see {@link AcquireOptions}. */
+    public Lease acquire(String lock, AcquireOptions options) {
+        return Blocking.join(acquireAsync(lock, options));
     }
 
     /** Takes the lock only if it is free now. */
@@ -113,8 +121,18 @@ public final class Session implements AutoCloseable {
      * future withdraws the wait on the server; a grant that raced the cancel is released.
      */
     public CompletableFuture<Lease> acquireAsync(String lock, Duration wait) {
+        AcquireOptions.Builder options = AcquireOptions.builder();
+        if (wait != null) {
+            options.wait(wait);
+        }
+        return acquireAsync(lock, options.build());
+    }
+
+    /** {@link #acquireAsync(String, Duration)} with a policy for the grant. */
+    public CompletableFuture<Lease> acquireAsync(String lock, AcquireOptions options) {
         Objects.requireNonNull(lock, "lock");
-        long waitMs = waitMs(wait);
+        Objects.requireNonNull(options, "options");
+        long waitMs = waitMs(options.waitTime());
         CompletableFuture<Lease> result = new CompletableFuture<>();
         ctx.listener.acquireStart(lock);
         result.whenComplete((lease, error) -> {
@@ -134,7 +152,11 @@ public final class Session implements AutoCloseable {
                 .setRequestId(requestIds.incrementAndGet())
                 .setLock(lock)
                 .setWaitMs(waitMs)
+                .setPolicy(options.policy(ttl()))
                 .build();
+        // Taken before the request leaves: the server grants no earlier than it receives it, so
+        // this is a safe origin for the lease's own (maxHold, manual TTL) horizon.
+        long sentNanos = ctx.time.nanoTime();
         long budget = waitMs < 0
                 ? Retrier.FOREVER
                 : saturatedAdd(TimeUnit.MILLISECONDS.toNanos(waitMs), ctx.requestTimeoutNanos);
@@ -142,24 +164,26 @@ public final class Session implements AutoCloseable {
         acquiring.add(result);
         // However the result ends (cancelled, session lost), the server-side wait must end too.
         result.whenComplete((lease, error) -> call.cancel(false));
-        call.whenComplete((response, error) -> acquired(lock, response, error, result));
+        call.whenComplete((response, error) -> acquired(lock, response, error, result, sentNanos));
         if (liveness.lostReason() != null) {
             result.completeExceptionally(lostException()); // lost while this was being set up
         }
         return result;
     }
 
-    private void acquired(String lock, AcquireResponse response, Throwable error, CompletableFuture<Lease> result) {
+    private void acquired(
+            String lock, AcquireResponse response, Throwable error, CompletableFuture<Lease> result, long sentNanos) {
         if (error != null) {
             result.completeExceptionally(liveness.lostReason() != null ? lostException() : error);
             return;
         }
         switch (response.getCode()) {
             case CODE_OK:
-                granted(response.getGrant(), result);
+                granted(response.getGrant(), result, sentNanos);
                 break;
             case CODE_HELD:
-                result.completeExceptionally(new LockHeldException(lock, response.getHolderToken()));
+                result.completeExceptionally(
+                        LockHeldException.of(lock, response.getHolderToken(), response.getMessage()));
                 break;
             default:
                 // The server's own words first; only then the session's loss (which fails every
@@ -172,11 +196,16 @@ public final class Session implements AutoCloseable {
         }
     }
 
-    private void granted(Grant grant, CompletableFuture<Lease> result) {
-        Lease lease = new Lease(this, grant);
+    private void granted(Grant grant, CompletableFuture<Lease> result, long sentNanos) {
+        Lease lease = new Lease(this, grant, sentNanos);
         if (!register(lease)) {
             result.completeExceptionally(lostException());
             return;
+        }
+        if (lease.bounded()) {
+            // A queued acquire was granted some time after it was sent; one renewal moves the
+            // lease's own horizon from that (early, safe) origin to a fresh one.
+            lease.renewAsync().exceptionally(e -> null);
         }
         if (!result.complete(lease)) {
             // The caller gave up after the server granted: hand the lock back now rather than hold
@@ -245,6 +274,27 @@ public final class Session implements AutoCloseable {
                 });
     }
 
+    /** RenewLease for one of this session's own leases. */
+    CompletableFuture<RenewLeaseResponse> renewOwn(Lease lease) {
+        RenewLeaseRequest request = RenewLeaseRequest.newBuilder()
+                .setSessionId(lease.sessionId())
+                .setRequestId(requestIds.incrementAndGet())
+                .setLock(lease.lock())
+                .setToken(lease.token())
+                .build();
+        return ctx.retrier.call(TenureGrpc.getRenewLeaseMethod(), request, ctx.requestTimeoutNanos);
+    }
+
+    /** WriteCheckpoint under one of this session's own leases. */
+    void checkpointOwn(Lease lease, byte[] value) {
+        requireLive();
+        Writes.checkpoint(ctx, id(), requestIds.incrementAndGet(), lease.lock(), lease.token(), value, this::failure);
+    }
+
+    ClientContext context() {
+        return ctx;
+    }
+
     // ---- fenced key-value store ----
 
     /** Unfenced write. */
@@ -298,8 +348,16 @@ public final class Session implements AutoCloseable {
         awaitClosed();
     }
 
+    /**
+     * A lease this session gave up at its own horizon (maxHold, manual TTL) may still be current on
+     * the server for a margin; closing then must not record it as a clean release, so the Close
+     * says EXPIRED (every lease still held ends that way: the cautious reading for the next holder).
+     */
     void beginClose() {
-        liveness.close();
+        liveness.close(
+                gaveUpALease
+                        ? dev.tenure.api.v1.TenureEnd.TENURE_END_EXPIRED
+                        : dev.tenure.api.v1.TenureEnd.TENURE_END_RELEASED);
     }
 
     void awaitClosed() {
@@ -323,6 +381,9 @@ public final class Session implements AutoCloseable {
     }
 
     void forget(Lease lease, LossReason reason) {
+        if (reason == LossReason.HORIZON_PASSED) {
+            gaveUpALease = true;
+        }
         synchronized (leases) {
             leases.remove(lease.token(), lease);
         }

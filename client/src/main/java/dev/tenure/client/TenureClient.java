@@ -92,6 +92,16 @@ public final class TenureClient implements AutoCloseable {
         Writes.put(ctx, 0, 0, key, value, Writes.fence(lock, token), Outcomes::unexpected);
     }
 
+    /**
+     * Stores {@code value} as {@code lock}'s checkpoint without a session: accepted only while
+     * {@code token} is the lock's current grant, else {@link StaleTokenException} and nothing
+     * changes. For a process that holds a token but not the session (a command under
+     * {@code tenure run}); with a {@link Lease}, use {@link Lease#checkpoint(byte[])}.
+     */
+    public void checkpoint(String lock, long token, byte[] value) {
+        Writes.checkpoint(ctx, 0, 0, lock, token, value, Outcomes::unexpected);
+    }
+
     /** Unfenced delete without a session; returns whether the key existed. */
     public boolean delete(String key) {
         return Writes.delete(ctx, 0, 0, key, null, Outcomes::unexpected);

@@ -8,6 +8,8 @@ import dev.tenure.api.v1.KvDeleteResponse;
 import dev.tenure.api.v1.KvPutRequest;
 import dev.tenure.api.v1.KvPutResponse;
 import dev.tenure.api.v1.TenureGrpc;
+import dev.tenure.api.v1.WriteCheckpointRequest;
+import dev.tenure.api.v1.WriteCheckpointResponse;
 
 /**
  * Writes to the fenced KV. With a session they carry a request id, so a retry is answered from
@@ -61,6 +63,25 @@ final class Writes {
                 throw stale(key, fence, r.getCurrentToken());
             default:
                 throw failure.of("delete '" + key + "'", r.getCode(), r.getMessage());
+        }
+    }
+
+    /** A fenced write of the lock's checkpoint; STALE_TOKEN becomes {@link StaleTokenException}. */
+    static void checkpoint(
+            ClientContext ctx, long sessionId, long requestId, String lock, long token, byte[] value, Failure failure) {
+        WriteCheckpointRequest request = WriteCheckpointRequest.newBuilder()
+                .setSessionId(sessionId)
+                .setRequestId(requestId)
+                .setLock(lock)
+                .setToken(token)
+                .setValue(ByteString.copyFrom(value))
+                .build();
+        WriteCheckpointResponse r = Blocking.join(
+                ctx.retrier.call(TenureGrpc.getWriteCheckpointMethod(), request, ctx.requestTimeoutNanos));
+        if (r.getCode() == Code.CODE_STALE_TOKEN) {
+            throw new StaleTokenException("checkpoint of " + lock, token, r.getCurrentToken());
+        } else if (r.getCode() != Code.CODE_OK) {
+            throw failure.of("checkpoint '" + lock + "'", r.getCode(), r.getMessage());
         }
     }
 

@@ -107,7 +107,7 @@ class AcquireTest {
     @Test
     void cancellingAcquireAsyncWithdrawsTheServerWait() throws Exception {
         h.fake.onAcquire = r -> null;
-        CompletableFuture<Lease> f = session.acquireAsync("a", null);
+        CompletableFuture<Lease> f = session.acquireAsync("a", (Duration) null);
         h.fake.parked.poll(5, TimeUnit.SECONDS);
         f.cancel(true);
         assertThat(h.fake.cancelledWaits.poll(5, TimeUnit.SECONDS)).isNotNull();
@@ -118,7 +118,7 @@ class AcquireTest {
     @Test
     void losingTheSessionFailsAWaitingAcquire() throws Exception {
         h.fake.onAcquire = r -> null;
-        CompletableFuture<Lease> f = session.acquireAsync("a", null);
+        CompletableFuture<Lease> f = session.acquireAsync("a", (Duration) null);
         h.fake.parked.poll(5, TimeUnit.SECONDS);
         h.fake.latest().end(TenureEnd.TENURE_END_EXPIRED, "expired");
         assertThatThrownBy(() -> f.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(SessionLostException.class);

@@ -16,10 +16,14 @@ import dev.tenure.api.v1.LockStatusRequest;
 import dev.tenure.api.v1.LockStatusResponse;
 import dev.tenure.api.v1.ReleaseRequest;
 import dev.tenure.api.v1.ReleaseResponse;
+import dev.tenure.api.v1.RenewLeaseRequest;
+import dev.tenure.api.v1.RenewLeaseResponse;
 import dev.tenure.api.v1.ServerStatusRequest;
 import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.api.v1.TenureEnd;
 import dev.tenure.api.v1.TenureGrpc;
+import dev.tenure.api.v1.WriteCheckpointRequest;
+import dev.tenure.api.v1.WriteCheckpointResponse;
 import io.grpc.Context;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -80,6 +84,12 @@ final class FakeTenure extends TenureGrpc.TenureImplBase {
             r -> KvPutResponse.newBuilder().setCode(Code.CODE_OK).build();
     volatile Function<KvDeleteRequest, KvDeleteResponse> onDelete =
             r -> KvDeleteResponse.newBuilder().setCode(Code.CODE_OK).build();
+    volatile Function<RenewLeaseRequest, RenewLeaseResponse> onRenew = r -> RenewLeaseResponse.newBuilder()
+            .setCode(Code.CODE_OK)
+            .setRemainingMs(-1)
+            .build();
+    volatile Function<WriteCheckpointRequest, WriteCheckpointResponse> onCheckpoint =
+            r -> WriteCheckpointResponse.newBuilder().setCode(Code.CODE_OK).build();
     volatile Function<KvGetRequest, KvGetResponse> onGet =
             r -> KvGetResponse.newBuilder().setCode(Code.CODE_NOT_FOUND).build();
     volatile Function<LockStatusRequest, LockStatusResponse> onLockStatus = r -> LockStatusResponse.newBuilder()
@@ -96,6 +106,7 @@ final class FakeTenure extends TenureGrpc.TenureImplBase {
                         .setLock(r.getLock())
                         .setToken(tokens.incrementAndGet())
                         .setSessionId(r.getSessionId())
+                        .setPolicy(r.getPolicy())
                         .setTtlMs(ttlBySession.getOrDefault(r.getSessionId(), 3000L)))
                 .build();
     }
@@ -189,6 +200,16 @@ final class FakeTenure extends TenureGrpc.TenureImplBase {
     @Override
     public void release(ReleaseRequest r, StreamObserver<ReleaseResponse> out) {
         simple(r, out, onRelease);
+    }
+
+    @Override
+    public void renewLease(RenewLeaseRequest r, StreamObserver<RenewLeaseResponse> out) {
+        simple(r, out, onRenew);
+    }
+
+    @Override
+    public void writeCheckpoint(WriteCheckpointRequest r, StreamObserver<WriteCheckpointResponse> out) {
+        simple(r, out, onCheckpoint);
     }
 
     @Override

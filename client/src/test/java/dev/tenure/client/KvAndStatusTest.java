@@ -111,7 +111,7 @@ class KvAndStatusTest {
                         .setEnd(dev.tenure.api.v1.TenureEnd.TENURE_END_EXPIRED))
                 .build();
         LockStatus s = h.client().status("a");
-        assertThat(s.holder()).contains(new LockStatus.Holder(7, 70, 50, "java 1@h"));
+        assertThat(s.holder()).contains(new LockStatus.Holder(7, 70, 50, "java 1@h", 0, 0, 0, 0));
         assertThat(s.waiters()).containsExactly(new LockStatus.Waiter(8, 60, "w"));
         assertThat(s.history()).containsExactly(new LockStatus.PastTenure(6, 60, 10, 40, TenureEnd.EXPIRED));
         assertThat(s.nowMs()).isEqualTo(100);

@@ -11,6 +11,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.tenure.api.v1.AttachRequest;
 import dev.tenure.api.v1.TenureEnd;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -81,9 +82,26 @@ class SessionLivenessTest {
         assertThat(s.lost().getNow(null)).isEqualTo(LossReason.HORIZON_PASSED);
         assertThat(h.events.matching("state")).containsExactly("state CONNECTED->UNCERTAIN", "state UNCERTAIN->LOST");
         assertThat(h.events.events).contains("leaseLost a HORIZON_PASSED");
-        // The client tells the server it gave up, so the next waiter need not wait for the TTL.
+        // The client tells the server it gave up, so the next waiter need not wait for the TTL,
+        // and says EXPIRED: the next holder must not read a clean release into it.
         assertThat(h.fake.attachCount(AttachRequest.KindCase.CLOSE)).isEqualTo(1);
+        assertThat(closeEnds()).containsExactly(TenureEnd.TENURE_END_EXPIRED);
         assertThatThrownBy(() -> s.acquire("b")).isInstanceOf(SessionLostException.class);
+    }
+
+    private List<TenureEnd> closeEnds() {
+        return h.fake.attachLog.stream()
+                .filter(r -> r.getKindCase() == AttachRequest.KindCase.CLOSE)
+                .map(r -> r.getClose().getEnd())
+                .toList();
+    }
+
+    @Test
+    void aClientCloseSaysReleased() {
+        Session s = h.client().openSession();
+        s.acquire("a");
+        s.close();
+        assertThat(closeEnds()).containsExactly(TenureEnd.TENURE_END_RELEASED);
     }
 
     @Test

@@ -18,13 +18,34 @@ public sealed interface Command {
     record KeepAlive(List<Long> sessionIds) implements Command {}
 
     /**
-     * Ends a session. {@code end} is {@link TenureEnd#RELEASED} when the client closed it and
-     * {@link TenureEnd#DISCONNECTED} when its connection closed; its leases end the same way.
+     * Ends a session. {@code end} is {@link TenureEnd#RELEASED} when the client closed it,
+     * {@link TenureEnd#EXPIRED} when the client gave up at its own horizon (it may have stopped
+     * mid-work, so it must not be reported as a clean release) and {@link TenureEnd#DISCONNECTED}
+     * when its connection closed; its leases end the same way.
      */
     record CloseSession(long sessionId, TenureEnd end) implements Command {}
 
-    /** waitMs: 0 do not wait, &gt; 0 wait up to that long, &lt; 0 wait until granted or the session ends. */
-    record Acquire(long sessionId, long requestId, String lock, long waitMs) implements Command {}
+    /**
+     * waitMs: 0 do not wait, &gt; 0 wait up to that long, &lt; 0 wait until granted or the session
+     * ends. {@code policy} applies to the grant this acquire produces.
+     */
+    record Acquire(long sessionId, long requestId, String lock, long waitMs, Policy policy) implements Command {
+        public Acquire(long sessionId, long requestId, String lock, long waitMs) {
+            this(sessionId, requestId, lock, waitMs, Policy.NONE);
+        }
+    }
+
+    /**
+     * Renews one lease: a manual-renewal lease's deadline moves to now + its lease TTL (never past
+     * its maxHold). Accepted only from the holding session with the lease's current token.
+     */
+    record RenewLease(long sessionId, long requestId, String lock, long token) implements Command {}
+
+    /**
+     * Stores {@code value} as the lock's checkpoint; accepted only if {@code token} is the lock's
+     * current grant (a fenced write). Session 0 writes without dedup, like the KV.
+     */
+    record WriteCheckpoint(long sessionId, long requestId, String lock, long token, byte[] value) implements Command {}
 
     /** Gives up a queued acquire (its client stopped waiting). */
     record CancelWait(long sessionId, long requestId) implements Command {}

@@ -6,6 +6,8 @@ package dev.tenure.core;
  * @param token the fencing token: strictly greater than every token granted before it, for any lock
  * @param previousEnd how the lock's previous tenure ended ({@link TenureEnd#NONE} if there was none)
  * @param previousToken the previous tenure's token, 0 if none
+ * @param previousCheckpoint the lock's last checkpoint when it was granted, or null
+ * @param policy the policy the acquire asked for
  */
 public record Grant(
         String lock,
@@ -14,4 +16,6 @@ public record Grant(
         long grantedAtMs,
         long ttlMs,
         TenureEnd previousEnd,
-        long previousToken) {}
+        long previousToken,
+        Checkpoint previousCheckpoint,
+        Policy policy) {}

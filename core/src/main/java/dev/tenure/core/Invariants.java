@@ -43,10 +43,16 @@ final class Invariants {
 
     void checkAll() {
         long boundedWaits = 0;
+        long lockDeadlines = 0;
+        long delayed = 0;
         for (LockRecord lock : state.locks.all()) {
             checkLock(lock);
             boundedWaits += lock.waiters.stream().filter(Waiter::bounded).count();
+            lockDeadlines += (lock.lease != null && lock.leaseEndsAtMs() != LockRecord.NONE ? 1 : 0)
+                    + (lock.delayUntilMs != 0 ? 1 : 0);
+            delayed += lock.delayUntilMs != 0 ? 1 : 0;
         }
+        require(delayed == state.delayedLocks, "%s locks in delay, counted %s", delayed, state.delayedLocks);
         for (Session s : state.sessions.all()) {
             checkSession(s);
         }
@@ -58,11 +64,12 @@ final class Invariants {
             require(lock != null && lock.idle(), "idle order names lock %s that is missing or busy", name);
         }
         require(
-                state.deadlines.size() == state.sessions.size() + boundedWaits,
-                "deadline index has %s entries, expected %s sessions + %s bounded waits",
+                state.deadlines.size() == state.sessions.size() + boundedWaits + lockDeadlines,
+                "deadline index has %s entries, expected %s sessions + %s bounded waits + %s lease and delay ends",
                 state.deadlines.size(),
                 state.sessions.size(),
-                boundedWaits);
+                boundedWaits,
+                lockDeadlines);
         checkCounts();
     }
 
@@ -88,7 +95,11 @@ final class Invariants {
                 "lock %s idle=%s but idle order disagrees",
                 lock.name,
                 lock.idle());
-        require(lock.waiters.isEmpty() || lease != null, "lock %s has waiters but no holder", lock.name);
+        require(
+                lock.waiters.isEmpty() || lease != null || lock.delayUntilMs != 0,
+                "lock %s has waiters but neither a holder nor a lock delay",
+                lock.name);
+        checkPolicyState(lock);
         require(lock.waiters.size() <= state.limits.waitersPerLockMax(), "lock %s over waitersPerLockMax", lock.name);
         if (lease != null) {
             Session holder = state.sessions.get(lease.sessionId());
@@ -116,10 +127,78 @@ final class Invariants {
         checkHistory(lock);
     }
 
+    /**
+     * The lease's own deadlines exist exactly when its policy asks for them and are indexed; a lock
+     * delay only on a free lock, indexed; a checkpoint and stale-write counts within their bounds.
+     */
+    private void checkPolicyState(LockRecord lock) {
+        Lease lease = lock.lease;
+        if (lease == null) {
+            require(
+                    lock.renewDeadlineMs == LockRecord.NONE && lock.maxHoldAtMs == LockRecord.NONE,
+                    "free lock %s keeps lease deadlines",
+                    lock.name);
+        } else {
+            require(
+                    Shapes.policy(lease.policy(), state.limits) == null,
+                    "lock %s lease policy %s out of limits",
+                    lock.name,
+                    lease.policy());
+            require(
+                    (lock.renewDeadlineMs != LockRecord.NONE) == lease.policy().manualRenew(),
+                    "lock %s manual deadline %s disagrees with policy %s",
+                    lock.name,
+                    lock.renewDeadlineMs,
+                    lease.policy());
+            require(
+                    (lock.maxHoldAtMs != LockRecord.NONE) == (lease.policy().maxHoldMs() > 0),
+                    "lock %s maxHold deadline %s disagrees with policy %s",
+                    lock.name,
+                    lock.maxHoldAtMs,
+                    lease.policy());
+            require(
+                    lock.leaseEndsAtMs() == LockRecord.NONE
+                            || state.deadlines.containsLeaseEnd(lock.name, lock.leaseEndsAtMs()),
+                    "lock %s lease end %s not indexed",
+                    lock.name,
+                    lock.leaseEndsAtMs());
+            require(lock.delayUntilMs == 0, "held lock %s has a lock delay pending", lock.name);
+        }
+        require(
+                lock.delayUntilMs == 0 || state.deadlines.containsDelayEnd(lock.name, lock.delayUntilMs),
+                "lock %s delay end %s not indexed",
+                lock.name,
+                lock.delayUntilMs);
+        Checkpoint c = lock.checkpoint;
+        require(
+                c == null
+                        || (c.token() > 0
+                                && c.token() <= state.lastToken
+                                && c.size() <= state.limits.checkpointBytesMax()),
+                "lock %s checkpoint %s out of bounds",
+                lock.name,
+                c);
+        require(
+                lock.staleWrites.count() >= 0 && lock.staleWrites.count() <= state.staleWritesRejected,
+                "lock %s counts %s stale writes of %s in all",
+                lock.name,
+                lock.staleWrites.count(),
+                state.staleWritesRejected);
+    }
+
     private void checkWaiter(LockRecord lock, Waiter w) {
         Session s = state.sessions.get(w.sessionId());
         require(s != null, "lock %s has a waiter from ended session %s", lock.name, w.sessionId());
-        require(lock.lease.sessionId() != w.sessionId(), "lock %s holder %s also waits", lock.name, w.sessionId());
+        require(
+                lock.lease == null || lock.lease.sessionId() != w.sessionId(),
+                "lock %s holder %s also waits",
+                lock.name,
+                w.sessionId());
+        require(
+                Shapes.policy(w.policy(), state.limits) == null,
+                "wait %s/%s policy out of limits",
+                s.id,
+                w.requestId());
         Long rid = s.waitsByLock.get(lock.name);
         require(
                 rid != null && rid == w.requestId() && lock.name.equals(s.waitsByRequest.get(rid)),

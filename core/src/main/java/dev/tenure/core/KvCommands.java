@@ -18,8 +18,11 @@ import dev.tenure.core.Result.Rejected;
 final class KvCommands {
     private final State state;
 
-    KvCommands(State state) {
+    private final LeaseLifecycle lifecycle;
+
+    KvCommands(State state, LeaseLifecycle lifecycle) {
         this.state = state;
+        this.lifecycle = lifecycle;
     }
 
     Result put(Put c) {
@@ -74,7 +77,7 @@ final class KvCommands {
     }
 
     private Result decidePut(Put c) {
-        Rejected stale = fence(c.fenceLock(), c.fenceToken());
+        Rejected stale = fence(c.fenceLock(), c.fenceToken(), c.key());
         if (stale != null) {
             return stale;
         }
@@ -88,7 +91,7 @@ final class KvCommands {
     }
 
     private Result decideDelete(Delete c) {
-        Rejected stale = fence(c.fenceLock(), c.fenceToken());
+        Rejected stale = fence(c.fenceLock(), c.fenceToken(), c.key());
         if (stale != null) {
             return stale; // fence first: a stale writer must not even learn whether the key exists
         }
@@ -100,7 +103,7 @@ final class KvCommands {
         return new Ok();
     }
 
-    private Rejected fence(String fenceLock, long fenceToken) {
+    private Rejected fence(String fenceLock, long fenceToken, String key) {
         if (fenceLock == null) {
             return null;
         }
@@ -109,6 +112,7 @@ final class KvCommands {
         if (current != 0 && current == fenceToken) {
             return null;
         }
+        lifecycle.staleWrite(fenceLock, fenceToken, "kv:" + key);
         return new Rejected(
                 Code.STALE_TOKEN,
                 "fence token " + fenceToken + " is not the current token of lock " + fenceLock + " (current token "

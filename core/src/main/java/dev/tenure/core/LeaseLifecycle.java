@@ -26,12 +26,15 @@ final class LeaseLifecycle {
      * what makes "one lease per lock" hold even if a caller is wrong. The token is the next
      * value of the replicated counter, so it exceeds every token ever granted, for any lock.
      */
-    Grant grant(LockRecord lock, Session session) {
-        if (lock.lease != null) {
-            throw new InvariantViolation("grant of held lock " + lock.name + " to session " + session.id);
+    Grant grant(LockRecord lock, Session session, Policy policy) {
+        if (lock.lease != null || lock.delayUntilMs != 0) {
+            throw new InvariantViolation("grant of held or delayed lock " + lock.name + " to session " + session.id);
         }
         long token = ++state.lastToken;
-        lock.lease = new Lease(session.id, token, state.nowMs, lock.lastEnd, lock.lastToken);
+        lock.lease = new Lease(session.id, token, state.nowMs, lock.lastEnd, lock.lastToken, lock.checkpoint, policy);
+        lock.renewDeadlineMs = policy.manualRenew() ? state.nowPlus(policy.leaseTtlMs()) : LockRecord.NONE;
+        lock.maxHoldAtMs = policy.maxHoldMs() > 0 ? state.nowPlus(policy.maxHoldMs()) : LockRecord.NONE;
+        indexLeaseEnd(lock);
         session.heldLocks.add(lock.name);
         state.locks.markBusy(lock);
         state.touch(lock);
@@ -39,7 +42,50 @@ final class LeaseLifecycle {
         return lock.lease.grant(lock.name, session.ttlMs);
     }
 
-    /** Ends the current lease and records it in the history; the caller then calls {@link #handOff}. */
+    /**
+     * Moves the lease's own deadlines: the manual one to {@code renewDeadlineMs} and maxHold to
+     * {@code maxHoldAtMs}, each only forward (a late renewal must not shorten what a new term gave).
+     */
+    void moveLeaseEnd(LockRecord lock, long renewDeadlineMs, long maxHoldAtMs) {
+        unindexLeaseEnd(lock);
+        if (lock.renewDeadlineMs != LockRecord.NONE) {
+            lock.renewDeadlineMs = Math.max(lock.renewDeadlineMs, renewDeadlineMs);
+        }
+        if (lock.maxHoldAtMs != LockRecord.NONE) {
+            lock.maxHoldAtMs = Math.max(lock.maxHoldAtMs, maxHoldAtMs);
+        }
+        indexLeaseEnd(lock);
+        state.touch(lock);
+    }
+
+    /**
+     * The lease's own deadline fired: maxHold revokes it (REVOKED), a missed manual renewal
+     * expires it (EXPIRED). Its session lives on; the holder is told by a LeaseEnded event.
+     */
+    void leaseDeadline(String lockName) {
+        LockRecord lock = state.locks.get(lockName);
+        Lease lease = lock.lease;
+        TenureEnd end = lock.maxHoldAtMs <= state.nowMs ? TenureEnd.REVOKED : TenureEnd.EXPIRED;
+        endLease(lock, end);
+        state.events.add(new LeaseEnded(lease.sessionId(), lock.name, lease.token(), end));
+        handOff(lock);
+    }
+
+    /** A lock delay ran out: the lock may be granted again. */
+    void delayEnded(String lockName) {
+        LockRecord lock = state.locks.get(lockName);
+        state.deadlines.removeDelayEnd(lock.name, lock.delayUntilMs);
+        lock.delayUntilMs = 0;
+        state.delayedLocks--;
+        state.touch(lock);
+        handOff(lock);
+    }
+
+    /**
+     * Ends the current lease and records it in the history; the caller then calls {@link #handOff}.
+     * An unclean end (anything but RELEASED) starts the lease's lock delay, if it asked for one: the
+     * holder may still have writes in flight to storage that cannot check tokens.
+     */
     void endLease(LockRecord lock, TenureEnd end) {
         Lease lease = lock.lease;
         lock.history.addLast(new TenureRecord(lease.sessionId(), lease.token(), lease.grantedAtMs(), state.nowMs, end));
@@ -48,19 +94,42 @@ final class LeaseLifecycle {
         }
         lock.lastEnd = end;
         lock.lastToken = lease.token();
+        unindexLeaseEnd(lock);
+        lock.renewDeadlineMs = LockRecord.NONE;
+        lock.maxHoldAtMs = LockRecord.NONE;
         lock.lease = null;
+        if (end != TenureEnd.RELEASED && lease.policy().lockDelayMs() > 0) {
+            lock.delayUntilMs = state.nowPlus(lease.policy().lockDelayMs());
+            state.deadlines.addDelayEnd(lock.name, lock.delayUntilMs);
+            state.delayedLocks++;
+        }
         Session holder = state.sessions.get(lease.sessionId());
         holder.heldLocks.remove(lock.name);
         state.touch(lock);
         state.touch(holder);
     }
 
+    /** Counts a rejected stale write against the lock it claimed, if the lock is known. */
+    void staleWrite(String lockName, long token, String target) {
+        state.staleWritesRejected++;
+        LockRecord lock = state.locks.get(lockName);
+        if (lock != null) {
+            lock.staleWrites = lock.staleWrites.plus(token, lock.currentToken(), target, state.nowMs);
+            state.touch(lock);
+        }
+    }
+
     /**
      * Grants a just-freed lock to the first waiter, or marks it idle. The grant happens in the
      * same step that ended the previous lease, so no other command can slip in between; the
-     * previous holder learns of its end (reply or LeaseEnded) from that same step.
+     * previous holder learns of its end (reply or LeaseEnded) from that same step. During a lock
+     * delay nothing happens: the waiters stay queued until the delay's deadline hands off again.
      */
     void handOff(LockRecord lock) {
+        if (lock.delayUntilMs != 0) {
+            state.touch(lock);
+            return;
+        }
         Waiter next = lock.waiters.pollFirst();
         if (next == null) {
             String dropped = state.locks.markIdle(lock, state.limits.idleLocksMax());
@@ -72,14 +141,14 @@ final class LeaseLifecycle {
         }
         Session session = state.sessions.get(next.sessionId());
         detachWait(lock, session, next);
-        Granted granted = new Granted(grant(lock, session));
+        Granted granted = new Granted(grant(lock, session, next.policy()));
         Requests.remember(state, session, next.requestId(), Outcome.settled(granted));
         state.events.add(new WaitResolved(session.id, next.requestId(), granted));
     }
 
-    void enqueue(LockRecord lock, Session session, long requestId, long waitMs) {
+    void enqueue(LockRecord lock, Session session, long requestId, long waitMs, Policy policy) {
         long deadlineMs = waitMs < 0 ? Waiter.NEVER : state.nowPlus(waitMs);
-        Waiter w = new Waiter(session.id, requestId, state.nowMs, deadlineMs);
+        Waiter w = new Waiter(session.id, requestId, state.nowMs, deadlineMs, policy);
         lock.waiters.addLast(w);
         session.addWait(lock.name, requestId);
         if (w.bounded()) {
@@ -121,6 +190,18 @@ final class LeaseLifecycle {
         state.deadlines.removeSession(session.id, session.deadlineMs);
         state.sessions.remove(session.id);
         state.touch(session);
+    }
+
+    private void indexLeaseEnd(LockRecord lock) {
+        if (lock.leaseEndsAtMs() != LockRecord.NONE) {
+            state.deadlines.addLeaseEnd(lock.name, lock.leaseEndsAtMs());
+        }
+    }
+
+    private void unindexLeaseEnd(LockRecord lock) {
+        if (lock.leaseEndsAtMs() != LockRecord.NONE) {
+            state.deadlines.removeLeaseEnd(lock.name, lock.leaseEndsAtMs());
+        }
     }
 
     private void detachWait(LockRecord lock, Session session, Waiter waiter) {

@@ -18,7 +18,48 @@ public record Limits(
         int kvKeysMax,
         int requestIdCacheMax,
         int historyPerLockMax,
-        int idleLocksMax) {
+        int idleLocksMax,
+        long lockDelayMsMax,
+        long maxHoldMsMax,
+        int checkpointBytesMax) {
+
+    /** The limits without the per-lock policy bounds, which take their defaults. */
+    public Limits(
+            long sessionTtlMsMin,
+            long sessionTtlMsMax,
+            int lockNameBytesMax,
+            int keyBytesMax,
+            int valueBytesMax,
+            int clientNameBytesMax,
+            int sessionsMax,
+            int leasesPerSessionMax,
+            int waitersPerLockMax,
+            int kvKeysMax,
+            int requestIdCacheMax,
+            int historyPerLockMax,
+            int idleLocksMax) {
+        this(
+                sessionTtlMsMin,
+                sessionTtlMsMax,
+                lockNameBytesMax,
+                keyBytesMax,
+                valueBytesMax,
+                clientNameBytesMax,
+                sessionsMax,
+                leasesPerSessionMax,
+                waitersPerLockMax,
+                kvKeysMax,
+                requestIdCacheMax,
+                historyPerLockMax,
+                idleLocksMax,
+                LOCK_DELAY_MS_MAX,
+                MAX_HOLD_MS_MAX,
+                CHECKPOINT_BYTES_MAX);
+    }
+
+    private static final long LOCK_DELAY_MS_MAX = 600_000; // ten minutes
+    private static final long MAX_HOLD_MS_MAX = 7 * 86_400_000L; // a week
+    private static final int CHECKPOINT_BYTES_MAX = 16 * 1024;
 
     public static Limits defaults() {
         return new Limits(
@@ -34,7 +75,10 @@ public record Limits(
                 100_000, // kvKeysMax
                 32, // requestIdCacheMax: outcomes remembered per session for retries
                 16, // historyPerLockMax: past tenures kept per lock
-                10_000); // idleLocksMax: free locks kept for their history
+                10_000, // idleLocksMax: free locks kept for their history
+                LOCK_DELAY_MS_MAX,
+                MAX_HOLD_MS_MAX,
+                CHECKPOINT_BYTES_MAX);
     }
 
     public Limits {
@@ -49,6 +93,10 @@ public record Limits(
         }
         if (requestIdCacheMax <= 0 || historyPerLockMax < 0 || idleLocksMax < 0) {
             throw new IllegalArgumentException("cache limits must be positive");
+        }
+        if (lockDelayMsMax < 0 || maxHoldMsMax < sessionTtlMsMin || checkpointBytesMax < 0) {
+            throw new IllegalArgumentException(
+                    "policy limits must be non-negative and maxHoldMsMax at least sessionTtlMsMin");
         }
     }
 }

@@ -20,7 +20,10 @@ final class LockCommands {
     }
 
     Result acquire(Acquire c) {
-        Rejected bad = Shapes.first(Shapes.lockName(c.lock(), state.limits), Shapes.requestId(c.requestId()));
+        Rejected bad = Shapes.first(
+                Shapes.lockName(c.lock(), state.limits),
+                Shapes.requestId(c.requestId()),
+                Shapes.policy(c.policy(), state.limits));
         if (bad != null) {
             return bad;
         }
@@ -52,13 +55,21 @@ final class LockCommands {
             return Shapes.invalid(
                     "session " + s.id + " already waits for lock " + c.lock() + " under request " + waiting);
         }
-        if (lease == null) {
+        boolean delayed = lock != null && lock.delayUntilMs != 0;
+        if (lease == null && !delayed) {
             Rejected full = leasesFull(s);
-            return full != null ? full : new Granted(lifecycle.grant(state.locks.getOrCreate(c.lock()), s));
+            return full != null ? full : new Granted(lifecycle.grant(state.locks.getOrCreate(c.lock()), s, c.policy()));
         }
         if (c.waitMs() == 0) {
-            return new Rejected(
-                    Code.HELD, "lock " + lock.name + " is held (token " + lease.token() + ")", lease.token());
+            return delayed
+                    ? new Rejected(
+                            Code.HELD,
+                            "lock " + lock.name + " is free but in its lock delay until " + lock.delayUntilMs
+                                    + " ms (the previous tenure, token " + lock.lastToken + ", ended " + lock.lastEnd
+                                    + ")",
+                            0)
+                    : new Rejected(
+                            Code.HELD, "lock " + lock.name + " is held (token " + lease.token() + ")", lease.token());
         }
         if (lock.waiters.size() >= state.limits.waitersPerLockMax()) {
             return new Rejected(
@@ -70,8 +81,8 @@ final class LockCommands {
         if (full != null) {
             return full;
         }
-        lifecycle.enqueue(lock, s, c.requestId(), c.waitMs());
-        return new Queued(lock.name, lease.token());
+        lifecycle.enqueue(lock, s, c.requestId(), c.waitMs(), c.policy());
+        return new Queued(lock.name, lock.currentToken());
     }
 
     private Rejected leasesFull(Session s) {
@@ -151,6 +162,7 @@ final class LockCommands {
         LockRecord lock = state.locks.get(c.lock());
         Lease lease = lock == null ? null : lock.lease;
         if (lease == null || lease.token() != c.token()) {
+            lifecycle.staleWrite(c.lock(), c.token(), "release");
             String current = lease == null ? "the lock is free" : "current token " + lease.token();
             return new Rejected(
                     Code.NOT_OWNER,
@@ -169,6 +181,90 @@ final class LockCommands {
             state.events.add(new LeaseEnded(lease.sessionId(), lock.name, lease.token(), TenureEnd.RELEASED));
         }
         lifecycle.handOff(lock);
+        return new Ok();
+    }
+
+    /**
+     * A manual renewal. The lease's deadline moves to now + its lease TTL, capped by maxHold (which
+     * no renewal extends). A lease its session keeps alive has nothing to extend; the answer still
+     * tells the holder how long maxHold leaves it, for its local horizon.
+     */
+    Result renew(Command.RenewLease c) {
+        Rejected bad = Shapes.first(Shapes.lockName(c.lock(), state.limits), Shapes.requestId(c.requestId()));
+        if (bad != null) {
+            return bad;
+        }
+        Session s = state.sessions.get(c.sessionId());
+        if (s == null) {
+            return Requests.sessionLost(c.sessionId());
+        }
+        Result replay = Requests.replay(state, s, c.requestId());
+        if (replay != null) {
+            return replay;
+        }
+        Result r = decideRenew(s, c);
+        Requests.remember(state, s, c.requestId(), Outcome.settled(r));
+        return r;
+    }
+
+    private Result decideRenew(Session s, Command.RenewLease c) {
+        LockRecord lock = state.locks.get(c.lock());
+        Lease lease = lock == null ? null : lock.lease;
+        if (lease == null || lease.token() != c.token() || lease.sessionId() != s.id) {
+            long current = lease == null ? 0 : lease.token();
+            return new Rejected(
+                    Code.NOT_OWNER,
+                    "token " + c.token() + " of session " + s.id + " is not the current lease of lock " + c.lock()
+                            + " (current token " + current + ")",
+                    current);
+        }
+        if (lease.policy().manualRenew()) {
+            lifecycle.moveLeaseEnd(lock, state.nowPlus(lease.policy().leaseTtlMs()), lock.maxHoldAtMs);
+        }
+        long ends = lock.leaseEndsAtMs();
+        return new Result.Renewed(ends == LockRecord.NONE ? -1 : ends - state.nowMs);
+    }
+
+    /** A fenced write of the lock's checkpoint: only the current grant's token may write it. */
+    Result checkpoint(Command.WriteCheckpoint c) {
+        Rejected bad =
+                Shapes.first(Shapes.lockName(c.lock(), state.limits), Shapes.checkpoint(c.value(), state.limits));
+        if (bad != null) {
+            return bad;
+        }
+        if (c.sessionId() == 0) {
+            return decideCheckpoint(c);
+        }
+        bad = Shapes.requestId(c.requestId());
+        if (bad != null) {
+            return bad;
+        }
+        Session s = state.sessions.get(c.sessionId());
+        if (s == null) {
+            return Requests.sessionLost(c.sessionId());
+        }
+        Result replay = Requests.replay(state, s, c.requestId());
+        if (replay != null) {
+            return replay;
+        }
+        Result r = decideCheckpoint(c);
+        Requests.remember(state, s, c.requestId(), Outcome.settled(r));
+        return r;
+    }
+
+    private Result decideCheckpoint(Command.WriteCheckpoint c) {
+        LockRecord lock = state.locks.get(c.lock());
+        long current = lock == null ? 0 : lock.currentToken();
+        if (current == 0 || current != c.token()) {
+            lifecycle.staleWrite(c.lock(), c.token(), "checkpoint");
+            return new Rejected(
+                    Code.STALE_TOKEN,
+                    "checkpoint token " + c.token() + " is not the current token of lock " + c.lock()
+                            + " (current token " + current + (current == 0 ? ": the lock is free)" : ")"),
+                    current);
+        }
+        lock.checkpoint = new Checkpoint(c.value(), c.token(), state.nowMs);
+        state.touch(lock);
         return new Ok();
     }
 

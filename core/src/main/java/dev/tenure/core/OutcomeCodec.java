@@ -4,12 +4,13 @@ import dev.tenure.core.Result.Granted;
 import dev.tenure.core.Result.Ok;
 import dev.tenure.core.Result.Rejected;
 
-/** Encoding of request-cache outcomes. Only these four shapes are ever cached. */
+/** Encoding of request-cache outcomes. Only these five shapes are ever cached. */
 final class OutcomeCodec {
     private static final int WAITING = 0;
     private static final int GRANTED = 1;
     private static final int OK = 2;
     private static final int REJECTED = 3;
+    private static final int RENEWED = 4;
 
     private OutcomeCodec() {}
 
@@ -27,6 +28,11 @@ final class OutcomeCodec {
             w.i64(x.ttlMs());
             w.u8(SnapshotCodec.index(SnapshotCodec.ENDS, x.previousEnd()));
             w.i64(x.previousToken());
+            SnapshotCodec.writeCheckpoint(w, x.previousCheckpoint());
+            SnapshotCodec.writePolicy(w, x.policy());
+        } else if (o.result() instanceof Result.Renewed x) {
+            w.u8(RENEWED);
+            w.i64(x.remainingMs());
         } else if (o.result() instanceof Ok) {
             w.u8(OK);
         } else if (o.result() instanceof Rejected x) {
@@ -46,9 +52,22 @@ final class OutcomeCodec {
                 return Outcome.waiting(r.nonNullString());
             case GRANTED:
                 return Outcome.settled(new Granted(new Grant(
-                        r.nonNullString(), r.i64(), r.i64(), r.i64(), r.i64(), SnapshotCodec.end(r), r.i64())));
+                        r.nonNullString(),
+                        r.i64(),
+                        r.i64(),
+                        r.i64(),
+                        r.i64(),
+                        SnapshotCodec.end(r),
+                        r.i64(),
+                        SnapshotCodec.readCheckpoint(r),
+                        SnapshotCodec.readPolicy(r))));
             case OK:
                 return Outcome.settled(new Ok());
+            case RENEWED:
+                if (r.version < 2) {
+                    throw SnapshotCodec.corrupt("outcome tag " + tag + " in a version " + r.version + " snapshot");
+                }
+                return Outcome.settled(new Result.Renewed(r.i64()));
             case REJECTED:
                 return Outcome.settled(
                         new Rejected(SnapshotCodec.at(SnapshotCodec.CODES, r.u8()), r.nonNullString(), r.i64()));

@@ -25,23 +25,46 @@ final class Reads {
         }
         LockRecord lock = state.locks.get(c.lock());
         if (lock == null) {
-            return new LockView(c.lock(), null, List.of(), List.of(), state.nowMs);
+            return new LockView(c.lock(), null, List.of(), List.of(), state.nowMs, 0, null, StaleWrites.NONE);
         }
         Holder holder = null;
         if (lock.lease != null) {
             Session s = state.sessions.get(lock.lease.sessionId());
-            holder = new Holder(s.id, lock.lease.token(), lock.lease.grantedAtMs(), s.clientName);
+            holder = new Holder(
+                    s.id,
+                    lock.lease.token(),
+                    lock.lease.grantedAtMs(),
+                    s.clientName,
+                    lock.lease.policy(),
+                    lock.leaseEndsAtMs());
         }
         List<WaiterView> waiters = new ArrayList<>();
         for (Waiter w : lock.waiters) {
             waiters.add(new WaiterView(w.sessionId(), w.sinceMs(), state.sessions.get(w.sessionId()).clientName));
         }
-        return new LockView(lock.name, holder, List.copyOf(waiters), List.copyOf(lock.history), state.nowMs);
+        return new LockView(
+                lock.name,
+                holder,
+                List.copyOf(waiters),
+                List.copyOf(lock.history),
+                state.nowMs,
+                lock.delayUntilMs,
+                lock.checkpoint,
+                lock.staleWrites);
     }
 
-    /** Held locks = tracked - idle: a lock with no lease has no waiters, so it is exactly the idle ones. */
+    /**
+     * Held locks = tracked - idle - delayed: a lock without a lease is either idle or in its lock
+     * delay (only a delay keeps waiters queued on a free lock).
+     */
     Result stats(Stats c) {
-        int held = state.locks.size() - state.locks.idleCount();
-        return new Result.Stats(state.sessions.size(), state.locks.size(), held, state.lastToken, state.nowMs);
+        long held = state.locks.size() - state.locks.idleCount() - state.delayedLocks;
+        return new Result.Stats(
+                state.sessions.size(),
+                state.locks.size(),
+                held,
+                state.lastToken,
+                state.nowMs,
+                state.staleWritesRejected);
     }
 }

@@ -15,6 +15,13 @@ public sealed interface Result {
     /** The acquire waits in the lock's FIFO queue; its outcome comes later as an {@link Event.WaitResolved}. */
     record Queued(String lock, long holderToken) implements Result {}
 
+    /**
+     * A lease was renewed. {@code remainingMs}: how long the lease now has before the server ends
+     * it on its own (manual deadline or maxHold, whichever is first), counted from the renewal's
+     * apply time; -1 when only its session bounds it.
+     */
+    record Renewed(long remainingMs) implements Result {}
+
     /** The command was carried out. */
     record Ok() implements Result {}
 
@@ -27,13 +34,31 @@ public sealed interface Result {
 
     record KvValue(String key, byte[] value, long token, String lock, long writtenAtMs) implements Result {}
 
-    record LockView(String lock, Holder holder, List<WaiterView> waiters, List<TenureRecord> history, long nowMs)
+    /**
+     * @param delayUntilMs a lock delay is pending until then (0: none): no grant before it
+     * @param checkpoint the lock's last checkpoint, or null
+     */
+    record LockView(
+            String lock,
+            Holder holder,
+            List<WaiterView> waiters,
+            List<TenureRecord> history,
+            long nowMs,
+            long delayUntilMs,
+            Checkpoint checkpoint,
+            StaleWrites staleWrites)
             implements Result {}
 
-    record Stats(long sessions, long locks, long held, long lastToken, long nowMs) implements Result {}
+    record Stats(long sessions, long locks, long held, long lastToken, long nowMs, long staleWritesRejected)
+            implements Result {}
 
-    /** The current lease of a lock; null in a {@link LockView} when the lock is free. */
-    record Holder(long sessionId, long token, long sinceMs, String clientName) {}
+    /**
+     * The current lease of a lock; null in a {@link LockView} when the lock is free.
+     *
+     * @param endsAtMs when the server ends the lease on its own (manual deadline or maxHold), or
+     *     {@link Long#MAX_VALUE} when only its session bounds it
+     */
+    record Holder(long sessionId, long token, long sinceMs, String clientName, Policy policy, long endsAtMs) {}
 
     record WaiterView(long sessionId, long sinceMs, String clientName) {}
 }

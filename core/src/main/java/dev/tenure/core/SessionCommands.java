@@ -66,8 +66,8 @@ final class SessionCommands {
     }
 
     Result close(CloseSession c) {
-        if (c.end() != TenureEnd.RELEASED && c.end() != TenureEnd.DISCONNECTED) {
-            return Shapes.invalid("end must be RELEASED or DISCONNECTED, was " + c.end());
+        if (c.end() != TenureEnd.RELEASED && c.end() != TenureEnd.EXPIRED && c.end() != TenureEnd.DISCONNECTED) {
+            return Shapes.invalid("end must be RELEASED, EXPIRED or DISCONNECTED, was " + c.end());
         }
         Session s = state.sessions.get(c.sessionId());
         if (s == null) {

@@ -40,6 +40,38 @@ final class Shapes {
         return null;
     }
 
+    static Rejected checkpoint(byte[] value, Limits limits) {
+        if (value == null) {
+            return invalid("checkpoint value must not be null");
+        }
+        if (value.length > limits.checkpointBytesMax()) {
+            return invalid(
+                    "checkpoint is " + value.length + " bytes, over checkpointBytesMax " + limits.checkpointBytesMax());
+        }
+        return null;
+    }
+
+    /** Each policy field is 0 (off) or within its limit; the lease TTL shares the session TTL range. */
+    static Rejected policy(Policy p, Limits limits) {
+        if (p == null) {
+            return invalid("policy must not be null");
+        }
+        if (p.lockDelayMs() < 0 || p.lockDelayMs() > limits.lockDelayMsMax()) {
+            return invalid("lockDelayMs " + p.lockDelayMs() + " is outside [0, lockDelayMsMax "
+                    + limits.lockDelayMsMax() + "]");
+        }
+        if (p.maxHoldMs() != 0 && (p.maxHoldMs() < limits.sessionTtlMsMin() || p.maxHoldMs() > limits.maxHoldMsMax())) {
+            return invalid("maxHoldMs " + p.maxHoldMs() + " is neither 0 nor within [sessionTtlMsMin "
+                    + limits.sessionTtlMsMin() + ", maxHoldMsMax " + limits.maxHoldMsMax() + "]");
+        }
+        if (p.leaseTtlMs() != 0
+                && (p.leaseTtlMs() < limits.sessionTtlMsMin() || p.leaseTtlMs() > limits.sessionTtlMsMax())) {
+            return invalid("leaseTtlMs " + p.leaseTtlMs() + " is neither 0 nor within [sessionTtlMsMin "
+                    + limits.sessionTtlMsMin() + ", sessionTtlMsMax " + limits.sessionTtlMsMax() + "]");
+        }
+        return null;
+    }
+
     static Rejected requestId(long requestId) {
         return requestId > 0 ? null : invalid("requestId must be > 0, was " + requestId);
     }

@@ -6,25 +6,33 @@ import java.util.TreeMap;
 import java.util.zip.CRC32;
 
 /**
- * The versioned binary snapshot format. Version 1, all integers big-endian:
+ * The versioned binary snapshot format. Version 2, all integers big-endian ("v2:" marks what
+ * version 2 added to version 1; this build still reads version 1, taking every added field as
+ * off / empty):
  *
  * <pre>
- * header   magic i32 "TNUR", version i32 = 1
- * clock    nowMs i64, lastToken i64, lastSessionId i64
+ * header   magic i32 "TNUR", version i32 = 2
+ * clock    nowMs i64, lastToken i64, lastSessionId i64, v2: staleWritesRejected i64
  * sessions count i32, ascending id: id i64, ttlMs i64, clientName str, deadlineMs i64,
  *          highestEvictedRequestId i64, cache count i32, ascending request id: requestId i64, outcome
  * locks    count i32, ascending name: name str, hasLease u8,
- *          [lease: sessionId i64, token i64, grantedAtMs i64, previousEnd u8, previousToken i64],
- *          waiter count i32, FIFO: sessionId i64, requestId i64, sinceMs i64, deadlineMs i64,
+ *          [lease: sessionId i64, token i64, grantedAtMs i64, previousEnd u8, previousToken i64,
+ *           v2: previousCheckpoint ckpt, policy, renewDeadlineMs i64, maxHoldAtMs i64],
+ *          waiter count i32, FIFO: sessionId i64, requestId i64, sinceMs i64, deadlineMs i64, v2: policy,
  *          history count i32, oldest first: sessionId i64, token i64, grantedAtMs i64, endedAtMs i64, end u8,
- *          lastEnd u8, lastToken i64
+ *          lastEnd u8, lastToken i64,
+ *          v2: delayUntilMs i64, checkpoint ckpt,
+ *              staleWrites: count i64, lastToken i64, lastCurrentToken i64, lastTarget str, lastAtMs i64
  * idle     count i32, oldest first: lock name str
  * kv       count i32, ascending key: key str, value bytes, token i64, lock str (nullable), writtenAtMs i64
  * trailer  CRC32 of everything before it, i32
  *
  * str = i32 byte length (-1 for null) + UTF-8; bytes = i32 length + bytes
+ * policy = lockDelayMs i64, maxHoldMs i64, leaseTtlMs i64
+ * ckpt = present u8, [value bytes, token i64, writtenAtMs i64]
  * outcome = u8 tag: 0 waiting(lock str) | 1 granted(lock str, token, sessionId, grantedAtMs, ttlMs i64,
- *           previousEnd u8, previousToken i64) | 2 ok | 3 rejected(code u8, message str, currentToken i64)
+ *           previousEnd u8, previousToken i64, v2: previousCheckpoint ckpt, policy) | 2 ok
+ *           | 3 rejected(code u8, message str, currentToken i64) | v2: 4 renewed(remainingMs i64)
  * </pre>
  *
  * <p>Session waits and held locks, the deadline index and the session deadline entries are not
@@ -36,7 +44,8 @@ import java.util.zip.CRC32;
  */
 final class SnapshotCodec {
     static final int MAGIC = 0x544E5552; // "TNUR"
-    static final int VERSION = 1;
+    static final int VERSION = 2;
+    static final int VERSION_1 = 1;
     private static final int HEADER_BYTES = 8;
     private static final int CHECKSUM_BYTES = 4;
 
@@ -65,6 +74,7 @@ final class SnapshotCodec {
         w.i64(state.nowMs);
         w.i64(state.lastToken);
         w.i64(state.sessions.lastSessionId());
+        w.i64(state.staleWritesRejected);
         w.i32(state.sessions.size());
         for (Session s : state.sessions.all()) {
             writeSession(w, s);
@@ -91,6 +101,9 @@ final class SnapshotCodec {
     static State decode(byte[] snapshot, Limits limits) {
         SnapshotReader r = checkedBody(snapshot);
         State state = new State(limits, r.i64(), r.i64(), r.i64());
+        if (r.version >= 2) {
+            state.staleWritesRejected = r.i64();
+        }
         int sessions = r.count(40);
         long previousId = 0;
         for (int i = 0; i < sessions; i++) {
@@ -124,9 +137,9 @@ final class SnapshotCodec {
             throw new IllegalArgumentException("not a Tenure snapshot: magic " + Integer.toHexString(magic));
         }
         int version = header.i32();
-        if (version != VERSION) {
-            throw new IllegalArgumentException(
-                    "unsupported snapshot version " + version + " (this build reads " + VERSION + ")");
+        if (version != VERSION && version != VERSION_1) {
+            throw new IllegalArgumentException("unsupported snapshot version " + version + " (this build reads "
+                    + VERSION_1 + " and " + VERSION + ")");
         }
         int bodyEnd = snapshot.length - CHECKSUM_BYTES;
         CRC32 crc = new CRC32();
@@ -137,7 +150,7 @@ final class SnapshotCodec {
         }
         SnapshotReader body = new SnapshotReader(snapshot, bodyEnd);
         body.i32();
-        body.i32();
+        body.version = body.i32();
         return body;
     }
 
@@ -181,6 +194,10 @@ final class SnapshotCodec {
             w.i64(lock.lease.grantedAtMs());
             w.u8(index(ENDS, lock.lease.previousEnd()));
             w.i64(lock.lease.previousToken());
+            writeCheckpoint(w, lock.lease.previousCheckpoint());
+            writePolicy(w, lock.lease.policy());
+            w.i64(lock.renewDeadlineMs);
+            w.i64(lock.maxHoldAtMs);
         }
         w.i32(lock.waiters.size());
         for (Waiter x : lock.waiters) {
@@ -188,6 +205,7 @@ final class SnapshotCodec {
             w.i64(x.requestId());
             w.i64(x.sinceMs());
             w.i64(x.deadlineMs());
+            writePolicy(w, x.policy());
         }
         w.i32(lock.history.size());
         for (TenureRecord t : lock.history) {
@@ -199,6 +217,47 @@ final class SnapshotCodec {
         }
         w.u8(index(ENDS, lock.lastEnd));
         w.i64(lock.lastToken);
+        w.i64(lock.delayUntilMs);
+        writeCheckpoint(w, lock.checkpoint);
+        StaleWrites sw = lock.staleWrites;
+        w.i64(sw.count());
+        w.i64(sw.lastToken());
+        w.i64(sw.lastCurrentToken());
+        w.string(sw.lastTarget());
+        w.i64(sw.lastAtMs());
+    }
+
+    static void writePolicy(SnapshotWriter w, Policy p) {
+        w.i64(p.lockDelayMs());
+        w.i64(p.maxHoldMs());
+        w.i64(p.leaseTtlMs());
+    }
+
+    static Policy readPolicy(SnapshotReader r) {
+        if (r.version < 2) {
+            return Policy.NONE;
+        }
+        Policy p = new Policy(r.i64(), r.i64(), r.i64());
+        if (p.lockDelayMs() < 0 || p.maxHoldMs() < 0 || p.leaseTtlMs() < 0) {
+            throw corrupt("negative policy " + p);
+        }
+        return p;
+    }
+
+    static void writeCheckpoint(SnapshotWriter w, Checkpoint c) {
+        w.bool(c != null);
+        if (c != null) {
+            w.bytes(c.value());
+            w.i64(c.token());
+            w.i64(c.writtenAtMs());
+        }
+    }
+
+    static Checkpoint readCheckpoint(SnapshotReader r) {
+        if (r.version < 2 || !r.bool()) {
+            return null;
+        }
+        return new Checkpoint(r.bytes(), r.i64(), r.i64());
     }
 
     private static void readLocks(SnapshotReader r, State state) {
@@ -211,8 +270,7 @@ final class SnapshotCodec {
             }
             previous = lock.name;
             if (r.bool()) {
-                lock.lease = new Lease(r.i64(), r.i64(), r.i64(), end(r), r.i64());
-                sessionOf(state, lock.lease.sessionId()).heldLocks.add(lock.name);
+                readLease(r, state, lock);
             }
             readWaiters(r, state, lock);
             int history = r.count(33);
@@ -221,14 +279,43 @@ final class SnapshotCodec {
             }
             lock.lastEnd = end(r);
             lock.lastToken = r.i64();
+            if (r.version >= 2) {
+                readLockV2(r, state, lock);
+            }
             state.locks.restore(lock);
         }
+    }
+
+    private static void readLease(SnapshotReader r, State state, LockRecord lock) {
+        lock.lease = new Lease(r.i64(), r.i64(), r.i64(), end(r), r.i64(), readCheckpoint(r), readPolicy(r));
+        if (r.version >= 2) {
+            lock.renewDeadlineMs = r.i64();
+            lock.maxHoldAtMs = r.i64();
+        }
+        sessionOf(state, lock.lease.sessionId()).heldLocks.add(lock.name);
+        if (lock.leaseEndsAtMs() != LockRecord.NONE) {
+            state.deadlines.addLeaseEnd(lock.name, lock.leaseEndsAtMs());
+        }
+    }
+
+    private static void readLockV2(SnapshotReader r, State state, LockRecord lock) {
+        lock.delayUntilMs = r.i64();
+        if (lock.delayUntilMs != 0) {
+            state.deadlines.addDelayEnd(lock.name, lock.delayUntilMs);
+            state.delayedLocks++;
+        }
+        lock.checkpoint = readCheckpoint(r);
+        long count = r.i64();
+        long lastToken = r.i64();
+        long lastCurrent = r.i64();
+        String target = r.nonNullString();
+        lock.staleWrites = new StaleWrites(count, lastToken, lastCurrent, target, r.i64());
     }
 
     private static void readWaiters(SnapshotReader r, State state, LockRecord lock) {
         int waiters = r.count(32);
         for (int i = 0; i < waiters; i++) {
-            Waiter x = new Waiter(r.i64(), r.i64(), r.i64(), r.i64());
+            Waiter x = new Waiter(r.i64(), r.i64(), r.i64(), r.i64(), readPolicy(r));
             Session s = sessionOf(state, x.sessionId());
             if (s.waitsByLock.containsKey(lock.name) || s.waitsByRequest.containsKey(x.requestId())) {
                 throw corrupt("session " + s.id + " waits twice on lock " + lock.name);

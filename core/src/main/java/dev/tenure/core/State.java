@@ -16,6 +16,10 @@ final class State {
     long nowMs;
     /** The fencing token counter: every grant takes the next value, so tokens never repeat or go back. */
     long lastToken;
+    /** Every stale write rejected so far, for any lock (the per-lock counts live on the locks). */
+    long staleWritesRejected;
+    /** Locks in their lock delay (derived, not stored: the snapshot decoder recounts it). */
+    long delayedLocks;
 
     final SessionTable sessions;
     final LockTable locks = new LockTable();

@@ -30,6 +30,7 @@ public final class StateMachine {
     private final LockCommands lockCommands;
     private final KvCommands kvCommands;
     private final Reads reads;
+    private final LeaseLifecycle lifecycle;
     private final Invariants invariants;
     private boolean fullInvariantChecks;
 
@@ -39,10 +40,10 @@ public final class StateMachine {
 
     private StateMachine(State state) {
         this.state = state;
-        LeaseLifecycle lifecycle = new LeaseLifecycle(state);
+        this.lifecycle = new LeaseLifecycle(state);
         this.sessionCommands = new SessionCommands(state, lifecycle);
         this.lockCommands = new LockCommands(state, lifecycle);
-        this.kvCommands = new KvCommands(state);
+        this.kvCommands = new KvCommands(state, lifecycle);
         this.reads = new Reads(state);
         this.invariants = new Invariants(state);
     }
@@ -75,7 +76,9 @@ public final class StateMachine {
     /**
      * A new leadership term began at {@code timestampMs}: every session deadline restarts at
      * {@code max(deadline, timestampMs + ttl)}, so a leader whose clock runs ahead never expires a
-     * session before its client's horizon.
+     * session before its client's horizon. Lease deadlines move the same way: a manual lease's to
+     * at least {@code timestampMs + leaseTtl}, a maxHold by as much as the clock jumped, so the time
+     * the holder was told it has left is still there in the new leader's clock.
      *
      * <p>Deadlines move before time does and nothing fires here: a session whose old deadline
      * passed while no leader could accept its keepalives gets a full TTL to renew with the new
@@ -83,9 +86,22 @@ public final class StateMachine {
      */
     public void onNewTerm(long timestampMs) {
         sessionCommands.newTerm(timestampMs);
+        newTermForLeases(timestampMs);
         state.nowMs = Math.max(state.nowMs, timestampMs);
         state.clearTouched();
         invariants.checkAll();
+    }
+
+    private void newTermForLeases(long timestampMs) {
+        long jumpMs = Math.max(0, timestampMs - state.nowMs);
+        for (LockRecord lock : state.locks.all()) {
+            if (lock.lease != null && lock.leaseEndsAtMs() != LockRecord.NONE) {
+                long renew = lock.lease.policy().manualRenew()
+                        ? State.saturatingAdd(timestampMs, lock.lease.policy().leaseTtlMs())
+                        : LockRecord.NONE;
+                lifecycle.moveLeaseEnd(lock, renew, State.saturatingAdd(lock.maxHoldAtMs, jumpMs));
+            }
+        }
     }
 
     /** Moves the events produced since the last call into {@code sink}, in the order they happened. */
@@ -133,10 +149,11 @@ public final class StateMachine {
         state.nowMs = Math.max(state.nowMs, timestampMs);
         Deadline due;
         while ((due = state.deadlines.firstDueBy(state.nowMs)) != null) {
-            if (due.kind() == DeadlineIndex.SESSION_EXPIRY) {
-                sessionCommands.expire(due.sessionId());
-            } else {
-                lockCommands.timeoutWait(due.sessionId(), due.requestId());
+            switch (due.kind()) {
+                case DeadlineIndex.SESSION_EXPIRY -> sessionCommands.expire(due.sessionId());
+                case DeadlineIndex.LEASE_END -> lifecycle.leaseDeadline(due.lock());
+                case DeadlineIndex.WAIT_TIMEOUT -> lockCommands.timeoutWait(due.sessionId(), due.requestId());
+                default -> lifecycle.delayEnded(due.lock());
             }
             if (due.equals(state.deadlines.firstDueBy(state.nowMs))) {
                 throw new InvariantViolation("deadline fired but still pending: " + due);
@@ -148,6 +165,8 @@ public final class StateMachine {
         if (c instanceof Command.Acquire x) return lockCommands.acquire(x);
         if (c instanceof Command.Release x) return lockCommands.release(x);
         if (c instanceof Command.CancelWait x) return lockCommands.cancelWait(x);
+        if (c instanceof Command.RenewLease x) return lockCommands.renew(x);
+        if (c instanceof Command.WriteCheckpoint x) return lockCommands.checkpoint(x);
         if (c instanceof Command.KeepAlive x) return sessionCommands.keepAlive(x);
         if (c instanceof Command.OpenSession x) return sessionCommands.open(x);
         if (c instanceof Command.CloseSession x) return sessionCommands.close(x);

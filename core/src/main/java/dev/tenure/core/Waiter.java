@@ -1,7 +1,10 @@
 package dev.tenure.core;
 
-/** One queued acquire. {@link #NEVER} as deadline means it waits until granted or its session ends. */
-record Waiter(long sessionId, long requestId, long sinceMs, long deadlineMs) {
+/**
+ * One queued acquire, with the policy its grant will run under. {@link #NEVER} as deadline means
+ * it waits until granted or its session ends.
+ */
+record Waiter(long sessionId, long requestId, long sinceMs, long deadlineMs, Policy policy) {
     static final long NEVER = Long.MAX_VALUE;
 
     boolean bounded() {

@@ -27,7 +27,8 @@ class LockRulesTest {
     void firstGrantHasIncreasingTokensAndNoPreviousTenure() {
         Fixture f = new Fixture();
         long a = f.open(1_000);
-        assertThat(f.grant(a, 1, "x")).isEqualTo(new Grant("x", 1, a, f.now, 1_000, TenureEnd.NONE, 0));
+        assertThat(f.grant(a, 1, "x"))
+                .isEqualTo(new Grant("x", 1, a, f.now, 1_000, TenureEnd.NONE, 0, null, Policy.NONE));
         assertThat(f.grant(a, 2, "y").token()).isEqualTo(2);
         assertThat(f.sm.lastToken()).isEqualTo(2);
     }
@@ -83,17 +84,17 @@ class LockRulesTest {
         f.now += 1;
         assertThat(f.apply(new Acquire(b, 3, "x", 5_000))).isEqualTo(new Queued("x", 1));
         LockView v = (LockView) f.apply(new Status("x"));
-        assertThat(v.holder()).isEqualTo(new Holder(a, 1, 1_000, "a"));
+        assertThat(v.holder()).isEqualTo(new Holder(a, 1, 1_000, "a", Policy.NONE, Long.MAX_VALUE));
         assertThat(v.waiters()).containsExactly(new WaiterView(c, 1_001, "c"), new WaiterView(b, 1_002, "b"));
         assertThat(f.apply(new Acquire(c, 7, "x", -1))).isEqualTo(new Queued("x", 1)); // retry of a pending wait
         f.now += 10;
         assertThat(f.release(a, 2, "x", ga.token())).isEqualTo(new Ok());
-        Grant gc = new Grant("x", 2, c, f.now, 1_000, TenureEnd.RELEASED, 1);
+        Grant gc = new Grant("x", 2, c, f.now, 1_000, TenureEnd.RELEASED, 1, null, Policy.NONE);
         assertThat(f.events()).containsExactly(new WaitResolved(c, 7, new Granted(gc)));
         assertThat(f.apply(new Acquire(b, 3, "x", 5_000))).isEqualTo(new Queued("x", 2)); // holder changed
         assertThat(f.apply(new Acquire(c, 7, "x", -1))).isEqualTo(new Granted(gc));
         f.release(c, 8, "x", 2);
-        Grant gb = new Grant("x", 3, b, f.now, 1_000, TenureEnd.RELEASED, 2);
+        Grant gb = new Grant("x", 3, b, f.now, 1_000, TenureEnd.RELEASED, 2, null, Policy.NONE);
         assertThat(f.events()).containsExactly(new WaitResolved(b, 3, new Granted(gb)));
         assertThat(f.apply(new Acquire(b, 3, "x", 0))).isEqualTo(new Granted(gb));
     }
@@ -218,7 +219,7 @@ class LockRulesTest {
         f.release(a, 2, "x", ga.token()); // b is granted token 2 before its cancel arrives
         f.events();
         assertThat(f.apply(new CancelWait(b, 1))).isEqualTo(new Ok());
-        Grant gc = new Grant("x", 3, c, f.now, 1_000, TenureEnd.RELEASED, 2);
+        Grant gc = new Grant("x", 3, c, f.now, 1_000, TenureEnd.RELEASED, 2, null, Policy.NONE);
         assertThat(f.events()).containsExactly(new WaitResolved(c, 1, new Granted(gc)));
         assertThat(code(f.apply(new CancelWait(b, 1)))).isEqualTo(Code.NOT_FOUND); // that lease is gone
         // a cancel for a lease that was already released and re-granted to the same session does nothing
@@ -297,7 +298,7 @@ class LockRulesTest {
         f.release(a, rid++, "y", y.token());
         Grant z = f.grant(a, rid++, "z");
         f.release(a, rid++, "z", z.token()); // third idle lock: x, the oldest idle, is dropped
-        assertThat(f.apply(new Stats())).isEqualTo(new Result.Stats(1, 2, 0, 5, f.now));
+        assertThat(f.apply(new Stats())).isEqualTo(new Result.Stats(1, 2, 0, 5, f.now, 0));
         assertThat(((LockView) f.apply(new Status("x"))).history()).isEmpty();
         assertThat(f.grant(a, rid++, "x").previousEnd()).isEqualTo(TenureEnd.NONE);
         Grant y2 = f.grant(a, rid++, "y"); // y left the idle order when it became busy
@@ -307,7 +308,8 @@ class LockRulesTest {
     @Test
     void statusOfAnUnknownLockIsAnEmptyView() {
         Fixture f = new Fixture();
-        assertThat(f.apply(new Status("nope"))).isEqualTo(new LockView("nope", null, List.of(), List.of(), f.now));
+        assertThat(f.apply(new Status("nope")))
+                .isEqualTo(new LockView("nope", null, List.of(), List.of(), f.now, 0, null, StaleWrites.NONE));
         assertThat(code(f.apply(new Status("")))).isEqualTo(Code.INVALID);
     }
 

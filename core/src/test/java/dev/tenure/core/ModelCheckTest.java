@@ -47,7 +47,12 @@ class ModelCheckTest {
             100, 2_000, // sessionTtlMsMin, sessionTtlMsMax
             4, 4, 3, 4, // lockNameBytesMax, keyBytesMax, valueBytesMax, clientNameBytesMax
             4, 3, 2, 3, // sessionsMax, leasesPerSessionMax, waitersPerLockMax, kvKeysMax
-            4, 2, 1); // requestIdCacheMax, historyPerLockMax, idleLocksMax
+            4, 2, 1, // requestIdCacheMax, historyPerLockMax, idleLocksMax
+            300, 1_000, 3); // lockDelayMsMax, maxHoldMsMax, checkpointBytesMax
+
+    static final long[] LOCK_DELAYS = {0, 0, 50, 300, 400}; // 400: over the limit
+    static final long[] MAX_HOLDS = {0, 0, 150, 600, 50}; // 50: under sessionTtlMsMin
+    static final long[] LEASE_TTLS = {0, 0, 100, 400, 3_000}; // 3000: over sessionTtlMsMax
 
     static final String[] LOCKS = {"a", "b", "c"};
     static final String[] KEYS = {"k1", "k2", "k3"};
@@ -75,6 +80,11 @@ class ModelCheckTest {
         STATUS(3),
         STATS(1),
         NEW_TERM(1),
+        ACQUIRE_POLICY(10),
+        RENEW_LEASE(6),
+        CHECKPOINT(5),
+        CHECKPOINT_STALE(2),
+        GIVE_UP(2),
         RETRY(6),
         MALFORMED(2);
 
@@ -136,6 +146,13 @@ class ModelCheckTest {
                             "Granted.after.RELEASED",
                             "Granted.after.EXPIRED",
                             "Granted.after.DISCONNECTED",
+                            "Granted.after.REVOKED",
+                            "Granted.withCheckpoint",
+                            "Renewed",
+                            "LockView.delayed",
+                            "LockView.staleWrites",
+                            "Rejected.HELD.delayed",
+                            "LeaseEnded.REVOKED",
                             "Queued",
                             "Ok",
                             "KvValue",
@@ -278,6 +295,8 @@ class ModelCheckTest {
             long ts = op.b() % 17 == 0 ? t - 30 : t; // now and then a timestamp behind the clock
             Command c = command(op);
             if (c instanceof Acquire
+                    || c instanceof Command.RenewLease
+                    || c instanceof Command.WriteCheckpoint
                     || c instanceof Release
                     || c instanceof Put
                     || c instanceof Delete
@@ -344,8 +363,16 @@ class ModelCheckTest {
             if (o instanceof Event.WaitResolved w)
                 label = "WaitResolved." + (w.result() instanceof Rejected r ? r.code() : "GRANTED");
             if (o instanceof Event.LeaseEnded e) label = "LeaseEnded." + e.end();
-            if (o instanceof Result.Granted g)
+            if (o instanceof Result.Granted g) {
                 label = "Granted.after." + g.grant().previousEnd();
+                if (g.grant().previousCheckpoint() != null) seen.merge("Granted.withCheckpoint", 1, Integer::sum);
+            }
+            if (o instanceof Result.LockView v && v.delayUntilMs() != 0)
+                seen.merge("LockView.delayed", 1, Integer::sum);
+            if (o instanceof Result.LockView v && v.staleWrites().count() > 0)
+                seen.merge("LockView.staleWrites", 1, Integer::sum);
+            if (o instanceof Rejected r && r.code() == Code.HELD && r.message().contains("lock delay"))
+                seen.merge("Rejected.HELD.delayed", 1, Integer::sum);
             seen.merge(label, 1, Integer::sum);
         }
 
@@ -366,6 +393,14 @@ class ModelCheckTest {
                 case ACQUIRE_NOW -> new Acquire(sid, rid(sid), lock, 0);
                 case ACQUIRE_BOUNDED -> new Acquire(sid, rid(sid), lock, 1 + op.d() % 800);
                 case ACQUIRE_FOREVER -> new Acquire(sid, rid(sid), lock, -1);
+                case ACQUIRE_POLICY -> new Acquire(sid, rid(sid), lock, op.a() % 3 == 0 ? 0 : -1, policy(op));
+                case RENEW_LEASE -> renew(op, sid);
+                case CHECKPOINT ->
+                    new Command.WriteCheckpoint(
+                            op.d() % 3 == 0 ? 0 : sid, rid(sid), lock, current, new byte[op.a() % 5]);
+                case CHECKPOINT_STALE ->
+                    new Command.WriteCheckpoint(op.d() % 2 == 0 ? 0 : sid, rid(sid), lock, stale, new byte[] {7});
+                case GIVE_UP -> new CloseSession(sid, TenureEnd.EXPIRED);
                 case RELEASE_OWN -> new Release(sid, rid(sid), lock, current, false);
                 case RELEASE_STALE -> new Release(sid, rid(sid), lock, stale, op.d() % 2 == 0);
                 case RELEASE_FORCED -> new Release(0, 0, lock, op.d() % 4 == 0 ? stale : current, true);
@@ -395,6 +430,26 @@ class ModelCheckTest {
             return new KeepAlive(ids);
         }
 
+        private static Policy policy(Op op) {
+            return new Policy(
+                    LOCK_DELAYS[op.b() % LOCK_DELAYS.length],
+                    MAX_HOLDS[op.c() / 3 % MAX_HOLDS.length],
+                    LEASE_TTLS[op.d() % LEASE_TTLS.length]);
+        }
+
+        /** Mostly the session's own lease (a work loop renewing), else any lock's current or a stale token. */
+        private Command renew(Op op, long sid) {
+            if (op.d() % 4 != 0) {
+                for (ReferenceModel.L l : model.locks) {
+                    if (l.lease != null && l.lease.sessionId() == sid) {
+                        return new Command.RenewLease(sid, rid(sid), l.name, l.lease.token());
+                    }
+                }
+            }
+            String lock = LOCKS[op.c() % LOCKS.length];
+            return new Command.RenewLease(sid, rid(sid), lock, Math.max(1, model.tokenOf(lock) - op.a() % 2));
+        }
+
         /** Mostly a request that is waiting, else a recent request id (granted, settled or unknown). */
         private long cancelTarget(Op op, long sid) {
             if (op.d() % 3 != 0) {
@@ -419,7 +474,7 @@ class ModelCheckTest {
                 case 2 -> new Acquire(sid, rid(sid), "", 0);
                 case 3 -> new Put(sid, rid(sid), "k1", new byte[9], null, 0);
                 case 4 -> new Release(sid, rid(sid), "abcde", 1, false);
-                default -> new CloseSession(sid, TenureEnd.EXPIRED);
+                default -> new CloseSession(sid, TenureEnd.REVOKED);
             };
         }
 

@@ -48,6 +48,7 @@ final class ReferenceModel {
 
     static final class W {
         long sid, rid, since, deadline;
+        Policy policy;
     }
 
     static final class L {
@@ -57,6 +58,13 @@ final class ReferenceModel {
         final List<TenureRecord> hist = new ArrayList<>();
         TenureEnd lastEnd = TenureEnd.NONE;
         long lastTok;
+        long renewAt = NEVER, holdAt = NEVER, delayUntil;
+        Checkpoint ckpt;
+        StaleWrites stale = StaleWrites.NONE;
+
+        long endsAt() {
+            return Math.min(renewAt, holdAt);
+        }
     }
 
     static final class K {
@@ -66,7 +74,7 @@ final class ReferenceModel {
     }
 
     final Limits lim;
-    long now, lastToken, lastSid;
+    long now, lastToken, lastSid, staleTotal;
     final List<S> sessions = new ArrayList<>();
     final List<L> locks = new ArrayList<>();
     final List<String> idle = new ArrayList<>();
@@ -118,6 +126,10 @@ final class ReferenceModel {
         long min = NEVER;
         for (S s : sessions) min = Math.min(min, s.deadline);
         for (L l : locks) for (W w : l.queue) min = Math.min(min, w.deadline);
+        for (L l : locks) {
+            if (l.lease != null) min = Math.min(min, l.endsAt());
+            if (l.delayUntil != 0) min = Math.min(min, l.delayUntil);
+        }
         return min;
     }
 
@@ -126,27 +138,45 @@ final class ReferenceModel {
     void advance(long ts) {
         now = Math.max(now, ts);
         while (true) {
-            // candidates ordered by (deadline, kind, sid, rid)
-            long[] best = null;
-            for (S s : sessions) best = better(best, new long[] {s.deadline, 0, s.id, 0});
-            for (L l : locks)
+            // candidates ordered by (deadline, kind, sid, rid, lock)
+            Cand best = null;
+            for (S s : sessions) best = better(best, new Cand(s.deadline, 0, s.id, 0, ""));
+            for (L l : locks) {
+                if (l.lease != null && l.endsAt() != NEVER) best = better(best, new Cand(l.endsAt(), 1, 0, 0, l.name));
                 for (W w : l.queue)
-                    if (w.deadline != NEVER) best = better(best, new long[] {w.deadline, 1, w.sid, w.rid});
-            if (best == null || best[0] > now) return;
-            if (best[1] == 0) {
-                endSession(session(best[2]), TenureEnd.EXPIRED);
-            } else {
-                timeout(best[2], best[3]);
+                    if (w.deadline != NEVER) best = better(best, new Cand(w.deadline, 2, w.sid, w.rid, ""));
+                if (l.delayUntil != 0) best = better(best, new Cand(l.delayUntil, 3, 0, 0, l.name));
+            }
+            if (best == null || best.at > now) return;
+            switch (best.kind) {
+                case 0 -> endSession(session(best.sid), TenureEnd.EXPIRED);
+                case 1 -> {
+                    L l = lock(best.lock);
+                    TenureEnd end = l.holdAt <= now ? TenureEnd.REVOKED : TenureEnd.EXPIRED;
+                    long sid = l.lease.sessionId(), token = l.lease.token();
+                    endLease(l, end);
+                    events.add(new Event.LeaseEnded(sid, l.name, token, end));
+                    handOff(l);
+                }
+                case 2 -> timeout(best.sid, best.rid);
+                default -> {
+                    L l = lock(best.lock);
+                    l.delayUntil = 0;
+                    handOff(l);
+                }
             }
         }
     }
 
-    private static long[] better(long[] a, long[] b) {
+    record Cand(long at, int kind, long sid, long rid, String lock) {}
+
+    private static Cand better(Cand a, Cand b) {
         if (a == null) return b;
-        for (int i = 0; i < 4; i++) {
-            if (a[i] != b[i]) return a[i] < b[i] ? a : b;
-        }
-        return a;
+        if (a.at != b.at) return a.at < b.at ? a : b;
+        if (a.kind != b.kind) return a.kind < b.kind ? a : b;
+        if (a.sid != b.sid) return a.sid < b.sid ? a : b;
+        if (a.rid != b.rid) return a.rid < b.rid ? a : b;
+        return a.lock.compareTo(b.lock) <= 0 ? a : b;
     }
 
     private void timeout(long sid, long rid) {
@@ -154,7 +184,7 @@ final class ReferenceModel {
             for (W w : new ArrayList<>(l.queue)) {
                 if (w.sid == sid && w.rid == rid) {
                     l.queue.remove(w);
-                    Result r = new Rejected(Code.HELD, "", l.lease.token());
+                    Result r = new Rejected(Code.HELD, "", tokenOf(l.name));
                     remember(session(sid), rid, r, null);
                     events.add(new Event.WaitResolved(sid, rid, r));
                 }
@@ -164,6 +194,13 @@ final class ReferenceModel {
 
     void newTerm(long ts) {
         for (S s : sessions) s.deadline = Math.max(s.deadline, ts + s.ttl);
+        long jump = Math.max(0, ts - now);
+        for (L l : locks) {
+            if (l.lease == null) continue;
+            if (l.renewAt != NEVER)
+                l.renewAt = Math.max(l.renewAt, ts + l.lease.policy().leaseTtlMs());
+            if (l.holdAt != NEVER) l.holdAt = l.holdAt + jump;
+        }
         now = Math.max(now, ts);
     }
 
@@ -195,10 +232,24 @@ final class ReferenceModel {
         while (l.hist.size() > lim.historyPerLockMax()) l.hist.remove(0);
         l.lastEnd = end;
         l.lastTok = l.lease.token();
+        if (end != TenureEnd.RELEASED && l.lease.policy().lockDelayMs() > 0) {
+            l.delayUntil = now + l.lease.policy().lockDelayMs();
+        }
         l.lease = null;
+        l.renewAt = NEVER;
+        l.holdAt = NEVER;
+    }
+
+    void stale(String lock, long token, String target) {
+        staleTotal++;
+        L l = lock(lock);
+        if (l != null) {
+            l.stale = new StaleWrites(l.stale.count() + 1, token, tokenOf(lock), target, now);
+        }
     }
 
     void handOff(L l) {
+        if (l.delayUntil != 0) return;
         if (l.queue.isEmpty()) {
             idle.add(l.name);
             if (idle.size() > lim.idleLocksMax()) {
@@ -209,14 +260,16 @@ final class ReferenceModel {
         }
         W w = l.queue.remove(0);
         S s = session(w.sid);
-        Granted g = new Granted(grant(l, s));
+        Granted g = new Granted(grant(l, s, w.policy));
         remember(s, w.rid, g, null);
         events.add(new Event.WaitResolved(w.sid, w.rid, g));
     }
 
-    Grant grant(L l, S s) {
+    Grant grant(L l, S s, Policy p) {
         lastToken++;
-        l.lease = new Grant(l.name, lastToken, s.id, now, s.ttl, l.lastEnd, l.lastTok);
+        l.lease = new Grant(l.name, lastToken, s.id, now, s.ttl, l.lastEnd, l.lastTok, l.ckpt, p);
+        l.renewAt = p.leaseTtlMs() > 0 ? now + p.leaseTtlMs() : NEVER;
+        l.holdAt = p.maxHoldMs() > 0 ? now + p.maxHoldMs() : NEVER;
         idle.remove(l.name);
         return l.lease;
     }
@@ -270,6 +323,8 @@ final class ReferenceModel {
         if (cmd instanceof Get c) return get(c);
         if (cmd instanceof Status c) return status(c);
         if (cmd instanceof Stats) return stats();
+        if (cmd instanceof Command.RenewLease c) return renew(c);
+        if (cmd instanceof Command.WriteCheckpoint c) return checkpoint(c);
         throw new IllegalArgumentException();
     }
 
@@ -311,7 +366,8 @@ final class ReferenceModel {
     }
 
     Result close(CloseSession c) {
-        if (c.end() != TenureEnd.RELEASED && c.end() != TenureEnd.DISCONNECTED) return invalid();
+        if (c.end() != TenureEnd.RELEASED && c.end() != TenureEnd.EXPIRED && c.end() != TenureEnd.DISCONNECTED)
+            return invalid();
         S s = session(c.sessionId());
         if (s == null) return lost();
         endSession(s, c.end());
@@ -319,18 +375,19 @@ final class ReferenceModel {
     }
 
     Result acquire(Acquire c) {
-        if (!nameOk(c.lock(), lim.lockNameBytesMax()) || c.requestId() <= 0) return invalid();
+        if (!nameOk(c.lock(), lim.lockNameBytesMax()) || c.requestId() <= 0 || !policyOk(c.policy())) return invalid();
         S s = session(c.sessionId());
         if (s == null) return lost();
         Result cached = lookup(s, c.requestId());
         if (cached != null) return cached;
         L l = lock(c.lock());
+        boolean delayed = l != null && l.delayUntil != 0;
         Result r;
         if (l != null && l.lease != null && l.lease.sessionId() == s.id) {
             r = new Granted(l.lease);
         } else if (l != null && l.queue.stream().anyMatch(w -> w.sid == s.id)) {
             r = invalid();
-        } else if (l == null || l.lease == null) {
+        } else if ((l == null || l.lease == null) && !delayed) {
             if (leasesOf(s.id) >= lim.leasesPerSessionMax()) {
                 r = new Rejected(Code.LIMIT, "", 0);
             } else {
@@ -339,10 +396,10 @@ final class ReferenceModel {
                     l.name = c.lock();
                     locks.add(l);
                 }
-                r = new Granted(grant(l, s));
+                r = new Granted(grant(l, s, c.policy()));
             }
         } else if (c.waitMs() == 0) {
-            r = new Rejected(Code.HELD, "", l.lease.token());
+            r = new Rejected(Code.HELD, "", tokenOf(l.name));
         } else if (l.queue.size() >= lim.waitersPerLockMax() || leasesOf(s.id) >= lim.leasesPerSessionMax()) {
             r = new Rejected(Code.LIMIT, "", 0);
         } else {
@@ -351,9 +408,10 @@ final class ReferenceModel {
             w.rid = c.requestId();
             w.since = now;
             w.deadline = c.waitMs() > 0 ? now + c.waitMs() : NEVER;
+            w.policy = c.policy();
             l.queue.add(w);
             remember(s, c.requestId(), null, l.name);
-            return new Queued(l.name, l.lease.token());
+            return new Queued(l.name, tokenOf(l.name));
         }
         remember(s, c.requestId(), r, null);
         return r;
@@ -402,7 +460,11 @@ final class ReferenceModel {
     private Result doRelease(long caller, Release c) {
         L l = lock(c.lock());
         long current = l == null || l.lease == null ? 0 : l.lease.token();
-        if (current == 0 || current != c.token() || (!c.anySession() && l.lease.sessionId() != caller)) {
+        if (current == 0 || current != c.token()) {
+            stale(c.lock(), c.token(), "release");
+            return new Rejected(Code.NOT_OWNER, "", current);
+        }
+        if (!c.anySession() && l.lease.sessionId() != caller) {
             return new Rejected(Code.NOT_OWNER, "", current);
         }
         long holder = l.lease.sessionId();
@@ -419,6 +481,7 @@ final class ReferenceModel {
                 || (c.fenceLock() != null && !nameOk(c.fenceLock(), lim.lockNameBytesMax()))) return invalid();
         return deduped(c.sessionId(), c.requestId(), () -> {
             if (c.fenceLock() != null && (tokenOf(c.fenceLock()) == 0 || tokenOf(c.fenceLock()) != c.fenceToken())) {
+                stale(c.fenceLock(), c.fenceToken(), "kv:" + c.key());
                 return new Rejected(Code.STALE_TOKEN, "", tokenOf(c.fenceLock()));
             }
             K k = entry(c.key());
@@ -441,6 +504,7 @@ final class ReferenceModel {
                 || (c.fenceLock() != null && !nameOk(c.fenceLock(), lim.lockNameBytesMax()))) return invalid();
         return deduped(c.sessionId(), c.requestId(), () -> {
             if (c.fenceLock() != null && (tokenOf(c.fenceLock()) == 0 || tokenOf(c.fenceLock()) != c.fenceToken())) {
+                stale(c.fenceLock(), c.fenceToken(), "kv:" + c.key());
                 return new Rejected(Code.STALE_TOKEN, "", tokenOf(c.fenceLock()));
             }
             K k = entry(c.key());
@@ -473,18 +537,67 @@ final class ReferenceModel {
     Result status(Status c) {
         if (!nameOk(c.lock(), lim.lockNameBytesMax())) return invalid();
         L l = lock(c.lock());
-        if (l == null) return new LockView(c.lock(), null, List.of(), List.of(), now);
+        if (l == null) return new LockView(c.lock(), null, List.of(), List.of(), now, 0, null, StaleWrites.NONE);
         Holder h = l.lease == null
                 ? null
                 : new Holder(
-                        l.lease.sessionId(), l.lease.token(), l.lease.grantedAtMs(), session(l.lease.sessionId()).name);
+                        l.lease.sessionId(),
+                        l.lease.token(),
+                        l.lease.grantedAtMs(),
+                        session(l.lease.sessionId()).name,
+                        l.lease.policy(),
+                        l.endsAt());
         List<WaiterView> ws = new ArrayList<>();
         for (W w : l.queue) ws.add(new WaiterView(w.sid, w.since, session(w.sid).name));
-        return new LockView(l.name, h, ws, new ArrayList<>(l.hist), now);
+        return new LockView(l.name, h, ws, new ArrayList<>(l.hist), now, l.delayUntil, l.ckpt, l.stale);
     }
 
     Result stats() {
         long held = locks.stream().filter(l -> l.lease != null).count();
-        return new Result.Stats(sessions.size(), locks.size(), held, lastToken, now);
+        return new Result.Stats(sessions.size(), locks.size(), held, lastToken, now, staleTotal);
+    }
+
+    private boolean policyOk(Policy p) {
+        if (p == null) return false;
+        boolean delayOk = p.lockDelayMs() >= 0 && p.lockDelayMs() <= lim.lockDelayMsMax();
+        boolean holdOk =
+                p.maxHoldMs() == 0 || (p.maxHoldMs() >= lim.sessionTtlMsMin() && p.maxHoldMs() <= lim.maxHoldMsMax());
+        boolean ttlOk = p.leaseTtlMs() == 0
+                || (p.leaseTtlMs() >= lim.sessionTtlMsMin() && p.leaseTtlMs() <= lim.sessionTtlMsMax());
+        return delayOk && holdOk && ttlOk;
+    }
+
+    Result renew(Command.RenewLease c) {
+        if (!nameOk(c.lock(), lim.lockNameBytesMax()) || c.requestId() <= 0) return invalid();
+        S s = session(c.sessionId());
+        if (s == null) return lost();
+        Result cached = lookup(s, c.requestId());
+        if (cached != null) return cached;
+        L l = lock(c.lock());
+        Result r;
+        if (l == null || l.lease == null || l.lease.token() != c.token() || l.lease.sessionId() != s.id) {
+            r = new Rejected(Code.NOT_OWNER, "", tokenOf(c.lock()));
+        } else {
+            if (l.renewAt != NEVER)
+                l.renewAt = Math.max(l.renewAt, now + l.lease.policy().leaseTtlMs());
+            r = new Result.Renewed(l.endsAt() == NEVER ? -1 : l.endsAt() - now);
+        }
+        remember(s, c.requestId(), r, null);
+        return r;
+    }
+
+    Result checkpoint(Command.WriteCheckpoint c) {
+        if (!nameOk(c.lock(), lim.lockNameBytesMax())
+                || c.value() == null
+                || c.value().length > lim.checkpointBytesMax()) return invalid();
+        return deduped(c.sessionId(), c.requestId(), () -> {
+            long current = tokenOf(c.lock());
+            if (current == 0 || current != c.token()) {
+                stale(c.lock(), c.token(), "checkpoint");
+                return new Rejected(Code.STALE_TOKEN, "", current);
+            }
+            lock(c.lock()).ckpt = new Checkpoint(c.value(), c.token(), now);
+            return new Ok();
+        });
     }
 }

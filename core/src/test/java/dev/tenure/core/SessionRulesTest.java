@@ -90,7 +90,7 @@ class SessionRulesTest {
     void closeValidatesEndAndSession() {
         Fixture f = new Fixture();
         long a = f.open(1_000);
-        assertThat(code(f.apply(new CloseSession(a, TenureEnd.EXPIRED)))).isEqualTo(Code.INVALID);
+        assertThat(code(f.apply(new CloseSession(a, TenureEnd.REVOKED)))).isEqualTo(Code.INVALID);
         assertThat(code(f.apply(new CloseSession(a, null)))).isEqualTo(Code.INVALID);
         assertThat(code(f.apply(new CloseSession(a + 1, TenureEnd.RELEASED)))).isEqualTo(Code.SESSION_LOST);
         assertThat(f.apply(new CloseSession(a, TenureEnd.RELEASED))).isEqualTo(new Ok());
@@ -112,8 +112,8 @@ class SessionRulesTest {
         f.events();
         f.now += 10;
         assertThat(f.apply(new CloseSession(a, TenureEnd.DISCONNECTED))).isEqualTo(new Ok());
-        Grant bx = new Grant("x", 4, b, f.now, 1_000, TenureEnd.DISCONNECTED, ga.token());
-        Grant by = new Grant("y", 5, b, f.now, 1_000, TenureEnd.DISCONNECTED, gy.token());
+        Grant bx = new Grant("x", 4, b, f.now, 1_000, TenureEnd.DISCONNECTED, ga.token(), null, Policy.NONE);
+        Grant by = new Grant("y", 5, b, f.now, 1_000, TenureEnd.DISCONNECTED, gy.token(), null, Policy.NONE);
         assertThat(f.events())
                 .containsExactly(
                         new LeaseEnded(a, "x", ga.token(), TenureEnd.DISCONNECTED),
@@ -140,7 +140,7 @@ class SessionRulesTest {
         long expiry = f.now + 1_000;
         assertThat(f.sm.nextDeadlineMs()).isEqualTo(expiry);
         f.advanceTo(expiry + 250); // the timer fired late: everything happens at the new now
-        Grant gb = new Grant("x", 2, b, expiry + 250, 5_000, TenureEnd.EXPIRED, ga.token());
+        Grant gb = new Grant("x", 2, b, expiry + 250, 5_000, TenureEnd.EXPIRED, ga.token(), null, Policy.NONE);
         assertThat(f.events())
                 .containsExactly(
                         new LeaseEnded(a, "x", 1, TenureEnd.EXPIRED),

@@ -38,6 +38,15 @@ class SnapshotTest {
         f.release(a, 5, "z", 3); // NOT_OWNER, cached
         f.apply(new Put(b, 2, "k1", new byte[] {1, 2}, "x", x2.token()));
         f.apply(new Put(0, 0, "k2", new byte[0], null, 0));
+        f.apply(new Put(0, 0, "k3", new byte[] {3}, "x", x.token())); // stale: counted on x
+        // Policies: a manual lease with maxHold and a checkpoint, and a lock in its lock delay.
+        Grant p = ((Result.Granted) f.apply(new Acquire(b, 3, "p", 0, new Policy(0, 5_000, 1_000)))).grant();
+        f.apply(new Command.WriteCheckpoint(b, 4, "p", p.token(), new byte[] {4, 2}));
+        f.apply(new Command.WriteCheckpoint(0, 0, "p", x.token(), new byte[] {6})); // stale
+        f.apply(new Command.RenewLease(b, 5, "p", p.token()));
+        f.apply(new Acquire(c, 4, "q", 0, new Policy(2_000, 0, 100)));
+        f.now += 150;
+        f.apply(new KeepAlive(List.of(a, b, c))); // q's manual lease expired: its lock delay runs
         f.now += 100;
         f.apply(new KeepAlive(List.of(a, b, c)));
         f.events();
@@ -139,10 +148,10 @@ class SnapshotTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("magic");
         byte[] version = s.clone();
-        version[7] = 2;
+        version[7] = 9;
         assertThatThrownBy(() -> StateMachine.restore(version, Fixture.small()))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("version 2");
+                .hasMessageContaining("version 9");
         byte[] longer = Arrays.copyOf(s, s.length + 1);
         assertThatThrownBy(() -> StateMachine.restore(longer, Fixture.small()))
                 .isInstanceOf(IllegalArgumentException.class);
@@ -151,10 +160,98 @@ class SnapshotTest {
     }
 
     @Test
+    void richStateHoldsEveryPolicyRecord() {
+        Fixture f = richState();
+        var p = (Result.LockView) f.apply(new Status("p"));
+        assertThat(p.holder().policy()).isEqualTo(new Policy(0, 5_000, 1_000));
+        assertThat(p.checkpoint().value()).containsExactly(4, 2);
+        assertThat(p.staleWrites().count()).isEqualTo(1);
+        var q = (Result.LockView) f.apply(new Status("q"));
+        assertThat(q.holder()).isNull();
+        assertThat(q.delayUntilMs()).isPositive();
+        var x = (Result.LockView) f.apply(new Status("x"));
+        assertThat(x.staleWrites().lastTarget()).isEqualTo("kv:k3");
+    }
+
+    /** A version-1 snapshot (written before policies existed): one held lock with a waiter and a cached grant. */
+    static byte[] version1Snapshot() {
+        SnapshotWriter w = new SnapshotWriter();
+        w.i32(SnapshotCodec.MAGIC);
+        w.i32(SnapshotCodec.VERSION_1);
+        w.i64(5_000); // now
+        w.i64(3); // lastToken
+        w.i64(2); // lastSessionId
+        w.i32(2); // sessions
+        for (long id = 1; id <= 2; id++) {
+            w.i64(id);
+            w.i64(10_000);
+            w.string("s" + id);
+            w.i64(9_000);
+            w.i64(0);
+            w.i32(1); // one cached outcome
+            w.i64(1);
+            if (id == 1) {
+                w.u8(1); // granted, version-1 shape
+                w.string("x");
+                w.i64(3);
+                w.i64(1);
+                w.i64(4_000);
+                w.i64(10_000);
+                w.u8(1); // previous RELEASED
+                w.i64(2);
+            } else {
+                w.u8(0); // waiting on x
+                w.string("x");
+            }
+        }
+        w.i32(1); // locks
+        w.string("x");
+        w.bool(true);
+        w.i64(1);
+        w.i64(3);
+        w.i64(4_000);
+        w.u8(1);
+        w.i64(2);
+        w.i32(1); // one waiter
+        w.i64(2);
+        w.i64(1);
+        w.i64(4_500);
+        w.i64(Waiter.NEVER);
+        w.i32(0); // history
+        w.u8(1);
+        w.i64(2);
+        w.i32(0); // idle
+        w.i32(0); // kv
+        return w.finishWithChecksum();
+    }
+
+    @Test
+    void aVersionOneSnapshotIsReadWithEveryPolicyOff() {
+        StateMachine sm = StateMachine.restore(version1Snapshot(), Limits.defaults());
+        var view = (Result.LockView) sm.apply(5_000, new Status("x"));
+        assertThat(view.holder().policy()).isEqualTo(Policy.NONE);
+        assertThat(view.holder().endsAtMs()).isEqualTo(Long.MAX_VALUE);
+        assertThat(view.delayUntilMs()).isZero();
+        assertThat(view.checkpoint()).isNull();
+        assertThat(view.staleWrites()).isEqualTo(StaleWrites.NONE);
+        // The cached grant replays in the new shape; the waiter is granted under no policy.
+        var replay = (Result.Granted) sm.apply(5_000, new Acquire(1, 1, "x", 0));
+        assertThat(replay.grant().policy()).isEqualTo(Policy.NONE);
+        assertThat(replay.grant().previousCheckpoint()).isNull();
+        sm.apply(5_000, new Release(1, 2, "x", 3, false));
+        assertThat(((Result.LockView) sm.apply(5_000, new Status("x"))).holder().sessionId())
+                .isEqualTo(2);
+        // Written back, it is a version-2 snapshot that round-trips byte for byte.
+        byte[] v2 = sm.snapshot();
+        assertThat(v2[7]).isEqualTo((byte) SnapshotCodec.VERSION);
+        assertThat(StateMachine.restore(v2, Limits.defaults()).snapshot()).isEqualTo(v2);
+    }
+
+    @Test
     void wellFormedButInconsistentSnapshotFailsTheInvariants() {
         SnapshotWriter w = new SnapshotWriter();
         w.i32(SnapshotCodec.MAGIC);
-        w.i32(SnapshotCodec.VERSION);
+        w.i32(SnapshotCodec.VERSION_1); // the version-1 layout, which this build still reads
         w.i64(0); // now
         w.i64(0); // lastToken 0 ...
         w.i64(1); // lastSessionId

@@ -81,9 +81,10 @@ public final class KeepAliveStream {
                 .build());
     }
 
-    public void sendClose() {
+    /** Ends the session; {@code end} is RELEASED, or EXPIRED for a client that gave up at its horizon. */
+    public void sendClose(TenureEnd end) {
         send(AttachRequest.newBuilder()
-                .setClose(AttachRequest.Close.getDefaultInstance())
+                .setClose(AttachRequest.Close.newBuilder().setEnd(end))
                 .build());
     }
 

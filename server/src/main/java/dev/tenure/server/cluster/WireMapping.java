@@ -18,12 +18,17 @@ import dev.tenure.api.v1.KvGetResponse;
 import dev.tenure.api.v1.KvPutResponse;
 import dev.tenure.api.v1.LockStatusResponse;
 import dev.tenure.api.v1.ReleaseResponse;
+import dev.tenure.api.v1.RenewLeaseResponse;
 import dev.tenure.api.v1.Waiter;
+import dev.tenure.api.v1.WriteCheckpointResponse;
+import dev.tenure.core.Checkpoint;
 import dev.tenure.core.Code;
 import dev.tenure.core.Command;
 import dev.tenure.core.Event;
 import dev.tenure.core.Grant;
+import dev.tenure.core.Policy;
 import dev.tenure.core.Result;
+import dev.tenure.core.StaleWrites;
 import dev.tenure.core.TenureEnd;
 import dev.tenure.core.TenureRecord;
 
@@ -48,7 +53,21 @@ final class WireMapping {
                         toCore(log.getCloseSession().getEnd()));
             case ACQUIRE -> {
                 var r = log.getAcquire();
-                yield new Command.Acquire(r.getSessionId(), r.getRequestId(), r.getLock(), r.getWaitMs());
+                yield new Command.Acquire(
+                        r.getSessionId(), r.getRequestId(), r.getLock(), r.getWaitMs(), toCore(r.getPolicy()));
+            }
+            case RENEW_LEASE -> {
+                var r = log.getRenewLease();
+                yield new Command.RenewLease(r.getSessionId(), r.getRequestId(), r.getLock(), r.getToken());
+            }
+            case WRITE_CHECKPOINT -> {
+                var r = log.getWriteCheckpoint();
+                yield new Command.WriteCheckpoint(
+                        r.getSessionId(),
+                        r.getRequestId(),
+                        r.getLock(),
+                        r.getToken(),
+                        r.getValue().toByteArray());
             }
             case CANCEL_WAIT ->
                 new Command.CancelWait(
@@ -128,6 +147,21 @@ final class WireMapping {
                         .setMessage(d.getMessage())
                         .setCurrentToken(currentToken(result)));
             }
+            case RENEW_LEASE -> {
+                Done d = done(result);
+                reply.setRenewLease(RenewLeaseResponse.newBuilder()
+                        .setCode(d.getCode())
+                        .setMessage(d.getMessage())
+                        .setRemainingMs(result instanceof Result.Renewed r ? r.remainingMs() : 0)
+                        .setCurrentToken(currentToken(result)));
+            }
+            case WRITE_CHECKPOINT -> {
+                Done d = done(result);
+                reply.setWriteCheckpoint(WriteCheckpointResponse.newBuilder()
+                        .setCode(d.getCode())
+                        .setMessage(d.getMessage())
+                        .setCurrentToken(currentToken(result)));
+            }
             case KV_GET -> reply.setKvGet(kvGetResponse(result));
             case LOCK_STATUS -> reply.setLockStatus(lockStatus(result));
             case STATS -> {
@@ -137,7 +171,8 @@ final class WireMapping {
                         .setLocks(s.locks())
                         .setHeld(s.held())
                         .setLastToken(s.lastToken())
-                        .setNowMs(s.nowMs()));
+                        .setNowMs(s.nowMs())
+                        .setStaleWritesRejected(s.staleWritesRejected()));
             }
             case CLOSE_SESSION, CANCEL_WAIT, CMD_NOT_SET -> reply.setDone(done(result));
         }
@@ -180,7 +215,7 @@ final class WireMapping {
     }
 
     static dev.tenure.api.v1.Grant grant(Grant g) {
-        return dev.tenure.api.v1.Grant.newBuilder()
+        dev.tenure.api.v1.Grant.Builder b = dev.tenure.api.v1.Grant.newBuilder()
                 .setLock(g.lock())
                 .setToken(g.token())
                 .setSessionId(g.sessionId())
@@ -188,6 +223,30 @@ final class WireMapping {
                 .setTtlMs(g.ttlMs())
                 .setPreviousEnd(toWire(g.previousEnd()))
                 .setPreviousToken(g.previousToken())
+                .setPolicy(toWire(g.policy()));
+        if (g.previousCheckpoint() != null) {
+            b.setPreviousCheckpoint(toWire(g.previousCheckpoint()));
+        }
+        return b.build();
+    }
+
+    static dev.tenure.api.v1.Policy toWire(Policy p) {
+        return dev.tenure.api.v1.Policy.newBuilder()
+                .setLockDelayMs(p.lockDelayMs())
+                .setMaxHoldMs(p.maxHoldMs())
+                .setLeaseTtlMs(p.leaseTtlMs())
+                .build();
+    }
+
+    static Policy toCore(dev.tenure.api.v1.Policy p) {
+        return new Policy(p.getLockDelayMs(), p.getMaxHoldMs(), p.getLeaseTtlMs());
+    }
+
+    static dev.tenure.api.v1.Checkpoint toWire(Checkpoint c) {
+        return dev.tenure.api.v1.Checkpoint.newBuilder()
+                .setValue(ByteString.copyFrom(c.value()))
+                .setToken(c.token())
+                .setWrittenAtMs(c.writtenAtMs())
                 .build();
     }
 
@@ -219,14 +278,28 @@ final class WireMapping {
         LockStatusResponse.Builder b = LockStatusResponse.newBuilder()
                 .setCode(dev.tenure.api.v1.Code.CODE_OK)
                 .setLock(view.lock())
-                .setNowMs(view.nowMs());
+                .setNowMs(view.nowMs())
+                .setDelayUntilMs(view.delayUntilMs());
         if (view.holder() != null) {
+            long ends = view.holder().endsAtMs();
             b.setHolder(Holder.newBuilder()
                     .setSessionId(view.holder().sessionId())
                     .setToken(view.holder().token())
                     .setSinceMs(view.holder().sinceMs())
-                    .setClientName(view.holder().clientName()));
+                    .setClientName(view.holder().clientName())
+                    .setPolicy(toWire(view.holder().policy()))
+                    .setEndsAtMs(ends == Long.MAX_VALUE ? 0 : ends));
         }
+        if (view.checkpoint() != null) {
+            b.setCheckpoint(toWire(view.checkpoint()));
+        }
+        StaleWrites sw = view.staleWrites();
+        b.setStaleWrites(dev.tenure.api.v1.StaleWrites.newBuilder()
+                .setCount(sw.count())
+                .setLastToken(sw.lastToken())
+                .setLastCurrentToken(sw.lastCurrentToken())
+                .setLastTarget(sw.lastTarget())
+                .setLastAtMs(sw.lastAtMs()));
         for (Result.WaiterView w : view.waiters()) {
             b.addWaiters(Waiter.newBuilder()
                     .setSessionId(w.sessionId())

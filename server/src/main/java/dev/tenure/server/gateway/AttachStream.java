@@ -52,7 +52,7 @@ final class AttachStream implements StreamObserver<AttachRequest> {
                 case OPEN -> open(request.getOpen());
                 case RESUME -> resume(request.getResume().getSessionId());
                 case KEEP_ALIVE -> keepAlive(request.getKeepAlive().getSeq());
-                case CLOSE -> close();
+                case CLOSE -> close(request.getClose().getEnd());
                 case KIND_NOT_SET -> throw RequestValidator.invalid("empty attach message");
             }
         } catch (StatusRuntimeException e) {
@@ -130,13 +130,21 @@ final class AttachStream implements StreamObserver<AttachRequest> {
         }
     }
 
-    private void close() {
+    /**
+     * Ends the session as the client says: RELEASED, or EXPIRED when it gave up at its own horizon
+     * (it may have stopped mid-work; recording that as a clean release would mislead the next
+     * holder). Any other value is taken as RELEASED, which older clients send by leaving it unset.
+     */
+    private void close(TenureEnd requested) {
         long id = boundSession();
+        TenureEnd end = requested == TenureEnd.TENURE_END_EXPIRED
+                ? TenureEnd.TENURE_END_EXPIRED
+                : TenureEnd.TENURE_END_RELEASED;
         synchronized (lock) {
             closeRequested = true;
         }
         LogCommand.Builder cmd = LogCommand.newBuilder()
-                .setCloseSession(CloseSession.newBuilder().setSessionId(id).setEnd(TenureEnd.TENURE_END_RELEASED));
+                .setCloseSession(CloseSession.newBuilder().setSessionId(id).setEnd(end));
         cluster.submit(cmd).whenComplete((Reply reply, Throwable error) -> {
             if (error != null) {
                 synchronized (lock) {
@@ -144,7 +152,7 @@ final class AttachStream implements StreamObserver<AttachRequest> {
                 }
                 fail(Status.UNAVAILABLE.withDescription(error.getMessage()));
             } else {
-                end(TenureEnd.TENURE_END_RELEASED, "session closed");
+                end(end, "session closed");
             }
         });
     }

@@ -55,8 +55,8 @@ public final class Gateway implements AutoCloseable {
         this.nodeStatus = nodeStatus;
         this.nodeId = config.nodeId();
         this.recoveryPosition = recoveryPosition;
-        TenureGateway service =
-                new TenureGateway(cluster, registry, new RequestValidator(config.limits()), this::status);
+        TenureGateway service = new TenureGateway(
+                cluster, registry, new RequestValidator(config.limits()), this::status, System.err::println);
         this.server = NettyServerBuilder.forAddress(
                         new InetSocketAddress(config.bindHost(), config.self().port()))
                 .addService(service)
@@ -92,7 +92,8 @@ public final class Gateway implements AutoCloseable {
                                 .setLocks(s.getLocks())
                                 .setHeld(s.getHeld())
                                 .setLastToken(s.getLastToken())
-                                .setNowMs(s.getNowMs());
+                                .setNowMs(s.getNowMs())
+                                .setStaleWritesRejected(s.getStaleWritesRejected());
                     }
                     return nodeStatus.apply(b).build();
                 });

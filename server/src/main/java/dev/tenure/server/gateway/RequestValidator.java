@@ -7,7 +7,10 @@ import dev.tenure.api.v1.KvDeleteRequest;
 import dev.tenure.api.v1.KvGetRequest;
 import dev.tenure.api.v1.KvPutRequest;
 import dev.tenure.api.v1.LockStatusRequest;
+import dev.tenure.api.v1.Policy;
 import dev.tenure.api.v1.ReleaseRequest;
+import dev.tenure.api.v1.RenewLeaseRequest;
+import dev.tenure.api.v1.WriteCheckpointRequest;
 import dev.tenure.core.Limits;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -35,6 +38,42 @@ final class RequestValidator {
         session(r.getSessionId());
         requestId(r.getRequestId());
         lock("lock", r.getLock());
+        if (r.hasPolicy()) {
+            policy(r.getPolicy());
+        }
+    }
+
+    /** Each field 0 (off) or within its limit; the lease TTL shares the session TTL range. */
+    private void policy(Policy p) {
+        range("policy.lock_delay_ms", p.getLockDelayMs(), 0, limits.lockDelayMsMax(), "lockDelayMsMax");
+        if (p.getMaxHoldMs() != 0) {
+            range("policy.max_hold_ms", p.getMaxHoldMs(), limits.sessionTtlMsMin(), limits.maxHoldMsMax(), "maxHoldMs");
+        }
+        if (p.getLeaseTtlMs() != 0) {
+            range(
+                    "policy.lease_ttl_ms",
+                    p.getLeaseTtlMs(),
+                    limits.sessionTtlMsMin(),
+                    limits.sessionTtlMsMax(),
+                    "sessionTtlMs");
+        }
+    }
+
+    void renew(RenewLeaseRequest r) {
+        session(r.getSessionId());
+        requestId(r.getRequestId());
+        lock("lock", r.getLock());
+        positive("token", r.getToken());
+    }
+
+    void checkpoint(WriteCheckpointRequest r) {
+        optionalSession(r.getSessionId(), r.getRequestId());
+        lock("lock", r.getLock());
+        positive("token", r.getToken());
+        if (r.getValue().size() > limits.checkpointBytesMax()) {
+            throw invalid("checkpoint is " + r.getValue().size() + " bytes; checkpointBytesMax is "
+                    + limits.checkpointBytesMax());
+        }
     }
 
     void release(ReleaseRequest r) {

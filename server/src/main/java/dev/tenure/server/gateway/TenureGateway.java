@@ -17,15 +17,20 @@ import dev.tenure.api.v1.LockStatusRequest;
 import dev.tenure.api.v1.LockStatusResponse;
 import dev.tenure.api.v1.ReleaseRequest;
 import dev.tenure.api.v1.ReleaseResponse;
+import dev.tenure.api.v1.RenewLeaseRequest;
+import dev.tenure.api.v1.RenewLeaseResponse;
 import dev.tenure.api.v1.ServerStatusRequest;
 import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.api.v1.TenureGrpc;
+import dev.tenure.api.v1.WriteCheckpointRequest;
+import dev.tenure.api.v1.WriteCheckpointResponse;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -41,16 +46,20 @@ public final class TenureGateway extends TenureGrpc.TenureImplBase {
     private final SessionRegistry registry;
     private final RequestValidator validator;
     private final Supplier<CompletableFuture<ServerStatusResponse>> nodeStatus;
+    /** Where this node logs the stale writes it served: each is logged once, by the node the writer used. */
+    private final Consumer<String> staleLog;
 
     TenureGateway(
             ClusterChannel cluster,
             SessionRegistry registry,
             RequestValidator validator,
-            Supplier<CompletableFuture<ServerStatusResponse>> nodeStatus) {
+            Supplier<CompletableFuture<ServerStatusResponse>> nodeStatus,
+            Consumer<String> staleLog) {
         this.cluster = cluster;
         this.registry = registry;
         this.validator = validator;
         this.nodeStatus = nodeStatus;
+        this.staleLog = staleLog;
     }
 
     @Override
@@ -69,8 +78,35 @@ public final class TenureGateway extends TenureGrpc.TenureImplBase {
     @Override
     public void release(ReleaseRequest request, StreamObserver<ReleaseResponse> responses) {
         if (validated(() -> validator.release(request), responses)) {
-            call(LogCommand.newBuilder().setRelease(request), Reply::getRelease, responses);
+            call(LogCommand.newBuilder().setRelease(request), Reply::getRelease, responses, r -> {
+                if (r.getCode() == dev.tenure.api.v1.Code.CODE_NOT_OWNER && r.getCurrentToken() != request.getToken()) {
+                    logStale(request.getLock(), "release", request.getToken(), r.getCurrentToken());
+                }
+            });
         }
+    }
+
+    @Override
+    public void renewLease(RenewLeaseRequest request, StreamObserver<RenewLeaseResponse> responses) {
+        if (validated(() -> validator.renew(request), responses)) {
+            call(LogCommand.newBuilder().setRenewLease(request), Reply::getRenewLease, responses);
+        }
+    }
+
+    @Override
+    public void writeCheckpoint(WriteCheckpointRequest request, StreamObserver<WriteCheckpointResponse> responses) {
+        if (validated(() -> validator.checkpoint(request), responses)) {
+            call(LogCommand.newBuilder().setWriteCheckpoint(request), Reply::getWriteCheckpoint, responses, r -> {
+                if (r.getCode() == dev.tenure.api.v1.Code.CODE_STALE_TOKEN) {
+                    logStale(request.getLock(), "checkpoint", request.getToken(), r.getCurrentToken());
+                }
+            });
+        }
+    }
+
+    private void logStale(String lock, String target, long token, long current) {
+        staleLog.accept("tenure: stale write rejected: lock " + lock + " " + target + " token " + token
+                + (current == 0 ? " (the lock is free)" : " < current " + current));
     }
 
     @Override
@@ -83,7 +119,15 @@ public final class TenureGateway extends TenureGrpc.TenureImplBase {
     @Override
     public void kvPut(KvPutRequest request, StreamObserver<KvPutResponse> responses) {
         if (validated(() -> validator.put(request), responses)) {
-            call(LogCommand.newBuilder().setKvPut(request), Reply::getKvPut, responses);
+            call(LogCommand.newBuilder().setKvPut(request), Reply::getKvPut, responses, r -> {
+                if (r.getCode() == dev.tenure.api.v1.Code.CODE_STALE_TOKEN) {
+                    logStale(
+                            request.getFence().getLock(),
+                            "kv:" + request.getKey(),
+                            request.getFence().getToken(),
+                            r.getCurrentToken());
+                }
+            });
         }
     }
 
@@ -97,7 +141,15 @@ public final class TenureGateway extends TenureGrpc.TenureImplBase {
     @Override
     public void kvDelete(KvDeleteRequest request, StreamObserver<KvDeleteResponse> responses) {
         if (validated(() -> validator.delete(request), responses)) {
-            call(LogCommand.newBuilder().setKvDelete(request), Reply::getKvDelete, responses);
+            call(LogCommand.newBuilder().setKvDelete(request), Reply::getKvDelete, responses, r -> {
+                if (r.getCode() == dev.tenure.api.v1.Code.CODE_STALE_TOKEN) {
+                    logStale(
+                            request.getFence().getLock(),
+                            "kv:" + request.getKey(),
+                            request.getFence().getToken(),
+                            r.getCurrentToken());
+                }
+            });
         }
     }
 
@@ -125,6 +177,18 @@ public final class TenureGateway extends TenureGrpc.TenureImplBase {
 
     private <T> void call(LogCommand.Builder command, Function<Reply, T> pick, StreamObserver<T> responses) {
         complete(cluster.submit(command), pick, responses);
+    }
+
+    private <T> void call(
+            LogCommand.Builder command, Function<Reply, T> pick, StreamObserver<T> responses, Consumer<T> observe) {
+        complete(
+                cluster.submit(command),
+                reply -> {
+                    T response = pick.apply(reply);
+                    observe.accept(response);
+                    return response;
+                },
+                responses);
     }
 
     private static <T> void complete(

@@ -1,0 +1,158 @@
+package dev.tenure.cli.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Checkpoints, maxHold, lock delay and stale-write counts against a real server process and real
+ * `tenure` client processes.
+ */
+class PolicyIT {
+
+    @TempDir
+    static Path data;
+
+    static ServerProcess server;
+
+    @BeforeAll
+    static void start() throws Exception {
+        server = new ServerProcess(data.resolve("node")).start();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    static Processes.Running tenure(String... args) throws Exception {
+        return new Processes.Running(Processes.tenure(List.of(args)), env());
+    }
+
+    /** TENURE_ENDPOINT, and TENURE_CMD: the `tenure` command line, for shell commands under `tenure run`. */
+    static Map<String, String> env() {
+        return Map.of(
+                "TENURE_ENDPOINT", server.endpoint(), "TENURE_CMD", String.join(" ", Processes.tenure(List.of())));
+    }
+
+    static JsonObject json(String line) {
+        return JsonParser.parseString(line).getAsJsonObject();
+    }
+
+    static JsonObject status(String lock) throws Exception {
+        var status = tenure("status", lock, "--json");
+        assertThat(status.waitFor(Duration.ofSeconds(30))).isEqualTo(0);
+        return json(status.nextLine(Duration.ofSeconds(1)));
+    }
+
+    @Test
+    void aRunCommandResumesFromTheCheckpointOfAHolderKilledMidWork() throws Exception {
+        // The first holder records its progress, then is killed -9 mid-work.
+        var first = tenure(
+                "run",
+                "ck-lock",
+                "--ttl",
+                "30s",
+                "--",
+                "sh",
+                "-c",
+                "$TENURE_CMD checkpoint --lock \"$TENURE_LOCK\" --token \"$TENURE_TOKEN\" 'row 41' >/dev/null"
+                        + " && echo written; while kill -0 $PPID 2>/dev/null; do sleep 0.2; done");
+        assertThat(first.nextLine(Duration.ofSeconds(60))).isEqualTo("written");
+        first.kill9();
+
+        var second = tenure(
+                "run",
+                "ck-lock",
+                "--",
+                "sh",
+                "-c",
+                "echo \"$TENURE_CHECKPOINT|$TENURE_PREVIOUS_END|$TENURE_CHECKPOINT_TOKEN|$TENURE_PREVIOUS_TOKEN\";"
+                        + " $TENURE_CMD checkpoint --lock \"$TENURE_LOCK\" --token \"$TENURE_TOKEN\" 'row 42' >/dev/null");
+        assertThat(second.waitFor(Duration.ofSeconds(60))).isEqualTo(0);
+        String[] seen = second.nextLine(Duration.ofSeconds(1)).split("\\|");
+        assertThat(seen[0]).isEqualTo("row 41");
+        assertThat(seen[1]).isEqualTo("DISCONNECTED");
+        assertThat(seen[2]).isEqualTo(seen[3]); // written by the previous holder
+
+        var third = tenure("run", "ck-lock", "--", "sh", "-c", "echo \"$TENURE_CHECKPOINT\"");
+        assertThat(third.waitFor(Duration.ofSeconds(60))).isEqualTo(0);
+        assertThat(third.nextLine(Duration.ofSeconds(1))).isEqualTo("row 42");
+    }
+
+    @Test
+    void maxHoldRevokesTheHolderAndItsFencedWritesAreRejectedAndCounted() throws Exception {
+        var holder = tenure("acquire", "mh-lock", "--max-hold", "2s", "--json");
+        JsonObject grant = json(holder.nextLine(Duration.ofSeconds(30)));
+        long token = grant.get("token").getAsLong();
+        assertThat(grant.get("max_hold_ms").getAsLong()).isEqualTo(2_000);
+        assertThat(holder.waitFor(Duration.ofSeconds(30))).isEqualTo(4);
+        assertThat(holder.output()).contains("lost");
+
+        var put = tenure("kv", "put", "mh-key", "late", "--lock", "mh-lock", "--token", Long.toString(token));
+        assertThat(put.waitFor(Duration.ofSeconds(30))).isEqualTo(3);
+
+        JsonObject view = status("mh-lock");
+        var history = view.getAsJsonArray("history");
+        assertThat(history.get(history.size() - 1).getAsJsonObject().get("end").getAsString())
+                .isIn("REVOKED", "EXPIRED"); // the client gives up at its own horizon, just before
+        JsonObject stale = view.getAsJsonObject("stale_writes");
+        assertThat(stale.get("count").getAsLong()).isEqualTo(1);
+        assertThat(stale.get("last_token").getAsLong()).isEqualTo(token);
+        assertThat(stale.get("last_target").getAsString()).isEqualTo("kv:mh-key");
+
+        var text = tenure("status", "mh-lock");
+        assertThat(text.waitFor(Duration.ofSeconds(30))).isEqualTo(0);
+        assertThat(text.output()).contains("stale writes rejected: 1 (last: token " + token);
+        var node = tenure("status", "--json");
+        assertThat(node.waitFor(Duration.ofSeconds(30))).isEqualTo(0);
+        assertThat(json(node.nextLine(Duration.ofSeconds(1)))
+                        .get("stale_writes_rejected")
+                        .getAsLong())
+                .isGreaterThanOrEqualTo(1);
+    }
+
+    @Test
+    void lockDelayHoldsTheLockAfterAKillButNotAfterACleanRelease() throws Exception {
+        var clean = tenure("acquire", "ld-lock", "--lock-delay", "30s", "--json");
+        clean.nextLine(Duration.ofSeconds(30));
+        clean.signal("TERM");
+        assertThat(clean.waitFor(Duration.ofSeconds(30))).isEqualTo(0);
+        var next = tenure("run", "ld-lock", "--no-wait", "--", "true");
+        assertThat(next.waitFor(Duration.ofSeconds(60)))
+                .as("no delay after a release")
+                .isEqualTo(0);
+
+        var killed = tenure("acquire", "ld-lock", "--lock-delay", "4s", "--ttl", "30s", "--json");
+        long token = json(killed.nextLine(Duration.ofSeconds(30))).get("token").getAsLong();
+        long killedAt = System.nanoTime();
+        killed.kill9();
+        List<String> held = new ArrayList<>();
+        var noWait = tenure("acquire", "ld-lock", "--no-wait");
+        assertThat(noWait.waitFor(Duration.ofSeconds(30))).isEqualTo(3);
+        held.add(noWait.output());
+        assertThat(held.get(0)).contains("lock delay");
+        assertThat(status("ld-lock").get("delay_until_ms").getAsLong()).isPositive();
+
+        var waiter = tenure("acquire", "ld-lock", "--json");
+        JsonObject grant = json(waiter.nextLine(Duration.ofSeconds(30)));
+        long waitedMs = (System.nanoTime() - killedAt) / 1_000_000;
+        assertThat(grant.get("previous_end").getAsString()).isEqualTo("DISCONNECTED");
+        assertThat(grant.get("previous_token").getAsLong()).isEqualTo(token);
+        assertThat(waitedMs).as("granted only after the 4 s lock delay").isGreaterThanOrEqualTo(3_500);
+        waiter.signal("TERM");
+        assertThat(waiter.waitFor(Duration.ofSeconds(30))).isEqualTo(0);
+    }
+}

@@ -1,0 +1,152 @@
+package dev.tenure.client;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How to acquire: how long to wait, and the policy of the grant. The policy travels with this
+ * acquire and applies to the grant it produces (another holder of the same lock may ask for
+ * another policy). Every setting is off by default; the server checks each against its limits and
+ * refuses the acquire ({@link InvalidRequestException}) if one is outside them.
+ *
+ * <pre>{@code
+ * session.acquire("orders", AcquireOptions.builder()
+ *         .wait(Duration.ofSeconds(5))
+ *         .maxHold(Duration.ofMinutes(10))   // revoked after 10 min, renewed or not
+ *         .renew(Renew.MANUAL).leaseTtl(Duration.ofSeconds(30)) // the work loop must renew
+ *         .lockDelay(Duration.ofSeconds(5))  // after an unclean end, nobody gets it for 5 s
+ *         .build());
+ * }</pre>
+ */
+public final class AcquireOptions {
+    /** How a lease stays alive. */
+    public enum Renew {
+        /** With its session: every keepalive renews it. */
+        AUTO,
+        /**
+         * Only when the work loop calls {@link Lease#renew()} or {@link Lease#fence(Duration)}: a
+         * stuck loop loses the lease (EXPIRED after its lease TTL) while the session lives on.
+         */
+        MANUAL
+    }
+
+    private final Duration wait;
+    private final Duration lockDelay;
+    private final Duration maxHold;
+    private final Renew renew;
+    private final Duration leaseTtl;
+
+    private AcquireOptions(Builder b) {
+        this.wait = b.wait;
+        this.lockDelay = b.lockDelay;
+        this.maxHold = b.maxHold;
+        this.renew = b.renew;
+        this.leaseTtl = b.leaseTtl;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Null: wait until granted or the session is lost. */
+    public Duration waitTime() {
+        return wait;
+    }
+
+    public Duration lockDelay() {
+        return lockDelay;
+    }
+
+    public Duration maxHold() {
+        return maxHold;
+    }
+
+    public Renew renew() {
+        return renew;
+    }
+
+    /** The TTL of a MANUAL lease; zero for AUTO. */
+    public Duration leaseTtl() {
+        return leaseTtl;
+    }
+
+    public static final class Builder {
+        private Duration wait;
+        private Duration lockDelay = Duration.ZERO;
+        private Duration maxHold = Duration.ZERO;
+        private Renew renew = Renew.AUTO;
+        private Duration leaseTtl;
+
+        private Builder() {}
+
+        /** Wait at most this long in the lock's queue; {@code Duration.ZERO}: do not wait. Default: forever. */
+        public Builder wait(Duration wait) {
+            this.wait = nonNegative("wait", wait);
+            return this;
+        }
+
+        /**
+         * After this grant ends EXPIRED, DISCONNECTED or REVOKED (not after a clean release), the lock is
+         * granted to nobody for this long: for storage that cannot check tokens, where the old holder's
+         * writes may still be in flight. Waiters stay queued. Default zero (off).
+         */
+        public Builder lockDelay(Duration delay) {
+            this.lockDelay = nonNegative("lockDelay", delay);
+            return this;
+        }
+
+        /** The grant is revoked this long after it was made, renewed or not. Default zero (off). */
+        public Builder maxHold(Duration maxHold) {
+            this.maxHold = nonNegative("maxHold", maxHold);
+            return this;
+        }
+
+        public Builder renew(Renew renew) {
+            this.renew = Objects.requireNonNull(renew, "renew");
+            return this;
+        }
+
+        /** The TTL of a MANUAL lease. Default: the session's TTL. */
+        public Builder leaseTtl(Duration ttl) {
+            this.leaseTtl = nonNegative("leaseTtl", ttl);
+            return this;
+        }
+
+        public AcquireOptions build() {
+            if (leaseTtl != null && !leaseTtl.isZero() && renew != Renew.MANUAL) {
+                throw new IllegalArgumentException("leaseTtl applies to renew(MANUAL) only");
+            }
+            return new AcquireOptions(this);
+        }
+
+        private static Duration nonNegative(String what, Duration d) {
+            Objects.requireNonNull(d, what);
+            if (d.isNegative()) {
+                throw new IllegalArgumentException(what + " must not be negative: " + d);
+            }
+            return d;
+        }
+    }
+
+    /** The wire policy; a MANUAL lease without its own TTL takes the session's. */
+    dev.tenure.api.v1.Policy policy(Duration sessionTtl) {
+        long ttlMs = 0;
+        if (renew == Renew.MANUAL) {
+            ttlMs = leaseTtl == null || leaseTtl.isZero() ? sessionTtl.toMillis() : ceilMillis(leaseTtl);
+        }
+        return dev.tenure.api.v1.Policy.newBuilder()
+                .setLockDelayMs(ceilMillis(lockDelay))
+                .setMaxHoldMs(ceilMillis(maxHold))
+                .setLeaseTtlMs(ttlMs)
+                .build();
+    }
+
+    private static long ceilMillis(Duration d) {
+        try {
+            long ms = d.toMillis();
+            return ms == 0 && !d.isZero() ? 1 : ms;
+        } catch (ArithmeticException beyondLong) {
+            return Long.MAX_VALUE; // the server refuses it, naming the limit
+        }
+    }
+}

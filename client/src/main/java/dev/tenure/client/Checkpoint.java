@@ -1,0 +1,50 @@
+package dev.tenure.client;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * The last checkpoint a holder of a lock wrote ({@link Lease#checkpoint(byte[])}), as handed to a
+ * later grant: what the work had reached, so the next owner resumes there instead of starting over.
+ *
+ * @param token the token of the grant that wrote it: compare with {@link Lease#previousToken()} to
+ *     tell whether the previous holder wrote it or an earlier one did
+ * @param writtenAtMs server (state-machine) time of the write, ms since the epoch
+ */
+public record Checkpoint(byte[] value, long token, long writtenAtMs) {
+    public Checkpoint {
+        value = value.clone();
+    }
+
+    @Override
+    public byte[] value() {
+        return value.clone();
+    }
+
+    /** The value as UTF-8 text (malformed bytes become U+FFFD). */
+    public String text() {
+        return new String(value, StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Checkpoint c
+                && token == c.token
+                && writtenAtMs == c.writtenAtMs
+                && Arrays.equals(value, c.value);
+    }
+
+    @Override
+    public int hashCode() {
+        return Long.hashCode(token) * 31 + Arrays.hashCode(value);
+    }
+
+    @Override
+    public String toString() {
+        return "Checkpoint[" + value.length + " bytes, token " + token + ", at " + writtenAtMs + "]";
+    }
+
+    static Checkpoint from(dev.tenure.api.v1.Checkpoint c) {
+        return new Checkpoint(c.getValue().toByteArray(), c.getToken(), c.getWrittenAtMs());
+    }
+}
