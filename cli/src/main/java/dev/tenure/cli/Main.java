@@ -16,7 +16,8 @@ import picocli.CommandLine.Command;
             ReleaseCommand.class,
             StatusCommand.class,
             KvCommand.class,
-            ClusterCommand.class
+            ClusterCommand.class,
+            BenchCommand.class
         },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
