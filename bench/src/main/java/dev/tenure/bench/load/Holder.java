@@ -19,6 +19,8 @@ public final class Holder {
         try (TenureClient tenure = TenureClient.builder()
                         .endpoints(args[0])
                         .sessionTtl(Duration.ofSeconds(Long.parseLong(args[2])))
+                        // as the bench's own clients: a loaded machine answers late, not never
+                        .requestTimeout(Duration.ofSeconds(30))
                         .clientName("tenure-bench holder pid "
                                 + ProcessHandle.current().pid())
                         .build();
