@@ -16,7 +16,8 @@ final class ExitCodes {
         if (e instanceof CliException c) {
             return c.exitCode();
         }
-        if (e instanceof IllegalArgumentException) {
+        // A value picocli cannot parse (or a missing parameter) is bad input like any other.
+        if (e instanceof IllegalArgumentException || e instanceof picocli.CommandLine.ParameterException) {
             return BAD_INPUT;
         }
         return UNEXPECTED;

@@ -17,7 +17,8 @@ import picocli.CommandLine.Command;
             StatusCommand.class,
             KvCommand.class,
             CheckpointCommand.class,
-            ClusterCommand.class
+            ClusterCommand.class,
+            BenchCommand.class
         },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
@@ -35,7 +36,13 @@ public final class Main {
     }
 
     static int run(String... args) {
+        return run(new java.io.PrintWriter(System.err, true), args);
+    }
+
+    /** Runs {@code args} with picocli's and the commands' error messages going to {@code err}. */
+    static int run(java.io.PrintWriter err, String... args) {
         CommandLine cli = new CommandLine(new Main());
+        cli.setErr(err);
         cli.setExitCodeExceptionMapper(ExitCodes::of);
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             commandLine.getErr().println("tenure: " + ExitCodes.describe(e));

@@ -62,7 +62,6 @@ public record ServerStatus(
                 r.getReplicaLogPosition(),
                 r.getSnapshots(),
                 r.getStaleWritesRejected(),
-
                 r.getSnapshotPosition(),
                 r.getLogStartPosition());
     }

@@ -1,17 +1,28 @@
-package dev.tenure.bench;
+package dev.tenure.bench.load;
 
 import dev.tenure.client.Lease;
 import dev.tenure.client.Session;
 import dev.tenure.client.TenureClient;
 import java.time.Duration;
 
-/** A holder process for {@link TakeoverBench}: acquires LOCK, prints "granted TOKEN", holds until killed. */
+/**
+ * The holder process of the {@code takeover} workload: acquires LOCK, prints {@code granted
+ * TOKEN}, and holds it until it is killed.
+ *
+ * <p>Usage: {@code Holder ENDPOINTS LOCK TTL_SECONDS}
+ */
 public final class Holder {
 
-    public static void main(String[] args) throws Exception {
+    private Holder() {}
+
+    public static void main(String[] args) {
         try (TenureClient tenure = TenureClient.builder()
                         .endpoints(args[0])
                         .sessionTtl(Duration.ofSeconds(Long.parseLong(args[2])))
+                        // as the bench's own clients: a loaded machine answers late, not never
+                        .requestTimeout(Duration.ofSeconds(30))
+                        .clientName("tenure-bench holder pid "
+                                + ProcessHandle.current().pid())
                         .build();
                 Session session = tenure.openSession();
                 Lease lease = session.acquire(args[1])) {

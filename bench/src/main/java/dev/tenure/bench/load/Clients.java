@@ -1,0 +1,39 @@
+package dev.tenure.bench.load;
+
+import dev.tenure.client.TenureClient;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The bench's clients: one {@link TenureClient} is one connection, as one application process has. */
+final class Clients implements AutoCloseable {
+
+    /** Generous: a 2-core machine under load answers slowly, and a slow answer is a figure, not a failure. */
+    static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
+
+    private final List<TenureClient> open = new ArrayList<>();
+
+    TenureClient open(LoadConfig config, String name) {
+        TenureClient c = TenureClient.builder()
+                .endpoints(config.endpoints())
+                .sessionTtl(config.ttl())
+                .requestTimeout(REQUEST_TIMEOUT)
+                .clientName("tenure-bench " + name + " pid "
+                        + ProcessHandle.current().pid())
+                .build();
+        open.add(c);
+        return c;
+    }
+
+    /** Closes every client: their sessions end and their leases are released. */
+    @Override
+    public void close() {
+        open.parallelStream().forEach(TenureClient::close);
+        open.clear();
+    }
+
+    /** A prefix unique to this run, so that one run's locks never meet another's queue or history. */
+    static String runId() {
+        return Long.toString(System.currentTimeMillis(), 36);
+    }
+}

@@ -1,0 +1,169 @@
+package dev.tenure.bench.load;
+
+import dev.tenure.bench.report.Figures;
+import dev.tenure.client.Session;
+import dev.tenure.client.TenureClient;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
+import org.HdrHistogram.Recorder;
+
+/**
+ * Many idle holders: {@code --sessions} sessions, spread over {@code --clients} connections, each
+ * holding one lock, kept alive for {@code --duration}. It measures what idle ownership costs the
+ * server: CPU while the sessions only renew (from {@code /proc}), and memory per session-with-lock
+ * as the growth of the server's live heap (after a full GC, both times) and of its resident set,
+ * divided by the number of sessions. Without server pids it reports the client side only.
+ *
+ * <p>The operations of this workload are the session opens + acquires of the set-up; their
+ * latency and rate are reported as the usual fields.
+ */
+final class HoldWorkload {
+
+    /** Set-up requests in flight at once: enough to pipeline, few enough not to time out on 2 cores. */
+    private static final int SETUP_WINDOW = 128;
+
+    private static final int TOP_CLASSES = 5;
+
+    private HoldWorkload() {}
+
+    static Figures run(LoadConfig config) throws Exception {
+        List<Long> pids = config.serverPids();
+        Map<Long, Map<String, Long>> heapBefore = new LinkedHashMap<>();
+        Map<Long, Long> rssBefore = new LinkedHashMap<>();
+        for (long pid : pids) {
+            heapBefore.put(pid, ServerProbe.liveHeap(pid));
+            rssBefore.put(pid, ServerProbe.rssBytes(pid));
+        }
+        String run = Clients.runId();
+        try (Clients clients = new Clients()) {
+            List<TenureClient> connections = new ArrayList<>();
+            for (int i = 0; i < config.clients(); i++) {
+                connections.add(clients.open(config, "hold-" + i));
+            }
+            Recorder setup = new Recorder(1_000, 3_600_000_000_000L, 3);
+            long setupStart = System.nanoTime();
+            List<Session> sessions = openAndAcquire(config, connections, "bench-hold-" + run + "-", setup);
+            double setupSeconds = (System.nanoTime() - setupStart) / 1e9;
+
+            Figures f = Figures.of(
+                            "hold", config.clients(), sessions.size(), setupSeconds, setup.getIntervalHistogram())
+                    .with("latency", "set-up: open session + acquire")
+                    .with("sessions", sessions.size());
+            f = memory(f, pids, heapBefore, rssBefore, sessions.size());
+            ClosedLoop.progress(
+                    config, "hold", sessions.size() + " sessions hold a lock; measuring for " + config.duration());
+            f = cpu(f, config, pids);
+            long lost = sessions.stream()
+                    .filter(s -> s.state() != Session.State.CONNECTED)
+                    .count();
+            return f.with("sessions_not_connected", lost);
+        }
+    }
+
+    private static List<Session> openAndAcquire(
+            LoadConfig config, List<TenureClient> connections, String lockPrefix, Recorder setup)
+            throws InterruptedException {
+        int n = config.sessions();
+        List<Session> sessions = java.util.Collections.synchronizedList(new ArrayList<>(n));
+        Semaphore window = new Semaphore(SETUP_WINDOW);
+        CountDownLatch done = new CountDownLatch(n);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        long lastProgress = System.nanoTime();
+        for (int i = 0; i < n && failure.get() == null; i++) {
+            window.acquire();
+            String lock = lockPrefix + i;
+            long start = System.nanoTime();
+            connections
+                    .get(i % connections.size())
+                    .openSessionAsync()
+                    .thenCompose(s -> {
+                        sessions.add(s);
+                        return s.acquireAsync(lock, null);
+                    })
+                    .whenComplete((lease, error) -> {
+                        if (error == null) {
+                            setup.recordValue(Math.max(1_000, System.nanoTime() - start));
+                        } else {
+                            failure.compareAndSet(null, error);
+                        }
+                        window.release();
+                        done.countDown();
+                    });
+            if (System.nanoTime() - lastProgress > TimeUnit.SECONDS.toNanos(5)) {
+                ClosedLoop.progress(config, "hold", "set-up: " + (i + 1) + " of " + n + " sessions");
+                lastProgress = System.nanoTime();
+            }
+        }
+        if (failure.get() == null) {
+            done.await();
+        }
+        if (failure.get() != null) {
+            throw new BenchFailedException(
+                    "hold: set-up failed after " + sessions.size() + " sessions: " + ClosedLoop.describe(failure.get()),
+                    failure.get());
+        }
+        return sessions;
+    }
+
+    private static Figures memory(
+            Figures f, List<Long> pids, Map<Long, Map<String, Long>> heapBefore, Map<Long, Long> rssBefore, int n)
+            throws IOException, InterruptedException {
+        if (pids.isEmpty()) {
+            return f.with("server", "not measured: give --server-pid or --cluster-dir");
+        }
+        long heapGrowth = 0;
+        long rssGrowth = 0;
+        Map<String, Long> classGrowth = new LinkedHashMap<>();
+        for (long pid : pids) {
+            Map<String, Long> after = ServerProbe.liveHeap(pid);
+            heapGrowth += after.get("") - heapBefore.get(pid).get("");
+            rssGrowth += ServerProbe.rssBytes(pid) - rssBefore.get(pid);
+            for (Map.Entry<String, Long> e : ServerProbe.topGrowth(heapBefore.get(pid), after, TOP_CLASSES)) {
+                classGrowth.merge(e.getKey(), e.getValue(), Long::sum);
+            }
+        }
+        String top = classGrowth.entrySet().stream()
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                .limit(TOP_CLASSES)
+                .map(e -> e.getKey() + ":" + e.getValue() / n)
+                .collect(Collectors.joining(","));
+        return f.with("server_pids", pids.stream().map(String::valueOf).collect(Collectors.joining(",")))
+                .with("server_heap_bytes_per_session", heapGrowth / (double) n)
+                .with("server_rss_bytes_per_session", rssGrowth / (double) n)
+                .with("server_heap_growth_top_bytes_per_session", top);
+    }
+
+    private static Figures cpu(Figures f, LoadConfig config, List<Long> pids) throws IOException, InterruptedException {
+        long self = ProcessHandle.current().pid();
+        Map<Long, Long> before = new LinkedHashMap<>();
+        for (long pid : pids) {
+            before.put(pid, ServerProbe.cpuNanos(pid));
+        }
+        long selfBefore = ServerProbe.cpuNanos(self);
+        long start = System.nanoTime();
+        TimeUnit.NANOSECONDS.sleep(config.duration().toNanos());
+        long wall = System.nanoTime() - start;
+        double serverPct = 0;
+        List<String> byPid = new ArrayList<>();
+        for (long pid : pids) {
+            double pct = 100.0 * (ServerProbe.cpuNanos(pid) - before.get(pid)) / wall;
+            serverPct += pct;
+            byPid.add(pid + ":" + String.format(Locale.ROOT, "%.2f", pct));
+        }
+        double selfPct = 100.0 * (ServerProbe.cpuNanos(self) - selfBefore) / wall;
+        f = f.with("held_s", wall / 1e9).with("bench_cpu_pct_of_one_core", selfPct);
+        if (!pids.isEmpty()) {
+            f = f.with("server_cpu_pct_of_one_core", serverPct).with("server_cpu_pct_by_pid", String.join(",", byPid));
+        }
+        return f;
+    }
+}

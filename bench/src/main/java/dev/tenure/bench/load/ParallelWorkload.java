@@ -1,0 +1,44 @@
+package dev.tenure.bench.load;
+
+import dev.tenure.bench.report.Figures;
+import dev.tenure.client.Lease;
+import dev.tenure.client.Session;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Clients that never contend: each has its own connection, its own session and its own lock, and
+ * repeats acquire + release ({@code uncontended} with one client, {@code parallel} with many), or
+ * acquire + fenced KV put + release ({@code fenced-write}). The latency is the whole cycle, as the
+ * client sees it.
+ */
+final class ParallelWorkload {
+
+    private static final byte[] VALUE = "bench-value-0123456789abcdef".getBytes(StandardCharsets.UTF_8);
+
+    private ParallelWorkload() {}
+
+    static Figures run(String workload, LoadConfig config, boolean fencedWrite) throws InterruptedException {
+        String run = Clients.runId();
+        try (Clients clients = new Clients()) {
+            List<ClosedLoop.Cycle> cycles = new ArrayList<>();
+            for (int i = 0; i < config.clients(); i++) {
+                Session session = clients.open(config, workload + "-" + i).openSession();
+                String lock = "bench-" + workload + "-" + run + "-" + i;
+                String key = lock + "/value";
+                cycles.add(() -> {
+                    long start = System.nanoTime();
+                    try (Lease lease = session.acquire(lock)) {
+                        if (fencedWrite) {
+                            session.put(key, VALUE, lease);
+                        }
+                    }
+                    return System.nanoTime() - start;
+                });
+            }
+            Figures f = ClosedLoop.run(workload, config, cycles);
+            return f.with("latency", fencedWrite ? "acquire+put+release" : "acquire+release");
+        }
+    }
+}

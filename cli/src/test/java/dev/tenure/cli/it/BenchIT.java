@@ -1,0 +1,95 @@
+package dev.tenure.cli.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** `tenure bench` against a real single-node server process, briefly: the output's shape, not its figures. */
+class BenchIT {
+
+    private static final List<String> FIXED_FIELDS = List.of(
+            "workload", "clients", "ops", "seconds", "ops_per_s", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms");
+
+    @TempDir
+    static Path data;
+
+    static ServerProcess server;
+
+    @BeforeAll
+    static void start() throws Exception {
+        server = new ServerProcess(data.resolve("node")).start();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    private static List<JsonObject> bench(String... args) throws Exception {
+        List<String> all = new ArrayList<>(List.of("bench"));
+        all.addAll(List.of(args));
+        all.addAll(List.of("--endpoints", server.endpoint(), "--json", "--data", data.toString()));
+        var run = new Processes.Running(Processes.tenure(all), Map.of());
+        assertThat(run.waitFor(Duration.ofSeconds(120))).as(run.output()).isZero();
+        List<JsonObject> lines = new ArrayList<>();
+        String line;
+        while ((line = run.stdout.poll()) != null) {
+            lines.add(JsonParser.parseString(line).getAsJsonObject());
+        }
+        return lines;
+    }
+
+    @Test
+    void workloadsPrintOneJsonLineEachWithOperations() throws Exception {
+        List<JsonObject> lines =
+                bench("uncontended", "parallel", "contended", "fenced-write", "--duration", "2s", "--warmup", "1s");
+        assertThat(lines)
+                .extracting(o -> o.get("workload").getAsString())
+                .containsExactly("uncontended", "parallel", "contended", "fenced-write");
+        for (JsonObject o : lines) {
+            assertThat(o.keySet()).as(o.toString()).containsAll(FIXED_FIELDS);
+            assertThat(o.get("ops").getAsLong()).as(o.toString()).isPositive();
+            assertThat(o.get("ops_per_s").getAsDouble()).as(o.toString()).isPositive();
+            assertThat(o.get("p50_ms").getAsDouble()).as(o.toString()).isPositive();
+            assertThat(o.get("max_ms").getAsDouble())
+                    .as(o.toString())
+                    .isGreaterThanOrEqualTo(o.get("p99_ms").getAsDouble());
+            assertThat(o.has("errors")).as(o.toString()).isFalse();
+        }
+    }
+
+    @Test
+    void holdReportsTheServersCpuAndMemoryPerSession() throws Exception {
+        List<JsonObject> lines = bench(
+                "hold",
+                "--sessions",
+                "50",
+                "--clients",
+                "2",
+                "--duration",
+                "1s",
+                "--server-pid",
+                Long.toString(server.pid()));
+        assertThat(lines).hasSize(1);
+        JsonObject o = lines.get(0);
+        assertThat(o.get("workload").getAsString()).isEqualTo("hold");
+        assertThat(o.get("ops").getAsLong()).isEqualTo(50);
+        assertThat(o.get("sessions_not_connected").getAsLong()).isZero();
+        assertThat(o.get("server_pids").getAsString()).isEqualTo(Long.toString(server.pid()));
+        assertThat(o.get("server_cpu_pct_of_one_core").getAsDouble()).isGreaterThanOrEqualTo(0);
+        assertThat(o.has("server_heap_bytes_per_session")).isTrue();
+        assertThat(o.has("server_rss_bytes_per_session")).isTrue();
+    }
+}
