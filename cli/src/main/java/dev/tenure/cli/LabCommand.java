@@ -76,12 +76,15 @@ final class LabCommand implements Callable<Integer> {
                 SelfLauncher.classpath(),
                 Ports.freeClusterBase(basePort, 3),
                 System.err)) {
+            Thread stop = new Thread(env::close, "lab-shutdown");
+            Runtime.getRuntime().addShutdownHook(stop); // Ctrl-C or SIGTERM leaves no process behind
             for (Scenario sc : selected) {
                 ScenarioResult r = Lab.run(sc, env);
                 results.add(r);
                 System.out.println(json ? Report.json(r, s, scale) : Report.line(r));
                 System.out.flush();
             }
+            Runtime.getRuntime().removeShutdownHook(stop);
         }
         (json ? System.err : System.out).print("\n" + Report.table(results));
         if (results.stream().anyMatch(ScenarioResult::tenureViolated)) {

@@ -9,7 +9,12 @@ public final class Checkers {
 
     public static List<Checker> all() {
         return List.of(
-                new MonotonicTokens(), new NoInterleaving(), new NoLostAcks(), new UniqueGrants(), new FailClosed());
+                new MonotonicTokens(),
+                new NoInterleaving(),
+                new NoStaleWrites(),
+                new NoLostAcks(),
+                new UniqueGrants(),
+                new FailClosed());
     }
 
     public static List<Violation> check(Observation o) {

@@ -115,6 +115,7 @@ public final class ArmRun implements AutoCloseable {
             }
             BlockingQueue<String> ready = new LinkedBlockingQueue<>();
             Proc p = Proc.start("naive-" + i, cmd, dir.resolve("naive-" + i + ".log"), ready::add);
+            env.track(p);
             naiveNodes.add(0, p);
             String line = ready.poll(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
             if (line == null || !line.startsWith("naive: listening on ")) {
@@ -154,6 +155,7 @@ public final class ArmRun implements AutoCloseable {
             }
         });
         workers.add(p);
+        env.track(p);
         return p;
     }
 

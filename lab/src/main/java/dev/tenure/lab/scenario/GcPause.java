@@ -13,7 +13,7 @@ import java.util.List;
 /**
  * Failure mode 3. A checks that it still holds the lock (naive: GET; Tenure: {@code fence()}),
  * then stops dead for 12 s (SIGSTOP, as a long GC pause) against an 8 s TTL, exactly between the
- * check and its write. B gets the lock and writes; A resumes and writes what it had decided to
+ * check and its write; the pause lasts at least until B, granted meanwhile, has written. B gets the lock and writes; A resumes and writes what it had decided to
  * write. The naive store takes it. Tenure's arm writes to a SQL table fenced by {@code JdbcFence}
  * (H2): A's token is lower than B's, and the transaction is refused.
  */
@@ -63,6 +63,9 @@ final class GcPause implements Scenario {
         a.signal("STOP");
         a.send("go"); // read once it runs again: the write it had already decided on
         Steps.sleepMs(pause);
+        // The pause is over once it also covers the new holder's first write: that is the case the
+        // scenario is about (on a loaded machine B can be slow to write after its grant).
+        r.awaitWrite("B", 1);
         a.signal("CONT");
         r.heal("SIGCONT A");
         Event grant = r.await("B", Kind.OK, Op.ACQUIRE);

@@ -2,10 +2,12 @@ package dev.tenure.lab.scenario;
 
 import dev.tenure.lab.process.JavaLauncher;
 import dev.tenure.lab.process.LocalCluster;
+import dev.tenure.lab.process.Proc;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
@@ -28,7 +30,9 @@ public final class LabEnv implements AutoCloseable {
     private final String classpath;
     private final int basePort;
     private final PrintStream progress;
+    private final List<Proc> children = new ArrayList<>(); // guarded by itself
     private LocalCluster cluster;
+    private boolean closed; // guarded by children
 
     public LabEnv(
             Path dir,
@@ -131,8 +135,28 @@ public final class LabEnv implements AutoCloseable {
         awaitLeader();
     }
 
+    /** Every child process is also killed when the lab is closed (or interrupted: see close). */
+    void track(Proc p) {
+        synchronized (children) {
+            children.add(p);
+        }
+    }
+
+    /**
+     * Kills every worker and naive server still running and stops the cluster. Idempotent, and
+     * safe from a shutdown hook: an interrupted lab leaves no process behind.
+     */
     @Override
     public void close() {
+        List<Proc> all;
+        synchronized (children) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            all = new ArrayList<>(children);
+        }
+        all.forEach(Proc::close);
         if (cluster != null) {
             cluster.stopAll(Duration.ofSeconds(10));
         }

@@ -19,6 +19,12 @@ import java.util.concurrent.TimeUnit;
  */
 final class TenureHolder implements Holder {
     private static final long RETRY_MS = 200;
+    /**
+     * The Tenure client's request budget is never below this: it retries within the budget across
+     * nodes with the same request id, and a short one only makes session opens fail on a loaded
+     * machine. (The naive client's short timeout is part of what is under test; this is not.)
+     */
+    private static final long REQUEST_TIMEOUT_MS_MIN = 10_000;
 
     private final WorkerOptions o;
     private final Emitter ev;
@@ -32,7 +38,7 @@ final class TenureHolder implements Holder {
         this.client = TenureClient.builder()
                 .endpoints(o.lockEndpoints)
                 .sessionTtl(Duration.ofMillis(o.ttlMs))
-                .requestTimeout(Duration.ofMillis(o.requestTimeoutMs))
+                .requestTimeout(Duration.ofMillis(Math.max(REQUEST_TIMEOUT_MS_MIN, o.requestTimeoutMs)))
                 .clientName("lab worker " + o.name)
                 .build();
     }
