@@ -27,8 +27,8 @@ class LabIT {
     void everyScenarioBreaksTheNaiveLockAndNotTenure() throws Exception {
         String scale = System.getProperty("tenure.lab.scale", "4");
         try (var lab = new Processes.Running(
-                Processes.tenure(List.of(
-                        "lab", "all", "--scale", scale, "--seed", "7", "--json", "--dir", dir.toString())),
+                Processes.tenure(
+                        List.of("lab", "all", "--scale", scale, "--seed", "7", "--json", "--dir", dir.toString())),
                 Map.of())) {
             int code = lab.waitFor(Duration.ofMinutes(20));
             List<JsonObject> rows = new ArrayList<>();
@@ -49,7 +49,8 @@ class LabIT {
                             "quorum-loss");
             for (JsonObject row : rows) {
                 assertThat(row.get("naive_violations").getAsInt())
-                        .as("%s: the naive run must show the failure (else the fault did not land): %s",
+                        .as(
+                                "%s: the naive run must show the failure (else the fault did not land): %s",
                                 row.get("scenario"), row)
                         .isGreaterThanOrEqualTo(1);
                 assertThat(row.get("tenure_violations").getAsInt())
