@@ -5,6 +5,7 @@ import com.google.gson.GsonBuilder;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import dev.tenure.cli.ExitCodes.CliException;
+import dev.tenure.lab.process.LocalCluster;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -72,6 +73,7 @@ final class ClusterCommand {
             LocalCluster cluster =
                     LocalCluster.load(data).orElseGet(() -> LocalCluster.plan(data, nodes, basePort, host));
             cluster.startMissing(
+                    SelfLauncher::javaCommand,
                     snapshotInterval == null
                             ? List.of()
                             : List.of("--snapshot-interval", snapshotInterval.toMillis() + "ms"));

@@ -18,7 +18,8 @@ import picocli.CommandLine.Command;
             KvCommand.class,
             CheckpointCommand.class,
             ClusterCommand.class,
-            BenchCommand.class
+            BenchCommand.class,
+            LabCommand.class
         },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
@@ -27,7 +28,9 @@ import picocli.CommandLine.Command;
             "2:bad input",
             "3:conflict (held, not owner, stale token)",
             "4:lease lost",
-            "5:unavailable (no server or no quorum reachable in time)"
+            "5:unavailable (no server or no quorum reachable in time)",
+            "6:lab: a Tenure run broke a checked property",
+            "7:lab: a naive run broke nothing (the fault did not land) or an experiment could not run"
         })
 public final class Main {
 

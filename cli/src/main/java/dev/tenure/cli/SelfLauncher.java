@@ -1,8 +1,8 @@
 package dev.tenure.cli;
 
+import dev.tenure.lab.process.JavaLauncher;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 
 /** The command line that starts another `tenure` process from the same jar and Java. */
@@ -11,20 +11,11 @@ final class SelfLauncher {
     private SelfLauncher() {}
 
     static List<String> javaCommand(List<String> jvmOptions) {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(jvmOptions);
-        cmd.add("--add-exports");
-        cmd.add("java.base/jdk.internal.misc=ALL-UNNAMED");
-        cmd.add("--add-opens");
-        cmd.add("java.base/sun.nio.ch=ALL-UNNAMED");
-        cmd.add("-cp");
-        cmd.add(classpath());
-        cmd.add(Main.class.getName());
-        return cmd;
+        return JavaLauncher.javaCommand(jvmOptions, classpath(), Main.class.getName());
     }
 
-    private static String classpath() {
+    /** The shaded jar when run from it, else this JVM's class path: everything `tenure` needs. */
+    static String classpath() {
         try {
             Path self = Path.of(Main.class
                     .getProtectionDomain()

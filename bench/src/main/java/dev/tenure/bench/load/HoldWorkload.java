@@ -87,7 +87,7 @@ final class HoldWorkload {
                     .openSessionAsync()
                     .thenCompose(s -> {
                         sessions.add(s);
-                        return s.acquireAsync(lock, null);
+                        return s.acquireAsync(lock, (java.time.Duration) null);
                     })
                     .whenComplete((lease, error) -> {
                         if (error == null) {

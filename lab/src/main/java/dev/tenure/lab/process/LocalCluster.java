@@ -1,4 +1,4 @@
-package dev.tenure.cli;
+package dev.tenure.lab.process;
 
 import com.google.gson.Gson;
 import com.google.gson.GsonBuilder;
@@ -21,7 +21,7 @@ import java.util.stream.Collectors;
  * its id, ports and data directory ({@code DIR/node-i}) across restarts, so a node started again
  * is the same member with the same log.
  */
-final class LocalCluster {
+public final class LocalCluster {
 
     private static final Gson GSON = new GsonBuilder().setPrettyPrinting().create();
     private static final String FILE = "cluster.json";
@@ -35,21 +35,21 @@ final class LocalCluster {
         List<Node> nodes = new ArrayList<>();
     }
 
-    static final class Node {
+    public static final class Node {
         int id;
         String host;
         int port;
         long pid;
 
-        int id() {
+        public int id() {
             return id;
         }
 
-        long pid() {
+        public long pid() {
             return pid;
         }
 
-        String endpoint() {
+        public String endpoint() {
             return host + ":" + port;
         }
     }
@@ -59,7 +59,7 @@ final class LocalCluster {
         this.state = state;
     }
 
-    static Optional<LocalCluster> load(Path dir) {
+    public static Optional<LocalCluster> load(Path dir) {
         Path file = dir.resolve(FILE);
         if (!Files.exists(file)) {
             return Optional.empty();
@@ -72,7 +72,7 @@ final class LocalCluster {
         }
     }
 
-    static LocalCluster plan(Path dir, int nodes, int basePort, String host) {
+    public static LocalCluster plan(Path dir, int nodes, int basePort, String host) {
         if (nodes != 3 && nodes != 5) {
             throw new IllegalArgumentException("--nodes must be 3 or 5, was " + nodes);
         }
@@ -88,34 +88,34 @@ final class LocalCluster {
         return new LocalCluster(dir, state);
     }
 
-    List<Node> nodes() {
+    public List<Node> nodes() {
         return state.nodes;
     }
 
-    String endpoints() {
+    public String endpoints() {
         return state.nodes.stream().map(Node::endpoint).collect(Collectors.joining(","));
     }
 
-    Path logFile(Node n) {
+    public Path logFile(Node n) {
         return dir.resolve("node-" + n.id + ".log");
     }
 
-    void save() throws IOException {
+    public void save() throws IOException {
         Files.createDirectories(dir);
         Files.writeString(dir.resolve(FILE), GSON.toJson(state), StandardCharsets.UTF_8);
     }
 
     /** Starts every node whose recorded process is not running. */
-    void startMissing(List<String> serverOptions) throws IOException {
+    public void startMissing(JavaLauncher.Tenure tenure, List<String> serverOptions) throws IOException {
         Files.createDirectories(dir);
         for (Node n : state.nodes) {
             if (!running(n)) {
-                n.pid = start(n, serverOptions);
+                n.pid = start(tenure, n, serverOptions);
             }
         }
     }
 
-    private boolean running(Node n) {
+    public boolean running(Node n) {
         return n.pid > 0
                 && ProcessHandle.of(n.pid)
                         .filter(ProcessHandle::isAlive)
@@ -128,13 +128,13 @@ final class LocalCluster {
         return dir.toAbsolutePath().normalize().resolve("node-" + n.id);
     }
 
-    private long start(Node n, List<String> serverOptions) throws IOException {
+    private long start(JavaLauncher.Tenure tenure, Node n, List<String> serverOptions) throws IOException {
         List<String> cmd = new ArrayList<>();
         if (Files.isExecutable(Path.of("/usr/bin/setsid"))) {
             // Its own session: the node outlives this command and the terminal's Ctrl-C.
             cmd.add("/usr/bin/setsid");
         }
-        cmd.addAll(SelfLauncher.javaCommand(List.of("-XX:+UseSerialGC", "-Xmx256m")));
+        cmd.addAll(tenure.command(List.of("-XX:+UseSerialGC", "-Xmx256m")));
         cmd.addAll(List.of(
                 "server",
                 "--node-id",
@@ -157,7 +157,7 @@ final class LocalCluster {
      * Polls until every node reports a healthy cluster with a leader: each one has just
      * committed a command through the log, so a restarted node has caught up and serves.
      */
-    boolean awaitLeader(Duration timeout) throws InterruptedException {
+    public boolean awaitLeader(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             if (state.nodes.stream().allMatch(LocalCluster::healthy)) {
@@ -180,7 +180,7 @@ final class LocalCluster {
         }
     }
 
-    int stopAll(Duration grace) {
+    public int stopAll(Duration grace) {
         int stopped = 0;
         List<ProcessHandle> handles = new ArrayList<>();
         for (Node n : state.nodes) {

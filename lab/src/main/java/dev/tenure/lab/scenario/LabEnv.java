@@ -1,0 +1,164 @@
+package dev.tenure.lab.scenario;
+
+import dev.tenure.lab.process.JavaLauncher;
+import dev.tenure.lab.process.LocalCluster;
+import dev.tenure.lab.process.Proc;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What every scenario of one lab invocation shares: the output directory, the seed and the time
+ * scale, how to start `tenure` and worker processes, and one local 3-node Tenure cluster (started
+ * on first use; each run uses locks and keys of its own).
+ */
+public final class LabEnv implements AutoCloseable {
+    public static final int SCALE_MIN = 1;
+    /** Above this, the shortest TTL (8 s / scale) falls under one second: too tight for 2 cores. */
+    public static final int SCALE_MAX = 8;
+
+    private final Path dir;
+    private final long seed;
+    private final int scale;
+    private final Random random;
+    private final JavaLauncher.Tenure tenure;
+    private final String classpath;
+    private final int basePort;
+    private final PrintStream progress;
+    private final List<Proc> children = new ArrayList<>(); // guarded by itself
+    private LocalCluster cluster;
+    private boolean closed; // guarded by children
+
+    public LabEnv(
+            Path dir,
+            long seed,
+            int scale,
+            JavaLauncher.Tenure tenure,
+            String classpath,
+            int basePort,
+            PrintStream progress) {
+        if (scale < SCALE_MIN || scale > SCALE_MAX) {
+            throw new IllegalArgumentException("--scale must be in [" + SCALE_MIN + ", " + SCALE_MAX
+                    + "] (times are divided by it), was " + scale);
+        }
+        this.dir = dir;
+        this.seed = seed;
+        this.scale = scale;
+        this.random = new Random(seed);
+        this.tenure = tenure;
+        this.classpath = classpath;
+        this.basePort = basePort;
+        this.progress = progress;
+    }
+
+    public Path dir() {
+        return dir;
+    }
+
+    public long seed() {
+        return seed;
+    }
+
+    public int scale() {
+        return scale;
+    }
+
+    /** Seeded: which node dies, where a fault lands; the same seed makes the same choices. */
+    public Random random() {
+        return random;
+    }
+
+    String classpath() {
+        return classpath;
+    }
+
+    /** A scenario's time at scale 1, divided by the scale. */
+    public long ms(long baseMs) {
+        return Math.max(1, baseMs / scale);
+    }
+
+    public Duration scaled(Duration base) {
+        return Duration.ofMillis(ms(base.toMillis()));
+    }
+
+    public void progress(String line) {
+        progress.println("lab: " + line);
+        progress.flush();
+    }
+
+    /** The cluster's client endpoints, starting it on first use. */
+    public List<String> nodeEndpoints() throws IOException, InterruptedException {
+        return cluster().nodes().stream().map(LocalCluster.Node::endpoint).toList();
+    }
+
+    private LocalCluster cluster() throws IOException, InterruptedException {
+        if (cluster == null) {
+            progress("starting a 3-node Tenure cluster in " + dir.resolve("cluster") + " from port " + basePort);
+            LocalCluster c = LocalCluster.plan(dir.resolve("cluster"), 3, basePort, "127.0.0.1");
+            c.startMissing(tenure, List.of());
+            c.save();
+            cluster = c;
+            awaitLeader();
+        }
+        return cluster;
+    }
+
+    private void awaitLeader() throws InterruptedException {
+        if (!cluster.awaitLeader(Duration.ofSeconds(120))) {
+            throw new LabException("the Tenure cluster had no leader with every node serving within 120 s; see "
+                    + dir.resolve("cluster/node-*.log"));
+        }
+    }
+
+    /** SIGKILL to node {@code i}; returns once it is gone. */
+    public void killNode(int i) throws IOException, InterruptedException {
+        long pid = cluster().nodes().get(i).pid();
+        ProcessHandle.of(pid).ifPresent(p -> {
+            p.destroyForcibly();
+            try {
+                p.onExit().get(30, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                throw new LabException("node " + i + " (pid " + pid + ") did not die within 30 s", e);
+            }
+        });
+    }
+
+    /** Restarts every node that is not running (same identity and data) and waits for a leader. */
+    public void restartNodes() throws IOException, InterruptedException {
+        cluster().startMissing(tenure, List.of());
+        cluster.save();
+        awaitLeader();
+    }
+
+    /** Every child process is also killed when the lab is closed (or interrupted: see close). */
+    void track(Proc p) {
+        synchronized (children) {
+            children.add(p);
+        }
+    }
+
+    /**
+     * Kills every worker and naive server still running and stops the cluster. Idempotent, and
+     * safe from a shutdown hook: an interrupted lab leaves no process behind.
+     */
+    @Override
+    public void close() {
+        List<Proc> all;
+        synchronized (children) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            all = new ArrayList<>(children);
+        }
+        all.forEach(Proc::close);
+        if (cluster != null) {
+            cluster.stopAll(Duration.ofSeconds(10));
+        }
+    }
+}
