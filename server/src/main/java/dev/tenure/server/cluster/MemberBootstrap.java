@@ -87,6 +87,9 @@ final class MemberBootstrap {
                 .clusterConsensusEndpoints(peers)
                 .catchupEndpoint(host + ":0")
                 .sourceType(ClusterBackup.SourceType.ANY)
+                // Peers keep log only from their oldest kept snapshots on: the copy starts at the
+                // latest snapshot, and the log is recorded on from there without a gap.
+                .initialReplayStart(ClusterBackup.Configuration.ReplayStart.LATEST_SNAPSHOT)
                 .clusterBackupResponseTimeoutNs(TimeUnit.SECONDS.toNanos(2))
                 .clusterBackupCoolDownIntervalNs(TimeUnit.MILLISECONDS.toNanos(500))
                 .archiveContext(new AeronArchive.Context()
@@ -114,6 +117,7 @@ final class MemberBootstrap {
     private static final class Progress implements ClusterBackupEventsListener {
         private volatile boolean answered;
         private volatile boolean recordingLogWritten;
+        private volatile long snapshotPosition;
         private volatile boolean liveLogRecorded;
 
         boolean answered() {
@@ -140,12 +144,17 @@ final class MemberBootstrap {
 
         @Override
         public void onUpdatedRecordingLog(RecordingLog recordingLog, List<RecordingLog.Snapshot> snapshotsRetrieved) {
+            for (RecordingLog.Snapshot s : snapshotsRetrieved) {
+                snapshotPosition = Math.max(snapshotPosition, s.logPosition());
+            }
             recordingLogWritten = true;
         }
 
         @Override
         public void onLiveLogProgress(long recordingId, long recordingPosCounterId, long logPosition) {
-            if (recordingLogWritten) {
+            // The copy is usable once the local log reaches the copied snapshot: from there the
+            // member replays its own log and catches up the rest like any follower.
+            if (recordingLogWritten && logPosition >= snapshotPosition) {
                 liveLogRecorded = true;
             }
         }
