@@ -48,6 +48,9 @@ class LabIT {
                             "stale-unlock-retry",
                             "quorum-loss");
             for (JsonObject row : rows) {
+                assertThat(row.has("naive_error") || row.has("tenure_error"))
+                        .as("%s: both runs completed: %s", row.get("scenario"), row)
+                        .isFalse();
                 assertThat(row.get("naive_violations").getAsInt())
                         .as(
                                 "%s: the naive run must show the failure (else the fault did not land): %s",
@@ -56,7 +59,9 @@ class LabIT {
                 assertThat(row.get("tenure_violations").getAsInt())
                         .as("%s: Tenure must break nothing: %s", row.get("scenario"), row)
                         .isZero();
-                assertThat(row.get("faults").getAsInt()).isGreaterThanOrEqualTo(2);
+                assertThat(row.get("faults").getAsInt())
+                        .as("%s: a fault injected in each run: %s", row.get("scenario"), row)
+                        .isGreaterThanOrEqualTo(2);
             }
             assertThat(code).as("exit code; output:\n%s", lab.output()).isZero();
         }
