@@ -25,7 +25,10 @@ class LabIT {
 
     @Test
     void everyScenarioBreaksTheNaiveLockAndNotTenure() throws Exception {
-        String scale = System.getProperty("tenure.lab.scale", "4");
+        // Scale 2 (TTLs of 4 s and more): at 4 a 2 s TTL on a 2-core machine sometimes lost a
+        // holder's lease to CPU starvation before the fault was injected, which the lab rightly
+        // reports as an experiment that did not run.
+        String scale = System.getProperty("tenure.lab.scale", "2");
         try (var lab = new Processes.Running(
                 Processes.tenure(
                         List.of("lab", "all", "--scale", scale, "--seed", "7", "--json", "--dir", dir.toString())),
