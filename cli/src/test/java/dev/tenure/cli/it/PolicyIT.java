@@ -4,6 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import dev.tenure.client.AcquireOptions;
+import dev.tenure.client.Lease;
+import dev.tenure.client.Session;
+import dev.tenure.client.TenureClient;
+import dev.tenure.client.TenureEnd;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -154,5 +159,41 @@ class PolicyIT {
         assertThat(waitedMs).as("granted only after the 4 s lock delay").isGreaterThanOrEqualTo(3_500);
         waiter.signal("TERM");
         assertThat(waiter.waitFor(Duration.ofSeconds(30))).isEqualTo(0);
+    }
+
+    /**
+     * A MANUAL lease that its work loop stops renewing ends after its own lease TTL while the
+     * session (kept alive by the client library) lives on: a stuck loop loses the lock, the
+     * process does not.
+     */
+    @Test
+    void aManualLeaseNotRenewedExpiresWhileItsSessionLives() throws Exception {
+        try (TenureClient client = TenureClient.builder()
+                        .endpoints(server.endpoint())
+                        .sessionTtl(Duration.ofSeconds(20))
+                        .build();
+                Session stuck = client.openSession();
+                Session next = client.openSession()) {
+            Lease lease = stuck.acquire(
+                    "manual-lock",
+                    AcquireOptions.builder()
+                            .renew(AcquireOptions.Renew.MANUAL)
+                            .leaseTtl(Duration.ofSeconds(4))
+                            .build());
+            long started = System.nanoTime();
+            // Nobody calls lease.renew(): the next acquirer gets the lock once the lease TTL ran out.
+            Lease successor = next.acquire("manual-lock", Duration.ofSeconds(30));
+            long waitedMs = (System.nanoTime() - started) / 1_000_000;
+            assertThat(successor.previousToken()).isEqualTo(lease.token());
+            assertThat(successor.previousEnd()).isEqualTo(TenureEnd.EXPIRED);
+            assertThat(waitedMs)
+                    .as("ended after about the lease TTL, long before the session TTL")
+                    .isBetween(3_000L, 15_000L);
+            assertThat(lease.lost()).isDone();
+            assertThat(stuck.state()).as("the session outlives its stuck lease").isEqualTo(Session.State.CONNECTED);
+            assertThat(stuck.tryAcquire("manual-other"))
+                    .as("and still acquires")
+                    .isPresent();
+        }
     }
 }
