@@ -17,21 +17,65 @@ import org.junit.jupiter.api.io.TempDir;
  * break at least one checked property (the fault landed) and Tenure's none. The lab starts its
  * own 3-node cluster, naive lock servers and worker processes; their histories stay in the temp
  * directory for a failed run's forensics.
+ *
+ * <p>A run that could not complete (a worker never reached the point where the fault lands,
+ * e.g. a fresh JVM's first session lost to CPU starvation on 2 cores) is an experiment that did
+ * not happen, not a result: that scenario alone is run once more, and the retry is printed. A
+ * violation is never retried.
  */
 class LabIT {
+
+    private static final List<String> SCENARIOS = List.of(
+            "holder-crash", "long-work-expiry", "gc-pause", "partitioned-holder", "stale-unlock-retry", "quorum-loss");
 
     @TempDir
     Path dir;
 
     @Test
     void everyScenarioBreaksTheNaiveLockAndNotTenure() throws Exception {
+        List<JsonObject> rows = lab("all", dir.resolve("all"));
+        assertThat(rows)
+                .as("one row per scenario")
+                .extracting(r -> r.get("scenario").getAsString())
+                .containsExactlyElementsOf(SCENARIOS);
+        for (JsonObject first : rows) {
+            JsonObject row = first;
+            if (incomplete(row)) {
+                String scenario = row.get("scenario").getAsString();
+                System.out.println("LabIT: " + scenario + " did not complete, running it once more: " + row);
+                List<JsonObject> retry = lab(scenario, dir.resolve("retry-" + scenario));
+                assertThat(retry).as("one row for %s", scenario).hasSize(1);
+                row = retry.get(0);
+            }
+            assertThat(incomplete(row))
+                    .as("%s: both runs completed: %s", row.get("scenario"), row)
+                    .isFalse();
+            assertThat(row.get("naive_violations").getAsInt())
+                    .as(
+                            "%s: the naive run must show the failure (else the fault did not land): %s",
+                            row.get("scenario"), row)
+                    .isGreaterThanOrEqualTo(1);
+            assertThat(row.get("tenure_violations").getAsInt())
+                    .as("%s: Tenure must break nothing: %s", row.get("scenario"), row)
+                    .isZero();
+            assertThat(row.get("faults").getAsInt())
+                    .as("%s: a fault injected in each run: %s", row.get("scenario"), row)
+                    .isGreaterThanOrEqualTo(2);
+        }
+    }
+
+    private static boolean incomplete(JsonObject row) {
+        return row.has("naive_error") || row.has("tenure_error");
+    }
+
+    /** Runs `tenure lab WHAT` and returns its JSON rows; exit 0, or 7 for an incomplete run. */
+    private static List<JsonObject> lab(String what, Path out) throws Exception {
         // Scale 2 (TTLs of 4 s and more): at 4 a 2 s TTL on a 2-core machine sometimes lost a
-        // holder's lease to CPU starvation before the fault was injected, which the lab rightly
-        // reports as an experiment that did not run.
+        // holder's lease to CPU starvation before the fault was injected.
         String scale = System.getProperty("tenure.lab.scale", "2");
         try (var lab = new Processes.Running(
                 Processes.tenure(
-                        List.of("lab", "all", "--scale", scale, "--seed", "7", "--json", "--dir", dir.toString())),
+                        List.of("lab", what, "--scale", scale, "--seed", "7", "--json", "--dir", out.toString())),
                 Map.of())) {
             int code = lab.waitFor(Duration.ofMinutes(20));
             List<JsonObject> rows = new ArrayList<>();
@@ -40,33 +84,11 @@ class LabIT {
                     rows.add(JsonParser.parseString(line).getAsJsonObject());
                 }
             }
-            assertThat(rows)
-                    .as("one row per scenario; output:\n%s", lab.output())
-                    .extracting(r -> r.get("scenario").getAsString())
-                    .containsExactly(
-                            "holder-crash",
-                            "long-work-expiry",
-                            "gc-pause",
-                            "partitioned-holder",
-                            "stale-unlock-retry",
-                            "quorum-loss");
-            for (JsonObject row : rows) {
-                assertThat(row.has("naive_error") || row.has("tenure_error"))
-                        .as("%s: both runs completed: %s", row.get("scenario"), row)
-                        .isFalse();
-                assertThat(row.get("naive_violations").getAsInt())
-                        .as(
-                                "%s: the naive run must show the failure (else the fault did not land): %s",
-                                row.get("scenario"), row)
-                        .isGreaterThanOrEqualTo(1);
-                assertThat(row.get("tenure_violations").getAsInt())
-                        .as("%s: Tenure must break nothing: %s", row.get("scenario"), row)
-                        .isZero();
-                assertThat(row.get("faults").getAsInt())
-                        .as("%s: a fault injected in each run: %s", row.get("scenario"), row)
-                        .isGreaterThanOrEqualTo(2);
-            }
-            assertThat(code).as("exit code; output:\n%s", lab.output()).isZero();
+            boolean anyIncomplete = rows.stream().anyMatch(LabIT::incomplete);
+            assertThat(code)
+                    .as("exit code of tenure lab %s; output:\n%s", what, lab.output())
+                    .isEqualTo(anyIncomplete ? 7 : 0);
+            return rows;
         }
     }
 }

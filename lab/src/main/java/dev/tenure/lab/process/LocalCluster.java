@@ -33,6 +33,8 @@ public final class LocalCluster {
     static final class State {
         String members;
         List<Node> nodes = new ArrayList<>();
+        /** Server options of the last start that gave any; restarted nodes get them again. */
+        List<String> serverOptions = new ArrayList<>();
     }
 
     public static final class Node {
@@ -105,12 +107,18 @@ public final class LocalCluster {
         Files.writeString(dir.resolve(FILE), GSON.toJson(state), StandardCharsets.UTF_8);
     }
 
-    /** Starts every node whose recorded process is not running. */
+    /**
+     * Starts every node whose recorded process is not running. Options given replace the stored
+     * ones; with none, a restarted node gets the options it was first started with.
+     */
     public void startMissing(JavaLauncher.Tenure tenure, List<String> serverOptions) throws IOException {
         Files.createDirectories(dir);
+        if (!serverOptions.isEmpty() || state.serverOptions == null) {
+            state.serverOptions = new ArrayList<>(serverOptions);
+        }
         for (Node n : state.nodes) {
             if (!running(n)) {
-                n.pid = start(tenure, n, serverOptions);
+                n.pid = start(tenure, n, state.serverOptions);
             }
         }
     }
