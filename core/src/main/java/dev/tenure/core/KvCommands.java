@@ -63,17 +63,7 @@ final class KvCommands {
         if (bad != null) {
             return bad;
         }
-        Session s = state.sessions.get(sessionId);
-        if (s == null) {
-            return Requests.sessionLost(sessionId);
-        }
-        Result replay = Requests.replay(state, s, requestId);
-        if (replay != null) {
-            return replay;
-        }
-        Result r = decision.decide();
-        Requests.remember(state, s, requestId, Outcome.settled(r));
-        return r;
+        return Requests.once(state, sessionId, requestId, session -> decision.decide());
     }
 
     private Result decidePut(Put c) {

@@ -141,17 +141,7 @@ final class LockCommands {
         if (anonymous) {
             return decideRelease(null, c); // an operator's forced release: no session, no dedup
         }
-        Session s = state.sessions.get(c.sessionId());
-        if (s == null) {
-            return Requests.sessionLost(c.sessionId());
-        }
-        Result replay = Requests.replay(state, s, c.requestId());
-        if (replay != null) {
-            return replay;
-        }
-        Result r = decideRelease(s, c);
-        Requests.remember(state, s, c.requestId(), Outcome.settled(r));
-        return r;
+        return Requests.once(state, c.sessionId(), c.requestId(), s -> decideRelease(s, c));
     }
 
     /**
@@ -194,17 +184,7 @@ final class LockCommands {
         if (bad != null) {
             return bad;
         }
-        Session s = state.sessions.get(c.sessionId());
-        if (s == null) {
-            return Requests.sessionLost(c.sessionId());
-        }
-        Result replay = Requests.replay(state, s, c.requestId());
-        if (replay != null) {
-            return replay;
-        }
-        Result r = decideRenew(s, c);
-        Requests.remember(state, s, c.requestId(), Outcome.settled(r));
-        return r;
+        return Requests.once(state, c.sessionId(), c.requestId(), s -> decideRenew(s, c));
     }
 
     private Result decideRenew(Session s, Command.RenewLease c) {
@@ -239,17 +219,7 @@ final class LockCommands {
         if (bad != null) {
             return bad;
         }
-        Session s = state.sessions.get(c.sessionId());
-        if (s == null) {
-            return Requests.sessionLost(c.sessionId());
-        }
-        Result replay = Requests.replay(state, s, c.requestId());
-        if (replay != null) {
-            return replay;
-        }
-        Result r = decideCheckpoint(c);
-        Requests.remember(state, s, c.requestId(), Outcome.settled(r));
-        return r;
+        return Requests.once(state, c.sessionId(), c.requestId(), s -> decideCheckpoint(c));
     }
 
     private Result decideCheckpoint(Command.WriteCheckpoint c) {

@@ -3,6 +3,7 @@ package dev.tenure.core;
 import dev.tenure.core.Result.Granted;
 import dev.tenure.core.Result.Queued;
 import dev.tenure.core.Result.Rejected;
+import java.util.function.Function;
 
 /**
  * Request-id dedup for mutating commands of a session.
@@ -60,6 +61,24 @@ final class Requests {
     static void remember(State state, Session session, long requestId, Outcome outcome) {
         session.requests.remember(requestId, outcome, state.limits.requestIdCacheMax());
         state.touch(session);
+    }
+
+    /**
+     * Runs a mutating request of a live session once: a retry gets the remembered outcome, a new
+     * request is decided and its outcome remembered. Callers check the request's shape first.
+     */
+    static Result once(State state, long sessionId, long requestId, Function<Session, Result> decide) {
+        Session s = state.sessions.get(sessionId);
+        if (s == null) {
+            return sessionLost(sessionId);
+        }
+        Result replay = replay(state, s, requestId);
+        if (replay != null) {
+            return replay;
+        }
+        Result r = decide.apply(s);
+        remember(state, s, requestId, Outcome.settled(r));
+        return r;
     }
 
     static Rejected sessionLost(long sessionId) {
