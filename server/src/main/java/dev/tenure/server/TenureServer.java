@@ -3,6 +3,7 @@ package dev.tenure.server;
 import dev.tenure.api.v1.Member;
 import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.server.admin.AdminHttp;
+import dev.tenure.server.admin.NodeMetrics;
 import dev.tenure.server.cluster.ClusterNode;
 import dev.tenure.server.gateway.Gateway;
 import io.aeron.cluster.service.Cluster;
@@ -20,6 +21,7 @@ public final class TenureServer implements AutoCloseable {
     private final ServerConfig config;
     private final AtomicReference<Cluster.Role> role = new AtomicReference<>(Cluster.Role.FOLLOWER);
     private final Health health = new Health();
+    private final NodeMetrics metrics = new NodeMetrics();
     private DataDirLock dataLock;
     private ClusterNode node;
     private Gateway gateway;
@@ -53,7 +55,8 @@ public final class TenureServer implements AutoCloseable {
                 node.aeronDirectoryName(),
                 ClusterNode.ingressEndpoints(config),
                 this::status,
-                node::recoveryPosition);
+                node::recoveryPosition,
+                metrics);
         gateway.start();
         // Health is probed through the log once a second, so "no quorum" is noticed, and its
         // start time known, even when no client is asking.
@@ -62,14 +65,14 @@ public final class TenureServer implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        probe.scheduleWithFixedDelay(() -> gateway.status(), 1, 1, TimeUnit.SECONDS);
+        probe.scheduleWithFixedDelay(() -> gateway.status().thenAccept(metrics::observe), 1, 1, TimeUnit.SECONDS);
         long snapshotMs = config.snapshotInterval().toMillis();
         if (snapshotMs > 0) {
             probe.scheduleWithFixedDelay(this::snapshotIfLeader, snapshotMs, snapshotMs, TimeUnit.MILLISECONDS);
             probe.scheduleWithFixedDelay(() -> compactLog(log), snapshotMs, snapshotMs, TimeUnit.MILLISECONDS);
         }
         if (config.adminPort() > 0) {
-            admin = AdminHttp.start(config.bindHost(), config.adminPort(), this::statusNow);
+            admin = AdminHttp.start(config.bindHost(), config.adminPort(), this::statusNow, metrics::scrape);
         }
     }
 
@@ -146,6 +149,7 @@ public final class TenureServer implements AutoCloseable {
         if (node != null) {
             node.close();
         }
+        metrics.close();
         if (dataLock != null) {
             try {
                 dataLock.close();

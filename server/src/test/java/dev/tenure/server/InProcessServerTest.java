@@ -23,6 +23,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -56,7 +57,7 @@ class InProcessServerTest {
                 List.of(new ServerConfig.Member(0, "127.0.0.1", port, TestPorts.freeAeronPortBase())),
                 data,
                 "127.0.0.1",
-                0,
+                TestPorts.freeTcpPort(),
                 Duration.ofMillis(5),
                 Duration.ofSeconds(5),
                 Limits.defaults().valueBytesMax() + 65536,
@@ -217,6 +218,42 @@ class InProcessServerTest {
     }
 
     @Test
+    void metricsCountStaleWritesByLockAndTargetAndCallsByMethod() throws Exception {
+        SessionStream a = new SessionStream();
+        long sa = a.open(10_000);
+        long old = stub.acquire(acquire(sa, 1, "metered", 0)).getGrant().getToken();
+        assertThat(stub.release(release(sa, 2, "metered", old)).getCode()).isEqualTo(Code.CODE_OK);
+        long token = stub.acquire(acquire(sa, 3, "metered", 0)).getGrant().getToken();
+        assertThat(stub.kvPut(put(sa, 4, "orders", "v2", "metered", old)).getCode())
+                .isEqualTo(Code.CODE_STALE_TOKEN);
+        assertThat(stub.kvPut(put(sa, 5, "orders", "v3", "metered", old)).getCode())
+                .isEqualTo(Code.CODE_STALE_TOKEN);
+        assertThat(stub.release(release(sa, 6, "metered", token)).getCode()).isEqualTo(Code.CODE_OK);
+
+        HttpResponse<String> metrics = AdminScrape.get(server.adminPort(), "/metrics");
+        assertThat(metrics.statusCode()).isEqualTo(200);
+        assertThat(metrics.headers().firstValue("Content-Type"))
+                .hasValueSatisfying(t -> assertThat(t).startsWith("text/plain; version=0.0.4"));
+        assertThat(metrics.body())
+                .contains("tenure_stale_writes_rejected_total{lock=\"metered\",target=\"kv:orders\"} 2.0")
+                .containsPattern("grpc_server_processing_duration_seconds_count\\{[^}]*method=\"KvPut\"[^}]*"
+                        + "statusCode=\"OK\"[^}]*} [1-9]")
+                .contains("jvm_memory_used_bytes");
+        // The cluster gauges follow the once-a-second health probe; other tests write stale too.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        String body = metrics.body();
+        while (!(body.contains("tenure_health_ok 1.0")
+                && sample(body, "tenure_cluster_stale_writes_rejected_total") >= 2)) {
+            assertThat(System.nanoTime())
+                    .as("probe reported health and stale writes: %s", body)
+                    .isLessThan(deadline);
+            Thread.sleep(200);
+            body = AdminScrape.get(server.adminPort(), "/metrics").body();
+        }
+        assertThat(body).contains("tenure_leader 1.0").containsPattern("tenure_token_last [1-9]");
+    }
+
+    @Test
     void badInputIsRejectedWithTheLimitNamed() {
         assertThatThrownBy(() -> stub.acquire(acquire(1, 1, "x".repeat(300), 0)))
                 .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
@@ -235,6 +272,15 @@ class InProcessServerTest {
         assertThat(s.getHealth()).isEqualTo("ok");
         assertThat(s.getLeaderId()).isEqualTo(0);
         assertThat(s.getNowMs()).isPositive();
+    }
+
+    /** The value of an unlabelled sample in a Prometheus scrape, or -1 if it is absent. */
+    static double sample(String scrape, String name) {
+        return scrape.lines()
+                .filter(l -> l.startsWith(name + " "))
+                .mapToDouble(l -> Double.parseDouble(l.substring(name.length() + 1)))
+                .findFirst()
+                .orElse(-1);
     }
 
     static AcquireRequest acquire(long session, long request, String lock, long waitMs) {

@@ -16,7 +16,8 @@ import java.util.function.Supplier;
 
 /**
  * The node's admin endpoint (plain HTTP, JSON): {@code /health} answers 200 when a command just
- * committed through the log and 503 otherwise; {@code /status} has the full node status.
+ * committed through the log and 503 otherwise; {@code /status} has the full node status;
+ * {@code /metrics} has the node's metrics in Prometheus' text format (see {@link NodeMetrics}).
  */
 public final class AdminHttp implements AutoCloseable {
 
@@ -26,7 +27,8 @@ public final class AdminHttp implements AutoCloseable {
         this.http = http;
     }
 
-    public static AdminHttp start(String host, int port, Supplier<ServerStatusResponse> status) throws IOException {
+    public static AdminHttp start(
+            String host, int port, Supplier<ServerStatusResponse> status, Supplier<String> metrics) throws IOException {
         HttpServer http = HttpServer.create(new InetSocketAddress(host, port), 16);
         http.setExecutor(Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "tenure-admin");
@@ -44,6 +46,9 @@ public final class AdminHttp implements AutoCloseable {
             respond(exchange, "ok".equals(s.getHealth()) ? 200 : 503, new Gson().toJson(body));
         });
         http.createContext("/status", exchange -> respond(exchange, 200, json(status.get())));
+        http.createContext(
+                "/metrics",
+                exchange -> respond(exchange, 200, metrics.get(), "text/plain; version=0.0.4; charset=utf-8"));
         http.start();
         return new AdminHttp(http);
     }
@@ -61,8 +66,12 @@ public final class AdminHttp implements AutoCloseable {
     }
 
     private static void respond(HttpExchange exchange, int code, String body) throws IOException {
-        byte[] bytes = (body + "\n").getBytes(StandardCharsets.UTF_8);
-        exchange.getResponseHeaders().set("Content-Type", "application/json");
+        respond(exchange, code, body + "\n", "application/json");
+    }
+
+    private static void respond(HttpExchange exchange, int code, String body, String contentType) throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().set("Content-Type", contentType);
         exchange.sendResponseHeaders(code, bytes.length);
         try (OutputStream out = exchange.getResponseBody()) {
             out.write(bytes);

@@ -5,10 +5,12 @@ import dev.tenure.api.internal.MemberReport;
 import dev.tenure.api.internal.StatsRequest;
 import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.server.ServerConfig;
+import dev.tenure.server.admin.NodeMetrics;
 import dev.tenure.server.cluster.ClusterNode;
 import io.aeron.Aeron;
 import io.aeron.cluster.client.AeronCluster;
 import io.grpc.Server;
+import io.grpc.ServerInterceptors;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -33,7 +35,8 @@ public final class Gateway implements AutoCloseable {
             String aeronDir,
             String ingressEndpoints,
             Function<ServerStatusResponse.Builder, ServerStatusResponse.Builder> nodeStatus,
-            LongSupplier recoveryPosition) {
+            LongSupplier recoveryPosition,
+            NodeMetrics metrics) {
         // A lone member is always the leader: its gateway talks to it over shared memory.
         boolean local = config.members().size() == 1;
         // One Aeron client for every reconnect, on the node's monotonic epoch clock (see
@@ -56,10 +59,18 @@ public final class Gateway implements AutoCloseable {
         this.nodeId = config.nodeId();
         this.recoveryPosition = recoveryPosition;
         TenureGateway service = new TenureGateway(
-                cluster, registry, new RequestValidator(config.limits()), this::status, System.err::println);
+                cluster,
+                registry,
+                new RequestValidator(config.limits()),
+                this::status,
+                (lock, target, token, current) -> {
+                    System.err.println("tenure: stale write rejected: lock " + lock + " " + target + " token " + token
+                            + (current == 0 ? " (the lock is free)" : " < current " + current));
+                    metrics.staleWrite(lock, target);
+                });
         this.server = NettyServerBuilder.forAddress(
                         new InetSocketAddress(config.bindHost(), config.self().port()))
-                .addService(service)
+                .addService(ServerInterceptors.intercept(service, metrics.grpcInterceptor()))
                 .maxInboundMessageSize(config.messageBytesMax())
                 // Clients never ping; a silent connection must stay open so that only a closed
                 // socket (not quiet) ends a session before its TTL.

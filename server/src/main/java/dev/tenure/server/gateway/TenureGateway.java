@@ -46,20 +46,26 @@ public final class TenureGateway extends TenureGrpc.TenureImplBase {
     private final SessionRegistry registry;
     private final RequestValidator validator;
     private final Supplier<CompletableFuture<ServerStatusResponse>> nodeStatus;
-    /** Where this node logs the stale writes it served: each is logged once, by the node the writer used. */
-    private final Consumer<String> staleLog;
+    /** Told of each stale write this node served: each is reported once, by the node the writer used. */
+    private final StaleWriteListener staleWrites;
+
+    /** Hears of every write this node rejected because its token was not the lock's current one. */
+    interface StaleWriteListener {
+        /** {@code current} is the lock's token at the time, 0 when the lock was free. */
+        void rejected(String lock, String target, long token, long current);
+    }
 
     TenureGateway(
             ClusterChannel cluster,
             SessionRegistry registry,
             RequestValidator validator,
             Supplier<CompletableFuture<ServerStatusResponse>> nodeStatus,
-            Consumer<String> staleLog) {
+            StaleWriteListener staleWrites) {
         this.cluster = cluster;
         this.registry = registry;
         this.validator = validator;
         this.nodeStatus = nodeStatus;
-        this.staleLog = staleLog;
+        this.staleWrites = staleWrites;
     }
 
     @Override
@@ -105,8 +111,7 @@ public final class TenureGateway extends TenureGrpc.TenureImplBase {
     }
 
     private void logStale(String lock, String target, long token, long current) {
-        staleLog.accept("tenure: stale write rejected: lock " + lock + " " + target + " token " + token
-                + (current == 0 ? " (the lock is free)" : " < current " + current));
+        staleWrites.rejected(lock, target, token, current);
     }
 
     @Override

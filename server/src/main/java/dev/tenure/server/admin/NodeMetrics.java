@@ -1,0 +1,167 @@
+package dev.tenure.server.admin;
+
+import dev.tenure.api.v1.ServerStatusResponse;
+import io.grpc.ServerInterceptor;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.binder.grpc.MetricCollectingServerInterceptor;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * The node's metrics, scraped in Prometheus' text format from the admin endpoint's
+ * {@code /metrics}: gRPC calls by method and status (Micrometer's interceptor), JVM and process
+ * figures, the cluster's state as the last health probe read it through the log, and every stale
+ * write this node rejected, by lock and target.
+ *
+ * <p>Stale writes are counted by the node that served the writer, so the sum over all nodes is
+ * the cluster's count with nothing counted twice. The replicated total every node agrees on is
+ * exported separately ({@code tenure_cluster_stale_writes_rejected_total}); take its max over
+ * nodes, not its sum.
+ */
+public final class NodeMetrics implements AutoCloseable {
+
+    /**
+     * Distinct (lock, target) series of the stale-write counter; later pairs are counted under
+     * {@link #OTHER}. Lock names are user data: without a bound, a buggy writer could grow the
+     * scrape without limit.
+     */
+    public static final int STALE_SERIES_MAX = 1_000;
+
+    static final String OTHER = "_other";
+
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final JvmGcMetrics gc = new JvmGcMetrics();
+    /** The last probe's status: health, leader and this node's own positions. */
+    private final AtomicReference<ServerStatusResponse> latest =
+            new AtomicReference<>(ServerStatusResponse.getDefaultInstance());
+    /**
+     * The last status whose counts came through the log. Without a quorum the counts are
+     * unknown, not zero: the replicated gauges keep their last known values meanwhile.
+     */
+    private final AtomicReference<ServerStatusResponse> replicated =
+            new AtomicReference<>(ServerStatusResponse.getDefaultInstance());
+
+    private final Map<String, Counter> staleSeries = new TreeMap<>(); // guarded by itself
+
+    public NodeMetrics() {
+        new JvmMemoryMetrics().bindTo(registry);
+        gc.bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ClassLoaderMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        new UptimeMetrics().bindTo(registry);
+        gauge(
+                "tenure.health.ok",
+                "1 when the last probe committed a command through the log, else 0",
+                s -> "ok".equals(s.getHealth()) ? 1 : 0);
+        gauge(
+                "tenure.health.since",
+                "Wall-clock time (seconds since the epoch) the node entered its current health state",
+                s -> s.getHealthSinceMs() / 1000.0);
+        gauge(
+                "tenure.leader",
+                "1 when this node's gateway sees itself as the leader's member",
+                s -> s.getLeaderId() == s.getNodeId() && s.getLeaderId() >= 0 ? 1 : 0);
+        gauge(
+                "tenure.leader.id",
+                "Member id of the leader this node's gateway follows, -1 if none",
+                s -> s.getLeaderId());
+        gauge(replicated, "tenure.sessions", "Live sessions in the replicated state", s -> s.getSessions());
+        gauge(replicated, "tenure.locks", "Locks with a holder or waiters", s -> s.getLocks());
+        gauge(replicated, "tenure.locks.held", "Locks that have a holder", s -> s.getHeld());
+        gauge(replicated, "tenure.token.last", "Highest fencing token granted", s -> s.getLastToken());
+        gauge(
+                "tenure.replica.log.position",
+                "Log position this node's replica has applied",
+                s -> s.getReplicaLogPosition());
+        gauge("tenure.log.start.position", "Where this node's retained log starts", s -> s.getLogStartPosition());
+        gauge("tenure.snapshot.position", "Log position of this node's latest snapshot", s -> s.getSnapshotPosition());
+        FunctionCounter.builder("tenure.snapshots", latest, r -> r.get().getSnapshots())
+                .description("Snapshots this node has taken since it started")
+                .register(registry);
+        FunctionCounter.builder(
+                        "tenure.cluster.stale.writes.rejected",
+                        latest,
+                        r -> r.get().getStaleWritesRejected())
+                .description("Stale writes the cluster rejected (replicated; the same on every node)")
+                .register(registry);
+    }
+
+    private void gauge(String name, String description, ToDoubleFunction<ServerStatusResponse> value) {
+        gauge(latest, name, description, value);
+    }
+
+    private void gauge(
+            AtomicReference<ServerStatusResponse> source,
+            String name,
+            String description,
+            ToDoubleFunction<ServerStatusResponse> value) {
+        Gauge.builder(name, source, r -> value.applyAsDouble(r.get()))
+                .description(description)
+                .register(registry);
+    }
+
+    /** Records calls by service, method and status code. */
+    public ServerInterceptor grpcInterceptor() {
+        return new MetricCollectingServerInterceptor(registry);
+    }
+
+    /** The status a health probe just read: what the cluster gauges report until the next one. */
+    public void observe(ServerStatusResponse status) {
+        latest.set(status);
+        if (status.getNowMs() > 0) {
+            replicated.set(status);
+        }
+    }
+
+    /** A write with a stale token was rejected for a writer this node served. */
+    public void staleWrite(String lock, String target) {
+        counter(lock, target).increment();
+    }
+
+    private Counter counter(String lock, String target) {
+        synchronized (staleSeries) {
+            String key = lock + '\u0000' + target;
+            Counter c = staleSeries.get(key);
+            if (c != null) {
+                return c;
+            }
+            boolean room = staleSeries.size() < STALE_SERIES_MAX;
+            String tagLock = room ? lock : OTHER;
+            String tagTarget = room ? target : OTHER;
+            c = Counter.builder("tenure.stale.writes.rejected")
+                    .description("Writes rejected because their fencing token was not the lock's current one,"
+                            + " counted by the node that served the writer")
+                    .tag("lock", tagLock)
+                    .tag("target", tagTarget)
+                    .register(registry);
+            if (room) {
+                staleSeries.put(key, c);
+            }
+            return c;
+        }
+    }
+
+    /** Every metric in Prometheus' text exposition format (version 0.0.4). */
+    public String scrape() {
+        return registry.scrape();
+    }
+
+    @Override
+    public void close() {
+        gc.close();
+        registry.close();
+    }
+}
