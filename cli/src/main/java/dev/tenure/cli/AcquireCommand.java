@@ -61,20 +61,17 @@ final class AcquireCommand implements Callable<Integer> {
 
     /** A heartbeat from whatever feeds our stdin: each line renews the MANUAL lease once. */
     private static void renewPerInputLine(Lease lease) {
-        Thread t = new Thread(
+        boolean[] opened = {false};
+        LineHeartbeat.start(
+                "tenure-renew-on-input",
                 () -> {
-                    try (var in = new java.io.BufferedReader(
-                            new java.io.InputStreamReader(System.in, java.nio.charset.StandardCharsets.UTF_8))) {
-                        while (in.readLine() != null && lease.isValid()) {
-                            lease.renew();
-                        }
-                    } catch (java.io.IOException | TenureException e) {
-                        // The lease is lost or stdin is gone: the main thread reports the loss.
+                    if (opened[0]) {
+                        return null; // stdin is read once; its end is the end of the heartbeat
                     }
+                    opened[0] = true;
+                    return System.in;
                 },
-                "tenure-renew-on-input");
-        t.setDaemon(true);
-        t.start();
+                lease);
     }
 
     private void print(Lease lease) {

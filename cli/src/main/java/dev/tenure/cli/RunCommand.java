@@ -29,7 +29,9 @@ import picocli.CommandLine.Parameters;
             "Runs CMD while holding LOCK and returns its exit code. CMD sees TENURE_LOCK, TENURE_TOKEN,",
             "TENURE_SESSION, TENURE_ENDPOINT, TENURE_PREVIOUS_END, TENURE_PREVIOUS_TOKEN and, if a holder",
             "left one, TENURE_CHECKPOINT (UTF-8 text), TENURE_CHECKPOINT_B64 and TENURE_CHECKPOINT_TOKEN.",
-            "If the lease is lost, CMD gets SIGTERM (SIGKILL after --grace) and tenure exits 4."
+            "If the lease is lost, CMD gets SIGTERM (SIGKILL after --grace) and tenure exits 4.",
+            "With --renew manual, CMD renews the lease by writing a line to the named pipe TENURE_RENEW",
+            "(echo >\"$TENURE_RENEW\"); a CMD that stops writing loses the lease after --lease-ttl."
         })
 final class RunCommand implements Callable<Integer> {
 
@@ -64,34 +66,36 @@ final class RunCommand implements Callable<Integer> {
         CompletableFuture<String> stop = Signals.termination();
         try (TenureClient tenure = client.client();
                 Session session = tenure.openSession()) {
-            if (policy.manual()) {
-                throw new IllegalArgumentException(
-                        "--renew manual is not offered by run: CMD cannot renew tenure's lease; use --max-hold");
-            }
             Lease lease = waiting.acquire(session, lock, policy);
-            Process child = start(lease);
-            Object first =
-                    CompletableFuture.anyOf(child.onExit(), lease.lost(), stop).join();
-            if (first instanceof LossReason reason) {
-                stopChild(child);
-                throw new CliException(
-                        ExitCodes.LEASE_LOST,
-                        "lease on " + lock + " (token " + lease.token() + ") lost: " + reason
-                                + "; stopped the command");
+            try (RenewPipe renew = policy.manual() ? RenewPipe.open(lease) : null) {
+                return runUnder(lease, renew, stop);
             }
-            if (first instanceof String) {
-                // tenure itself was asked to stop: pass it on, then release.
-                stopChild(child);
-            }
-            int code = child.waitFor();
-            lease.release();
-            return code;
         } catch (TenureException e) {
             throw Failures.of(e);
         }
     }
 
-    private Process start(Lease lease) throws IOException {
+    private int runUnder(Lease lease, RenewPipe renew, CompletableFuture<String> stop)
+            throws IOException, InterruptedException {
+        Process child = start(lease, renew);
+        Object first =
+                CompletableFuture.anyOf(child.onExit(), lease.lost(), stop).join();
+        if (first instanceof LossReason reason) {
+            stopChild(child);
+            throw new CliException(
+                    ExitCodes.LEASE_LOST,
+                    "lease on " + lock + " (token " + lease.token() + ") lost: " + reason + "; stopped the command");
+        }
+        if (first instanceof String) {
+            // tenure itself was asked to stop: pass it on, then release.
+            stopChild(child);
+        }
+        int code = child.waitFor();
+        lease.release();
+        return code;
+    }
+
+    private Process start(Lease lease, RenewPipe renew) throws IOException {
         ProcessBuilder pb = new ProcessBuilder(command).inheritIO();
         Map<String, String> env = pb.environment();
         env.put("TENURE_LOCK", lease.lock());
@@ -103,6 +107,10 @@ final class RunCommand implements Callable<Integer> {
         env.remove("TENURE_CHECKPOINT");
         env.remove("TENURE_CHECKPOINT_B64");
         env.remove("TENURE_CHECKPOINT_TOKEN");
+        env.remove("TENURE_RENEW");
+        if (renew != null) {
+            env.put("TENURE_RENEW", renew.path().toString());
+        }
         lease.previousCheckpoint().ifPresent(c -> {
             // A binary value (not valid UTF-8, or holding NUL, which no environment can carry)
             // is given in base64 only.

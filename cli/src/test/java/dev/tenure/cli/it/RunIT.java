@@ -105,4 +105,52 @@ class RunIT {
         assertThat(run.output()).contains("lost");
         assertThat(holder.output()).contains("lost");
     }
+
+    @Test
+    void aManualLeaseLivesWhileTheCommandRenewsItThroughThePipeAndIsLostWhenItStops() throws Exception {
+        // Renews every 500 ms for 4 s: twice the 2 s lease TTL, so only the renewals kept it.
+        var renewing = tenure(
+                "run",
+                "manual-lock",
+                "--renew",
+                "manual",
+                "--lease-ttl",
+                "2s",
+                "--",
+                "sh",
+                "-c",
+                "for i in 1 2 3 4 5 6 7 8; do echo >\"$TENURE_RENEW\"; sleep 0.5; done; echo done; exit 3");
+        assertThat(renewing.waitFor(Duration.ofSeconds(60)))
+                .as(renewing.output())
+                .isEqualTo(3);
+        assertThat(renewing.output()).contains("done").doesNotContain("lost");
+
+        // The same loop, stuck after one renewal: the lease expires and the command is stopped.
+        Path marker = data.resolve("stuck-terminated");
+        var stuck = tenure(
+                "run",
+                "manual-lock",
+                "--renew",
+                "manual",
+                "--lease-ttl",
+                "2s",
+                "--grace",
+                "2s",
+                "--",
+                "sh",
+                "-c",
+                "trap 'touch " + marker + "; exit 0' TERM; echo >\"$TENURE_RENEW\"; echo stuck;"
+                        + " while true; do sleep 0.1; done");
+        assertThat(stuck.nextLine(Duration.ofSeconds(30))).isEqualTo("stuck");
+        long stuckAt = System.nanoTime();
+        assertThat(stuck.waitFor(Duration.ofSeconds(30))).as(stuck.output()).isEqualTo(4);
+        assertThat(Duration.ofNanos(System.nanoTime() - stuckAt)).isLessThan(Duration.ofSeconds(15));
+        assertThat(stuck.output()).contains("lost");
+        assertThat(Files.exists(marker)).as("the command got SIGTERM").isTrue();
+
+        // The next holder learns how the stuck one ended.
+        var next = tenure("run", "manual-lock", "--no-wait", "--", "sh", "-c", "echo $TENURE_PREVIOUS_END");
+        assertThat(next.waitFor(Duration.ofSeconds(60))).isEqualTo(0);
+        assertThat(next.output()).contains("EXPIRED");
+    }
 }
