@@ -59,6 +59,15 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
     Duration snapshotInterval;
 
     @Option(
+            names = "--join",
+            description = {
+                "This member belongs to a cluster that already holds data. If its data directory is empty",
+                "(a new disk, a wiped one), wait for a peer to copy the latest snapshot and log from, however",
+                "long it takes, instead of starting empty after 4 s without an answer."
+            })
+    boolean join;
+
+    @Option(
             names = "--ready-timeout",
             description = "How long to wait for the node to serve (default: ${DEFAULT-VALUE}).",
             defaultValue = "30s",
@@ -67,7 +76,7 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        ServerConfig config = config().withSnapshotInterval(snapshotInterval);
+        ServerConfig config = config().withSnapshotInterval(snapshotInterval).withJoin(join);
         CountDownLatch stop = new CountDownLatch(1);
         TenureServer server = TenureServer.start(config, System.err);
         Runtime.getRuntime()

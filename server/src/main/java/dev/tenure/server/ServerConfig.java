@@ -20,6 +20,8 @@ import java.util.Objects;
  * @param messageBytesMax the largest gRPC message the gateway accepts
  * @param snapshotInterval how often the leader takes a snapshot, so a restart or a new member
  *     replays a bounded log; zero disables it
+ * @param join this member belongs to a cluster that already holds data: with an empty data
+ *     directory it waits for a peer to copy from instead of starting empty (see {@link #withJoin})
  */
 public record ServerConfig(
         int nodeId,
@@ -33,7 +35,8 @@ public record ServerConfig(
         Limits limits,
         Duration leaderHeartbeatTimeout,
         Duration leaderHeartbeatInterval,
-        Duration snapshotInterval) {
+        Duration snapshotInterval,
+        boolean join) {
 
     public static final int DEFAULT_PORT = 7420;
     public static final int DEFAULT_ADMIN_PORT = 7421;
@@ -75,7 +78,8 @@ public record ServerConfig(
                 // second instead of Aeron's default ten.
                 Duration.ofMillis(1000),
                 Duration.ofMillis(100),
-                Duration.ofMinutes(10));
+                Duration.ofMinutes(10),
+                false);
     }
 
     /**
@@ -130,7 +134,30 @@ public record ServerConfig(
                 limits,
                 leaderHeartbeatTimeout,
                 leaderHeartbeatInterval,
-                interval);
+                interval,
+                join);
+    }
+
+    /**
+     * A member of a cluster that already holds data: with an empty data directory it waits for a
+     * peer to copy from, however long that takes, instead of starting an empty log that could not
+     * catch up with peers that deleted their old log.
+     */
+    public ServerConfig withJoin(boolean join) {
+        return new ServerConfig(
+                nodeId,
+                members,
+                dataDir,
+                bindHost,
+                adminPort,
+                keepAliveBatch,
+                requestTimeout,
+                messageBytesMax,
+                limits,
+                leaderHeartbeatTimeout,
+                leaderHeartbeatInterval,
+                snapshotInterval,
+                join);
     }
 
     /**

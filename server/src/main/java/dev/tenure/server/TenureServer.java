@@ -58,6 +58,7 @@ public final class TenureServer implements AutoCloseable {
                 node::recoveryPosition,
                 metrics);
         gateway.start();
+        GrpcWarmUp.call(config.self().host(), gateway.port());
         // Health is probed through the log once a second, so "no quorum" is noticed, and its
         // start time known, even when no client is asking.
         probe = Executors.newSingleThreadScheduledExecutor(r -> {

@@ -64,7 +64,8 @@ class InProcessServerTest {
                 Limits.defaults(),
                 Duration.ofSeconds(1),
                 Duration.ofMillis(100),
-                Duration.ofMinutes(10));
+                Duration.ofMinutes(10),
+                false);
         server = TenureServer.start(config, System.err);
         channel =
                 NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();

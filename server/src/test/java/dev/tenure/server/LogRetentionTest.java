@@ -93,7 +93,8 @@ class LogRetentionTest {
                 Limits.defaults(),
                 Duration.ofSeconds(1),
                 Duration.ofMillis(100),
-                Duration.ofMillis(300));
+                Duration.ofMillis(300),
+                false);
     }
 
     private static ServerStatusResponse awaitStatus(TenureServer server, Predicate<ServerStatusResponse> done)

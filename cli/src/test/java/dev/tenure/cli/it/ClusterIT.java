@@ -10,6 +10,7 @@ import dev.tenure.client.LossReason;
 import dev.tenure.client.Session;
 import dev.tenure.client.TenureClient;
 import dev.tenure.client.TenureException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -205,13 +206,31 @@ class ClusterIT {
                     "wiped member caught up from a snapshot");
             // With the third member gone, the wiped one is half of the quorum: what it holds counts.
             cluster.kill9(other);
+            long granted;
             try (TenureClient tenure = client(cluster.endpoints, Duration.ofSeconds(10));
                     Session session = tenure.openSession();
                     Lease lease = session.acquire("wipe-0", Duration.ofSeconds(10))) {
                 assertThat(lease.token()).isGreaterThan(last);
                 assertThat(new String(tenure.get("wipe-key-19").orElseThrow().value(), UTF_8))
                         .isEqualTo("v19");
+                granted = lease.token();
             }
+
+            // The whole cluster restarts at once with the third member's disk wiped: `cluster
+            // start` starts it with --join, so it waits for its peers' election and copies
+            // from them instead of starting an empty log that could never catch up.
+            cluster.kill9(leader);
+            cluster.kill9(wiped);
+            deleteRecursively(data.resolve("node-" + other));
+            cluster.start();
+            awaitStatus(
+                    cluster,
+                    other,
+                    s -> s.get("replica_last_token").getAsLong() >= granted
+                            && s.get("log_start_position").getAsLong() > 0,
+                    "member wiped during a whole-cluster restart caught up from a snapshot");
+            assertThat(Files.readString(data.resolve("node-" + other + ".log")))
+                    .contains("copied the cluster's latest snapshot");
         }
     }
 

@@ -118,7 +118,13 @@ public final class LocalCluster {
         }
         for (Node n : state.nodes) {
             if (!running(n)) {
-                n.pid = start(tenure, n, state.serverOptions);
+                List<String> options = new ArrayList<>(state.serverOptions);
+                if (n.pid > 0 && !Files.exists(nodeData(n).resolve("cluster/recording.log"))) {
+                    // Started before and now empty (wiped, or a new disk): its peers may have
+                    // deleted the old log, so it must copy from them, however long they take.
+                    options.add("--join");
+                }
+                n.pid = start(tenure, n, options);
             }
         }
     }

@@ -82,12 +82,15 @@ public final class ClusterNode implements AutoCloseable {
                 && !new File(base, "cluster/" + RecordingLog.RECORDING_LOG_FILE_NAME).exists()) {
             // An empty member of a running cluster (new, or its data wiped) first copies the
             // latest snapshot and the log after it from a peer, then joins.
-            MemberBootstrap.fromPeers(
+            if (MemberBootstrap.fromPeers(
                     config,
                     new File(base, "cluster"),
                     () -> driverContext(aeronDir, errors),
                     () -> archiveContext(config, aeronDir, errors),
-                    errors);
+                    errors)) {
+                System.err.println("tenure: empty data directory: copied the cluster's latest snapshot and the log"
+                        + " after it from a peer");
+            }
         }
 
         AeronArchive.Context localArchive = new AeronArchive.Context()

@@ -24,15 +24,21 @@ import org.agrona.IoUtil;
  * that joined with an empty log would instead need every peer to keep the whole log since the
  * cluster began, which {@link LogRetention} does not.
  *
- * <p>When no peer answers (the whole cluster is starting for the first time, or no quorum is
- * up), the member starts empty, as before.
+ * <p>When no peer answers within {@link #ANSWER_TIMEOUT_NS} (the whole cluster is starting for the
+ * first time, or no quorum is up), the member starts empty, as a new cluster's members do. A
+ * member started with {@code --join} knows its cluster already holds data, so it keeps waiting
+ * for a peer instead: started together with its peers after a restart of the whole cluster, it
+ * is copied as soon as they have elected a leader.
  */
 final class MemberBootstrap {
 
     /** How long an empty member waits for a peer to answer before it starts empty. */
     private static final long ANSWER_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(4);
 
-    /** How long the copy of the snapshot and the first live log may take. */
+    /** How often a joining member that still has no peer says so. */
+    private static final long NOTICE_INTERVAL_NS = TimeUnit.SECONDS.toNanos(10);
+
+    /** How long the copy of the snapshot and the first live log may take once a peer answered. */
     private static final long COPY_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(120);
 
     private MemberBootstrap() {}
@@ -50,16 +56,24 @@ final class MemberBootstrap {
                 ClusterBackup backup = ClusterBackup.launch(
                         backupContext(config, clusterDir, archiveCtx, progress).errorHandler(errors))) {
             long start = System.nanoTime();
+            long nextNotice = start + NOTICE_INTERVAL_NS;
             while (!progress.answered()) {
-                if (System.nanoTime() - start > ANSWER_TIMEOUT_NS) {
+                long now = System.nanoTime();
+                if (config.join() && now - nextNotice > 0) {
+                    nextNotice = now + NOTICE_INTERVAL_NS;
+                    System.err.println("tenure: empty data directory and --join: still waiting for a peer to copy"
+                            + " the cluster's snapshot and log from");
+                }
+                if (!config.join() && now - start > ANSWER_TIMEOUT_NS) {
                     backup.close();
                     IoUtil.delete(clusterDir, true);
                     return false;
                 }
                 sleep();
             }
+            long answeredAt = System.nanoTime();
             while (!progress.copied()) {
-                if (System.nanoTime() - start > COPY_TIMEOUT_NS) {
+                if (System.nanoTime() - answeredAt > COPY_TIMEOUT_NS) {
                     throw new IllegalStateException("copying the cluster's snapshot and log from a peer did not finish"
                             + " within " + TimeUnit.NANOSECONDS.toSeconds(COPY_TIMEOUT_NS) + " s");
                 }
