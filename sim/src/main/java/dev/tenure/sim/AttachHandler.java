@@ -1,0 +1,200 @@
+package dev.tenure.sim;
+
+import dev.tenure.api.v1.AttachRequest;
+import dev.tenure.api.v1.AttachResponse;
+import dev.tenure.api.v1.TenureEnd;
+import dev.tenure.core.Command;
+import dev.tenure.core.Result;
+import io.grpc.Status;
+
+/**
+ * A node's handling of one Attach stream, after the server's AttachStream: Open and Resume bind
+ * the stream to a session, each KeepAlive is acknowledged only once its renewal is committed
+ * (retried up to three times across a leader change), Close ends the session as the client asks,
+ * and a stream that ends without a Close ends its session at once as DISCONNECTED: a closed
+ * connection is taken as evidence that the client process is gone.
+ */
+final class AttachHandler {
+    private static final int RENEW_ATTEMPTS = 3;
+
+    private final Gateway gateway;
+    private final ServerCall call;
+    private long sessionId;
+    private boolean closeRequested;
+    private boolean clientGone;
+
+    AttachHandler(Gateway gateway, ServerCall call) {
+        this.gateway = gateway;
+        this.call = call;
+    }
+
+    void onNext(AttachRequest request) {
+        switch (request.getKindCase()) {
+            case OPEN -> open(request.getOpen());
+            case RESUME -> resume(request.getResume().getSessionId());
+            case KEEP_ALIVE -> keepAlive(request.getKeepAlive().getSeq());
+            case CLOSE -> close(request.getClose().getEnd());
+            default -> call.close(Status.INVALID_ARGUMENT.withDescription("empty attach message"));
+        }
+    }
+
+    private void open(AttachRequest.Open open) {
+        if (!unbound()) {
+            return;
+        }
+        gateway.submit(new Command.OpenSession(open.getTtlMs(), open.getClientName()), new Cluster.Reply() {
+            @Override
+            public void done(Result result) {
+                if (result instanceof Result.SessionOpened o) {
+                    bind(o.sessionId(), o.ttlMs());
+                } else {
+                    call.close(Status.INVALID_ARGUMENT.withDescription(Describe.result(result)));
+                }
+            }
+
+            @Override
+            public void failed(String why) {
+                call.close(Status.UNAVAILABLE.withDescription(why));
+            }
+        });
+    }
+
+    /** Resuming is a renewal: it proves the session still exists at a committed position. */
+    private void resume(long id) {
+        if (!unbound()) {
+            return;
+        }
+        gateway.renew(id, new ClusterLink.RenewReply() {
+            @Override
+            public void alive(boolean alive) {
+                if (alive) {
+                    bind(id, 0);
+                } else {
+                    end(TenureEnd.TENURE_END_EXPIRED, "session " + id + " no longer exists");
+                }
+            }
+
+            @Override
+            public void failed(String why) {
+                call.close(Status.UNAVAILABLE.withDescription(why));
+            }
+        });
+    }
+
+    private void keepAlive(long seq) {
+        if (sessionId == 0) {
+            call.close(Status.FAILED_PRECONDITION.withDescription("open or resume a session first"));
+            return;
+        }
+        if (gateway.mutation() == SimConfig.Mutation.ACK_BEFORE_COMMIT) {
+            ack(seq); // the broken variant: an ack that no committed renewal stands behind
+        }
+        renew(sessionId, seq, RENEW_ATTEMPTS);
+    }
+
+    private void renew(long id, long seq, int attemptsLeft) {
+        gateway.renew(id, new ClusterLink.RenewReply() {
+            @Override
+            public void alive(boolean alive) {
+                if (!alive) {
+                    end(TenureEnd.TENURE_END_EXPIRED, "session " + id + " expired");
+                } else if (gateway.mutation() != SimConfig.Mutation.ACK_BEFORE_COMMIT) {
+                    ack(seq);
+                }
+            }
+
+            @Override
+            public void failed(String why) {
+                if (attemptsLeft > 1 && sessionId == id && !clientGone && !call.done) {
+                    renew(id, seq, attemptsLeft - 1);
+                }
+                // Otherwise no ack: the client's horizon does not move, which is the safe outcome.
+            }
+        });
+    }
+
+    private void ack(long seq) {
+        call.send(AttachResponse.newBuilder()
+                .setAck(AttachResponse.KeepAliveAck.newBuilder().setSeq(seq))
+                .build());
+    }
+
+    private void close(TenureEnd requested) {
+        if (sessionId == 0) {
+            call.close(Status.FAILED_PRECONDITION.withDescription("open or resume a session first"));
+            return;
+        }
+        TenureEnd end = requested == TenureEnd.TENURE_END_EXPIRED
+                ? TenureEnd.TENURE_END_EXPIRED
+                : TenureEnd.TENURE_END_RELEASED;
+        closeRequested = true;
+        gateway.submit(new Command.CloseSession(sessionId, Wire.end(end)), new Cluster.Reply() {
+            @Override
+            public void done(Result result) {
+                end(end, "session closed");
+            }
+
+            @Override
+            public void failed(String why) {
+                closeRequested = false;
+                call.close(Status.UNAVAILABLE.withDescription(why));
+            }
+        });
+    }
+
+    /** The client's side ended: cancelled, or half-closed, or its process is gone. */
+    void clientEnded(boolean halfClosed) {
+        clientGone = true;
+        long id = closeRequested ? 0 : sessionId;
+        // Only the stream the session is bound to may end it: a client that already resumed on a
+        // new stream must not lose its session because its old stream's end arrived late.
+        if (id != 0 && gateway.unbind(id, this)) {
+            gateway.submit(new Command.CloseSession(id, dev.tenure.core.TenureEnd.DISCONNECTED), Gateway.IGNORE);
+        }
+        if (halfClosed) {
+            call.close(Status.OK);
+        }
+    }
+
+    private void bind(long id, long ttlMs) {
+        if (clientGone) {
+            // The client vanished while its session was being opened: end it now.
+            gateway.submit(new Command.CloseSession(id, dev.tenure.core.TenureEnd.DISCONNECTED), Gateway.IGNORE);
+            return;
+        }
+        sessionId = id;
+        gateway.bind(id, this);
+        call.send(AttachResponse.newBuilder()
+                .setOpened(AttachResponse.Opened.newBuilder().setSessionId(id).setTtlMs(ttlMs))
+                .build());
+    }
+
+    void leaseEnded(String lock, long token, TenureEnd end) {
+        call.send(AttachResponse.newBuilder()
+                .setLeaseEnded(AttachResponse.LeaseEnded.newBuilder()
+                        .setLock(lock)
+                        .setToken(token)
+                        .setEnd(end))
+                .build());
+    }
+
+    /** The session ended (expired, disconnected elsewhere, closed): tell the client and complete. */
+    void end(TenureEnd end, String message) {
+        if (sessionId != 0) {
+            gateway.unbind(sessionId, this);
+        }
+        call.send(AttachResponse.newBuilder()
+                .setSessionEnded(
+                        AttachResponse.SessionEnded.newBuilder().setEnd(end).setMessage(message))
+                .build());
+        call.close(Status.OK);
+    }
+
+    private boolean unbound() {
+        if (sessionId != 0) {
+            call.close(Status.FAILED_PRECONDITION.withDescription("this stream already carries session " + sessionId));
+            return false;
+        }
+        return true;
+    }
+}

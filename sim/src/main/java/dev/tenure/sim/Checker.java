@@ -1,0 +1,162 @@
+package dev.tenure.sim;
+
+import dev.tenure.client.Lease;
+import dev.tenure.core.Command;
+import dev.tenure.core.Event;
+import dev.tenure.core.Grant;
+import dev.tenure.core.Result;
+import dev.tenure.core.StateMachine;
+import java.util.List;
+import java.util.TreeMap;
+
+/**
+ * The properties every run must keep, checked as it goes (the core checks its own invariants after
+ * every step and throws; the run fails on that too):
+ *
+ * <ul>
+ *   <li><b>holder</b>: at no simulated instant does a live client act on a lease that is still
+ *       valid by its own horizon ({@link Lease#isValid()}) while the server's current lease of
+ *       that lock is another one (another session's, or none: then the server ended it first).
+ *       Checked after every event, against the server's state after its last step.
+ *   <li><b>tokens</b>: every token is granted once (a replayed grant repeats the same lock and
+ *       session), and grants of a lock, and of all locks, carry strictly increasing tokens.
+ *   <li><b>fencing</b>: every fenced write the core accepted carries its lock's current token, and
+ *       the tokens accepted per key never go down.
+ * </ul>
+ */
+final class Checker {
+    private final World world;
+    private final String[] locks;
+    /** The server's current lease per lock index: token (0: free) and session, after the last step. */
+    private final long[] holderToken;
+
+    private final long[] holderSession;
+    private final TreeMap<Long, String> grantedTo = new TreeMap<>();
+    private final TreeMap<String, Long> lastGrantByLock = new TreeMap<>();
+    private final TreeMap<String, Long> lastAcceptedByKey = new TreeMap<>();
+    private long lastGrant;
+    private String violation;
+
+    long steps;
+    long grants;
+    long writesAccepted;
+    long writesRejected;
+
+    Checker(World world) {
+        this.world = world;
+        this.locks = new String[world.config.locks()];
+        for (int i = 0; i < locks.length; i++) {
+            locks[i] = World.lockName(i);
+        }
+        this.holderToken = new long[locks.length];
+        this.holderSession = new long[locks.length];
+    }
+
+    /** The first violation, or null. */
+    String violation() {
+        return violation;
+    }
+
+    /** After every core step: {@code command} is null for a timer or a new term. */
+    void afterStep(Command command, Result result, List<Event> events) {
+        steps++;
+        if (result instanceof Result.Granted g) {
+            granted(g.grant());
+        }
+        for (Event e : events) {
+            if (e instanceof Event.WaitResolved w && w.result() instanceof Result.Granted g) {
+                granted(g.grant());
+            }
+        }
+        readHolders();
+        if (command instanceof Command.Put p && p.fenceLock() != null) {
+            fencedWrite(p, result);
+        }
+    }
+
+    private void granted(Grant g) {
+        String to = g.lock() + " to s" + g.sessionId();
+        String before = grantedTo.get(g.token());
+        if (before != null) {
+            if (!before.equals(to)) {
+                fail("tokens: t" + g.token() + " granted twice: " + before + ", then " + to);
+            }
+            return; // the same grant again: a retried acquire, answered from the request cache
+        }
+        Long lastOfLock = lastGrantByLock.get(g.lock());
+        if (g.token() <= lastGrant || (lastOfLock != null && g.token() <= lastOfLock)) {
+            fail("tokens: t" + g.token() + " (" + to + ") is not above the last grant t" + lastGrant
+                    + " (of this lock: t" + lastOfLock + ")");
+        }
+        grantedTo.put(g.token(), to);
+        lastGrantByLock.put(g.lock(), g.token());
+        lastGrant = Math.max(lastGrant, g.token());
+        grants++;
+    }
+
+    /** The holder of each lock as the server sees it now, read through the log as a client would. */
+    private void readHolders() {
+        StateMachine machine = world.cluster.machine();
+        for (int i = 0; i < locks.length; i++) {
+            Result.LockView view = (Result.LockView) machine.apply(machine.nowMs(), new Command.Status(locks[i]));
+            holderToken[i] = view.holder() == null ? 0 : view.holder().token();
+            holderSession[i] = view.holder() == null ? 0 : view.holder().sessionId();
+        }
+    }
+
+    private void fencedWrite(Command.Put p, Result result) {
+        if (!(result instanceof Result.Ok)) {
+            writesRejected++;
+            return;
+        }
+        writesAccepted++;
+        long current = holderToken[index(p.fenceLock())];
+        if (p.fenceToken() != current) {
+            fail("fencing: write to " + p.key() + " with t" + p.fenceToken() + " accepted while the current lease of "
+                    + p.fenceLock() + " is t" + current);
+        }
+        Long last = lastAcceptedByKey.get(p.key());
+        if (last != null && p.fenceToken() < last) {
+            fail("fencing: write to " + p.key() + " with t" + p.fenceToken() + " accepted after one with t" + last);
+        }
+        lastAcceptedByKey.put(p.key(), p.fenceToken());
+    }
+
+    /** After every event: no live client may act on a valid lease the server no longer counts as current. */
+    void checkClients() {
+        for (ClientProcess p : world.processes) {
+            if (p == null || p.crashed()) {
+                continue;
+            }
+            Lease lease = p.app.held();
+            if (lease == null || !lease.isValid()) {
+                continue;
+            }
+            int i = index(lease.lock());
+            if (holderToken[i] != lease.token()) {
+                String server = holderToken[i] == 0
+                        ? "the server has ended it (the lock is free)"
+                        : "the server has granted it to s" + holderSession[i] + " as t" + holderToken[i];
+                fail("holder: " + p.name() + " (session s" + lease.sessionId() + ") holds " + lease.lock() + " t"
+                        + lease.token() + " with " + lease.remaining().toMillis() + "ms left by its horizon, but "
+                        + server);
+            }
+        }
+    }
+
+    private int index(String lock) {
+        for (int i = 0; i < locks.length; i++) {
+            if (locks[i].equals(lock)) {
+                return i;
+            }
+        }
+        throw new IllegalArgumentException("unknown lock " + lock);
+    }
+
+    private void fail(String what) {
+        if (violation == null) {
+            violation = what;
+            world.trace.add("VIOLATION " + what);
+        }
+    }
+}

@@ -1,0 +1,77 @@
+package dev.tenure.sim;
+
+import dev.tenure.core.Command;
+import dev.tenure.core.Event;
+import dev.tenure.core.Result;
+import java.util.concurrent.CompletionException;
+
+/** Short trace renderings of core commands, results, events and errors (their own toString is long). */
+final class Describe {
+    private Describe() {}
+
+    static String command(Command c) {
+        if (c instanceof Command.OpenSession x) {
+            return "Open(ttl=" + x.ttlMs() + "," + x.clientName() + ")";
+        } else if (c instanceof Command.KeepAlive x) {
+            return "KeepAlive" + x.sessionIds();
+        } else if (c instanceof Command.CloseSession x) {
+            return "Close(s" + x.sessionId() + "," + x.end() + ")";
+        } else if (c instanceof Command.Acquire x) {
+            return "Acquire(s" + x.sessionId() + ",r" + x.requestId() + "," + x.lock() + ",wait=" + x.waitMs()
+                    + (x.policy().maxHoldMs() > 0 ? ",maxHold=" + x.policy().maxHoldMs() : "") + ")";
+        } else if (c instanceof Command.Release x) {
+            return "Release(s" + x.sessionId() + ",r" + x.requestId() + "," + x.lock() + ",t" + x.token() + ")";
+        } else if (c instanceof Command.RenewLease x) {
+            return "RenewLease(s" + x.sessionId() + ",r" + x.requestId() + "," + x.lock() + ",t" + x.token() + ")";
+        } else if (c instanceof Command.CancelWait x) {
+            return "CancelWait(s" + x.sessionId() + ",r" + x.requestId() + ")";
+        } else if (c instanceof Command.Put x) {
+            return "Put(" + x.key() + "," + x.fenceLock() + ",t" + x.fenceToken() + ")";
+        }
+        return c.getClass().getSimpleName();
+    }
+
+    static String result(Result r) {
+        if (r instanceof Result.Granted x) {
+            return "Granted(" + x.grant().lock() + ",t" + x.grant().token() + ",s"
+                    + x.grant().sessionId() + ")";
+        } else if (r instanceof Result.Rejected x) {
+            return x.code() + (x.currentToken() != 0 ? "(current t" + x.currentToken() + ")" : "");
+        } else if (r instanceof Result.SessionOpened x) {
+            return "Opened(s" + x.sessionId() + ")";
+        } else if (r instanceof Result.KeepAliveResult x) {
+            return x.lostSessionIds().isEmpty() ? "renewed" : "lost" + x.lostSessionIds();
+        } else if (r instanceof Result.Queued x) {
+            return "Queued(holder t" + x.holderToken() + ")";
+        } else if (r instanceof Result.Renewed x) {
+            return "Renewed(" + x.remainingMs() + "ms)";
+        }
+        return r.getClass().getSimpleName();
+    }
+
+    static String event(Event e) {
+        if (e instanceof Event.WaitResolved x) {
+            return "WaitResolved(s" + x.sessionId() + ",r" + x.requestId() + "," + result(x.result()) + ")";
+        } else if (e instanceof Event.LeaseEnded x) {
+            return "LeaseEnded(s" + x.sessionId() + "," + x.lock() + ",t" + x.token() + "," + x.end() + ")";
+        } else if (e instanceof Event.SessionEnded x) {
+            return "SessionEnded(s" + x.sessionId() + "," + x.end() + ")";
+        }
+        return e.toString();
+    }
+
+    /** The cause that matters, out of the CompletionExceptions around it. */
+    static Throwable cause(Throwable t) {
+        Throwable c = t;
+        while (c instanceof CompletionException && c.getCause() != null) {
+            c = c.getCause();
+        }
+        return c;
+    }
+
+    static String error(Throwable t) {
+        Throwable c = cause(t);
+        String m = c.getMessage();
+        return c.getClass().getSimpleName() + (m == null ? "" : ": " + (m.length() > 80 ? m.substring(0, 80) : m));
+    }
+}

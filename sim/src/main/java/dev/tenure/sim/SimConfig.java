@@ -1,0 +1,111 @@
+package dev.tenure.sim;
+
+import java.util.Arrays;
+import java.util.SplittableRandom;
+
+/**
+ * One run's shape, drawn from its seed: sizes, the TTL, the network's habits and every clock's
+ * drift. Clock drift stays within what the client's drift margin covers (TTL/20 for these TTLs):
+ * clients run at 1 ± 2.5%, nodes at 1 ± 1.5%, so client and leader differ by at most 4% over a TTL,
+ * leaving 1% for the server's millisecond rounding. Node clocks also start up to two TTLs apart:
+ * a new leader's clock may jump either way, which is what {@code onNewTerm} is for.
+ */
+record SimConfig(
+        long seed,
+        Mutation mutation,
+        boolean connectionResets,
+        boolean reacquireGivenUpLocks,
+        int clients,
+        int nodes,
+        int locks,
+        long ttlMs,
+        long durationNanos,
+        long baseLatencyNanos,
+        long jitterNanos,
+        double spikeProbability,
+        long spikeMaxNanos,
+        double lossProbability,
+        double duplicateProbability,
+        long[] clientPpm,
+        long[] nodePpm,
+        long[] nodeOffsetMs) {
+
+    static final long CLIENT_PPM_MAX = 25_000;
+    static final long NODE_PPM_MAX = 15_000;
+    static final long[] TTLS_MS = {400, 600, 1_000, 1_500};
+
+    /** Deliberately broken variants, each of which the checkers must catch. */
+    enum Mutation {
+        NONE,
+        /** The server does not restart deadlines on a new leadership term. */
+        NO_TERM_RESTART,
+        /** The client keeps no drift margin (horizon = send time + TTL) while clocks drift. */
+        ZERO_DRIFT_MARGIN,
+        /** A node acknowledges a keepalive on receipt instead of once it is committed. */
+        ACK_BEFORE_COMMIT
+    }
+
+    /**
+     * What a run checks beyond the defaults. {@code connectionResets}: middleboxes may reset a
+     * client's connection (a known gap: see {@link Fault.Kind#RESET}). {@code reacquireGivenUpLocks}:
+     * the workload may acquire a lock again in a session that gave up on an acquire or lease of it
+     * (a known bug: see {@link App}).
+     */
+    record Options(Mutation mutation, boolean connectionResets, boolean reacquireGivenUpLocks) {
+        static final Options DEFAULT = new Options(Mutation.NONE, false, false);
+
+        static Options mutated(Mutation mutation) {
+            return new Options(mutation, false, false);
+        }
+    }
+
+    static SimConfig draw(long seed, SplittableRandom r, Options options) {
+        int clients = 3 + r.nextInt(3);
+        int nodes = 3;
+        long ttlMs = TTLS_MS[r.nextInt(TTLS_MS.length)];
+        long[] clientPpm = new long[clients];
+        Arrays.setAll(clientPpm, i -> r.nextLong(-CLIENT_PPM_MAX, CLIENT_PPM_MAX + 1));
+        long[] nodePpm = new long[nodes];
+        Arrays.setAll(nodePpm, i -> r.nextLong(-NODE_PPM_MAX, NODE_PPM_MAX + 1));
+        long[] nodeOffsetMs = new long[nodes];
+        Arrays.setAll(nodeOffsetMs, i -> r.nextLong(-2 * ttlMs, 2 * ttlMs + 1));
+        return new SimConfig(
+                seed,
+                options.mutation(),
+                options.connectionResets(),
+                options.reacquireGivenUpLocks(),
+                clients,
+                nodes,
+                1 + r.nextInt(2),
+                ttlMs,
+                Network.ms(ttlMs) * (16 + r.nextInt(10)),
+                r.nextLong(Network.ms(5) + 1),
+                r.nextLong(Network.ms(10) + 1),
+                r.nextDouble() * 0.03,
+                Network.ms(ttlMs) * 3 / 2,
+                r.nextDouble() * 0.03,
+                r.nextDouble() * 0.03,
+                clientPpm,
+                nodePpm,
+                nodeOffsetMs);
+    }
+
+    long ttlNanos() {
+        return Network.ms(ttlMs);
+    }
+
+    String summary() {
+        return "clients=" + clients + " nodes=" + nodes + " locks=" + locks + " ttl=" + ttlMs + "ms duration="
+                + durationNanos / 1_000_000 + "ms latency=" + baseLatencyNanos / 1000 + "us+" + jitterNanos / 1000
+                + "us spikes=" + pct(spikeProbability) + " loss=" + pct(lossProbability) + " dup="
+                + pct(duplicateProbability) + " clientPpm=" + Arrays.toString(clientPpm) + " nodePpm="
+                + Arrays.toString(nodePpm) + " nodeOffsetMs=" + Arrays.toString(nodeOffsetMs)
+                + (mutation == Mutation.NONE ? "" : " MUTATION=" + mutation)
+                + (connectionResets ? " resets=on" : "")
+                + (reacquireGivenUpLocks ? " reacquireGivenUpLocks=on" : "");
+    }
+
+    private static String pct(double p) {
+        return Math.round(p * 1000) / 10.0 + "%";
+    }
+}

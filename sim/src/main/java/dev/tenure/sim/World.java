@@ -1,0 +1,43 @@
+package dev.tenure.sim;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+/** Everything one run shares; built by {@link Simulation}, one per seed. */
+final class World {
+    final SimConfig config;
+    /** The run's only source of randomness. */
+    final SplittableRandom random;
+
+    final EventLoop loop = new EventLoop();
+    final Trace trace = new Trace(loop, 120);
+    final Network network;
+    final List<Gateway> gateways = new ArrayList<>();
+    final Checker checker;
+    final Cluster cluster;
+    /** The live (or last) process of each client slot. */
+    final ClientProcess[] processes;
+
+    private long lastCallId;
+
+    World(SimConfig config, SplittableRandom random) {
+        this.config = config;
+        this.random = random;
+        this.network = new Network(random, config);
+        for (int i = 0; i < config.nodes(); i++) {
+            gateways.add(new Gateway(this, i));
+        }
+        this.checker = new Checker(this);
+        this.cluster = new Cluster(this);
+        this.processes = new ClientProcess[config.clients()];
+    }
+
+    long nextCallId() {
+        return ++lastCallId;
+    }
+
+    static String lockName(int i) {
+        return "lock" + i;
+    }
+}

@@ -1,0 +1,111 @@
+package dev.tenure.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.util.Locale;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The seed sweep: every seed must keep every property (see {@link Checker}) and make progress.
+ *
+ * <p>{@code mvn -pl sim test -Dtest=SimulationTest -Dtenure.sim.seed=N} replays one seed and
+ * prints its report; {@code -Dtenure.sim.seeds=N} and {@code -Dtenure.sim.first=N} choose the
+ * sweep (default {@value #DEFAULT_SEEDS} seeds from 1). {@code -Dtenure.sim.mutation=NAME},
+ * {@code -Dtenure.sim.resets=true} and {@code -Dtenure.sim.reacquire=true} replay a seed of
+ * {@link MutationTest} or {@link KnownIssuesTest} the same way.
+ */
+class SimulationTest {
+    static final int DEFAULT_SEEDS = 2_000;
+
+    @Test
+    void everySeedKeepsEveryProperty() {
+        String fixed = System.getProperty("tenure.sim.seed");
+        long first = fixed != null ? Long.parseLong(fixed) : Long.getLong("tenure.sim.first", 1);
+        int count = fixed != null ? 1 : Integer.getInteger("tenure.sim.seeds", DEFAULT_SEEDS);
+        SimConfig.Options options = options();
+        Totals totals = new Totals();
+        long start = System.nanoTime();
+        for (long seed = first; seed < first + count; seed++) {
+            Simulation.Outcome o = Simulation.run(seed, options);
+            if (fixed != null) {
+                System.out.println(o.report());
+            }
+            if (!o.passed()) {
+                fail(o.report());
+            }
+            totals.add(o);
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        System.out.println(totals.summary(count, seconds));
+        if (fixed == null && count >= 500) {
+            // A sweep that never reached a fault kind, or never granted, proves nothing about it.
+            for (Fault.Kind kind : Fault.Kind.values()) {
+                if (kind != Fault.Kind.RESET || options.connectionResets()) {
+                    assertThat(totals.faults.getOrDefault(kind.name(), 0))
+                            .as(kind.name())
+                            .isGreaterThan(count / 20);
+                }
+            }
+            assertThat(totals.writesRejected)
+                    .as("stale writes the fence refused")
+                    .isPositive();
+        }
+    }
+
+    @Test
+    void aSeedReplaysExactly() {
+        Simulation.Outcome a = Simulation.run(42);
+        Simulation.Outcome b = Simulation.run(42);
+        assertThat(a.traceLines()).isGreaterThan(100);
+        assertThat(b.traceHash()).isEqualTo(a.traceHash());
+        assertThat(b.traceLines()).isEqualTo(a.traceLines());
+        assertThat(b.events()).isEqualTo(a.events());
+        assertThat(b.traceTail()).isEqualTo(a.traceTail());
+        assertThat(b.faults()).isEqualTo(a.faults());
+        assertThat(Simulation.run(43).traceHash()).isNotEqualTo(a.traceHash());
+    }
+
+    static SimConfig.Options options() {
+        return new SimConfig.Options(
+                SimConfig.Mutation.valueOf(System.getProperty("tenure.sim.mutation", "NONE")),
+                Boolean.getBoolean("tenure.sim.resets"),
+                Boolean.getBoolean("tenure.sim.reacquire"));
+    }
+
+    /** What a sweep did, for its one-line summary. */
+    private static final class Totals {
+        final TreeMap<String, Integer> faults = new TreeMap<>();
+        long events;
+        long steps;
+        long grants;
+        long writesAccepted;
+        long writesRejected;
+
+        void add(Simulation.Outcome o) {
+            events += o.events();
+            steps += o.steps();
+            grants += o.grants();
+            writesAccepted += o.writesAccepted();
+            writesRejected += o.writesRejected();
+            o.faultKinds().forEach(k -> faults.merge(k.name(), 1, Integer::sum));
+        }
+
+        String summary(int seeds, double seconds) {
+            return String.format(
+                    Locale.ROOT,
+                    "sim: %d seeds in %.1f s (%.0f seeds/s): %d events, %d core steps, %d grants,"
+                            + " %d fenced writes accepted, %d refused as stale; faults %s",
+                    seeds,
+                    seconds,
+                    seeds / seconds,
+                    events,
+                    steps,
+                    grants,
+                    writesAccepted,
+                    writesRejected,
+                    faults);
+        }
+    }
+}
