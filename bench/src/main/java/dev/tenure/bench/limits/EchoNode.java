@@ -66,7 +66,7 @@ final class EchoNode implements AutoCloseable {
                 .dirDeleteOnStart(true)
                 .dirDeleteOnShutdown(true)
                 .threadingMode(ThreadingMode.SHARED)
-                .sharedIdleStrategy(AdaptiveIdleStrategy.standard())
+                .sharedIdleStrategy(AdaptiveIdleStrategy.forDriver())
                 .publicationTermBufferLength(PUBLICATION_TERM_BYTES)
                 .ipcTermBufferLength(PUBLICATION_TERM_BYTES);
         Archive.Context archiveCtx = new Archive.Context()

@@ -17,12 +17,16 @@ import org.agrona.concurrent.IdleStrategy;
  * so three nodes and their clients fit on two cores.
  *
  * <p>The defaults are set by what a park costs, not by taste. On the virtual machines this was
- * measured on, one park-and-wake costs 30-90 µs of CPU, and an idle three-node cluster still
- * sees about 100 units of work a second in each media driver (publication heartbeats, status
- * messages, the consensus heartbeat). With a 50 ms hot window those kept every driver hot for
- * good: an idle three-node cluster used 143% of one core (about 5,500 parks a second per node).
- * A 2 ms window and a 5 ms cold park bring that to 67% (about 1,400 parks a second per node)
- * while a request stream that arrives more often than every 2 ms still never sees a cold agent.
+ * measured on, one park-and-wake costs 30-90 µs of CPU. The hot window must outlast the gap
+ * between two requests of one client in a closed loop (a few milliseconds), or every hop of its
+ * next request pays a cold park: with a 2 ms window one client's acquire+release on one node went
+ * from 7-15 ms to 27-33 ms (p50). But a media driver of a three-node cluster sees about 100
+ * units of background work a second even when idle (publication heartbeats, status messages, the
+ * consensus heartbeat), so any window that long keeps it hot for good: with 50 ms everywhere an
+ * idle three-node cluster used 121-143% of one core. Hence two settings: the media driver, whose
+ * work is mostly background, gets a 2 ms window ({@link #forDriver()}); the agents that only see
+ * work when a request passes (archive, clustered service, gateway) get 20 ms
+ * ({@link #standard()}). Both back off to a 5 ms park.
  */
 public final class AdaptiveIdleStrategy implements IdleStrategy {
 
@@ -43,9 +47,19 @@ public final class AdaptiveIdleStrategy implements IdleStrategy {
         this.parkNanos = hotParkNanos;
     }
 
+    /** For agents that see work only when a request passes through them. */
     public static AdaptiveIdleStrategy standard() {
+        return of("tenure.idle.hotWindowMillis", 20);
+    }
+
+    /** For the media driver, which sees background work (heartbeats, status messages) all the time. */
+    public static AdaptiveIdleStrategy forDriver() {
+        return of("tenure.idle.driverHotWindowMillis", 2);
+    }
+
+    private static AdaptiveIdleStrategy of(String hotWindowProperty, long hotWindowMillis) {
         return new AdaptiveIdleStrategy(
-                TimeUnit.MILLISECONDS.toNanos(Long.getLong("tenure.idle.hotWindowMillis", 2)),
+                TimeUnit.MILLISECONDS.toNanos(Long.getLong(hotWindowProperty, hotWindowMillis)),
                 TimeUnit.MICROSECONDS.toNanos(Long.getLong("tenure.idle.hotParkMicros", 20)),
                 TimeUnit.MICROSECONDS.toNanos(Long.getLong("tenure.idle.coldParkMicros", 5000)));
     }

@@ -156,7 +156,7 @@ public final class ClusterNode implements AutoCloseable {
                 .dirDeleteOnStart(true)
                 .dirDeleteOnShutdown(true)
                 .threadingMode(ThreadingMode.SHARED)
-                .sharedIdleStrategy(idle())
+                .sharedIdleStrategy(AdaptiveIdleStrategy.forDriver())
                 .publicationTermBufferLength(PUBLICATION_TERM_BYTES)
                 .ipcTermBufferLength(PUBLICATION_TERM_BYTES)
                 .errorHandler(errors);
