@@ -75,8 +75,9 @@ public record ServerConfig(
                 Limits.defaults().valueBytesMax() + 64 * 1024,
                 Limits.defaults(),
                 // Well below the shortest TTL clients use: a dead leader is replaced in about a
-                // second instead of Aeron's default ten.
-                Duration.ofMillis(1000),
+                // second instead of Aeron's default ten; six heartbeat intervals, so a leader
+                // starved for half a second on a busy machine is not deposed.
+                Duration.ofMillis(600),
                 Duration.ofMillis(100),
                 Duration.ofMinutes(10),
                 false);

@@ -115,6 +115,12 @@ public final class ClusterNode implements AutoCloseable {
                 .epochClock(MonotonicClusterClock.INSTANCE)
                 .leaderHeartbeatTimeoutNs(config.leaderHeartbeatTimeout().toNanos())
                 .leaderHeartbeatIntervalNs(config.leaderHeartbeatInterval().toNanos())
+                // A candidate that has not heard from every member (the dead leader never
+                // answers) waits out the whole election timeout before a majority makes it
+                // leader, after a random nomination delay of up to half of it. Aeron's 1 s default
+                // added 1-1.5 s to every failover; 40% of the heartbeat timeout keeps the ballot
+                // well above a loopback or LAN round trip.
+                .electionTimeoutNs(config.leaderHeartbeatTimeout().toNanos() * 2 / 5)
                 // A member that starts while a peer is down waits this long for it before an
                 // election among those present (Aeron's default is a minute).
                 .startupCanvassTimeoutNs(TimeUnit.SECONDS.toNanos(5))
