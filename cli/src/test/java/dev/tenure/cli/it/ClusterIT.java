@@ -92,8 +92,8 @@ class ClusterIT {
                     "leader %d killed: next grant after %d ms; %d grants acknowledged%n",
                     leader, failoverMs, acknowledged.size());
             assertThat(failoverMs)
-                    .as("next grant within the election time plus margin")
-                    .isLessThan(5_000);
+                    .as("next grant within the election time (about 1.2 s) plus margin for a busy machine")
+                    .isLessThan(3_000);
 
             for (List<Long> tokens : perWorkerTokens) {
                 for (int i = 1; i < tokens.size(); i++) {
