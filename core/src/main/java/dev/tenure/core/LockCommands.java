@@ -46,6 +46,15 @@ final class LockCommands {
         LockRecord lock = state.locks.get(c.lock());
         Lease lease = lock == null ? null : lock.lease;
         if (lease != null && lease.sessionId() == s.id) {
+            if (lease.policy().bounded()) {
+                // Its deadline (maxHold, manual lease TTL) runs from the first grant; handed out
+                // again, the new holder's horizon would start from the new request and outlive it.
+                return new Rejected(
+                        Code.HELD,
+                        "lock " + lock.name + " is held by this session (token " + lease.token()
+                                + ") under a lease with its own deadline, which is not re-entrant",
+                        lease.token());
+            }
             // Re-entrant acquire: the same lease, not a new token. A second token would make the
             // first one stale while the same holder may still be writing with it.
             return new Granted(lease.grant(lock.name, s.ttlMs));
@@ -120,6 +129,9 @@ final class LockCommands {
                     && lock.lease != null
                     && lock.lease.token() == g.grant().token()
                     && lock.lease.sessionId() == s.id) {
+                if (s.requests.grantedAfter(c.requestId(), g.grant().token())) {
+                    return new Ok(); // a later acquire of the session holds this grant now
+                }
                 lifecycle.endLease(lock, TenureEnd.RELEASED);
                 lifecycle.handOff(lock);
                 return new Ok();
@@ -165,6 +177,13 @@ final class LockCommands {
                     "token " + c.token() + " of lock " + c.lock() + " is held by session " + lease.sessionId()
                             + ", not " + caller.id + " (current token " + lease.token() + ")",
                     lease.token());
+        }
+        if (caller != null
+                && lease.sessionId() == caller.id
+                && caller.requests.grantedAfter(c.requestId(), c.token())) {
+            // Sent before the session acquired this lock again and was given the same lease: the
+            // release is superseded, the newer acquire holds the lease.
+            return new Ok();
         }
         lifecycle.endLease(lock, TenureEnd.RELEASED);
         if (caller == null || lease.sessionId() != caller.id) {

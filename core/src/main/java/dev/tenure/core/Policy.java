@@ -19,4 +19,9 @@ public record Policy(long lockDelayMs, long maxHoldMs, long leaseTtlMs) {
     public boolean manualRenew() {
         return leaseTtlMs > 0;
     }
+
+    /** The lease can end by a deadline of its own (maxHold, manual renewal), not only with its session. */
+    public boolean bounded() {
+        return maxHoldMs > 0 || leaseTtlMs > 0;
+    }
 }

@@ -39,6 +39,21 @@ final class RequestCache {
         return requestId <= highestEvictedId && !outcomes.containsKey(requestId);
     }
 
+    /**
+     * True if a request newer than {@code requestId} was granted {@code token}: the session
+     * claimed that grant again (a re-entrant acquire) after it sent {@code requestId}. Request ids
+     * grow in the order a client sends them, so an older request that would end the grant (a
+     * release, a withdrawn wait) reached the log late and must not end what the newer one holds.
+     */
+    boolean grantedAfter(long requestId, long token) {
+        for (Outcome o : outcomes.tailMap(requestId, false).values()) {
+            if (o.result() instanceof Result.Granted g && g.grant().token() == token) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     long highestEvictedId() {
         return highestEvictedId;
     }

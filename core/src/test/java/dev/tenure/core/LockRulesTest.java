@@ -230,6 +230,55 @@ class LockRulesTest {
     }
 
     @Test
+    void aWithdrawnWaitDoesNotEndTheGrantALaterAcquireOfTheSessionHolds() {
+        Fixture f = new Fixture();
+        long a = f.open(1_000);
+        long b = f.open(1_000);
+        long c = f.open(1_000);
+        Grant ga = f.grant(a, 1, "x");
+        f.apply(new Acquire(b, 1, "x", -1));
+        f.apply(new Acquire(c, 1, "x", -1));
+        f.release(a, 2, "x", ga.token()); // b's wait is granted token 2; b gave up and does not know
+        f.events();
+        // b acquires again before its withdrawal of request 1 reaches the log: the same lease
+        Result again = f.apply(new Acquire(b, 2, "x", 0));
+        assertThat(((Granted) again).grant().token()).isEqualTo(2);
+        assertThat(f.apply(new CancelWait(b, 1))).isEqualTo(new Ok());
+        assertThat(((LockView) f.apply(new Status("x"))).holder().token()).isEqualTo(2);
+        assertThat(f.events()).isEmpty(); // c still waits
+    }
+
+    @Test
+    void aReleaseSentBeforeTheSessionAcquiredTheSameLeaseAgainIsSuperseded() {
+        Fixture f = new Fixture();
+        long a = f.open(1_000);
+        Grant g = f.grant(a, 1, "x");
+        // request 2 (the release) is sent first but reaches the log after request 3 (a re-acquire)
+        assertThat(((Granted) f.apply(new Acquire(a, 3, "x", 0))).grant().token())
+                .isEqualTo(g.token());
+        assertThat(f.apply(new Release(a, 2, "x", g.token(), false))).isEqualTo(new Ok());
+        assertThat(((LockView) f.apply(new Status("x"))).holder().token()).isEqualTo(g.token());
+        // a release sent after the re-acquire ends it
+        assertThat(f.apply(new Release(a, 4, "x", g.token(), false))).isEqualTo(new Ok());
+        assertThat(((LockView) f.apply(new Status("x"))).holder()).isNull();
+    }
+
+    @Test
+    void aLeaseWithItsOwnDeadlineIsNotReentrant() {
+        Fixture f = new Fixture();
+        long a = f.open(1_000);
+        Policy bounded = new Policy(0, 5_000, 0);
+        Grant g = ((Granted) f.apply(new Acquire(a, 1, "x", 0, bounded))).grant();
+        Result again = f.apply(new Acquire(a, 2, "x", -1, bounded));
+        assertThat(code(again)).isEqualTo(Code.HELD);
+        assertThat(rejected(again).message()).contains("held by this session").contains("not re-entrant");
+        assertThat(rejected(again).currentToken()).isEqualTo(g.token());
+        // without a deadline of its own, the same session gets the same lease back
+        Grant plain = f.grant(a, 3, "y");
+        assertThat(((Granted) f.apply(new Acquire(a, 4, "y", 0))).grant()).isEqualTo(plain);
+    }
+
+    @Test
     void limitsOnWaitersAndLeasesPerSession() {
         Limits l = new Limits(100, 10_000, 8, 8, 4, 4, 3, 2, 1, 2, 3, 2, 2); // leases 2, waiters 1
         Fixture f = new Fixture(l);

@@ -384,7 +384,7 @@ final class ReferenceModel {
         boolean delayed = l != null && l.delayUntil != 0;
         Result r;
         if (l != null && l.lease != null && l.lease.sessionId() == s.id) {
-            r = new Granted(l.lease);
+            r = l.lease.policy().bounded() ? new Rejected(Code.HELD, "", l.lease.token()) : new Granted(l.lease);
         } else if (l != null && l.queue.stream().anyMatch(w -> w.sid == s.id)) {
             r = invalid();
         } else if ((l == null || l.lease == null) && !delayed) {
@@ -435,6 +435,7 @@ final class ReferenceModel {
             if (x.rid == c.requestId() && x.result instanceof Granted g) {
                 L l = lock(g.grant().lock());
                 if (l != null && l.lease != null && l.lease.token() == g.grant().token()) {
+                    if (grantedAfter(s, c.requestId(), g.grant().token())) return new Ok();
                     endLease(l, TenureEnd.RELEASED);
                     handOff(l);
                     return new Ok();
@@ -442,6 +443,14 @@ final class ReferenceModel {
             }
         }
         return new Rejected(Code.NOT_FOUND, "", 0);
+    }
+
+    /** A request of {@code s} newer than {@code rid} was granted {@code token} (re-entrantly). */
+    private static boolean grantedAfter(S s, long rid, long token) {
+        for (C x : s.cache) {
+            if (x.rid > rid && x.result instanceof Granted g && g.grant().token() == token) return true;
+        }
+        return false;
     }
 
     Result release(Release c) {
@@ -468,6 +477,9 @@ final class ReferenceModel {
             return new Rejected(Code.NOT_OWNER, "", current);
         }
         long holder = l.lease.sessionId();
+        if (caller != 0 && holder == caller && grantedAfter(session(caller), c.requestId(), c.token())) {
+            return new Ok(); // sent before the session was given this same lease again
+        }
         endLease(l, TenureEnd.RELEASED);
         if (holder != caller) events.add(new Event.LeaseEnded(holder, l.name, current, TenureEnd.RELEASED));
         handOff(l);

@@ -8,25 +8,10 @@ import org.junit.jupiter.api.Test;
  * Known issues the simulation found and that are not fixed yet (docs/lab.md, "Simulation"). The
  * default sweep keeps out of their way; these tests turn each back on and assert that the
  * checkers still find it, so the reproducer stays alive. When an issue is fixed, its test fails:
- * then delete the test and the workaround that kept the sweep away from it.
+ * then turn it into a regression test that the issue stays gone (as
+ * {@link SimulationTest#reacquiringWhileAnEarlierGrantIsStillEndingKeepsEveryProperty}).
  */
 class KnownIssuesTest {
-
-    /**
-     * A session that acquires a lock again while the server may still hold an earlier grant of it
-     * for that session gets that grant back (re-entrant acquire), as a fresh lease, while what is
-     * still under way for the earlier one (a release, a withdrawn wait, a maxHold clock) ends it
-     * unseen. See {@link App}.
-     */
-    @Test
-    void reacquiringALockGivenUpOnCanYieldALeaseTheServerHasAlreadyEnded() {
-        Simulation.Outcome caught =
-                MutationTest.firstFailure(new SimConfig.Options(SimConfig.Mutation.NONE, false, true), 100);
-        assertThat(caught).as("no longer reproduced: fixed?").isNotNull();
-        assertThat(caught.failure()).as(caught.report()).startsWith("holder:");
-        System.out.println(
-                "sim: known issue (re-entrant acquire) shown by seed " + caught.seed() + ": " + caught.failure());
-    }
 
     /**
      * A connection reset by the network (not by the client's death) makes the node end the

@@ -54,6 +54,18 @@ class SimulationTest {
         }
     }
 
+    /**
+     * Once a known issue (track record #1 in docs/lab.md): a session re-acquiring a lock while a
+     * release, a withdrawn wait or a maxHold of its earlier grant was still under way was handed
+     * that grant as a new lease, which the late release or withdrawal then ended unseen.
+     */
+    @Test
+    void reacquiringWhileAnEarlierGrantIsStillEndingKeepsEveryProperty() {
+        Simulation.Outcome failed =
+                MutationTest.firstFailure(new SimConfig.Options(SimConfig.Mutation.NONE, false, true), 500);
+        assertThat(failed).as(failed == null ? "" : failed.report()).isNull();
+    }
+
     @Test
     void aSeedReplaysExactly() {
         Simulation.Outcome a = Simulation.run(42);
