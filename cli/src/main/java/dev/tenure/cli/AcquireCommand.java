@@ -61,17 +61,7 @@ final class AcquireCommand implements Callable<Integer> {
 
     /** A heartbeat from whatever feeds our stdin: each line renews the MANUAL lease once. */
     private static void renewPerInputLine(Lease lease) {
-        boolean[] opened = {false};
-        LineHeartbeat.start(
-                "tenure-renew-on-input",
-                () -> {
-                    if (opened[0]) {
-                        return null; // stdin is read once; its end is the end of the heartbeat
-                    }
-                    opened[0] = true;
-                    return System.in;
-                },
-                lease);
+        LineHeartbeat.start("tenure-renew-on-input", System.in, lease);
     }
 
     private void print(Lease lease) {

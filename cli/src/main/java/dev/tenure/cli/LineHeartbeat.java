@@ -21,7 +21,20 @@ final class LineHeartbeat {
 
     private LineHeartbeat() {}
 
-    /** Renews once per line of {@code source} on a daemon thread, until the lease is gone. */
+    /** Renews once per line of {@code in} until it ends or the lease is gone. */
+    static void start(String threadName, InputStream in, Lease lease) {
+        InputStream[] once = {in};
+        start(
+                threadName,
+                () -> {
+                    InputStream next = once[0];
+                    once[0] = null;
+                    return next;
+                },
+                lease);
+    }
+
+    /** Renews once per line of {@code source}, opened again at each end, until the lease is gone. */
     static void start(String threadName, Source source, Lease lease) {
         Thread t = new Thread(() -> renewPerLine(source, lease), threadName);
         t.setDaemon(true);

@@ -86,7 +86,7 @@ public final class TenureGateway extends TenureGrpc.TenureImplBase {
         if (validated(() -> validator.release(request), responses)) {
             call(LogCommand.newBuilder().setRelease(request), Reply::getRelease, responses, r -> {
                 if (r.getCode() == dev.tenure.api.v1.Code.CODE_NOT_OWNER && r.getCurrentToken() != request.getToken()) {
-                    logStale(request.getLock(), "release", request.getToken(), r.getCurrentToken());
+                    staleWrites.rejected(request.getLock(), "release", request.getToken(), r.getCurrentToken());
                 }
             });
         }
@@ -104,14 +104,10 @@ public final class TenureGateway extends TenureGrpc.TenureImplBase {
         if (validated(() -> validator.checkpoint(request), responses)) {
             call(LogCommand.newBuilder().setWriteCheckpoint(request), Reply::getWriteCheckpoint, responses, r -> {
                 if (r.getCode() == dev.tenure.api.v1.Code.CODE_STALE_TOKEN) {
-                    logStale(request.getLock(), "checkpoint", request.getToken(), r.getCurrentToken());
+                    staleWrites.rejected(request.getLock(), "checkpoint", request.getToken(), r.getCurrentToken());
                 }
             });
         }
-    }
-
-    private void logStale(String lock, String target, long token, long current) {
-        staleWrites.rejected(lock, target, token, current);
     }
 
     @Override
@@ -126,7 +122,7 @@ public final class TenureGateway extends TenureGrpc.TenureImplBase {
         if (validated(() -> validator.put(request), responses)) {
             call(LogCommand.newBuilder().setKvPut(request), Reply::getKvPut, responses, r -> {
                 if (r.getCode() == dev.tenure.api.v1.Code.CODE_STALE_TOKEN) {
-                    logStale(
+                    staleWrites.rejected(
                             request.getFence().getLock(),
                             "kv:" + request.getKey(),
                             request.getFence().getToken(),
@@ -148,7 +144,7 @@ public final class TenureGateway extends TenureGrpc.TenureImplBase {
         if (validated(() -> validator.delete(request), responses)) {
             call(LogCommand.newBuilder().setKvDelete(request), Reply::getKvDelete, responses, r -> {
                 if (r.getCode() == dev.tenure.api.v1.Code.CODE_STALE_TOKEN) {
-                    logStale(
+                    staleWrites.rejected(
                             request.getFence().getLock(),
                             "kv:" + request.getKey(),
                             request.getFence().getToken(),
