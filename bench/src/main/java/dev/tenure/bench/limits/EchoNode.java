@@ -2,12 +2,12 @@ package dev.tenure.bench.limits;
 
 import dev.tenure.server.ServerConfig;
 import dev.tenure.server.cluster.AdaptiveIdleStrategy;
+import dev.tenure.server.cluster.ConsensusHost;
 import io.aeron.ExclusivePublication;
 import io.aeron.Image;
 import io.aeron.archive.Archive;
 import io.aeron.archive.ArchiveThreadingMode;
 import io.aeron.archive.client.AeronArchive;
-import io.aeron.cluster.ClusteredMediaDriver;
 import io.aeron.cluster.ConsensusModule;
 import io.aeron.cluster.codecs.CloseReason;
 import io.aeron.cluster.service.ClientSession;
@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
-import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.IoUtil;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.NoOpLock;
 
@@ -32,8 +32,8 @@ import org.agrona.concurrent.NoOpLock;
  * One Aeron Cluster member whose service echoes every message back to its sender: the cost of
  * the replicated, fsynced log alone, with Tenure's state machine and gRPC taken out.
  *
- * <p>The configuration mirrors the server's {@code ClusterNode} setting for setting (shared-mode
- * driver and archive, the same idle strategies, term lengths, {@code fileSyncLevel=1} on archive,
+ * <p>The configuration mirrors the server's {@code ClusterNode} setting for setting (driver,
+ * archive and consensus module on one thread, the same idle strategies, term lengths, {@code fileSyncLevel=1} on archive,
  * catalog and consensus module, IPC log on a lone member and IPC ingress), so the gap between this
  * and Tenure is Tenure's own. {@code ClusterNode} builds its service itself, hence the copy; keep
  * the two in step.
@@ -43,11 +43,11 @@ final class EchoNode implements AutoCloseable {
     private static final String TERM_LENGTH = "8m";
     private static final int PUBLICATION_TERM_BYTES = 4 * 1024 * 1024;
 
-    private final ClusteredMediaDriver driver;
+    private final ConsensusHost driver;
     private final ClusteredServiceContainer container;
     private final String aeronDir;
 
-    private EchoNode(ClusteredMediaDriver driver, ClusteredServiceContainer container, String aeronDir) {
+    private EchoNode(ConsensusHost driver, ClusteredServiceContainer container, String aeronDir) {
         this.driver = driver;
         this.container = container;
         this.aeronDir = aeronDir;
@@ -103,8 +103,6 @@ final class EchoNode implements AutoCloseable {
                 .startupCanvassTimeoutNs(TimeUnit.SECONDS.toNanos(5))
                 .sessionTimeoutNs(TimeUnit.SECONDS.toNanos(10))
                 .isIpcIngressAllowed(true)
-                .idleStrategySupplier(() -> new BackoffIdleStrategy(
-                        10, 5, TimeUnit.MICROSECONDS.toNanos(20), TimeUnit.MILLISECONDS.toNanos(1)))
                 .fileSyncLevel(1);
         ClusteredServiceContainer.Context serviceCtx = new ClusteredServiceContainer.Context()
                 .aeronDirectoryName(aeronDir)
@@ -113,11 +111,16 @@ final class EchoNode implements AutoCloseable {
                 .clusteredService(new Echo())
                 .serviceId(0)
                 .idleStrategySupplier(AdaptiveIdleStrategy::standard);
-        ClusteredMediaDriver driver = ClusteredMediaDriver.launch(driverCtx, archiveCtx, consensusCtx);
+        IoUtil.ensureDirectoryExists(new File(base, "cluster"), "cluster");
+        ConsensusHost agents = ConsensusHost.launch(
+                driverCtx, archiveCtx, consensusCtx, AdaptiveIdleStrategy::forDriver, Throwable::printStackTrace);
+        ClusteredServiceContainer container = null;
         try {
-            return new EchoNode(driver, ClusteredServiceContainer.launch(serviceCtx), aeronDir);
+            container = ClusteredServiceContainer.launch(serviceCtx);
+            agents.awaitStarted();
+            return new EchoNode(agents, container, aeronDir);
         } catch (RuntimeException e) {
-            driver.close();
+            CloseHelper.quietCloseAll(container, agents);
             throw e;
         }
     }

@@ -83,16 +83,26 @@ class ClusterIT {
                 t.join(30_000);
             }
 
-            long firstAfterKill = grantTimesNanos.stream()
-                    .filter(t -> t > killedAt)
-                    .min(Long::compare)
-                    .orElseThrow();
-            long failoverMs = TimeUnit.NANOSECONDS.toMillis(firstAfterKill - killedAt);
+            // The longest gap between consecutive grants from the last one before the kill: an
+            // acquire committed just before the kill may be answered just after it, so "first
+            // grant after the kill" alone would flatter the figure (as in FailoverBench).
+            List<Long> times = grantTimesNanos.stream().sorted().toList();
+            long previous =
+                    times.stream().filter(t -> t <= killedAt).max(Long::compare).orElseThrow();
+            long longestGap = 0;
+            for (long t : times) {
+                if (t > previous) {
+                    longestGap = Math.max(longestGap, t - previous);
+                    previous = t;
+                }
+            }
+            assertThat(times.get(times.size() - 1)).as("grants after the kill").isGreaterThan(killedAt);
+            long failoverMs = TimeUnit.NANOSECONDS.toMillis(longestGap);
             System.out.printf(
-                    "leader %d killed: next grant after %d ms; %d grants acknowledged%n",
+                    "leader %d killed: longest gap between grants %d ms; %d grants acknowledged%n",
                     leader, failoverMs, acknowledged.size());
             assertThat(failoverMs)
-                    .as("next grant within the election time (about 1.2 s) plus margin for a busy machine")
+                    .as("grants resume within the election time (about 1.2 s) plus margin for a busy machine")
                     .isLessThan(3_000);
 
             for (List<Long> tokens : perWorkerTokens) {

@@ -6,7 +6,6 @@ import io.aeron.archive.Archive;
 import io.aeron.archive.ArchiveThreadingMode;
 import io.aeron.archive.client.AeronArchive;
 import io.aeron.cluster.ClusterControl;
-import io.aeron.cluster.ClusteredMediaDriver;
 import io.aeron.cluster.ConsensusModule;
 import io.aeron.cluster.RecordingLog;
 import io.aeron.cluster.service.Cluster;
@@ -20,6 +19,7 @@ import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.agrona.CloseHelper;
 import org.agrona.ErrorHandler;
+import org.agrona.IoUtil;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.NoOpLock;
@@ -33,9 +33,10 @@ import org.agrona.concurrent.status.AtomicCounter;
  * {@code catalogFileSyncLevel=1}) and the consensus module syncs its own files, so an entry the
  * cluster acknowledged survives {@code kill -9} and power loss of a majority.
  *
- * <p>CPU: every agent parks instead of spinning ({@link AdaptiveIdleStrategy}): briefly while
- * work is flowing, up to 1 ms once the node is quiet, so an idle node costs a few percent of
- * one core; on 2 cores three nodes plus clients must fit.
+ * <p>CPU: driver, archive and consensus module share one thread ({@link ConsensusHost}); the
+ * service and the gateway have their own. Every agent parks instead of spinning
+ * ({@link AdaptiveIdleStrategy}): briefly while work is flowing, longer once the node is quiet,
+ * so an idle node costs a few percent of one core; on 2 cores three nodes plus clients must fit.
  */
 public final class ClusterNode implements AutoCloseable {
 
@@ -50,19 +51,19 @@ public final class ClusterNode implements AutoCloseable {
      */
     private static final int SEGMENT_BYTES = 16 * 1024 * 1024;
 
-    private final ClusteredMediaDriver driver;
+    private final ConsensusHost host;
     private final ClusteredServiceContainer container;
     private final String aeronDir;
     private final ReplicaView replica;
     private final LogRetention retention;
 
     private ClusterNode(
-            ClusteredMediaDriver driver,
+            ConsensusHost host,
             ClusteredServiceContainer container,
             String aeronDir,
             ReplicaView replica,
             LogRetention retention) {
-        this.driver = driver;
+        this.host = host;
         this.container = container;
         this.aeronDir = aeronDir;
         this.replica = replica;
@@ -128,9 +129,6 @@ public final class ClusterNode implements AutoCloseable {
                 // The node's own gateway sends over shared memory: no UDP round trip through the
                 // media driver's sender and receiver for every request.
                 .isIpcIngressAllowed(true)
-                // The consensus module reports work on its own 1 ms timer tick, which would keep
-                // an adaptive strategy hot forever; it already wakes every tick, so it backs off.
-                .idleStrategySupplier(ClusterNode::backoff)
                 .fileSyncLevel(1)
                 .errorHandler(errors);
 
@@ -144,13 +142,20 @@ public final class ClusterNode implements AutoCloseable {
                 .idleStrategySupplier(ClusterNode::idle)
                 .errorHandler(errors);
 
-        ClusteredMediaDriver driver = ClusteredMediaDriver.launch(driverCtx, archiveCtx, consensusCtx);
+        // The consensus module (on its thread) and the service container (here) both create the
+        // cluster directory on start; made beforehand, neither races the other's mkdir.
+        IoUtil.ensureDirectoryExists(new File(base, "cluster"), "cluster");
+        // The driver's background traffic (heartbeats, status messages) sets the hot window.
+        ConsensusHost agents =
+                ConsensusHost.launch(driverCtx, archiveCtx, consensusCtx, AdaptiveIdleStrategy::forDriver, errors);
+        ClusteredServiceContainer container = null;
         try {
-            ClusteredServiceContainer container = ClusteredServiceContainer.launch(serviceCtx);
+            container = ClusteredServiceContainer.launch(serviceCtx);
+            agents.awaitStarted();
             LogRetention retention = new LogRetention(new File(base, "cluster"), localArchive.clone());
-            return new ClusterNode(driver, container, aeronDir, replica, retention);
+            return new ClusterNode(agents, container, aeronDir, replica, retention);
         } catch (RuntimeException e) {
-            driver.close();
+            CloseHelper.quietCloseAll(container, agents);
             throw e;
         }
     }
@@ -204,14 +209,14 @@ public final class ClusterNode implements AutoCloseable {
      */
     public boolean requestSnapshot() {
         AtomicCounter toggle = ClusterControl.findControlToggle(
-                driver.mediaDriver().context().countersManager(),
-                driver.consensusModule().context().clusterId());
+                host.mediaDriver().context().countersManager(),
+                host.consensusModule().context().clusterId());
         return toggle != null && ClusterControl.ToggleState.SNAPSHOT.toggle(toggle);
     }
 
     /** Snapshots this node has taken since it started. */
     public long snapshots() {
-        return driver.consensusModule().context().snapshotCounter().get();
+        return host.consensusModule().context().snapshotCounter().get();
     }
 
     /** Where this node can recover from (its oldest kept snapshot), reported to its peers. */
@@ -286,6 +291,6 @@ public final class ClusterNode implements AutoCloseable {
 
     @Override
     public void close() {
-        CloseHelper.closeAll(retention, container, driver);
+        CloseHelper.closeAll(retention, container, host);
     }
 }

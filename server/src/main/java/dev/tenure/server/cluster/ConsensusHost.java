@@ -1,0 +1,207 @@
+package dev.tenure.server.cluster;
+
+import io.aeron.Aeron;
+import io.aeron.AeronCounters;
+import io.aeron.RethrowingErrorHandler;
+import io.aeron.archive.Archive;
+import io.aeron.archive.ArchiveThreadingMode;
+import io.aeron.cluster.ConsensusModule;
+import io.aeron.cluster.service.ClusterCounters;
+import io.aeron.driver.MediaDriver;
+import io.aeron.driver.ThreadingMode;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Supplier;
+import org.agrona.CloseHelper;
+import org.agrona.ErrorHandler;
+import org.agrona.ExpandableArrayBuffer;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentInvoker;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.NoOpLock;
+import org.agrona.concurrent.YieldingIdleStrategy;
+import org.agrona.concurrent.status.AtomicCounter;
+
+/**
+ * A member's media driver, archive and consensus module, run as one agent on one thread.
+ *
+ * <p>Why one thread: every entry crosses these three on each member (the leader's consensus
+ * module appends it, its driver sends it, a follower's driver receives it, its archive records
+ * and syncs it, its consensus module reports the position back). With one thread each, every
+ * crossing is a park and a wake-up of another thread; on the two-core virtual machines Tenure is
+ * measured on, a context switch is the single largest cost of a request (most of a busy node's CPU
+ * time was the kernel switching threads, not Aeron or Tenure working). On one thread a crossing is
+ * a method call in the same duty cycle. Aeron supports this: the driver and archive in
+ * {@code INVOKER} mode, the consensus module with {@code useAgentInvoker}, each driven by the
+ * next. The clustered service keeps its own thread (Aeron gives it no invoker), so a slow apply
+ * never stalls replication.
+ *
+ * <p>The archive's duty cycle also runs the driver's; the consensus module's waits inside its own
+ * work (start-up recovery, back pressure, archive requests) run the archive, so nothing it waits
+ * for stands still.
+ */
+public final class ConsensusHost implements AutoCloseable {
+
+    private final MediaDriver driver;
+    private final Duty duty;
+    private final AgentRunner runner;
+
+    private ConsensusHost(MediaDriver driver, Duty duty, AgentRunner runner) {
+        this.driver = driver;
+        this.duty = duty;
+        this.runner = runner;
+    }
+
+    /**
+     * Starts the driver and archive here, then the thread, which starts the consensus module:
+     * its start-up waits for the clustered service to connect, so the caller launches the
+     * service next and then calls {@link #awaitStarted()}.
+     */
+    public static ConsensusHost launch(
+            MediaDriver.Context driverCtx,
+            Archive.Context archiveCtx,
+            ConsensusModule.Context consensusCtx,
+            Supplier<IdleStrategy> idle,
+            ErrorHandler errors) {
+        MediaDriver driver = null;
+        Archive archive = null;
+        Aeron aeron = null;
+        try {
+            driver = MediaDriver.launch(driverCtx.threadingMode(ThreadingMode.INVOKER));
+            archive = Archive.launch(archiveCtx
+                    .threadingMode(ArchiveThreadingMode.INVOKER)
+                    .mediaDriverAgentInvoker(driver.sharedAgentInvoker())
+                    .aeronDirectoryName(driver.aeronDirectoryName()));
+            AgentInvoker archiveInvoker = archive.invoker();
+            aeron = Aeron.connect(new Aeron.Context()
+                    .aeronDirectoryName(driver.aeronDirectoryName())
+                    .epochClock(consensusCtx.epochClock())
+                    .errorHandler(errors)
+                    .subscriberErrorHandler(RethrowingErrorHandler.INSTANCE)
+                    .useConductorAgentInvoker(true)
+                    .driverAgentInvoker(driver.sharedAgentInvoker())
+                    .awaitingIdleStrategy(YieldingIdleStrategy.INSTANCE)
+                    .clientLock(NoOpLock.INSTANCE)
+                    .clientName("consensus-module-" + consensusCtx.clusterMemberId()));
+            AtomicCounter errorCounter = ClusterCounters.allocate(
+                    aeron,
+                    new ExpandableArrayBuffer(),
+                    "Cluster Errors",
+                    AeronCounters.CLUSTER_CONSENSUS_MODULE_ERROR_COUNT_TYPE_ID,
+                    consensusCtx.clusterId());
+            consensusCtx.archiveContext().agentInvoker(archiveInvoker);
+            consensusCtx
+                    .aeron(aeron)
+                    .errorCounter(errorCounter)
+                    .useAgentInvoker(true)
+                    // Only the consensus module's own waits use this: they run the archive
+                    // (and through it the driver) instead of sleeping on work nobody else does.
+                    .idleStrategySupplier(() -> new InvokingIdleStrategy(archiveInvoker));
+            Duty duty = new Duty(driver, archive, aeron, consensusCtx);
+            AgentRunner runner = new AgentRunner(idle.get(), errors, null, duty);
+            AgentRunner.startOnThread(runner);
+            return new ConsensusHost(driver, duty, runner);
+        } catch (RuntimeException e) {
+            CloseHelper.quietCloseAll(aeron, archive, driver);
+            throw e;
+        }
+    }
+
+    /** Waits until the consensus module has started (recovered its state); throws if it failed. */
+    public ConsensusModule awaitStarted() {
+        try {
+            return duty.started.join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : e;
+        }
+    }
+
+    MediaDriver mediaDriver() {
+        return driver;
+    }
+
+    ConsensusModule consensusModule() {
+        return duty.started.getNow(null);
+    }
+
+    /**
+     * Stops the thread, which closes every part on its way out: the archive accepts requests only
+     * on the thread that runs it, and the consensus module's close stops its log recording.
+     */
+    @Override
+    public void close() {
+        runner.close();
+    }
+
+    private static final class Duty implements Agent {
+        private final MediaDriver driver;
+        private final Archive archive;
+        private final Aeron consensusAeron;
+        private final ConsensusModule.Context consensusCtx;
+        private final CompletableFuture<ConsensusModule> started = new CompletableFuture<>();
+        private AgentInvoker archiveInvoker;
+        private AgentInvoker consensus;
+
+        Duty(MediaDriver driver, Archive archive, Aeron consensusAeron, ConsensusModule.Context consensusCtx) {
+            this.driver = driver;
+            this.archive = archive;
+            this.consensusAeron = consensusAeron;
+            this.consensusCtx = consensusCtx;
+        }
+
+        @Override
+        public void onStart() {
+            try {
+                archiveInvoker = archive.invoker();
+                ConsensusModule module = ConsensusModule.launch(consensusCtx);
+                consensus = module.conductorAgentInvoker();
+                started.complete(module);
+            } catch (RuntimeException e) {
+                started.completeExceptionally(e);
+                throw e;
+            }
+        }
+
+        @Override
+        public int doWork() {
+            return archiveInvoker.invoke() + consensus.invoke();
+        }
+
+        @Override
+        public void onClose() {
+            CloseHelper.closeAll(started.getNow(null), consensusAeron, archive, driver);
+        }
+
+        @Override
+        public String roleName() {
+            return "tenure-consensus";
+        }
+    }
+
+    /** Runs the archive (and so the driver) each time the consensus module waits. */
+    private static final class InvokingIdleStrategy implements IdleStrategy {
+        private final AgentInvoker archive;
+
+        InvokingIdleStrategy(AgentInvoker archive) {
+            this.archive = archive;
+        }
+
+        @Override
+        public void idle(int workCount) {
+            if (workCount <= 0) {
+                idle();
+            }
+        }
+
+        @Override
+        public void idle() {
+            if (archive.invoke() == 0) {
+                Thread.onSpinWait();
+            }
+        }
+
+        @Override
+        public void reset() {}
+    }
+}
