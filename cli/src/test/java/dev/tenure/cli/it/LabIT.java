@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -61,6 +62,36 @@ class LabIT {
             assertThat(row.get("faults").getAsInt())
                     .as("%s: a fault injected in each run: %s", row.get("scenario"), row)
                     .isGreaterThanOrEqualTo(2);
+        }
+    }
+
+    /**
+     * A short randomized run: the seed's schedule is printed in full, faults land, the workers
+     * make progress through them, and the history breaks no property.
+     */
+    @Test
+    void aShortRandomRunBreaksNothing() throws Exception {
+        Path out = dir.resolve("random");
+        try (var lab = new Processes.Running(
+                Processes.tenure(List.of(
+                        "lab", "random", "--seed", "11", "--duration", "45s", "--json", "--dir", out.toString())),
+                Map.of())) {
+            int code = lab.waitFor(Duration.ofMinutes(10));
+            assertThat(lab.output()).as("the schedule is printed").contains("lab: random:   +3.0s");
+            JsonObject row = lab.stdout.stream()
+                    .filter(l -> l.startsWith("{"))
+                    .map(l -> JsonParser.parseString(l).getAsJsonObject())
+                    .findFirst()
+                    .orElseThrow(() -> new AssertionError("no result row; output:\n" + lab.output()));
+            assertThat(code).as("exit code; output:\n%s", lab.output()).isZero();
+            assertThat(row.get("tenure_violations").getAsInt()).as("%s", row).isZero();
+            assertThat(row.get("faults").getAsInt())
+                    .as("faults that landed: %s", row)
+                    .isGreaterThanOrEqualTo(4);
+            assertThat(row.get("ops").getAsLong()).as("operations: %s", row).isGreaterThan(20);
+            assertThat(Files.readAllLines(out.resolve("random/tenure/history.jsonl")))
+                    .as("the history is saved")
+                    .isNotEmpty();
         }
     }
 

@@ -134,7 +134,7 @@ public final class ArmRun implements AutoCloseable {
     }
 
     /** Starts worker {@code name} on this run's lock, resource and store, with its own options. */
-    public Proc worker(String name, List<String> lockEndpoints, String... options) throws IOException {
+    public synchronized Proc worker(String name, List<String> lockEndpoints, String... options) throws IOException {
         List<String> cmd = new ArrayList<>(
                 JavaLauncher.javaCommand(JavaLauncher.SMALL_JVM, env.classpath(), LabWorker.class.getName()));
         cmd.addAll(List.of(
@@ -215,7 +215,7 @@ public final class ArmRun implements AutoCloseable {
     /** Waits for every worker to exit by itself. */
     public void awaitWorkers() throws InterruptedException {
         long deadline = System.nanoTime() + PATIENCE.toNanos();
-        for (Proc p : workers) {
+        for (Proc p : workers()) {
             long left = Math.max(0, deadline - System.nanoTime());
             if (!p.awaitExit(Duration.ofNanos(left))) {
                 throw new LabException("worker " + p.name() + " did not finish; see " + dir);
@@ -288,8 +288,12 @@ public final class ArmRun implements AutoCloseable {
         Files.write(dir.resolve("violations.txt"), lines, StandardCharsets.UTF_8);
     }
 
+    private synchronized List<Proc> workers() {
+        return List.copyOf(workers);
+    }
+
     private void stopAll() {
-        workers.forEach(Proc::close);
+        workers().forEach(Proc::close);
         proxies.forEach(FaultProxy::close);
         naiveNodes.forEach(Proc::close);
     }

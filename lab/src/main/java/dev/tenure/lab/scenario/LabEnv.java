@@ -128,6 +128,19 @@ public final class LabEnv implements AutoCloseable {
         });
     }
 
+    /** Sends {@code signal} (e.g. STOP, CONT) to node {@code i}'s process. */
+    public void signalNode(int i, String signal) throws IOException, InterruptedException {
+        long pid = cluster().nodes().get(i).pid();
+        int code = new ProcessBuilder("kill", "-" + signal, Long.toString(pid))
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .start()
+                .waitFor();
+        if (code != 0) {
+            throw new LabException("kill -" + signal + " " + pid + " (node " + i + ") exited " + code);
+        }
+    }
+
     /** Restarts every node that is not running (same identity and data) and waits for a leader. */
     public void restartNodes() throws IOException, InterruptedException {
         cluster().startMissing(tenure, List.of());

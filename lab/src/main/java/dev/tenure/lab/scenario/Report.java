@@ -57,6 +57,25 @@ public final class Report {
     }
 
     /** One readable line per scenario, as it finishes. */
+    /** A randomized run's row: Tenure only, so no naive figures. */
+    public static String json(ArmResult r, long seed, long durationMs) {
+        JsonObject o = new JsonObject();
+        o.addProperty("scenario", RandomRun.NAME);
+        o.addProperty("seed", seed);
+        o.addProperty("tenure_violations", r.violations().size());
+        o.addProperty("faults", r.faults());
+        o.addProperty("ops", r.ops());
+        o.addProperty("stale_writes_rejected", r.rejected());
+        o.addProperty("tenure_store", r.backend());
+        o.addProperty("passed", r.error() == null && r.violations().isEmpty());
+        o.add("tenure_violation_list", messages(r.violations()));
+        if (r.error() != null) {
+            o.addProperty("tenure_error", r.error());
+        }
+        o.addProperty("duration_ms", durationMs);
+        return GSON.toJson(o);
+    }
+
     public static String line(ScenarioResult r) {
         StringBuilder b = new StringBuilder();
         b.append(r.scenario()).append(": ").append(verdict(r));

@@ -1,0 +1,190 @@
+package dev.tenure.lab.scenario;
+
+import dev.tenure.lab.fault.FaultMode;
+import dev.tenure.lab.fault.FaultProxy;
+import dev.tenure.lab.process.Proc;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * `tenure lab random`: worker slots contend for one lock and write to one fenced resource through
+ * fault proxies, while the {@link Nemesis} kills and pauses nodes and partitions, resets, delays
+ * and pauses workers, one fault at a time, on a schedule derived from the seed. Each slot starts a
+ * new worker process whenever its last one finishes, until the run's time is up. The history is
+ * then checked like any scenario's (tokens, interleaving, stale writes, lost acknowledgements).
+ *
+ * <p>The schedule replays exactly from the seed; the interleaving of real processes around it does
+ * not (it is not a simulation: see the {@code sim} module for that).
+ */
+public final class RandomRun {
+    public static final String NAME = "random";
+
+    private final LabEnv env;
+    private final Duration duration;
+    private final int slots;
+
+    public RandomRun(LabEnv env, Duration duration, int slots) {
+        if (duration.toMillis() < Nemesis.LEAD_IN_MS * 2) {
+            throw new IllegalArgumentException(
+                    "--duration must be at least " + Nemesis.LEAD_IN_MS * 2 / 1000 + " s, was " + duration);
+        }
+        if (slots < 2 || slots > 8) {
+            throw new IllegalArgumentException("--workers must be in [2, 8], was " + slots);
+        }
+        this.env = env;
+        this.duration = duration;
+        this.slots = slots;
+    }
+
+    public List<Nemesis.Step> schedule() {
+        return Nemesis.schedule(env.seed(), duration.toMillis(), 3, slots);
+    }
+
+    /** Runs the schedule and checks the history; a run that could not be carried out says why. */
+    public ArmResult run() {
+        List<Nemesis.Step> schedule = schedule();
+        env.progress(NAME + ": seed " + env.seed() + ", " + duration.toSeconds() + " s, " + slots + " workers, "
+                + schedule.size() + " faults:");
+        schedule.forEach(s -> env.progress(NAME + ":   " + s.describe()));
+        ArmRun run = null;
+        List<Slot> started = new ArrayList<>();
+        try {
+            run = new ArmRun(env, NAME, Arm.TENURE);
+            run.useStore(new dev.tenure.lab.store.TenureKvBackend(
+                    String.join(",", env.nodeEndpoints()), Duration.ofSeconds(5)));
+            long deadline = System.nanoTime() + duration.toNanos();
+            for (int i = 0; i < slots; i++) {
+                Slot slot = new Slot(run, i, Steps.proxies(run, "w" + i, env.nodeEndpoints()), deadline);
+                started.add(slot);
+                slot.start();
+            }
+            long start = System.nanoTime();
+            for (Nemesis.Step step : schedule) {
+                sleepUntil(start + TimeUnit.MILLISECONDS.toNanos(step.atMs()));
+                apply(run, step, started.get(Math.min(step.target(), started.size() - 1)));
+            }
+            sleepUntil(deadline);
+            for (Slot s : started) {
+                s.join(ArmRun.PATIENCE.toMillis());
+            }
+            run.awaitWorkers();
+            ArmResult r = run.finish();
+            env.progress(NAME + ": " + r.violations().size() + " violation(s), " + r.ops() + " ops, " + r.faults()
+                    + " faults, history in " + run.dir());
+            return r;
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            env.progress(NAME + ": could not run: " + e);
+            return run == null
+                    ? new ArmResult(Arm.TENURE, "", List.of(), 0, 0, 0, -1, String.valueOf(e))
+                    : run.failed(e);
+        } finally {
+            started.forEach(Slot::interrupt);
+            if (run != null) {
+                run.close();
+            }
+        }
+    }
+
+    private void apply(ArmRun run, Nemesis.Step step, Slot slot) throws Exception {
+        String what = step.describe();
+        switch (step.kind()) {
+            case KILL_NODE -> {
+                run.fault(what);
+                env.killNode(step.target());
+                sleepMs(step.forMs());
+                env.restartNodes();
+            }
+            case PAUSE_NODE -> {
+                run.fault(what);
+                env.signalNode(step.target(), "STOP");
+                sleepMs(step.forMs());
+                env.signalNode(step.target(), "CONT");
+            }
+            case PARTITION_CLIENT -> proxies(run, what, slot, FaultMode.BLACKHOLE, step.forMs());
+            case RESET_CLIENT -> proxies(run, what, slot, FaultMode.RESET, step.forMs());
+            case DELAY_CLIENT -> proxies(run, what, slot, FaultMode.DELAY, step.forMs());
+            case PAUSE_CLIENT -> {
+                Proc p = slot.current;
+                if (p == null || !p.isAlive()) {
+                    env.progress(NAME + ": skipped (no worker running in w" + step.target() + "): " + what);
+                    return;
+                }
+                run.fault(what + " (" + p.name() + ")");
+                p.signal("STOP");
+                sleepMs(step.forMs());
+                p.signal("CONT");
+            }
+        }
+        run.heal(what);
+    }
+
+    private static void proxies(ArmRun run, String what, Slot slot, FaultMode mode, long forMs)
+            throws InterruptedException {
+        run.fault(what);
+        Steps.mode(slot.links, mode);
+        sleepMs(forMs);
+        Steps.mode(slot.links, FaultMode.PASS);
+    }
+
+    private static void sleepUntil(long nanos) throws InterruptedException {
+        long left = nanos - System.nanoTime();
+        if (left > 0) {
+            TimeUnit.NANOSECONDS.sleep(left);
+        }
+    }
+
+    private static void sleepMs(long ms) throws InterruptedException {
+        TimeUnit.MILLISECONDS.sleep(ms);
+    }
+
+    /** One worker slot: its links to the lock service, and a new worker each time the last one ends. */
+    private final class Slot extends Thread {
+        final List<FaultProxy> links;
+        private final ArmRun run;
+        private final int index;
+        private final long deadlineNanos;
+        volatile Proc current;
+
+        Slot(ArmRun run, int index, List<FaultProxy> links, long deadlineNanos) {
+            super("lab-random-w" + index);
+            setDaemon(true);
+            this.run = run;
+            this.index = index;
+            this.links = links;
+            this.deadlineNanos = deadlineNanos;
+        }
+
+        @Override
+        public void run() {
+            try {
+                for (int n = 1; System.nanoTime() < deadlineNanos; n++) {
+                    Proc p = run.worker(
+                            "w" + index + "-" + n,
+                            Steps.endpoints(links),
+                            Steps.opts(
+                                    "--ttl-ms", 4000,
+                                    "--writes", 6,
+                                    "--interval-ms", 300,
+                                    "--fence-min-ms", 500,
+                                    "--acquire-wait-ms", 20_000,
+                                    "--request-timeout-ms", 4000,
+                                    "--release-retry-ms", 3000));
+                    current = p;
+                    // A paused worker is resumed by the nemesis; one that hangs past patience is killed.
+                    if (!p.awaitExit(ArmRun.PATIENCE)) {
+                        p.kill9();
+                    }
+                }
+            } catch (Exception e) {
+                if (!(e instanceof InterruptedException)) {
+                    env.progress(NAME + ": worker slot w" + index + " stopped: " + e);
+                }
+            }
+        }
+    }
+}
