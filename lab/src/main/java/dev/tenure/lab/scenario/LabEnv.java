@@ -96,6 +96,12 @@ public final class LabEnv implements AutoCloseable {
         return cluster().nodes().stream().map(LocalCluster.Node::endpoint).toList();
     }
 
+    /** Every node's log file, in node order. */
+    public List<Path> nodeLogs() throws IOException, InterruptedException {
+        LocalCluster c = cluster();
+        return c.nodes().stream().map(c::logFile).toList();
+    }
+
     private LocalCluster cluster() throws IOException, InterruptedException {
         if (cluster == null) {
             progress("starting a 3-node Tenure cluster in " + dir.resolve("cluster") + " from port " + basePort);

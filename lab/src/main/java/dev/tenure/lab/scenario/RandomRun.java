@@ -2,7 +2,12 @@ package dev.tenure.lab.scenario;
 
 import dev.tenure.lab.fault.FaultMode;
 import dev.tenure.lab.fault.FaultProxy;
+import dev.tenure.lab.history.Event;
+import dev.tenure.lab.history.Kind;
+import dev.tenure.lab.history.Op;
+import dev.tenure.lab.history.Violation;
 import dev.tenure.lab.process.Proc;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,7 +18,8 @@ import java.util.concurrent.TimeUnit;
  * fault proxies, while the {@link Nemesis} kills and pauses nodes and partitions, resets, delays
  * and pauses workers, one fault at a time, on a schedule derived from the seed. Each slot starts a
  * new worker process whenever its last one finishes, until the run's time is up. The history is
- * then checked like any scenario's (tokens, interleaving, stale writes, lost acknowledgements).
+ * then checked like any scenario's (tokens, interleaving, stale writes, lost acknowledgements),
+ * and the service itself by {@link ReplicaCheck}.
  *
  * <p>The schedule replays exactly from the seed; the interleaving of real processes around it does
  * not (it is not a simulation: see the {@code sim} module for that).
@@ -70,7 +76,7 @@ public final class RandomRun {
                 s.join(ArmRun.PATIENCE.toMillis());
             }
             run.awaitWorkers();
-            ArmResult r = run.finish();
+            ArmResult r = withNodeChecks(run.finish(), run);
             env.progress(NAME + ": " + r.violations().size() + " violation(s), " + r.ops() + " ops, " + r.faults()
                     + " faults, history in " + run.dir());
             return r;
@@ -88,6 +94,18 @@ public final class RandomRun {
                 run.close();
             }
         }
+    }
+
+    /** Adds the service's own checks (invariants, replica agreement, durable tokens) to the history's. */
+    private ArmResult withNodeChecks(ArmResult r, ArmRun run) throws IOException, InterruptedException {
+        long maxToken = run.history().events().stream()
+                .filter(e -> e.kind() == Kind.OK && e.op() == Op.ACQUIRE)
+                .mapToLong(Event::token)
+                .max()
+                .orElse(0);
+        List<Violation> all = new ArrayList<>(r.violations());
+        all.addAll(ReplicaCheck.check(env.nodeLogs(), env.nodeEndpoints(), maxToken, env));
+        return new ArmResult(r.arm(), r.backend(), all, r.ops(), r.faults(), r.rejected(), r.takeoverMs(), r.error());
     }
 
     private void apply(ArmRun run, Nemesis.Step step, Slot slot) throws Exception {
