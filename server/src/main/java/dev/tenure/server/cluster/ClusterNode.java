@@ -20,7 +20,6 @@ import java.util.stream.Collectors;
 import org.agrona.CloseHelper;
 import org.agrona.ErrorHandler;
 import org.agrona.IoUtil;
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.NoOpLock;
 import org.agrona.concurrent.status.AtomicCounter;
@@ -250,10 +249,6 @@ public final class ClusterNode implements AutoCloseable {
 
     public static IdleStrategy idle() {
         return AdaptiveIdleStrategy.standard();
-    }
-
-    static IdleStrategy backoff() {
-        return new BackoffIdleStrategy(10, 5, TimeUnit.MICROSECONDS.toNanos(20), TimeUnit.MILLISECONDS.toNanos(1));
     }
 
     /** Aeron's member string: id,ingress,consensus,log,catchup,archive per member, '|' separated. */
