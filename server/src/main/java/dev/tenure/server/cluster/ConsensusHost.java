@@ -157,9 +157,10 @@ public final class ConsensusHost implements AutoCloseable {
                 ConsensusModule module = ConsensusModule.launch(consensusCtx);
                 consensus = module.conductorAgentInvoker();
                 started.complete(module);
-            } catch (RuntimeException e) {
-                started.completeExceptionally(e);
-                throw e;
+            } catch (Throwable t) {
+                // Whatever stopped the start, the caller waiting in awaitStarted must hear of it.
+                started.completeExceptionally(t);
+                throw t;
             }
         }
 
