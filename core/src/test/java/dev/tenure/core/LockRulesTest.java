@@ -207,17 +207,28 @@ class LockRulesTest {
         assertThat(code(f.apply(new CancelWait(b + 1, 1)))).isEqualTo(Code.SESSION_LOST);
     }
 
-    @Test
-    void cancelThatLostTheRaceToTheGrantReleasesTheLease() {
-        Fixture f = new Fixture();
+    /**
+     * Sessions a, b and c: a holds "x" (token 1), b then c queue for it with request 1, a releases,
+     * so b holds token 2 and c waits. Returns {a, b, c}; the grant's events are consumed.
+     */
+    private static long[] waitersBehindAReleasedHolder(Fixture f) {
         long a = f.open(1_000);
         long b = f.open(1_000);
         long c = f.open(1_000);
         Grant ga = f.grant(a, 1, "x");
         f.apply(new Acquire(b, 1, "x", -1));
         f.apply(new Acquire(c, 1, "x", -1));
-        f.release(a, 2, "x", ga.token()); // b is granted token 2 before its cancel arrives
+        f.release(a, 2, "x", ga.token());
         f.events();
+        return new long[] {a, b, c};
+    }
+
+    @Test
+    void cancelThatLostTheRaceToTheGrantReleasesTheLease() {
+        Fixture f = new Fixture();
+        long[] s = waitersBehindAReleasedHolder(f); // b is granted token 2 before its cancel arrives
+        long b = s[1];
+        long c = s[2];
         assertThat(f.apply(new CancelWait(b, 1))).isEqualTo(new Ok());
         Grant gc = new Grant("x", 3, c, f.now, 1_000, TenureEnd.RELEASED, 2, null, Policy.NONE);
         assertThat(f.events()).containsExactly(new WaitResolved(c, 1, new Granted(gc)));
@@ -232,14 +243,8 @@ class LockRulesTest {
     @Test
     void aWithdrawnWaitDoesNotEndTheGrantALaterAcquireOfTheSessionHolds() {
         Fixture f = new Fixture();
-        long a = f.open(1_000);
-        long b = f.open(1_000);
-        long c = f.open(1_000);
-        Grant ga = f.grant(a, 1, "x");
-        f.apply(new Acquire(b, 1, "x", -1));
-        f.apply(new Acquire(c, 1, "x", -1));
-        f.release(a, 2, "x", ga.token()); // b's wait is granted token 2; b gave up and does not know
-        f.events();
+        // b's wait is granted token 2; b gave up and does not know
+        long b = waitersBehindAReleasedHolder(f)[1];
         // b acquires again before its withdrawal of request 1 reaches the log: the same lease
         Result again = f.apply(new Acquire(b, 2, "x", 0));
         assertThat(((Granted) again).grant().token()).isEqualTo(2);
