@@ -22,8 +22,22 @@ public sealed interface Command {
      * {@link TenureEnd#EXPIRED} when the client gave up at its own horizon (it may have stopped
      * mid-work, so it must not be reported as a clean release) and {@link TenureEnd#DISCONNECTED}
      * when its connection closed; its leases end the same way.
+     *
+     * <p>{@code attachment}: 0 ends the session whatever connection carries it (the client asked);
+     * otherwise the session ends only if that is still its current attachment. A connection that
+     * closed ends the session it carried, not the one its client has since resumed elsewhere.
      */
-    record CloseSession(long sessionId, TenureEnd end) implements Command {}
+    record CloseSession(long sessionId, TenureEnd end, long attachment) implements Command {
+        public CloseSession(long sessionId, TenureEnd end) {
+            this(sessionId, end, 0);
+        }
+    }
+
+    /**
+     * Binds a live session to a new connection and renews it, as a keepalive does. Every resume
+     * starts a new attachment (an open is attachment 1); closes sent for an older one change nothing.
+     */
+    record ResumeSession(long sessionId) implements Command {}
 
     /**
      * waitMs: 0 do not wait, &gt; 0 wait up to that long, &lt; 0 wait until granted or the session

@@ -7,6 +7,9 @@ public sealed interface Result {
 
     record SessionOpened(long sessionId, long ttlMs) implements Result {}
 
+    /** The session lives and is now carried by attachment {@code attachment}. */
+    record SessionResumed(long sessionId, long ttlMs, long attachment) implements Result {}
+
     /** The sessions of a keepalive batch that no longer exist; every other one was renewed. */
     record KeepAliveResult(List<Long> lostSessionIds) implements Result {}
 

@@ -17,6 +17,8 @@ final class Session {
     final String clientName;
     /** When the session expires unless renewed; mirrored by one entry in the {@link DeadlineIndex}. */
     long deadlineMs;
+    /** Which connection carries the session: 1 when opened, one more with every resume. */
+    long attachment;
 
     final TreeSet<String> heldLocks = new TreeSet<>();
     /** lock name to the request id of this session's queued acquire for it. */
@@ -26,11 +28,12 @@ final class Session {
 
     final RequestCache requests;
 
-    Session(long id, long ttlMs, String clientName, long deadlineMs, RequestCache requests) {
+    Session(long id, long ttlMs, String clientName, long deadlineMs, long attachment, RequestCache requests) {
         this.id = id;
         this.ttlMs = ttlMs;
         this.clientName = clientName;
         this.deadlineMs = deadlineMs;
+        this.attachment = attachment;
         this.requests = requests;
     }
 

@@ -3,10 +3,12 @@ package dev.tenure.core;
 import dev.tenure.core.Command.CloseSession;
 import dev.tenure.core.Command.KeepAlive;
 import dev.tenure.core.Command.OpenSession;
+import dev.tenure.core.Command.ResumeSession;
 import dev.tenure.core.Result.KeepAliveResult;
 import dev.tenure.core.Result.Ok;
 import dev.tenure.core.Result.Rejected;
 import dev.tenure.core.Result.SessionOpened;
+import dev.tenure.core.Result.SessionResumed;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
@@ -69,12 +71,32 @@ final class SessionCommands {
         if (c.end() != TenureEnd.RELEASED && c.end() != TenureEnd.EXPIRED && c.end() != TenureEnd.DISCONNECTED) {
             return Shapes.invalid("end must be RELEASED, EXPIRED or DISCONNECTED, was " + c.end());
         }
+        if (c.attachment() < 0) {
+            return Shapes.invalid("attachment must not be negative, was " + c.attachment());
+        }
         Session s = state.sessions.get(c.sessionId());
         if (s == null) {
             return Requests.sessionLost(c.sessionId());
         }
+        if (c.attachment() != 0 && c.attachment() != s.attachment) {
+            return new Rejected(
+                    Code.NOT_OWNER,
+                    "session " + s.id + " was resumed on another connection (attachment " + s.attachment + ", not "
+                            + c.attachment() + ")",
+                    0);
+        }
         lifecycle.endSession(s, c.end());
         return new Ok();
+    }
+
+    Result resume(ResumeSession c) {
+        Session s = state.sessions.get(c.sessionId());
+        if (s == null) {
+            return Requests.sessionLost(c.sessionId());
+        }
+        s.attachment++;
+        extend(s, state.nowPlus(s.ttlMs));
+        return new SessionResumed(s.id, s.ttlMs, s.attachment);
     }
 
     /** A session deadline fired: it was not renewed in time. */

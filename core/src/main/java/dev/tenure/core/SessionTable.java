@@ -35,7 +35,7 @@ final class SessionTable {
     }
 
     Session open(long ttlMs, String clientName, long deadlineMs) {
-        Session s = new Session(++lastSessionId, ttlMs, clientName, deadlineMs, new RequestCache());
+        Session s = new Session(++lastSessionId, ttlMs, clientName, deadlineMs, 1, new RequestCache());
         byId.put(s.id, s);
         return s;
     }

@@ -6,14 +6,14 @@ import java.util.TreeMap;
 import java.util.zip.CRC32;
 
 /**
- * The versioned binary snapshot format. Version 2, all integers big-endian ("v2:" marks what
- * version 2 added to version 1; this build still reads version 1, taking every added field as
- * off / empty):
+ * The versioned binary snapshot format. Version 3, all integers big-endian ("v2:" marks what
+ * version 2 added to version 1, "v3:" what version 3 added; this build still reads versions 1
+ * and 2, taking every added field as off / empty, and an attachment as 1):
  *
  * <pre>
- * header   magic i32 "TNUR", version i32 = 2
+ * header   magic i32 "TNUR", version i32 = 3
  * clock    nowMs i64, lastToken i64, lastSessionId i64, v2: staleWritesRejected i64
- * sessions count i32, ascending id: id i64, ttlMs i64, clientName str, deadlineMs i64,
+ * sessions count i32, ascending id: id i64, ttlMs i64, clientName str, deadlineMs i64, v3: attachment i64,
  *          highestEvictedRequestId i64, cache count i32, ascending request id: requestId i64, outcome
  * locks    count i32, ascending name: name str, hasLease u8,
  *          [lease: sessionId i64, token i64, grantedAtMs i64, previousEnd u8, previousToken i64,
@@ -44,8 +44,9 @@ import java.util.zip.CRC32;
  */
 final class SnapshotCodec {
     static final int MAGIC = 0x544E5552; // "TNUR"
-    static final int VERSION = 2;
+    static final int VERSION = 3;
     static final int VERSION_1 = 1;
+    static final int VERSION_2 = 2;
     private static final int HEADER_BYTES = 8;
     private static final int CHECKSUM_BYTES = 4;
 
@@ -137,9 +138,9 @@ final class SnapshotCodec {
             throw new IllegalArgumentException("not a Tenure snapshot: magic " + Integer.toHexString(magic));
         }
         int version = header.i32();
-        if (version != VERSION && version != VERSION_1) {
+        if (version != VERSION && version != VERSION_1 && version != VERSION_2) {
             throw new IllegalArgumentException("unsupported snapshot version " + version + " (this build reads "
-                    + VERSION_1 + " and " + VERSION + ")");
+                    + VERSION_1 + " to " + VERSION + ")");
         }
         int bodyEnd = snapshot.length - CHECKSUM_BYTES;
         CRC32 crc = new CRC32();
@@ -159,6 +160,7 @@ final class SnapshotCodec {
         w.i64(s.ttlMs);
         w.string(s.clientName);
         w.i64(s.deadlineMs);
+        w.i64(s.attachment);
         w.i64(s.requests.highestEvictedId());
         w.i32(s.requests.size());
         for (Map.Entry<Long, Outcome> e : s.requests.entries().entrySet()) {
@@ -172,6 +174,10 @@ final class SnapshotCodec {
         long ttlMs = r.i64();
         String clientName = r.nonNullString();
         long deadlineMs = r.i64();
+        long attachment = r.version >= 3 ? r.i64() : 1;
+        if (attachment < 1) {
+            throw corrupt("session " + id + " attachment " + attachment);
+        }
         long highestEvicted = r.i64();
         int entries = r.count(9);
         TreeMap<Long, Outcome> outcomes = new TreeMap<>();
@@ -182,7 +188,7 @@ final class SnapshotCodec {
             }
             outcomes.put(requestId, OutcomeCodec.read(r));
         }
-        return new Session(id, ttlMs, clientName, deadlineMs, new RequestCache(outcomes, highestEvicted));
+        return new Session(id, ttlMs, clientName, deadlineMs, attachment, new RequestCache(outcomes, highestEvicted));
     }
 
     private static void writeLock(SnapshotWriter w, LockRecord lock) {

@@ -12,6 +12,7 @@ import dev.tenure.core.Command.KeepAlive;
 import dev.tenure.core.Command.OpenSession;
 import dev.tenure.core.Command.Put;
 import dev.tenure.core.Command.Release;
+import dev.tenure.core.Command.ResumeSession;
 import dev.tenure.core.Command.Stats;
 import dev.tenure.core.Command.Status;
 import dev.tenure.core.Result.KvValue;
@@ -86,7 +87,8 @@ class ModelCheckTest {
         CHECKPOINT_STALE(2),
         GIVE_UP(2),
         RETRY(6),
-        MALFORMED(2);
+        MALFORMED(2),
+        RESUME(3);
 
         final int weight;
 
@@ -159,6 +161,7 @@ class ModelCheckTest {
                             "LockView",
                             "Stats",
                             "SessionOpened",
+                            "SessionResumed",
                             "KeepAliveResult",
                             "Rejected.HELD",
                             "Rejected.NOT_OWNER",
@@ -406,7 +409,8 @@ class ModelCheckTest {
                 case RELEASE_FORCED -> new Release(0, 0, lock, op.d() % 4 == 0 ? stale : current, true);
                 case CANCEL -> new CancelWait(sid, cancelTarget(op, sid));
                 case CLOSE -> new CloseSession(sid, TenureEnd.RELEASED);
-                case DISCONNECT -> new CloseSession(sid, TenureEnd.DISCONNECTED);
+                case DISCONNECT -> new CloseSession(sid, TenureEnd.DISCONNECTED, attachment(op, sid));
+                case RESUME -> new ResumeSession(sid);
                 case PUT_FENCED -> new Put(sid, rid(sid), key, new byte[] {(byte) op.d()}, lock, current);
                 case PUT_STALE -> new Put(op.d() % 2 == 0 ? 0 : sid, rid(sid), key, new byte[] {1, 2}, lock, stale);
                 case PUT_UNFENCED -> new Put(op.d() % 2 == 0 ? 0 : sid, rid(sid), key, new byte[op.d() % 3], null, 0);
@@ -479,6 +483,17 @@ class ModelCheckTest {
         }
 
         /** Mostly a live session, sometimes an ended or never-opened one. */
+        /** Unconditional, the session's current attachment, or an older one (a late close). */
+        private long attachment(Op op, long sid) {
+            ReferenceModel.S s = model.session(sid);
+            long current = s == null ? 1 : s.attachment;
+            return switch (op.d() % 3) {
+                case 0 -> 0;
+                case 1 -> current;
+                default -> Math.max(1, current - 1);
+            };
+        }
+
         private long session(Op op) {
             List<ReferenceModel.S> live = model.sessions;
             if (op.b() % 6 != 0 && !live.isEmpty()) {

@@ -35,6 +35,7 @@ final class ReferenceModel {
 
     static final class S {
         long id, ttl, deadline, maxEvicted;
+        long attachment = 1;
         String name;
         final List<C> cache = new ArrayList<>();
     }
@@ -315,6 +316,7 @@ final class ReferenceModel {
         if (cmd instanceof OpenSession c) return open(c);
         if (cmd instanceof KeepAlive c) return keepAlive(c);
         if (cmd instanceof CloseSession c) return close(c);
+        if (cmd instanceof Command.ResumeSession c) return resume(c);
         if (cmd instanceof Acquire c) return acquire(c);
         if (cmd instanceof CancelWait c) return cancel(c);
         if (cmd instanceof Release c) return release(c);
@@ -368,10 +370,20 @@ final class ReferenceModel {
     Result close(CloseSession c) {
         if (c.end() != TenureEnd.RELEASED && c.end() != TenureEnd.EXPIRED && c.end() != TenureEnd.DISCONNECTED)
             return invalid();
+        if (c.attachment() < 0) return invalid();
         S s = session(c.sessionId());
         if (s == null) return lost();
+        if (c.attachment() != 0 && c.attachment() != s.attachment) return new Rejected(Code.NOT_OWNER, "", 0);
         endSession(s, c.end());
         return new Ok();
+    }
+
+    Result resume(Command.ResumeSession c) {
+        S s = session(c.sessionId());
+        if (s == null) return lost();
+        s.attachment++;
+        s.deadline = Math.max(s.deadline, now + s.ttl);
+        return new Result.SessionResumed(s.id, s.ttl, s.attachment);
     }
 
     Result acquire(Acquire c) {

@@ -8,6 +8,7 @@ import dev.tenure.core.Command.Acquire;
 import dev.tenure.core.Command.CloseSession;
 import dev.tenure.core.Command.KeepAlive;
 import dev.tenure.core.Command.OpenSession;
+import dev.tenure.core.Command.ResumeSession;
 import dev.tenure.core.Command.Status;
 import dev.tenure.core.Event.LeaseEnded;
 import dev.tenure.core.Event.SessionEnded;
@@ -17,6 +18,7 @@ import dev.tenure.core.Result.KeepAliveResult;
 import dev.tenure.core.Result.LockView;
 import dev.tenure.core.Result.Ok;
 import dev.tenure.core.Result.SessionOpened;
+import dev.tenure.core.Result.SessionResumed;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -95,6 +97,41 @@ class SessionRulesTest {
         assertThat(code(f.apply(new CloseSession(a + 1, TenureEnd.RELEASED)))).isEqualTo(Code.SESSION_LOST);
         assertThat(f.apply(new CloseSession(a, TenureEnd.RELEASED))).isEqualTo(new Ok());
         assertThat(code(f.apply(new CloseSession(a, TenureEnd.RELEASED)))).isEqualTo(Code.SESSION_LOST);
+    }
+
+    @Test
+    void resumeRenewsAndStartsANewAttachment() {
+        Fixture f = new Fixture();
+        long a = f.open(1_000);
+        f.now += 600;
+        assertThat(f.apply(new ResumeSession(a))).isEqualTo(new SessionResumed(a, 1_000, 2));
+        f.now += 600; // past the open's deadline: the resume renewed the session
+        assertThat(f.apply(new ResumeSession(a))).isEqualTo(new SessionResumed(a, 1_000, 3));
+        assertThat(code(f.apply(new ResumeSession(a + 1)))).isEqualTo(Code.SESSION_LOST);
+    }
+
+    @Test
+    void aCloseForAnEarlierAttachmentChangesNothing() {
+        Fixture f = new Fixture();
+        long a = f.open(1_000, "a");
+        long b = f.open(1_000, "b");
+        Grant ga = f.grant(a, 1, "x");
+        f.apply(new Acquire(b, 1, "x", -1));
+        f.apply(new ResumeSession(a)); // the client moved to a new connection: attachment 2
+        f.events();
+        // the old connection's close arrives late: the session and its lease stay
+        Result.Rejected late = rejected(f.apply(new CloseSession(a, TenureEnd.DISCONNECTED, 1)));
+        assertThat(late.code()).isEqualTo(Code.NOT_OWNER);
+        assertThat(late.message()).contains("resumed on another connection");
+        assertThat(f.events()).isEmpty();
+        assertThat(((LockView) f.apply(new Status("x"))).holder().token()).isEqualTo(ga.token());
+        assertThat(code(f.apply(new CloseSession(a, TenureEnd.DISCONNECTED, -1))))
+                .isEqualTo(Code.INVALID);
+        // the current attachment's close ends it, and so does a client's unconditional one
+        assertThat(f.apply(new CloseSession(a, TenureEnd.DISCONNECTED, 2))).isEqualTo(new Ok());
+        assertThat(f.events()).contains(new SessionEnded(a, TenureEnd.DISCONNECTED));
+        f.apply(new ResumeSession(b));
+        assertThat(f.apply(new CloseSession(b, TenureEnd.RELEASED))).isEqualTo(new Ok());
     }
 
     @Test

@@ -49,6 +49,7 @@ class SnapshotTest {
         f.apply(new KeepAlive(List.of(a, b, c))); // q's manual lease expired: its lock delay runs
         f.now += 100;
         f.apply(new KeepAlive(List.of(a, b, c)));
+        f.apply(new Command.ResumeSession(b)); // attachment 2 must survive a restore
         f.events();
         return f;
     }
@@ -61,6 +62,8 @@ class SnapshotTest {
                 new Put(1, 9, "k1", new byte[] {9}, "x", 4),
                 new Get("k1"),
                 new CloseSession(1, TenureEnd.DISCONNECTED),
+                new CloseSession(2, TenureEnd.DISCONNECTED, 1),
+                new Command.ResumeSession(2),
                 new OpenSession(500, "d"),
                 new Status("x"),
                 new Stats());
