@@ -13,6 +13,8 @@ final class ClientContext {
     final TimeSource time;
     final TenureListener listener;
     final long ttlNanos;
+    /** 0: the session ends as soon as its connection closes. */
+    final long graceNanos;
     /** Negative: the default for the TTL the server confirms. */
     final long driftMarginNanos;
 
@@ -25,6 +27,7 @@ final class ClientContext {
             TimeSource time,
             TenureListener listener,
             long ttlNanos,
+            long graceNanos,
             long driftMarginNanos,
             long requestTimeoutNanos,
             String clientName) {
@@ -33,6 +36,7 @@ final class ClientContext {
         this.time = time;
         this.listener = new SafeListener(listener);
         this.ttlNanos = ttlNanos;
+        this.graceNanos = graceNanos;
         this.driftMarginNanos = driftMarginNanos;
         this.requestTimeoutNanos = requestTimeoutNanos;
         this.clientName = clientName;

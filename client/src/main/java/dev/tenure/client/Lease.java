@@ -163,17 +163,30 @@ public final class Lease implements AutoCloseable {
         }
     }
 
-    /** Time left before the horizon; zero once lost. */
+    /**
+     * Time this lease may still be trusted: until its horizon, or with a disconnect grace until
+     * the grace after the last renewal its connection confirmed. Zero once lost.
+     */
     public Duration remaining() {
         if (lossReason() != null) {
             return Duration.ZERO;
         }
-        long left = horizonNanos() - session.time().nanoTime();
+        long left = validUntilNanos() - session.time().nanoTime();
         return left > 0 ? Duration.ofNanos(left) : Duration.ZERO;
     }
 
+    /**
+     * Whether the lease may be trusted now. False before it is lost while a broken connection
+     * waits to be resumed past its grace bound: the node may be ending the session.
+     */
     public boolean isValid() {
-        return lossReason() == null && session.time().nanoTime() - horizonNanos() < 0;
+        return lossReason() == null && session.time().nanoTime() - validUntilNanos() < 0;
+    }
+
+    private long validUntilNanos() {
+        long h = horizonNanos();
+        long bound = session.liveness().validUntilNanos();
+        return bound - h < 0 ? bound : h;
     }
 
     /**
@@ -197,22 +210,24 @@ public final class Lease implements AutoCloseable {
             long now = session.time().nanoTime();
             long sessionLeft = live.horizonNanos() - now;
             long ownLeft = ownLeftNanos(now);
-            long left = Math.min(sessionLeft, ownLeft);
-            if (left <= 0) {
+            if (Math.min(sessionLeft, ownLeft) <= 0) {
                 throw new LeaseLostException(lock, token, LossReason.HORIZON_PASSED);
             }
+            // With a disconnect grace, the session's part ends sooner: see Horizon.validUntilNanos.
+            long trustedLeft = Math.min(live.validUntilNanos() - now, sessionLeft);
+            long left = Math.min(trustedLeft, ownLeft);
             if (left >= needNanos) {
                 return token;
             }
-            // A renewal gives at most the lifetime (TTL − margin), and never passes maxHold.
+            // A renewal gives at most the lifetime (TTL − margin, or the grace's), and never passes maxHold.
             boolean ownCanGrow = renewMode() == AcquireOptions.Renew.MANUAL && needNanos <= ownCapNanos(now);
-            if (renewed || needNanos > live.lifetimeNanos() || (ownLeft < needNanos && !ownCanGrow)) {
-                throw new LeaseExpiringException(lock, token, Duration.ofNanos(left), minRemaining);
+            if (renewed || needNanos > live.validLifetimeNanos() || (ownLeft < needNanos && !ownCanGrow)) {
+                throw new LeaseExpiringException(lock, token, Duration.ofNanos(Math.max(0, left)), minRemaining);
             }
             if (ownLeft < needNanos) {
                 Blocking.join(renewAsync());
             }
-            if (sessionLeft < needNanos) {
+            if (trustedLeft < needNanos) {
                 Blocking.join(live.renewNow());
             }
         }

@@ -72,6 +72,9 @@ final class Liveness implements KeepAliveStream.Handler {
 
     // Written under mu, read without it.
     private volatile long horizonNanos;
+    /** The horizon, or earlier with a disconnect grace: see {@link Horizon#validUntilNanos()}. */
+    private volatile long validUntilNanos;
+
     private volatile Session.State stateView = CONNECTED;
     private volatile LossReason lostReason;
 
@@ -105,14 +108,21 @@ final class Liveness implements KeepAliveStream.Handler {
         }
     }
 
-    long lifetimeNanos() {
-        synchronized (mu) {
-            return horizon.lifetimeNanos();
-        }
-    }
-
     long horizonNanos() {
         return horizonNanos;
+    }
+
+    /** Until when this session's leases may be trusted: the horizon, or earlier with a grace. */
+    long validUntilNanos() {
+        return validUntilNanos;
+    }
+
+    /** The longest a renewal can make leases trustworthy for: the lifetime, or the grace's. */
+    long validLifetimeNanos() {
+        synchronized (mu) {
+            long grace = horizon.graceLifetimeNanos();
+            return grace < 0 ? horizon.lifetimeNanos() : grace;
+        }
     }
 
     Session.State state() {
@@ -222,15 +232,16 @@ final class Liveness implements KeepAliveStream.Handler {
             broken(s, Status.UNAVAILABLE.withDescription("client closed").withCause(clientClosed));
             return;
         }
+        long graceMs = TimeUnit.NANOSECONDS.toMillis(ctx.graceNanos);
         if (resumeId == 0) {
-            s.sendOpen(TimeUnit.NANOSECONDS.toMillis(ctx.ttlNanos), ctx.clientName);
+            s.sendOpen(TimeUnit.NANOSECONDS.toMillis(ctx.ttlNanos), ctx.clientName, graceMs);
         } else {
-            s.sendResume(resumeId);
+            s.sendResume(resumeId, graceMs);
         }
     }
 
     @Override
-    public void opened(KeepAliveStream s, long id, long ttlMs) {
+    public void opened(KeepAliveStream s, long id, long ttlMs, long graceMs) {
         Effects fx = new Effects();
         synchronized (mu) {
             if (s != stream || lostReason != null) {
@@ -238,19 +249,34 @@ final class Liveness implements KeepAliveStream.Handler {
             }
             streamOpened = true;
             connectFailures = 0;
-            if (sessionId == 0) {
+            boolean resumed = sessionId != 0;
+            if (!resumed) {
                 start(id, ttlMs);
-            } else {
+            }
+            // The grace the node applies, never more than asked: a node without it says 0.
+            long graceNanos = Math.min(ctx.graceNanos, TimeUnit.MILLISECONDS.toNanos(graceMs));
+            horizon.grace(graceNanos > 0 ? graceNanos - ctx.marginNanos(graceNanos) : -1);
+            if (resumed) {
                 // A Resume renews: the horizon moves from the Resume's send time, not from the
                 // reconnect. Waiters are answered now; fence() re-checks what that gave.
                 horizon.renewed(streamSendNanos);
-                horizonNanos = horizon.valueNanos();
                 waiters.forEach(w -> fx.add(() -> w.done.complete(null)));
                 waiters.clear();
                 setState(CONNECTED);
             }
+            horizonMoved();
         }
         finish(fx);
+    }
+
+    private void horizonMoved() {
+        horizonNanos = horizon.valueNanos();
+        validUntilNanos = horizon.validUntilNanos();
+    }
+
+    /** A third of the TTL, or of the grace: leases stay valid only that long after a confirmed renewal. */
+    private long keepAliveIntervalNanos() {
+        return (ctx.graceNanos > 0 ? Math.min(ttlNanos, ctx.graceNanos) : ttlNanos) / 3;
     }
 
     private void start(long id, long ttlMs) {
@@ -258,9 +284,9 @@ final class Liveness implements KeepAliveStream.Handler {
         // The server's TTL rules: it is the one that will expire the session.
         ttlNanos = TimeUnit.MILLISECONDS.toNanos(ttlMs > 0 ? ttlMs : ctx.ttlNanos / 1_000_000);
         horizon.start(streamSendNanos, ttlNanos - ctx.marginNanos(ttlNanos));
-        horizonNanos = horizon.valueNanos();
+        horizonMoved();
         cancel(openTimer);
-        tickTimer = time.schedule(this::tick, ttlNanos / 3);
+        tickTimer = time.schedule(this::tick, keepAliveIntervalNanos());
         horizonTimer = time.schedule(this::checkHorizon, horizonNanos - time.nanoTime());
         queue.add(() -> opened.complete(null));
     }
@@ -276,7 +302,7 @@ final class Liveness implements KeepAliveStream.Handler {
             if (sent.isEmpty()) {
                 return;
             }
-            horizonNanos = horizon.valueNanos();
+            horizonMoved();
             for (Iterator<Waiter> it = waiters.iterator(); it.hasNext(); ) {
                 Waiter w = it.next();
                 if (w.sinceNanos - sent.getAsLong() <= 0) {
@@ -376,7 +402,7 @@ final class Liveness implements KeepAliveStream.Handler {
             if (lostReason != null) {
                 return;
             }
-            long interval = ttlNanos / 3;
+            long interval = keepAliveIntervalNanos();
             tickTimer = time.schedule(this::tick, interval);
             if (state == CONNECTED && horizon.overdue(time.nanoTime(), interval)) {
                 setState(UNCERTAIN);

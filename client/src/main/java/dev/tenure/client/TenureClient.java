@@ -134,6 +134,7 @@ public final class TenureClient implements AutoCloseable {
     public static final class Builder {
         private List<String> endpoints = List.of();
         private Duration sessionTtl = Duration.ofSeconds(10);
+        private Duration disconnectGrace = Duration.ZERO;
         private Duration driftMargin;
         private Duration requestTimeout = Duration.ofSeconds(5);
         private String clientName;
@@ -160,6 +161,22 @@ public final class TenureClient implements AutoCloseable {
         /** How long the server keeps a session that stops renewing. Default 10 s. */
         public Builder sessionTtl(Duration ttl) {
             this.sessionTtl = Objects.requireNonNull(ttl, "ttl");
+            return this;
+        }
+
+        /**
+         * How long the server keeps a session whose connection closed, waiting for this client to
+         * resume it on a new one. Default 0: a closed connection ends the session at once, which
+         * hands a dead holder's locks on fastest, but a connection reset by the network (the
+         * process alive) then ends the session while this client still counts its leases valid
+         * until their horizon (GUARANTEES.md, section 1). Above 0 (at least 100 ms, at most the
+         * TTL), a dead holder's locks pass on after the grace, a reset connection is resumed with
+         * its leases, and leases count as valid only up to the grace after the last renewal the
+         * current connection confirmed: renewals go every grace/3, and {@code fence} can promise
+         * at most the grace.
+         */
+        public Builder disconnectGrace(Duration grace) {
+            this.disconnectGrace = Objects.requireNonNull(grace, "grace");
             return this;
         }
 
@@ -215,11 +232,16 @@ public final class TenureClient implements AutoCloseable {
                     throw new IllegalArgumentException("driftMargin must be in [0, sessionTtl): " + driftMargin);
                 }
             }
+            if (!disconnectGrace.isZero()
+                    && (disconnectGrace.toMillis() < 100 || disconnectGrace.compareTo(sessionTtl) > 0)) {
+                throw new IllegalArgumentException("disconnectGrace must be 0 or between 100 ms and sessionTtl ("
+                        + sessionTtl + "): " + disconnectGrace);
+            }
             long timeoutNanos = positiveNanos("requestTimeout", requestTimeout);
             String name = clientName != null ? clientName : defaultClientName();
             Endpoints eps = new Endpoints(endpoints, channelFactory);
-            return new TenureClient(
-                    new ClientContext(eps, timeSource, listener, ttlNanos, marginNanos, timeoutNanos, name));
+            return new TenureClient(new ClientContext(
+                    eps, timeSource, listener, ttlNanos, disconnectGrace.toNanos(), marginNanos, timeoutNanos, name));
         }
 
         private static long positiveNanos(String what, Duration d) {

@@ -70,6 +70,7 @@ final class FakeTenure extends TenureGrpc.TenureImplBase {
     private final AtomicLong sessionIds = new AtomicLong(100);
     private final AtomicLong tokens = new AtomicLong(1000);
     private final Map<Long, Long> ttlBySession = new ConcurrentHashMap<>();
+    private final Map<Long, Long> graceBySession = new ConcurrentHashMap<>();
 
     // Unary behaviour. A handler returning null parks the call (acquire only).
     final AtomicInteger unavailableNext = new AtomicInteger();
@@ -310,6 +311,7 @@ final class FakeTenure extends TenureGrpc.TenureImplBase {
                 case OPEN -> {
                     sessionId = sessionIds.incrementAndGet();
                     ttlBySession.put(sessionId, r.getOpen().getTtlMs());
+                    graceBySession.put(sessionId, r.getOpen().getDisconnectGraceMs());
                     send(opened(sessionId, r.getOpen().getTtlMs()));
                 }
                 case RESUME -> resume(r.getResume().getSessionId());
@@ -386,8 +388,10 @@ final class FakeTenure extends TenureGrpc.TenureImplBase {
 
         private AttachResponse opened(long id, long ttlMs) {
             return AttachResponse.newBuilder()
-                    .setOpened(
-                            AttachResponse.Opened.newBuilder().setSessionId(id).setTtlMs(ttlMs))
+                    .setOpened(AttachResponse.Opened.newBuilder()
+                            .setSessionId(id)
+                            .setTtlMs(ttlMs)
+                            .setDisconnectGraceMs(graceBySession.getOrDefault(id, 0L)))
                     .build();
         }
     }

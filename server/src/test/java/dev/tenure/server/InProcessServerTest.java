@@ -90,15 +90,27 @@ class InProcessServerTest {
     /** A session stream driven by hand. */
     static final class SessionStream implements StreamObserver<AttachResponse> {
         final BlockingQueue<AttachResponse> received = new LinkedBlockingQueue<>();
+        final BlockingQueue<Throwable> errors = new LinkedBlockingQueue<>();
         final StreamObserver<AttachRequest> out;
 
         SessionStream() {
-            out = TenureGrpc.newStub(channel).attach(this);
+            this(channel);
+        }
+
+        SessionStream(ManagedChannel over) {
+            out = TenureGrpc.newStub(over).attach(this);
         }
 
         long open(long ttlMs) throws InterruptedException {
+            return open(ttlMs, 0);
+        }
+
+        long open(long ttlMs, long graceMs) throws InterruptedException {
             out.onNext(AttachRequest.newBuilder()
-                    .setOpen(AttachRequest.Open.newBuilder().setTtlMs(ttlMs).setClientName("test"))
+                    .setOpen(AttachRequest.Open.newBuilder()
+                            .setTtlMs(ttlMs)
+                            .setClientName("test")
+                            .setDisconnectGraceMs(graceMs))
                     .build());
             AttachResponse r = next();
             assertThat(r.hasOpened()).as("opened: %s", r).isTrue();
@@ -117,7 +129,9 @@ class InProcessServerTest {
         }
 
         @Override
-        public void onError(Throwable t) {}
+        public void onError(Throwable t) {
+            errors.add(t);
+        }
 
         @Override
         public void onCompleted() {}
@@ -199,6 +213,66 @@ class InProcessServerTest {
         assertThat(next.getGrant().getPreviousEnd()).isEqualTo(TenureEnd.TENURE_END_DISCONNECTED);
         assertThat(next.getGrant().getPreviousToken()).isEqualTo(held.getGrant().getToken());
         assertThat(tookMs).as("handover without waiting for the 60 s TTL").isLessThan(30_000);
+    }
+
+    /**
+     * With a disconnect grace, a closed connection does not end the session at once: a resume on
+     * a new connection within the grace keeps it with its lease (a reset, not a death), and the
+     * old connection's close changes nothing; once a connection closes for good, the session ends
+     * after the grace and the lock passes on as DISCONNECTED.
+     */
+    @Test
+    void aSessionWithAGraceSurvivesAResetConnectionAndEndsAfterTheGraceOtherwise() throws Exception {
+        ManagedChannel first = ownChannel();
+        SessionStream a = new SessionStream(first);
+        long holder = a.open(60_000, 1_500);
+        AcquireResponse held = TenureGrpc.newBlockingStub(first).acquire(acquire(holder, 1, "grace", 0));
+        assertThat(held.getCode()).isEqualTo(Code.CODE_OK);
+        SessionStream waiter = new SessionStream();
+        long sw = waiter.open(10_000);
+        var waiting = TenureGrpc.newFutureStub(channel).acquire(acquire(sw, 1, "grace", -1));
+
+        first.shutdownNow(); // the connection is reset while the holder lives
+        ManagedChannel second = ownChannel();
+        SessionStream resumed = new SessionStream(second);
+        resumed.out.onNext(AttachRequest.newBuilder()
+                .setResume(
+                        AttachRequest.Resume.newBuilder().setSessionId(holder).setDisconnectGraceMs(1_500))
+                .build());
+        AttachResponse opened = resumed.next();
+        assertThat(opened.getOpened().getSessionId()).isEqualTo(holder);
+        assertThat(opened.getOpened().getDisconnectGraceMs()).isEqualTo(1_500);
+        Thread.sleep(3_000); // twice the grace: the first connection's close came and went
+        assertThat(waiting.isDone())
+                .as("the lock stayed with the resumed session")
+                .isFalse();
+
+        long start = System.nanoTime();
+        second.shutdownNow(); // now for good
+        AcquireResponse next = waiting.get(30, TimeUnit.SECONDS);
+        long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertThat(next.getGrant().getPreviousEnd()).isEqualTo(TenureEnd.TENURE_END_DISCONNECTED);
+        assertThat(next.getGrant().getPreviousToken()).isEqualTo(held.getGrant().getToken());
+        assertThat(tookMs).as("not before the grace, long before the TTL").isBetween(1_400L, 30_000L);
+    }
+
+    @Test
+    void aGraceLongerThanTheTtlIsRefused() throws Exception {
+        for (long grace : new long[] {-1, 10_001}) {
+            SessionStream s = new SessionStream();
+            s.out.onNext(AttachRequest.newBuilder()
+                    .setOpen(AttachRequest.Open.newBuilder().setTtlMs(10_000).setDisconnectGraceMs(grace))
+                    .build());
+            Throwable error = s.errors.poll(10, TimeUnit.SECONDS);
+            assertThat(Status.fromThrowable(error).getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+            assertThat(error).hasMessageContaining("disconnect_grace_ms");
+        }
+    }
+
+    private static ManagedChannel ownChannel() {
+        return NettyChannelBuilder.forAddress("127.0.0.1", server.port())
+                .usePlaintext()
+                .build();
     }
 
     @Test

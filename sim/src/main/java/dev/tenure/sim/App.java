@@ -203,6 +203,13 @@ final class App {
         if (lease == null) {
             return;
         }
+        if (!lease.lost().isDone() && !lease.isValid()) {
+            // Not lost, but not to be trusted now (a reset stream past its grace bound): fence()
+            // would wait for the resume, which this single-threaded world cannot; try again later.
+            trace("not trusted now " + lease.lock() + " t" + lease.token());
+            later(think(), this::write);
+            return;
+        }
         long token;
         try {
             token = lease.fence(Duration.ZERO);

@@ -9,10 +9,11 @@ import io.grpc.Status;
 
 /**
  * A node's handling of one Attach stream, after the server's AttachStream: Open and Resume bind
- * the stream to a session, each KeepAlive is acknowledged only once its renewal is committed
- * (retried up to three times across a leader change), Close ends the session as the client asks,
- * and a stream that ends without a Close ends its session at once as DISCONNECTED: a closed
- * connection is taken as evidence that the client process is gone.
+ * the stream to a session (a resume starts a new attachment), each KeepAlive is acknowledged only
+ * once its renewal is committed (retried up to three times across a leader change) and only while
+ * the stream lives, Close ends the session as the client asks, and a stream that ends without a
+ * Close ends the attachment it carried as DISCONNECTED after the session's disconnect grace (at
+ * once without one): a closed connection is taken as evidence that the client process is gone.
  */
 final class AttachHandler {
     private static final int RENEW_ATTEMPTS = 3;
@@ -20,6 +21,8 @@ final class AttachHandler {
     private final Gateway gateway;
     private final ServerCall call;
     private long sessionId;
+    private long attachment;
+    private long graceMs;
     private boolean closeRequested;
     private boolean clientGone;
 
@@ -31,7 +34,7 @@ final class AttachHandler {
     void onNext(AttachRequest request) {
         switch (request.getKindCase()) {
             case OPEN -> open(request.getOpen());
-            case RESUME -> resume(request.getResume().getSessionId());
+            case RESUME -> resume(request.getResume());
             case KEEP_ALIVE -> keepAlive(request.getKeepAlive().getSeq());
             case CLOSE -> close(request.getClose().getEnd());
             default -> call.close(Status.INVALID_ARGUMENT.withDescription("empty attach message"));
@@ -46,7 +49,7 @@ final class AttachHandler {
             @Override
             public void done(Result result) {
                 if (result instanceof Result.SessionOpened o) {
-                    bind(o.sessionId(), o.ttlMs());
+                    bind(o.sessionId(), o.ttlMs(), 1, open.getDisconnectGraceMs());
                 } else {
                     call.close(Status.INVALID_ARGUMENT.withDescription(Describe.result(result)));
                 }
@@ -59,16 +62,17 @@ final class AttachHandler {
         });
     }
 
-    /** Resuming is a renewal: it proves the session still exists at a committed position. */
-    private void resume(long id) {
+    /** Resuming renews the session and makes this stream its current attachment. */
+    private void resume(AttachRequest.Resume resume) {
         if (!unbound()) {
             return;
         }
-        gateway.renew(id, new ClusterLink.RenewReply() {
+        long id = resume.getSessionId();
+        gateway.submit(new Command.ResumeSession(id), new Cluster.Reply() {
             @Override
-            public void alive(boolean alive) {
-                if (alive) {
-                    bind(id, 0);
+            public void done(Result result) {
+                if (result instanceof Result.SessionResumed r) {
+                    bind(id, r.ttlMs(), r.attachment(), resume.getDisconnectGraceMs());
                 } else {
                     end(TenureEnd.TENURE_END_EXPIRED, "session " + id + " no longer exists");
                 }
@@ -114,6 +118,9 @@ final class AttachHandler {
     }
 
     private void ack(long seq) {
+        if (clientGone) {
+            return; // an answer after the stream ended would prove nothing the grace could honour
+        }
         call.send(AttachResponse.newBuilder()
                 .setAck(AttachResponse.KeepAliveAck.newBuilder().setSeq(seq))
                 .build());
@@ -146,26 +153,38 @@ final class AttachHandler {
     void clientEnded(boolean halfClosed) {
         clientGone = true;
         long id = closeRequested ? 0 : sessionId;
-        // Only the stream the session is bound to may end it: a client that already resumed on a
-        // new stream must not lose its session because its old stream's end arrived late.
+        // Only the stream the session is bound to here may end it, and only the attachment it
+        // carried: a client that already resumed on a new stream keeps its session.
         if (id != 0 && gateway.unbind(id, this)) {
-            gateway.submit(new Command.CloseSession(id, dev.tenure.core.TenureEnd.DISCONNECTED), Gateway.IGNORE);
+            endAfterGrace(id, attachment, graceMs);
         }
         if (halfClosed) {
             call.close(Status.OK);
         }
     }
 
-    private void bind(long id, long ttlMs) {
+    private void endAfterGrace(long id, long carried, long grace) {
+        gateway.afterGrace(
+                gateway.mutation() == SimConfig.Mutation.GRACE_NOT_KEPT ? 0 : grace,
+                () -> gateway.submit(
+                        new Command.CloseSession(id, dev.tenure.core.TenureEnd.DISCONNECTED, carried), Gateway.IGNORE));
+    }
+
+    private void bind(long id, long ttlMs, long carried, long grace) {
         if (clientGone) {
-            // The client vanished while its session was being opened: end it now.
-            gateway.submit(new Command.CloseSession(id, dev.tenure.core.TenureEnd.DISCONNECTED), Gateway.IGNORE);
+            // The client vanished while its session was being opened or resumed.
+            endAfterGrace(id, carried, grace);
             return;
         }
         sessionId = id;
+        attachment = carried;
+        graceMs = grace;
         gateway.bind(id, this);
         call.send(AttachResponse.newBuilder()
-                .setOpened(AttachResponse.Opened.newBuilder().setSessionId(id).setTtlMs(ttlMs))
+                .setOpened(AttachResponse.Opened.newBuilder()
+                        .setSessionId(id)
+                        .setTtlMs(ttlMs)
+                        .setDisconnectGraceMs(grace))
                 .build());
     }
 

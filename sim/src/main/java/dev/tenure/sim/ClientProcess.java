@@ -35,6 +35,7 @@ final class ClientProcess implements EventLoop.Host {
         TenureClient.Builder builder = TenureClient.builder()
                 .endpoints(endpoints())
                 .sessionTtl(Duration.ofMillis(world.config.ttlMs()))
+                .disconnectGrace(Duration.ofMillis(world.config.graceMs()))
                 .requestTimeout(Duration.ofMillis(3 * world.config.ttlMs()))
                 .timeSource(clock)
                 .clientName(name());

@@ -15,7 +15,9 @@ final class Describe {
         } else if (c instanceof Command.KeepAlive x) {
             return "KeepAlive" + x.sessionIds();
         } else if (c instanceof Command.CloseSession x) {
-            return "Close(s" + x.sessionId() + "," + x.end() + ")";
+            return "Close(s" + x.sessionId() + "," + x.end() + (x.attachment() != 0 ? ",a" + x.attachment() : "") + ")";
+        } else if (c instanceof Command.ResumeSession x) {
+            return "Resume(s" + x.sessionId() + ")";
         } else if (c instanceof Command.Acquire x) {
             return "Acquire(s" + x.sessionId() + ",r" + x.requestId() + "," + x.lock() + ",wait=" + x.waitMs()
                     + (x.policy().maxHoldMs() > 0 ? ",maxHold=" + x.policy().maxHoldMs() : "") + ")";
@@ -39,6 +41,8 @@ final class Describe {
             return x.code() + (x.currentToken() != 0 ? "(current t" + x.currentToken() + ")" : "");
         } else if (r instanceof Result.SessionOpened x) {
             return "Opened(s" + x.sessionId() + ")";
+        } else if (r instanceof Result.SessionResumed x) {
+            return "Resumed(s" + x.sessionId() + ",a" + x.attachment() + ")";
         } else if (r instanceof Result.KeepAliveResult x) {
             return x.lostSessionIds().isEmpty() ? "renewed" : "lost" + x.lostSessionIds();
         } else if (r instanceof Result.Queued x) {

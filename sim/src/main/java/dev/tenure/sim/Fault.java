@@ -27,10 +27,11 @@ record Fault(long atNanos, Kind kind, int slot, int node, Network.Dir dir, long 
         /** Half of all frames take a latency spike for a while. */
         STORM(8),
         /**
-         * A middlebox resets one client's connection to one node. Off by default: the node takes a
-         * closed connection as proof that the client died and ends its session at once, while the
-         * client, alive, still counts its leases valid until its horizon (a known gap, see
-         * KnownIssuesTest).
+         * A middlebox resets one client's connection to one node; the client hears of it at once or
+         * up to a TTL later. The node takes a closed connection as proof that the client died: with
+         * a disconnect grace the client resumes in time or stops trusting its leases first; without
+         * one, the session ends while the client, alive, counts its leases valid until its horizon
+         * (the documented price of a grace of 0, see KnownIssuesTest).
          */
         RESET(10);
 
@@ -71,7 +72,8 @@ record Fault(long atNanos, Kind kind, int slot, int node, Network.Dir dir, long 
                 case NODE_CRASH -> out.add(new Fault(at, kind, -1, node, null, ttl / 5 + r.nextLong(3 * ttl), false));
                 case ISOLATION -> out.add(new Fault(at, kind, -1, node, null, ttl / 5 + r.nextLong(3 * ttl), false));
                 case STORM -> out.add(new Fault(at, kind, -1, -1, null, ttl / 2 + r.nextLong(3 * ttl / 2), false));
-                case RESET -> out.add(new Fault(at, kind, slot, node, null, 0, false));
+                case RESET ->
+                    out.add(new Fault(at, kind, slot, node, null, r.nextBoolean() ? 0 : r.nextLong(ttl), false));
             }
         }
         out.sort(Comparator.comparingLong(Fault::atNanos));
@@ -100,7 +102,8 @@ record Fault(long atNanos, Kind kind, int slot, int node, Network.Dir dir, long 
             case NODE_CRASH -> "crash n" + node + ", restart after " + d;
             case ISOLATION -> "isolate n" + node + " from the cluster for " + d;
             case STORM -> "latency storm for " + d;
-            case RESET -> "reset c" + slot + " <-> n" + node;
+            case RESET ->
+                "reset c" + slot + " <-> n" + node + (durationNanos == 0 ? "" : ", the client notices after " + d);
         };
         return Trace.formatTime(atNanos) + " " + what;
     }

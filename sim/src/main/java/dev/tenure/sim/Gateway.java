@@ -42,6 +42,8 @@ final class Gateway {
     private final TreeMap<WaitKey, ParkedAcquire> waits = new TreeMap<>();
     private final ClusterLink link;
     private boolean down;
+    /** How many times the node crashed: a grace timer set before a crash must not fire after it. */
+    private long crashes;
 
     Gateway(World world, int node) {
         this.world = world;
@@ -153,6 +155,25 @@ final class Gateway {
 
     // ---- sessions and waits served here ----
 
+    /**
+     * Runs {@code action} once {@code graceMs} have passed on this node's clock, unless the node
+     * crashed meanwhile (its sessions then end at their TTL).
+     */
+    void afterGrace(long graceMs, Runnable action) {
+        if (graceMs == 0) {
+            action.run();
+            return;
+        }
+        long ppm = world.config.nodePpm()[node];
+        long realNanos = Network.ms(graceMs) * 1_000_000 / (1_000_000 + ppm);
+        long incarnation = crashes;
+        world.loop.after(realNanos, null, () -> {
+            if (!down && crashes == incarnation) {
+                action.run();
+            }
+        });
+    }
+
     void bind(long sessionId, AttachHandler stream) {
         streams.put(sessionId, stream);
     }
@@ -200,6 +221,7 @@ final class Gateway {
     /** The node's process dies: every connection to it is reset and its gateway state is gone. */
     void crash() {
         down = true;
+        crashes++;
         link.reset();
         for (ServerCall sc : new ArrayList<>(calls.values())) {
             sc.close(Status.UNAVAILABLE.withDescription("connection reset: n" + node + " crashed"));
@@ -223,13 +245,20 @@ final class Gateway {
     }
 
     /**
-     * A middlebox resets the connections of {@code process} to this node: both ends see every
-     * call on it end, exactly as when that process dies. Off unless the run asks for it.
+     * A middlebox resets the connections of {@code process} to this node. The node sees every
+     * call on them end at once, exactly as when that process dies; the client hears of it
+     * {@code clientNoticeNanos} later (0: at once), e.g. when it next sends. Off unless the run asks.
      */
-    void reset(ClientProcess process) {
+    void reset(ClientProcess process, long clientNoticeNanos) {
         for (ServerCall sc : new ArrayList<>(calls.values())) {
             if (sc.client.process == process) {
-                sc.client.downClose(Status.UNAVAILABLE.withDescription("connection reset by peer"));
+                Runnable notice =
+                        () -> sc.client.downClose(Status.UNAVAILABLE.withDescription("connection reset by peer"));
+                if (clientNoticeNanos == 0) {
+                    notice.run();
+                } else {
+                    world.loop.after(clientNoticeNanos, process, notice);
+                }
                 cancelled(sc.client);
             }
         }

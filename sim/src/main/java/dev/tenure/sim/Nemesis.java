@@ -43,7 +43,7 @@ final class Nemesis {
             case NODE_CRASH -> crashNode(f.node(), d);
             case ISOLATION -> isolateNode(f.node(), d);
             case STORM -> world.network.storm(world.loop.nowNanos() + d);
-            case RESET -> world.gateways.get(f.node()).reset(world.processes[f.slot()]);
+            case RESET -> world.gateways.get(f.node()).reset(world.processes[f.slot()], d);
         }
     }
 

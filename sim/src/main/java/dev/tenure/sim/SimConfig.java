@@ -28,7 +28,8 @@ record SimConfig(
         double duplicateProbability,
         long[] clientPpm,
         long[] nodePpm,
-        long[] nodeOffsetMs) {
+        long[] nodeOffsetMs,
+        long graceMs) {
 
     static final long CLIENT_PPM_MAX = 25_000;
     static final long NODE_PPM_MAX = 15_000;
@@ -42,20 +43,27 @@ record SimConfig(
         /** The client keeps no drift margin (horizon = send time + TTL) while clocks drift. */
         ZERO_DRIFT_MARGIN,
         /** A node acknowledges a keepalive on receipt instead of once it is committed. */
-        ACK_BEFORE_COMMIT
+        ACK_BEFORE_COMMIT,
+        /** A node confirms the client's disconnect grace but ends a closed stream's session at once. */
+        GRACE_NOT_KEPT
     }
 
     /**
-     * What a run checks beyond the defaults. {@code connectionResets}: middleboxes may reset a
-     * client's connection (a known gap: see {@link Fault.Kind#RESET}). {@code reacquireGivenUpLocks}:
-     * the workload may acquire a lock again in a session that gave up on an acquire or lease of it
-     * (a known bug: see {@link App}).
+     * What a run checks beyond the basics. {@code connectionResets}: middleboxes may reset a
+     * client's connection (see {@link Fault.Kind#RESET}). {@code disconnectGrace}: clients ask for
+     * a disconnect grace (a quarter, half or all of the TTL); without one, a reset ends the session
+     * of a live client before its horizon, the documented price of the fastest handover (see
+     * KnownIssuesTest). {@code reacquireGivenUpLocks}: the workload may acquire a lock again in a
+     * session that gave up on an acquire or lease of it (see {@link App}).
      */
-    record Options(Mutation mutation, boolean connectionResets, boolean reacquireGivenUpLocks) {
-        static final Options DEFAULT = new Options(Mutation.NONE, false, false);
+    record Options(
+            Mutation mutation, boolean connectionResets, boolean reacquireGivenUpLocks, boolean disconnectGrace) {
+        static final Options DEFAULT = new Options(Mutation.NONE, true, false, true);
 
+        /** A broken variant, with resets and a grace only where the mutation is about them. */
         static Options mutated(Mutation mutation) {
-            return new Options(mutation, false, false);
+            boolean grace = mutation == Mutation.GRACE_NOT_KEPT;
+            return new Options(mutation, grace, false, grace);
         }
     }
 
@@ -87,11 +95,27 @@ record SimConfig(
                 r.nextDouble() * 0.03,
                 clientPpm,
                 nodePpm,
-                nodeOffsetMs);
+                nodeOffsetMs,
+                // From its own stream, so that every other draw of a seed stays what it was.
+                options.disconnectGrace() ? ttlMs / graceDivisor(seed) : 0);
+    }
+
+    /** 1, 2 or 4: the grace is the TTL, half or a quarter of it. */
+    private static int graceDivisor(long seed) {
+        return 1 << new SplittableRandom(~seed).nextInt(3);
     }
 
     long ttlNanos() {
         return Network.ms(ttlMs);
+    }
+
+    /** The system properties with which {@code SimulationTest} replays this run. */
+    String replayFlags() {
+        return "-Dtenure.sim.seed=" + seed
+                + (mutation == Mutation.NONE ? "" : " -Dtenure.sim.mutation=" + mutation)
+                + " -Dtenure.sim.resets=" + connectionResets
+                + " -Dtenure.sim.grace=" + (graceMs > 0)
+                + (reacquireGivenUpLocks ? " -Dtenure.sim.reacquire=true" : "");
     }
 
     String summary() {
@@ -102,6 +126,7 @@ record SimConfig(
                 + Arrays.toString(nodePpm) + " nodeOffsetMs=" + Arrays.toString(nodeOffsetMs)
                 + (mutation == Mutation.NONE ? "" : " MUTATION=" + mutation)
                 + (connectionResets ? " resets=on" : "")
+                + (graceMs > 0 ? " grace=" + graceMs + "ms" : "")
                 + (reacquireGivenUpLocks ? " reacquireGivenUpLocks=on" : "");
     }
 

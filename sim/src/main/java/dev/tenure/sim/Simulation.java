@@ -15,6 +15,7 @@ final class Simulation {
     /** What one run did, and the first thing that went wrong (null: nothing). */
     record Outcome(
             long seed,
+            String replay,
             String config,
             List<String> faults,
             List<Fault.Kind> faultKinds,
@@ -34,11 +35,7 @@ final class Simulation {
 
         String report() {
             StringBuilder b = new StringBuilder();
-            b.append("seed ")
-                    .append(seed)
-                    .append(" (replay: -Dtenure.sim.seed=")
-                    .append(seed)
-                    .append(")\n");
+            b.append("seed ").append(seed).append(" (replay: ").append(replay).append(")\n");
             b.append("failure: ").append(failure).append('\n');
             b.append("config: ").append(config).append('\n');
             b.append("faults:\n");
@@ -95,6 +92,7 @@ final class Simulation {
         Checker c = world.checker;
         return new Outcome(
                 seed,
+                config.replayFlags(),
                 config.summary(),
                 faults.stream().map(Fault::describe).toList(),
                 faults.stream().map(Fault::kind).toList(),

@@ -12,9 +12,10 @@ import org.junit.jupiter.api.Test;
  *
  * <p>{@code mvn -pl sim test -Dtest=SimulationTest -Dtenure.sim.seed=N} replays one seed and
  * prints its report; {@code -Dtenure.sim.seeds=N} and {@code -Dtenure.sim.first=N} choose the
- * sweep (default {@value #DEFAULT_SEEDS} seeds from 1). {@code -Dtenure.sim.mutation=NAME},
- * {@code -Dtenure.sim.resets=true} and {@code -Dtenure.sim.reacquire=true} replay a seed of
- * {@link MutationTest} or {@link KnownIssuesTest} the same way.
+ * sweep (default {@value #DEFAULT_SEEDS} seeds from 1). Connection resets and a disconnect grace
+ * are on by default; {@code -Dtenure.sim.mutation=NAME}, {@code -Dtenure.sim.resets=false},
+ * {@code -Dtenure.sim.grace=false} and {@code -Dtenure.sim.reacquire=true} replay a seed of
+ * {@link MutationTest} or {@link KnownIssuesTest}: every failure report prints its flags.
  */
 class SimulationTest {
     static final int DEFAULT_SEEDS = 2_000;
@@ -62,7 +63,7 @@ class SimulationTest {
     @Test
     void reacquiringWhileAnEarlierGrantIsStillEndingKeepsEveryProperty() {
         Simulation.Outcome failed =
-                MutationTest.firstFailure(new SimConfig.Options(SimConfig.Mutation.NONE, false, true), 500);
+                MutationTest.firstFailure(new SimConfig.Options(SimConfig.Mutation.NONE, false, true, false), 500);
         assertThat(failed).as(failed == null ? "" : failed.report()).isNull();
     }
 
@@ -82,8 +83,9 @@ class SimulationTest {
     static SimConfig.Options options() {
         return new SimConfig.Options(
                 SimConfig.Mutation.valueOf(System.getProperty("tenure.sim.mutation", "NONE")),
-                Boolean.getBoolean("tenure.sim.resets"),
-                Boolean.getBoolean("tenure.sim.reacquire"));
+                Boolean.parseBoolean(System.getProperty("tenure.sim.resets", "true")),
+                Boolean.getBoolean("tenure.sim.reacquire"),
+                Boolean.parseBoolean(System.getProperty("tenure.sim.grace", "true")));
     }
 
     /** What a sweep did, for its one-line summary. */

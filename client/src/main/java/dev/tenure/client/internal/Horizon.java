@@ -14,11 +14,20 @@ import java.util.TreeMap;
  * deadline at now + TTL, which only moves it later. As long as the two clocks drift apart by
  * less than the margin over one TTL, send time + TTL − margin comes first. Using the send time
  * (not the ack's arrival) also charges the whole round trip and any pause to the client.
+ *
+ * <p>With a disconnect grace, leases are trusted only up to {@link #validUntilNanos()}: the send
+ * time of the last renewal answered on the session's current stream plus the grace (less its own
+ * margin). The node sent that answer while the stream still carried the session, so if the
+ * connection closed afterwards (a reset, not a dead process), the node ends the session no
+ * earlier than the grace after the answer, which is after this bound. The horizon alone would
+ * overrun it: a reset stream gives no renewal, but the TTL deadline would run on.
  */
 public final class Horizon {
     private final TreeMap<Long, Long> sendNanosBySeq = new TreeMap<>();
     private long lifetimeNanos;
     private long valueNanos;
+    /** Negative: no grace bound (the node ends the session at once when the connection closes). */
+    private long graceLifetimeNanos = -1;
 
     /** The session was opened by a request sent at {@code sendNanos}. */
     public void start(long sendNanos, long lifetimeNanos) {
@@ -28,6 +37,23 @@ public final class Horizon {
 
     public long valueNanos() {
         return valueNanos;
+    }
+
+    /**
+     * The node's disconnect grace less its margin, or negative for none. Never longer than the
+     * lifetime: a grace beyond the TTL changes nothing, the TTL ends the session first.
+     */
+    public void grace(long graceLifetimeNanos) {
+        this.graceLifetimeNanos = graceLifetimeNanos < 0 ? -1 : Math.min(graceLifetimeNanos, lifetimeNanos);
+    }
+
+    public long graceLifetimeNanos() {
+        return graceLifetimeNanos;
+    }
+
+    /** Until when leases may be trusted: the horizon, or earlier by the grace bound. */
+    public long validUntilNanos() {
+        return graceLifetimeNanos < 0 ? valueNanos : valueNanos - lifetimeNanos + graceLifetimeNanos;
     }
 
     public long lifetimeNanos() {

@@ -18,7 +18,8 @@ import io.grpc.stub.ClientResponseObserver;
 public final class KeepAliveStream {
     /** What the stream saw. Called on gRPC threads, one event at a time per stream. */
     public interface Handler {
-        void opened(KeepAliveStream stream, long sessionId, long ttlMs);
+        /** {@code graceMs}: the disconnect grace the node applies (0 from a node that has none). */
+        void opened(KeepAliveStream stream, long sessionId, long ttlMs, long graceMs);
 
         void acked(KeepAliveStream stream, long seq);
 
@@ -63,15 +64,20 @@ public final class KeepAliveStream {
         }
     }
 
-    public void sendOpen(long ttlMs, String clientName) {
+    public void sendOpen(long ttlMs, String clientName, long graceMs) {
         send(AttachRequest.newBuilder()
-                .setOpen(AttachRequest.Open.newBuilder().setTtlMs(ttlMs).setClientName(clientName))
+                .setOpen(AttachRequest.Open.newBuilder()
+                        .setTtlMs(ttlMs)
+                        .setClientName(clientName)
+                        .setDisconnectGraceMs(graceMs))
                 .build());
     }
 
-    public void sendResume(long sessionId) {
+    public void sendResume(long sessionId, long graceMs) {
         send(AttachRequest.newBuilder()
-                .setResume(AttachRequest.Resume.newBuilder().setSessionId(sessionId))
+                .setResume(AttachRequest.Resume.newBuilder()
+                        .setSessionId(sessionId)
+                        .setDisconnectGraceMs(graceMs))
                 .build());
     }
 
@@ -150,8 +156,8 @@ public final class KeepAliveStream {
             KeepAliveStream s = KeepAliveStream.this;
             switch (r.getKindCase()) {
                 case OPENED:
-                    handler.opened(
-                            s, r.getOpened().getSessionId(), r.getOpened().getTtlMs());
+                    AttachResponse.Opened o = r.getOpened();
+                    handler.opened(s, o.getSessionId(), o.getTtlMs(), o.getDisconnectGraceMs());
                     break;
                 case ACK:
                     handler.acked(s, r.getAck().getSeq());

@@ -7,6 +7,7 @@ import dev.tenure.api.internal.KeepAliveBatchResult;
 import dev.tenure.api.internal.LogCommand;
 import dev.tenure.api.internal.Queued;
 import dev.tenure.api.internal.Reply;
+import dev.tenure.api.internal.Resumed;
 import dev.tenure.api.internal.SessionEnded;
 import dev.tenure.api.internal.Stats;
 import dev.tenure.api.internal.WaitResolved;
@@ -50,7 +51,10 @@ final class WireMapping {
             case CLOSE_SESSION ->
                 new Command.CloseSession(
                         log.getCloseSession().getSessionId(),
-                        toCore(log.getCloseSession().getEnd()));
+                        toCore(log.getCloseSession().getEnd()),
+                        log.getCloseSession().getAttachment());
+            case RESUME_SESSION ->
+                new Command.ResumeSession(log.getResumeSession().getSessionId());
             case ACQUIRE -> {
                 var r = log.getAcquire();
                 yield new Command.Acquire(
@@ -112,6 +116,16 @@ final class WireMapping {
                     reply.setOpened(AttachResponse.Opened.newBuilder()
                             .setSessionId(opened.sessionId())
                             .setTtlMs(opened.ttlMs()));
+                } else {
+                    reply.setDone(done(result));
+                }
+            }
+            case RESUME_SESSION -> {
+                if (result instanceof Result.SessionResumed resumed) {
+                    reply.setResumed(Resumed.newBuilder()
+                            .setSessionId(resumed.sessionId())
+                            .setTtlMs(resumed.ttlMs())
+                            .setAttachment(resumed.attachment()));
                 } else {
                     reply.setDone(done(result));
                 }

@@ -4,6 +4,8 @@ import dev.tenure.api.internal.CloseSession;
 import dev.tenure.api.internal.LogCommand;
 import dev.tenure.api.internal.OpenSession;
 import dev.tenure.api.internal.Reply;
+import dev.tenure.api.internal.ResumeSession;
+import dev.tenure.api.internal.Resumed;
 import dev.tenure.api.v1.AttachRequest;
 import dev.tenure.api.v1.AttachResponse;
 import dev.tenure.api.v1.TenureEnd;
@@ -15,10 +17,18 @@ import io.grpc.stub.StreamObserver;
 /**
  * One client's session stream. The session is bound to this stream's connection: if the stream
  * breaks without a Close (the client process exited or was killed and the kernel closed its
- * socket), the session is ended through the log at once as DISCONNECTED, so its locks pass to
- * the next waiter without waiting for the TTL. A stream that merely goes quiet (the process is
- * paused, the network is partitioned) keeps its session until the TTL: only a closed connection
- * is evidence that the holder is gone.
+ * socket), the session is ended through the log as DISCONNECTED once its disconnect grace has
+ * passed (at once with a grace of 0), so its locks pass to the next waiter without waiting for
+ * the TTL. The close names the attachment this stream carried: if the client resumed the session
+ * on another stream meanwhile (its connection was reset, not its process killed), the close
+ * changes nothing. A stream that merely goes quiet (the process is paused, the network is
+ * partitioned) keeps its session until the TTL: only a closed connection is evidence that the
+ * holder is gone.
+ *
+ * <p>Why a client may count on the grace: every answer that proves the session to the client (an
+ * Opened, a keepalive ack) is sent under this stream's lock before the stream is marked gone, so
+ * it leaves before the grace starts; the client, counting from that request's send time, stops
+ * trusting its leases within the grace, before the close can be applied.
  */
 final class AttachStream implements StreamObserver<AttachRequest> {
 
@@ -30,6 +40,8 @@ final class AttachStream implements StreamObserver<AttachRequest> {
     private final ServerCallStreamObserver<AttachResponse> out;
     private final Object lock = new Object();
     private long sessionId; // guarded by lock; 0 until opened or resumed
+    private long attachment; // guarded by lock: which attachment of the session this stream carries
+    private long graceMs; // guarded by lock: the session's disconnect grace, as the client asked
     private boolean closeRequested; // guarded by lock: the client asked to end the session
     private boolean clientGone; // guarded by lock: the client's side of the stream ended
     private boolean responseDone; // guarded by lock: our side of the stream is completed
@@ -50,7 +62,7 @@ final class AttachStream implements StreamObserver<AttachRequest> {
         try {
             switch (request.getKindCase()) {
                 case OPEN -> open(request.getOpen());
-                case RESUME -> resume(request.getResume().getSessionId());
+                case RESUME -> resume(request.getResume());
                 case KEEP_ALIVE -> keepAlive(request.getKeepAlive().getSeq());
                 case CLOSE -> close(request.getClose().getEnd());
                 case KIND_NOT_SET -> throw RequestValidator.invalid("empty attach message");
@@ -70,24 +82,26 @@ final class AttachStream implements StreamObserver<AttachRequest> {
             if (error != null) {
                 fail(Status.UNAVAILABLE.withDescription(error.getMessage()));
             } else if (reply.hasOpened()) {
-                bind(reply.getOpened());
+                bind(reply.getOpened().getSessionId(), reply.getOpened().getTtlMs(), 1, open.getDisconnectGraceMs());
             } else {
                 fail(Status.INVALID_ARGUMENT.withDescription(reply.getDone().getMessage()));
             }
         });
     }
 
-    private void resume(long id) {
+    /** Resuming renews the session and makes this stream its current attachment. */
+    private void resume(AttachRequest.Resume resume) {
         requireUnbound();
-        if (id <= 0) {
-            throw RequestValidator.invalid("session_id must be positive, was " + id);
-        }
-        // Resuming is a renewal: it proves the session still exists at a committed position.
-        cluster.renew(id).whenComplete((alive, error) -> {
+        validator.resume(resume);
+        long id = resume.getSessionId();
+        LogCommand.Builder cmd = LogCommand.newBuilder()
+                .setResumeSession(ResumeSession.newBuilder().setSessionId(id));
+        cluster.submit(cmd).whenComplete((reply, error) -> {
             if (error != null) {
                 fail(Status.UNAVAILABLE.withDescription(error.getMessage()));
-            } else if (alive) {
-                bind(AttachResponse.Opened.newBuilder().setSessionId(id).build());
+            } else if (reply.hasResumed()) {
+                Resumed r = reply.getResumed();
+                bind(id, r.getTtlMs(), r.getAttachment(), resume.getDisconnectGraceMs());
             } else {
                 end(TenureEnd.TENURE_END_EXPIRED, "session " + id + " no longer exists");
             }
@@ -115,7 +129,7 @@ final class AttachStream implements StreamObserver<AttachRequest> {
                 return;
             }
             if (alive) {
-                send(AttachResponse.newBuilder()
+                sendWhileBound(AttachResponse.newBuilder()
                         .setAck(AttachResponse.KeepAliveAck.newBuilder().setSeq(seq))
                         .build());
             } else {
@@ -171,33 +185,52 @@ final class AttachStream implements StreamObserver<AttachRequest> {
 
     private void disconnected() {
         long id;
+        long carried;
+        long grace;
         synchronized (lock) {
             clientGone = true;
             id = closeRequested ? 0 : sessionId;
+            carried = attachment;
+            grace = graceMs;
         }
-        // Only the stream the session is bound to may end it: a client that already resumed on
-        // a new stream must not lose its session because its old stream's end arrived late.
+        // Only the stream the session is bound to here may end it (a client that resumed on a
+        // new stream of this node keeps it), and only the attachment it carried (see the class
+        // comment for a resume on another node).
         if (id != 0 && registry.unbind(id, this)) {
-            cluster.submit(LogCommand.newBuilder()
-                    .setCloseSession(
-                            CloseSession.newBuilder().setSessionId(id).setEnd(TenureEnd.TENURE_END_DISCONNECTED)));
+            endAfterGrace(id, carried, grace);
         }
     }
 
-    private void bind(AttachResponse.Opened opened) {
+    private void endAfterGrace(long id, long carried, long grace) {
+        registry.afterGrace(
+                grace,
+                () -> cluster.submit(LogCommand.newBuilder()
+                        .setCloseSession(CloseSession.newBuilder()
+                                .setSessionId(id)
+                                .setEnd(TenureEnd.TENURE_END_DISCONNECTED)
+                                .setAttachment(carried))));
+    }
+
+    private void bind(long id, long ttlMs, long carried, long grace) {
         synchronized (lock) {
             if (clientGone) {
-                // The client vanished while its session was being opened: end it now.
-                cluster.submit(LogCommand.newBuilder()
-                        .setCloseSession(CloseSession.newBuilder()
-                                .setSessionId(opened.getSessionId())
-                                .setEnd(TenureEnd.TENURE_END_DISCONNECTED)));
+                // The client vanished while its session was being opened or resumed. A resumed
+                // session's client may still trust its leases for the grace: end it after that.
+                endAfterGrace(id, carried, grace);
                 return;
             }
-            sessionId = opened.getSessionId();
+            sessionId = id;
+            attachment = carried;
+            graceMs = grace;
+            // Bound and answered under the lock, so disconnected() sees either neither or both.
+            registry.bind(id, this);
+            sendLocked(AttachResponse.newBuilder()
+                    .setOpened(AttachResponse.Opened.newBuilder()
+                            .setSessionId(id)
+                            .setTtlMs(ttlMs)
+                            .setDisconnectGraceMs(grace))
+                    .build());
         }
-        registry.bind(opened.getSessionId(), this);
-        send(AttachResponse.newBuilder().setOpened(opened).build());
     }
 
     /** Called by the registry when the state machine reports a lease of this session ended. */
@@ -223,14 +256,27 @@ final class AttachStream implements StreamObserver<AttachRequest> {
 
     private void send(AttachResponse response) {
         synchronized (lock) {
-            if (responseDone || out.isCancelled()) {
-                return;
+            sendLocked(response);
+        }
+    }
+
+    /** Sends an answer that proves the session to the client only while this stream carries it. */
+    private void sendWhileBound(AttachResponse response) {
+        synchronized (lock) {
+            if (!clientGone) {
+                sendLocked(response);
             }
-            try {
-                out.onNext(response);
-            } catch (RuntimeException e) {
-                // The call is already gone; nothing to tell.
-            }
+        }
+    }
+
+    private void sendLocked(AttachResponse response) {
+        if (responseDone || out.isCancelled()) {
+            return;
+        }
+        try {
+            out.onNext(response);
+        } catch (RuntimeException e) {
+            // The call is already gone; nothing to tell.
         }
     }
 

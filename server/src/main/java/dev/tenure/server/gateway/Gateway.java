@@ -137,6 +137,7 @@ public final class Gateway implements AutoCloseable {
             Thread.currentThread().interrupt();
             server.shutdownNow();
         }
+        registry.close();
         cluster.close();
         aeron.close();
     }

@@ -32,6 +32,15 @@ final class RequestValidator {
     void open(AttachRequest.Open open) {
         range("ttl_ms", open.getTtlMs(), limits.sessionTtlMsMin(), limits.sessionTtlMsMax(), "sessionTtlMs");
         bytes("client_name", open.getClientName(), 0, limits.clientNameBytesMax(), "clientNameBytesMax");
+        if (open.getDisconnectGraceMs() < 0 || open.getDisconnectGraceMs() > open.getTtlMs()) {
+            throw invalid("disconnect_grace_ms must be between 0 and ttl_ms (" + open.getTtlMs() + "), was "
+                    + open.getDisconnectGraceMs());
+        }
+    }
+
+    void resume(AttachRequest.Resume resume) {
+        positive("session_id", resume.getSessionId());
+        range("disconnect_grace_ms", resume.getDisconnectGraceMs(), 0, limits.sessionTtlMsMax(), "sessionTtlMsMax");
     }
 
     void acquire(AcquireRequest r) {

@@ -4,16 +4,29 @@ import dev.tenure.api.internal.Event;
 import dev.tenure.api.v1.AcquireResponse;
 import dev.tenure.api.v1.AttachResponse;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Which session streams and waiting acquires this gateway serves, and the delivery of the state
  * machine's events to them. The cluster sends every event to every gateway; one that does not
  * serve the session drops it.
  */
-final class SessionRegistry {
+final class SessionRegistry implements AutoCloseable {
 
     private final ConcurrentHashMap<Long, AttachStream> streams = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<WaitKey, WaitingAcquire> waits = new ConcurrentHashMap<>();
+    /**
+     * Ends sessions whose stream closed once their disconnect grace has passed. One thread,
+     * created on first use; if the node stops first, those sessions end at their TTL instead.
+     */
+    private final ScheduledExecutorService graceTimer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "tenure-disconnect-grace");
+        t.setDaemon(true);
+        return t;
+    });
 
     void bind(long sessionId, AttachStream stream) {
         streams.put(sessionId, stream);
@@ -22,6 +35,24 @@ final class SessionRegistry {
     /** Removes the binding only if it is still {@code stream}'s; says whether it was. */
     boolean unbind(long sessionId, AttachStream stream) {
         return streams.remove(sessionId, stream);
+    }
+
+    /** Runs {@code action} after {@code graceMs}; at once when it is 0. */
+    void afterGrace(long graceMs, Runnable action) {
+        if (graceMs == 0) {
+            action.run();
+            return;
+        }
+        try {
+            graceTimer.schedule(action, graceMs, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException stopping) {
+            // The node is stopping: the session ends at its TTL, which is later and so still safe.
+        }
+    }
+
+    @Override
+    public void close() {
+        graceTimer.shutdownNow();
     }
 
     int boundSessions() {

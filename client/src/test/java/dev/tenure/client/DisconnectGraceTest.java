@@ -1,0 +1,114 @@
+package dev.tenure.client;
+
+import static dev.tenure.client.Harness.LIFETIME_NANOS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tenure.api.v1.AttachRequest;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * With a disconnect grace, the node keeps a session whose connection closed for the grace, so a
+ * client trusts its leases only up to the grace after the send time of the last renewal its
+ * current stream confirmed; LOST still comes at the horizon.
+ */
+class DisconnectGraceTest {
+    private static final Duration GRACE = Duration.ofMillis(900);
+    /** The grace less its default margin, max(grace/20, 20 ms). */
+    private static final long GRACE_LIFETIME_NANOS = GRACE.toNanos() - GRACE.toNanos() / 20;
+
+    private final Harness h = new Harness(2);
+
+    @AfterEach
+    void tearDown() throws InterruptedException {
+        h.close();
+    }
+
+    @Test
+    void leasesAreTrustedUpToTheGraceAfterTheLastConfirmedRenewal() {
+        TenureClient client = h.builder().disconnectGrace(GRACE).build();
+        long t0 = h.time.nanoTime();
+        Session s = client.openSession();
+        Lease lease = s.acquire("a");
+        assertThat(h.fake.attachLog.get(0).getOpen().getDisconnectGraceMs()).isEqualTo(900);
+        assertThat(lease.horizonNanos()).isEqualTo(t0 + LIFETIME_NANOS);
+        assertThat(lease.remaining()).isEqualTo(Duration.ofNanos(GRACE_LIFETIME_NANOS));
+
+        h.time.advance(GRACE.dividedBy(3)); // renewals go every grace/3, acked at once
+        assertThat(h.fake.attachCount(AttachRequest.KindCase.KEEP_ALIVE)).isEqualTo(1);
+        long confirmed = h.time.nanoTime();
+        assertThat(lease.remaining()).isEqualTo(Duration.ofNanos(GRACE_LIFETIME_NANOS));
+
+        h.fake.acks = FakeTenure.Acks.HOLD; // the stream goes quiet: no renewal is confirmed
+        h.time.advanceTo(confirmed + GRACE_LIFETIME_NANOS - 1);
+        assertThat(lease.isValid()).isTrue();
+        h.time.advance(Duration.ofNanos(1));
+        assertThat(lease.isValid()).as("past the grace bound").isFalse();
+        assertThat(lease.remaining()).isZero();
+        assertThat(lease.lost()).as("not lost: the horizon is still ahead").isNotDone();
+
+        long latest = h.fake.heldSeqs().get(h.fake.heldSeqs().size() - 1);
+        long latestSent =
+                confirmed + GRACE.dividedBy(3).toNanos() * (h.fake.heldSeqs().size());
+        h.fake.releaseAck(latest); // a late confirmation counts from its keepalive's send time
+        assertThat(lease.isValid()).isTrue();
+        assertThat(lease.remaining())
+                .isEqualTo(Duration.ofNanos(latestSent + GRACE_LIFETIME_NANOS - h.time.nanoTime()));
+    }
+
+    @Test
+    void aResumedStreamIsTrustedFromTheResumesSendTime() {
+        TenureClient client = h.builder().disconnectGrace(GRACE).build();
+        Session s = client.openSession();
+        Lease lease = s.acquire("a");
+        h.fake.resumes = FakeTenure.Resumes.SILENT;
+        h.fake.latest().fail(); // reset: the client resumes on the next node, which says nothing yet
+        AttachRequest resume = h.fake.attachLog.get(h.fake.attachLog.size() - 1);
+        assertThat(resume.getResume().getDisconnectGraceMs()).isEqualTo(900);
+        h.time.advance(Duration.ofNanos(GRACE_LIFETIME_NANOS));
+        assertThat(lease.isValid()).isFalse();
+
+        h.fake.resumes = FakeTenure.Resumes.OPENED;
+        h.fake.latest().fail(); // that node fails too; after the backoff node 0 answers the resume
+        h.time.advance(Duration.ofMillis(50));
+        long resumeSent = h.time.nanoTime();
+        assertThat(s.state()).isEqualTo(Session.State.CONNECTED);
+        assertThat(lease.isValid()).isTrue();
+        assertThat(lease.remaining())
+                .isEqualTo(Duration.ofNanos(resumeSent + GRACE_LIFETIME_NANOS - h.time.nanoTime()));
+    }
+
+    @Test
+    void fenceCannotPromiseMoreThanTheGrace() {
+        Session s = h.builder().disconnectGrace(GRACE).build().openSession();
+        Lease lease = s.acquire("a");
+        assertThat(lease.fence(Duration.ofMillis(800))).isEqualTo(lease.token());
+        assertThatThrownBy(() -> lease.fence(Duration.ofSeconds(1))).isInstanceOf(LeaseExpiringException.class);
+        assertThat(lease.isValid()).isTrue();
+    }
+
+    @Test
+    void aGraceIsZeroOrBetween100MsAndTheTtl() {
+        assertThatThrownBy(
+                        () -> h.builder().disconnectGrace(Duration.ofMillis(50)).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("disconnectGrace");
+        assertThatThrownBy(() ->
+                        h.builder().disconnectGrace(Harness.TTL.plusMillis(1)).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("disconnectGrace");
+        assertThatThrownBy(
+                        () -> h.builder().disconnectGrace(Duration.ofMillis(-1)).build())
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void withoutAGraceTheHorizonAloneBoundsTrust() {
+        Session s = h.client().openSession();
+        Lease lease = s.acquire("a");
+        assertThat(h.fake.attachLog.get(0).getOpen().getDisconnectGraceMs()).isZero();
+        assertThat(lease.remaining()).isEqualTo(Duration.ofNanos(LIFETIME_NANOS));
+    }
+}
