@@ -24,6 +24,15 @@ final class ClientOptions {
     Duration ttl;
 
     @Option(
+            names = "--disconnect-grace",
+            description = "How long the server keeps the session after its connection closes, waiting for a"
+                    + " resume: 0 hands a dead holder's lock on at once; above 0 (100 ms to the TTL) a reset"
+                    + " connection keeps the lease (default: ${DEFAULT-VALUE}).",
+            defaultValue = "0s",
+            converter = DurationConverter.class)
+    Duration disconnectGrace;
+
+    @Option(
             names = "--timeout",
             description = "How long a request may take, retries included, before exit 5 (default: ${DEFAULT-VALUE}).",
             defaultValue = "5s",
@@ -42,6 +51,7 @@ final class ClientOptions {
         return TenureClient.builder()
                 .endpoints(endpoints())
                 .sessionTtl(ttl)
+                .disconnectGrace(disconnectGrace)
                 .requestTimeout(timeout)
                 .clientName("tenure-cli pid " + ProcessHandle.current().pid())
                 .build();
