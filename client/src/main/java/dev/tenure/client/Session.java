@@ -160,7 +160,12 @@ public final class Session implements AutoCloseable {
         long budget = waitMs < 0
                 ? Retrier.FOREVER
                 : saturatedAdd(TimeUnit.MILLISECONDS.toNanos(waitMs), ctx.requestTimeoutNanos);
-        CompletableFuture<AcquireResponse> call = ctx.retrier.call(TenureGrpc.getAcquireMethod(), request, budget);
+        // Each try says which it is: a node whose call for an earlier try ends unanswered then
+        // cannot withdraw the wait (or give back the grant) that a later try is waiting on.
+        CompletableFuture<AcquireResponse> call = ctx.retrier.callTries(
+                TenureGrpc.getAcquireMethod(),
+                attempt -> request.toBuilder().setAttempt(attempt).build(),
+                budget);
         acquiring.add(result);
         // However the result ends (cancelled, session lost), the server-side wait must end too.
         result.whenComplete((lease, error) -> call.cancel(false));

@@ -41,11 +41,18 @@ public sealed interface Command {
 
     /**
      * waitMs: 0 do not wait, &gt; 0 wait up to that long, &lt; 0 wait until granted or the session
-     * ends. {@code policy} applies to the grant this acquire produces.
+     * ends. {@code policy} applies to the grant this acquire produces. {@code attempt}: which try
+     * of this request id this is, from 1 (0: not counted); the highest one applied is remembered
+     * with the request's outcome, for {@link CancelWait}.
      */
-    record Acquire(long sessionId, long requestId, String lock, long waitMs, Policy policy) implements Command {
+    record Acquire(long sessionId, long requestId, String lock, long waitMs, Policy policy, long attempt)
+            implements Command {
         public Acquire(long sessionId, long requestId, String lock, long waitMs) {
-            this(sessionId, requestId, lock, waitMs, Policy.NONE);
+            this(sessionId, requestId, lock, waitMs, Policy.NONE, 0);
+        }
+
+        public Acquire(long sessionId, long requestId, String lock, long waitMs, Policy policy) {
+            this(sessionId, requestId, lock, waitMs, policy, 0);
         }
     }
 
@@ -61,8 +68,17 @@ public sealed interface Command {
      */
     record WriteCheckpoint(long sessionId, long requestId, String lock, long token, byte[] value) implements Command {}
 
-    /** Gives up a queued acquire (its client stopped waiting). */
-    record CancelWait(long sessionId, long requestId) implements Command {}
+    /**
+     * Gives up a queued acquire (its client stopped waiting), or gives back the grant that raced
+     * ahead of it. {@code attempt}: which try of the acquire the call that ended carried (see
+     * {@link Acquire}); if a later try of the same request reached the log, it changes nothing:
+     * the call that ended was cut off, and its client is waiting on the later one. 0: any try.
+     */
+    record CancelWait(long sessionId, long requestId, long attempt) implements Command {
+        public CancelWait(long sessionId, long requestId) {
+            this(sessionId, requestId, 0);
+        }
+    }
 
     /**
      * Compare-and-delete: ends the lease only if {@code token} is the lock's current grant and,

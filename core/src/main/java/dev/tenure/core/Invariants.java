@@ -248,6 +248,14 @@ final class Invariants {
         require(s.ttlMs >= l.sessionTtlMsMin() && s.ttlMs <= l.sessionTtlMsMax(), "session %s TTL out of range", s.id);
         require(state.deadlines.containsSession(s.id, s.deadlineMs), "session %s deadline not indexed", s.id);
         require(s.attachment >= 1, "session %s attachment %s below 1", s.id, s.attachment);
+        for (var e : s.requests.attempts().entrySet()) {
+            require(
+                    e.getValue() >= 1 && s.requests.get(e.getKey()) != null,
+                    "session %s keeps try %s of request %s without its outcome",
+                    s.id,
+                    e.getValue(),
+                    e.getKey());
+        }
         // Every step fires what is due and sets session deadlines after now (a new term too), so a
         // live session past its deadline would mean an expiry was skipped. Wait deadlines may be
         // overdue after a new term, which fires nothing; the next step fires them.

@@ -23,7 +23,8 @@ final class LockCommands {
         Rejected bad = Shapes.first(
                 Shapes.lockName(c.lock(), state.limits),
                 Shapes.requestId(c.requestId()),
-                Shapes.policy(c.policy(), state.limits));
+                Shapes.policy(c.policy(), state.limits),
+                c.attempt() < 0 ? Shapes.invalid("attempt must not be negative, was " + c.attempt()) : null);
         if (bad != null) {
             return bad;
         }
@@ -31,14 +32,14 @@ final class LockCommands {
         if (s == null) {
             return Requests.sessionLost(c.sessionId());
         }
-        Result replay = Requests.replay(state, s, c.requestId());
-        if (replay != null) {
-            return replay;
+        Result r = Requests.replay(state, s, c.requestId());
+        if (r == null) {
+            r = decideAcquire(s, c);
+            if (!(r instanceof Queued)) { // enqueue already remembered the pending wait
+                Requests.remember(state, s, c.requestId(), Outcome.settled(r));
+            }
         }
-        Result r = decideAcquire(s, c);
-        if (!(r instanceof Queued)) { // enqueue already remembered the pending wait
-            Requests.remember(state, s, c.requestId(), Outcome.settled(r));
-        }
+        s.requests.attempted(c.requestId(), c.attempt());
         return r;
     }
 
@@ -111,9 +112,20 @@ final class LockCommands {
      * keeping it would block every other waiter until the session ends.
      */
     Result cancelWait(CancelWait c) {
+        if (c.attempt() < 0) {
+            return Shapes.invalid("attempt must not be negative, was " + c.attempt());
+        }
         Session s = state.sessions.get(c.sessionId());
         if (s == null) {
             return Requests.sessionLost(c.sessionId());
+        }
+        if (c.attempt() > 0 && s.requests.triedAfter(c.requestId(), c.attempt())) {
+            // The call that ended was cut off (a reset, a node that stalled); the client retried.
+            return new Rejected(
+                    Code.NOT_OWNER,
+                    "request " + c.requestId() + " of session " + s.id + " was tried again after try " + c.attempt()
+                            + " (latest try " + s.requests.latestAttempt(c.requestId()) + ")",
+                    0);
         }
         String waitingFor = s.waitsByRequest.get(c.requestId());
         if (waitingFor != null) {

@@ -20,15 +20,40 @@ import java.util.TreeMap;
  */
 final class RequestCache {
     private final TreeMap<Long, Outcome> outcomes;
+    /** The highest try of each cached acquire that counted its tries; leaves with its outcome. */
+    private final TreeMap<Long, Long> attempts;
+
     private long highestEvictedId;
 
     RequestCache() {
-        this(new TreeMap<>(), 0);
+        this(new TreeMap<>(), new TreeMap<>(), 0);
     }
 
-    RequestCache(TreeMap<Long, Outcome> outcomes, long highestEvictedId) {
+    RequestCache(TreeMap<Long, Outcome> outcomes, TreeMap<Long, Long> attempts, long highestEvictedId) {
         this.outcomes = outcomes;
+        this.attempts = attempts;
         this.highestEvictedId = highestEvictedId;
+    }
+
+    /** Try {@code attempt} of the cached request {@code requestId} was applied. */
+    void attempted(long requestId, long attempt) {
+        if (attempt > 0 && outcomes.containsKey(requestId)) {
+            attempts.merge(requestId, attempt, Math::max);
+        }
+    }
+
+    /** True if a try of {@code requestId} later than {@code attempt} was applied. */
+    boolean triedAfter(long requestId, long attempt) {
+        return attempts.getOrDefault(requestId, 0L) > attempt;
+    }
+
+    long latestAttempt(long requestId) {
+        return attempts.getOrDefault(requestId, 0L);
+    }
+
+    /** Ascending by request id; read-only. */
+    SortedMap<Long, Long> attempts() {
+        return Collections.unmodifiableSortedMap(attempts);
     }
 
     Outcome get(long requestId) {
@@ -79,6 +104,7 @@ final class RequestCache {
                 return; // only pending waits left; they leave when resolved
             }
             outcomes.remove(victim);
+            attempts.remove(victim);
             highestEvictedId = Math.max(highestEvictedId, victim);
         }
     }

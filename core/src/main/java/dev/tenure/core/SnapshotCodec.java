@@ -14,7 +14,8 @@ import java.util.zip.CRC32;
  * header   magic i32 "TNUR", version i32 = 3
  * clock    nowMs i64, lastToken i64, lastSessionId i64, v2: staleWritesRejected i64
  * sessions count i32, ascending id: id i64, ttlMs i64, clientName str, deadlineMs i64, v3: attachment i64,
- *          highestEvictedRequestId i64, cache count i32, ascending request id: requestId i64, outcome
+ *          highestEvictedRequestId i64, cache count i32, ascending request id: requestId i64, outcome,
+ *          v3: attempts count i32, ascending request id (each cached): requestId i64, attempt i64
  * locks    count i32, ascending name: name str, hasLease u8,
  *          [lease: sessionId i64, token i64, grantedAtMs i64, previousEnd u8, previousToken i64,
  *           v2: previousCheckpoint ckpt, policy, renewDeadlineMs i64, maxHoldAtMs i64],
@@ -167,6 +168,11 @@ final class SnapshotCodec {
             w.i64(e.getKey());
             OutcomeCodec.write(w, e.getValue());
         }
+        w.i32(s.requests.attempts().size());
+        for (Map.Entry<Long, Long> e : s.requests.attempts().entrySet()) {
+            w.i64(e.getKey());
+            w.i64(e.getValue());
+        }
     }
 
     private static Session readSession(SnapshotReader r) {
@@ -188,7 +194,20 @@ final class SnapshotCodec {
             }
             outcomes.put(requestId, OutcomeCodec.read(r));
         }
-        return new Session(id, ttlMs, clientName, deadlineMs, attachment, new RequestCache(outcomes, highestEvicted));
+        TreeMap<Long, Long> attempts = new TreeMap<>();
+        int tried = r.version >= 3 ? r.count(16) : 0;
+        for (int i = 0; i < tried; i++) {
+            long requestId = r.i64();
+            long attempt = r.i64();
+            if (!outcomes.containsKey(requestId)
+                    || attempt < 1
+                    || (!attempts.isEmpty() && requestId <= attempts.lastKey())) {
+                throw corrupt("attempt " + attempt + " of request " + requestId + " in session " + id);
+            }
+            attempts.put(requestId, attempt);
+        }
+        return new Session(
+                id, ttlMs, clientName, deadlineMs, attachment, new RequestCache(outcomes, attempts, highestEvicted));
     }
 
     private static void writeLock(SnapshotWriter w, LockRecord lock) {

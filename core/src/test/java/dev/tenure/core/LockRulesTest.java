@@ -208,6 +208,37 @@ class LockRulesTest {
     }
 
     /**
+     * A waiting acquire's call was cut off (a reset) and its gateway withdraws it, but the client
+     * already retried the same request as its next try elsewhere: the withdrawal of the earlier try
+     * neither cancels the wait nor, once granted, gives the grant back. The latest try's does.
+     */
+    @Test
+    void aWithdrawalOfAnEarlierTryOfTheRequestChangesNothing() {
+        Fixture f = new Fixture();
+        long a = f.open(1_000);
+        long b = f.open(1_000);
+        Grant ga = f.grant(a, 1, "x");
+        f.apply(new Acquire(b, 1, "x", -1, Policy.NONE, 1));
+        f.apply(new Acquire(b, 1, "x", -1, Policy.NONE, 2)); // the retry, on another node
+        Rejected superseded = rejected(f.apply(new CancelWait(b, 1, 1)));
+        assertThat(superseded.code()).isEqualTo(Code.NOT_OWNER);
+        assertThat(superseded.message()).contains("tried again after try 1 (latest try 2)");
+        f.events();
+        assertThat(f.release(a, 2, "x", ga.token())).isEqualTo(new Ok());
+        List<Event> afterRelease = f.events();
+        long token = ((Granted) ((WaitResolved) afterRelease.get(afterRelease.size() - 1)).result())
+                .grant()
+                .token();
+        assertThat(code(f.apply(new CancelWait(b, 1, 1)))).isEqualTo(Code.NOT_OWNER); // late again
+        assertThat(((LockView) f.apply(new Status("x"))).holder().token()).isEqualTo(token);
+        // the latest try's call ends unanswered: that client gave up, so the grant goes back
+        assertThat(f.apply(new CancelWait(b, 1, 2))).isEqualTo(new Ok());
+        assertThat(((LockView) f.apply(new Status("x"))).holder()).isNull();
+        assertThat(code(f.apply(new CancelWait(b, 1, -1)))).isEqualTo(Code.INVALID);
+        assertThat(code(f.apply(new Acquire(b, 2, "y", 0, Policy.NONE, -1)))).isEqualTo(Code.INVALID);
+    }
+
+    /**
      * Sessions a, b and c: a holds "x" (token 1), b then c queue for it with request 1, a releases,
      * so b holds token 2 and c waits. Returns {a, b, c}; the grant's events are consumed.
      */

@@ -395,7 +395,7 @@ class ModelCheckTest {
                 case KEEPALIVE -> keepAlive(op, sid);
                 case ACQUIRE_NOW -> new Acquire(sid, rid(sid), lock, 0);
                 case ACQUIRE_BOUNDED -> new Acquire(sid, rid(sid), lock, 1 + op.d() % 800);
-                case ACQUIRE_FOREVER -> new Acquire(sid, rid(sid), lock, -1);
+                case ACQUIRE_FOREVER -> new Acquire(sid, rid(sid), lock, -1, Policy.NONE, op.a() % 2);
                 case ACQUIRE_POLICY -> new Acquire(sid, rid(sid), lock, op.a() % 3 == 0 ? 0 : -1, policy(op));
                 case RENEW_LEASE -> renew(op, sid);
                 case CHECKPOINT ->
@@ -407,7 +407,7 @@ class ModelCheckTest {
                 case RELEASE_OWN -> new Release(sid, rid(sid), lock, current, false);
                 case RELEASE_STALE -> new Release(sid, rid(sid), lock, stale, op.d() % 2 == 0);
                 case RELEASE_FORCED -> new Release(0, 0, lock, op.d() % 4 == 0 ? stale : current, true);
-                case CANCEL -> new CancelWait(sid, cancelTarget(op, sid));
+                case CANCEL -> cancel(op, sid);
                 case CLOSE -> new CloseSession(sid, TenureEnd.RELEASED);
                 case DISCONNECT -> new CloseSession(sid, TenureEnd.DISCONNECTED, attachment(op, sid));
                 case RESUME -> new ResumeSession(sid);
@@ -464,11 +464,37 @@ class ModelCheckTest {
             return Math.max(1, nextRid.getOrDefault(sid, 1L) - op.d() % 3);
         }
 
-        /** Mostly one of the last few mutating commands (a client retrying after a lost reply), else any. */
+        /**
+         * Mostly one of the last few mutating commands (a client retrying after a lost reply), else
+         * any. A retried acquire that counts its tries is sometimes sent as its next try.
+         */
         private Command retry(Op op) {
             if (retryable.isEmpty()) return new Stats();
             int back = op.d() % 4 == 0 ? op.a() % retryable.size() : op.a() % Math.min(retryable.size(), 6);
-            return retryable.get(retryable.size() - 1 - back);
+            Command c = retryable.get(retryable.size() - 1 - back);
+            if (c instanceof Acquire a && a.attempt() > 0 && op.b() % 2 == 0) {
+                Acquire next =
+                        new Acquire(a.sessionId(), a.requestId(), a.lock(), a.waitMs(), a.policy(), a.attempt() + 1);
+                retryable.set(retryable.size() - 1 - back, next);
+                return next;
+            }
+            return c;
+        }
+
+        /** Withdraws a wait for any try, the latest try, or an earlier try (a call cut off). */
+        private Command cancel(Op op, long sid) {
+            long target = cancelTarget(op, sid);
+            ReferenceModel.S s = model.session(sid);
+            long latest = 0;
+            if (s != null) {
+                for (ReferenceModel.C x : s.cache) if (x.rid == target) latest = x.attempt;
+            }
+            long attempt = switch (op.b() % 3) {
+                case 0 -> 0;
+                case 1 -> latest;
+                default -> Math.max(1, latest - 1);
+            };
+            return new CancelWait(sid, target, attempt);
         }
 
         private Command malformed(Op op, long sid) {
@@ -482,7 +508,6 @@ class ModelCheckTest {
             };
         }
 
-        /** Mostly a live session, sometimes an ended or never-opened one. */
         /** Unconditional, the session's current attachment, or an older one (a late close). */
         private long attachment(Op op, long sid) {
             ReferenceModel.S s = model.session(sid);
@@ -494,6 +519,7 @@ class ModelCheckTest {
             };
         }
 
+        /** Mostly a live session, sometimes an ended or never-opened one. */
         private long session(Op op) {
             List<ReferenceModel.S> live = model.sessions;
             if (op.b() % 6 != 0 && !live.isEmpty()) {

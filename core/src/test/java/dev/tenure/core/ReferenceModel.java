@@ -45,6 +45,16 @@ final class ReferenceModel {
         long rid;
         Result result;
         String waitingOn;
+        long attempt;
+    }
+
+    private static void attempted(S s, long rid, long attempt) {
+        for (C x : s.cache) if (x.rid == rid && attempt > x.attempt) x.attempt = attempt;
+    }
+
+    private static long latestAttempt(S s, long rid) {
+        for (C x : s.cache) if (x.rid == rid) return x.attempt;
+        return 0;
     }
 
     static final class W {
@@ -387,9 +397,16 @@ final class ReferenceModel {
     }
 
     Result acquire(Acquire c) {
-        if (!nameOk(c.lock(), lim.lockNameBytesMax()) || c.requestId() <= 0 || !policyOk(c.policy())) return invalid();
+        if (!nameOk(c.lock(), lim.lockNameBytesMax()) || c.requestId() <= 0 || !policyOk(c.policy()) || c.attempt() < 0)
+            return invalid();
         S s = session(c.sessionId());
         if (s == null) return lost();
+        Result r = decideAcquire(s, c);
+        attempted(s, c.requestId(), c.attempt());
+        return r;
+    }
+
+    private Result decideAcquire(S s, Acquire c) {
         Result cached = lookup(s, c.requestId());
         if (cached != null) return cached;
         L l = lock(c.lock());
@@ -430,8 +447,11 @@ final class ReferenceModel {
     }
 
     Result cancel(CancelWait c) {
+        if (c.attempt() < 0) return invalid();
         S s = session(c.sessionId());
         if (s == null) return lost();
+        if (c.attempt() > 0 && latestAttempt(s, c.requestId()) > c.attempt())
+            return new Rejected(Code.NOT_OWNER, "", 0);
         for (L l : locks) {
             for (W w : l.queue) {
                 if (w.sid == s.id && w.rid == c.requestId()) {

@@ -71,7 +71,9 @@ final class ParkedAcquire {
     }
 
     private void withdraw() {
-        gateway.submit(new Command.CancelWait(request.getSessionId(), request.getRequestId()), Gateway.IGNORE);
+        gateway.submit(
+                new Command.CancelWait(request.getSessionId(), request.getRequestId(), request.getAttempt()),
+                Gateway.IGNORE);
     }
 
     private void answer(AcquireResponse response, Status error) {

@@ -30,7 +30,8 @@ final class Wire {
                 r.getRequestId(),
                 r.getLock(),
                 r.getWaitMs(),
-                new Policy(p.getLockDelayMs(), p.getMaxHoldMs(), p.getLeaseTtlMs()));
+                new Policy(p.getLockDelayMs(), p.getMaxHoldMs(), p.getLeaseTtlMs()),
+                r.getAttempt());
     }
 
     static Command.Release release(ReleaseRequest r) {

@@ -14,10 +14,11 @@ import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 
 /**
  * Sends one unary request, retrying on UNAVAILABLE / DEADLINE_EXCEEDED across the endpoints until
- * its budget is spent. Every try sends the very same request message, so the same request id:
+ * its budget is spent. Every try sends the same request id (an acquire also says which try it is):
  * the state machine returns the original outcome for a request it already decided, which is what
  * makes a retry after a lost reply safe (ZOOKEEPER-1262 is the bug this avoids).
  */
@@ -43,7 +44,13 @@ public final class Retrier {
      * flight, which on the server withdraws an acquire's wait.
      */
     public <Q, R> CompletableFuture<R> call(MethodDescriptor<Q, R> method, Q request, long budgetNanos) {
-        Tries<Q, R> tries = new Tries<>(method, request, budgetNanos, time.nanoTime());
+        return callTries(method, attempt -> request, budgetNanos);
+    }
+
+    /** As above, with the request for each try (from 1): a request that says which try it is. */
+    public <Q, R> CompletableFuture<R> callTries(
+            MethodDescriptor<Q, R> method, IntFunction<Q> tryRequest, long budgetNanos) {
+        Tries<Q, R> tries = new Tries<>(method, tryRequest, budgetNanos, time.nanoTime());
         // Also on success: the context is released once the request is decided either way.
         tries.result.whenComplete((r, e) -> tries.cancel());
         tries.start();
@@ -71,7 +78,7 @@ public final class Retrier {
     private final class Tries<Q, R> {
         final CompletableFuture<R> result = new CompletableFuture<>();
         final MethodDescriptor<Q, R> method;
-        final Q request;
+        final IntFunction<Q> tryRequest;
         final long budgetNanos;
         final long startNanos;
         // Calls run in a context of their own, detached from the caller's: a request made from
@@ -80,11 +87,12 @@ public final class Retrier {
         // cancelled context fails at once), so cancel() needs no race handling.
         final Context.CancellableContext context = Context.ROOT.withCancellation();
         int failures; // guarded by this
+        int tries; // guarded by this
         TimeSource.Cancellable backoff; // guarded by this
 
-        Tries(MethodDescriptor<Q, R> method, Q request, long budgetNanos, long startNanos) {
+        Tries(MethodDescriptor<Q, R> method, IntFunction<Q> tryRequest, long budgetNanos, long startNanos) {
             this.method = method;
-            this.request = request;
+            this.tryRequest = tryRequest;
             this.budgetNanos = budgetNanos;
             this.startNanos = startNanos;
         }
@@ -100,6 +108,10 @@ public final class Retrier {
                 options = options.withDeadlineAfter(Math.max(attemptNanos(left), 1), TimeUnit.NANOSECONDS);
             }
             CallOptions callOptions = options;
+            Q request;
+            synchronized (this) {
+                request = tryRequest.apply(++tries);
+            }
             context.run(() -> {
                 ClientCall<Q, R> call = endpoints.channel(index).newCall(method, callOptions);
                 ClientCalls.asyncUnaryCall(call, request, new Reply(index));

@@ -58,7 +58,12 @@ final class WireMapping {
             case ACQUIRE -> {
                 var r = log.getAcquire();
                 yield new Command.Acquire(
-                        r.getSessionId(), r.getRequestId(), r.getLock(), r.getWaitMs(), toCore(r.getPolicy()));
+                        r.getSessionId(),
+                        r.getRequestId(),
+                        r.getLock(),
+                        r.getWaitMs(),
+                        toCore(r.getPolicy()),
+                        r.getAttempt());
             }
             case RENEW_LEASE -> {
                 var r = log.getRenewLease();
@@ -75,7 +80,9 @@ final class WireMapping {
             }
             case CANCEL_WAIT ->
                 new Command.CancelWait(
-                        log.getCancelWait().getSessionId(), log.getCancelWait().getRequestId());
+                        log.getCancelWait().getSessionId(),
+                        log.getCancelWait().getRequestId(),
+                        log.getCancelWait().getAttempt());
             case RELEASE -> {
                 var r = log.getRelease();
                 yield new Command.Release(

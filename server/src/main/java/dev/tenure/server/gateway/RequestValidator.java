@@ -50,6 +50,9 @@ final class RequestValidator {
         if (r.hasPolicy()) {
             policy(r.getPolicy());
         }
+        if (r.getAttempt() < 0) {
+            throw invalid("attempt must not be negative, was " + r.getAttempt());
+        }
     }
 
     /** Each field 0 (off) or within its limit; the lease TTL shares the session TTL range. */

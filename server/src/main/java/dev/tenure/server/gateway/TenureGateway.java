@@ -250,7 +250,11 @@ public final class TenureGateway extends TenureGrpc.TenureImplBase {
                             .asRuntimeException());
         }
 
-        /** The client stopped waiting (deadline, cancel, or its process died): withdraw the wait. */
+        /**
+         * The call ended unanswered: the client stopped waiting (deadline, cancel, its process
+         * died) or the connection was cut. Withdraw the wait; the withdrawal names this call's try,
+         * so it changes nothing if the client's next try already reached the log.
+         */
         private void cancelled() {
             if (answered.compareAndSet(false, true)) {
                 forget();
@@ -263,7 +267,8 @@ public final class TenureGateway extends TenureGrpc.TenureImplBase {
             cluster.submit(LogCommand.newBuilder()
                     .setCancelWait(CancelWait.newBuilder()
                             .setSessionId(request.getSessionId())
-                            .setRequestId(request.getRequestId())));
+                            .setRequestId(request.getRequestId())
+                            .setAttempt(request.getAttempt())));
         }
 
         private void forget() {
