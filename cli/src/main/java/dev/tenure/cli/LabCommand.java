@@ -30,8 +30,9 @@ import picocli.CommandLine.Parameters;
             "Scenarios: holder-crash, long-work-expiry, gc-pause, partitioned-holder, stale-unlock-retry,",
             "quorum-loss, or all. Exit 0 only if every naive run broke a property and no Tenure run did.",
             "`random` runs workers against Tenure under a seeded schedule of faults (kills and pauses of",
-            "nodes; partitions, resets, delays and pauses of workers), printed in full; exit 0 if no",
-            "property broke. The same --seed, --duration and --workers replay the same schedule."
+            "nodes; partitions, resets, delays, pauses and wall-clock steps of workers; faults overlap),",
+            "printed in full; exit 0 if no property broke. The same --seed, --duration and --workers",
+            "replay the same schedule (clock steps only where libfaketime is installed)."
         })
 final class LabCommand implements Callable<Integer> {
     /** A Tenure run broke a checked property: a safety bug. */

@@ -7,12 +7,12 @@ import dev.tenure.client.LockStatus;
 import dev.tenure.client.Session;
 import dev.tenure.client.TenureClient;
 import dev.tenure.client.TenureEnd;
+import dev.tenure.lab.process.Faketime;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -83,21 +83,10 @@ class ClockStepIT {
     }
 
     /** libfaketime moving the wall clock only, re-reading the offset file every second. */
-    private static Map<String, String> fakeWallClock(Path offsetFile) throws Exception {
-        Path lib;
-        try (Stream<Path> libs = Stream.of("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib")
-                .map(d -> Path.of(d, "faketime", "libfaketime.so.1"))) {
-            lib = libs.filter(Files::exists)
-                    .findFirst()
-                    .orElseThrow(() -> new AssertionError(
-                            "libfaketime is not installed (apt-get install libfaketime;" + " .ci/run installs it)"));
-        }
-        return Map.of(
-                "LD_PRELOAD", lib.toString(),
-                "FAKETIME_TIMESTAMP_FILE", offsetFile.toString(),
-                "FAKETIME_CACHE_DURATION", "1",
-                "FAKETIME_DONT_FAKE_MONOTONIC", "1",
-                // Without this the JVM hangs at start under libfaketime 0.9.10.
-                "FAKETIME_FORCE_MONOTONIC_FIX", "0");
+    private static Map<String, String> fakeWallClock(Path offsetFile) {
+        Path lib = Faketime.library()
+                .orElseThrow(() -> new AssertionError(
+                        "libfaketime is not installed (apt-get install libfaketime; .ci/run installs it)"));
+        return Faketime.wallClockEnv(lib, offsetFile);
     }
 }

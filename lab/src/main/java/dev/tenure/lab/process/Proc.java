@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -40,9 +41,17 @@ public final class Proc implements AutoCloseable {
     /** Starts {@code command}; {@code onLine} gets each stdout line on the pump thread. */
     public static Proc start(String name, List<String> command, Path logFile, Consumer<String> onLine)
             throws IOException {
+        return start(name, command, Map.of(), logFile, onLine);
+    }
+
+    /** As above, with {@code env} added to this process's environment. */
+    public static Proc start(
+            String name, List<String> command, Map<String, String> env, Path logFile, Consumer<String> onLine)
+            throws IOException {
         Files.createDirectories(logFile.toAbsolutePath().getParent());
-        Process p = new ProcessBuilder(command).start();
-        return new Proc(name, p, logFile, onLine);
+        ProcessBuilder builder = new ProcessBuilder(command);
+        builder.environment().putAll(env);
+        return new Proc(name, builder.start(), logFile, onLine);
     }
 
     private Thread pump(java.io.InputStream in, String stream, Consumer<String> onLine) {

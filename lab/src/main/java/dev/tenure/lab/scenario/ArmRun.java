@@ -134,7 +134,14 @@ public final class ArmRun implements AutoCloseable {
     }
 
     /** Starts worker {@code name} on this run's lock, resource and store, with its own options. */
-    public synchronized Proc worker(String name, List<String> lockEndpoints, String... options) throws IOException {
+    public Proc worker(String name, List<String> lockEndpoints, String... options) throws IOException {
+        return worker(name, lockEndpoints, Map.of(), options);
+    }
+
+    /** As above, with {@code env} added to the worker's environment (libfaketime, for one). */
+    public synchronized Proc worker(
+            String name, List<String> lockEndpoints, Map<String, String> environment, String... options)
+            throws IOException {
         List<String> cmd = new ArrayList<>(
                 JavaLauncher.javaCommand(JavaLauncher.SMALL_JVM, env.classpath(), LabWorker.class.getName()));
         cmd.addAll(List.of(
@@ -147,7 +154,7 @@ public final class ArmRun implements AutoCloseable {
         cmd.addAll(List.of(options));
         BlockingQueue<String> reached = new LinkedBlockingQueue<>();
         points.put(name, reached);
-        Proc p = Proc.start(name, cmd, dir.resolve("worker-" + name + ".log"), line -> {
+        Proc p = Proc.start(name, cmd, environment, dir.resolve("worker-" + name + ".log"), line -> {
             if (line.startsWith(History.PREFIX)) {
                 history.fromWorker(name, line);
             } else if (line.startsWith("@point ")) {
@@ -189,7 +196,7 @@ public final class ArmRun implements AutoCloseable {
     }
 
     /** Records an injected fault; returns its lab time. */
-    public long fault(String what) {
+    public synchronized long fault(String what) {
         faults++;
         env.progress(scenario + " " + arm.id() + ": fault: " + what);
         return history.lab(Op.FAULT, what).nanos();

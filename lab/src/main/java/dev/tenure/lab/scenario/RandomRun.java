@@ -6,17 +6,28 @@ import dev.tenure.lab.history.Event;
 import dev.tenure.lab.history.Kind;
 import dev.tenure.lab.history.Op;
 import dev.tenure.lab.history.Violation;
+import dev.tenure.lab.process.Faketime;
 import dev.tenure.lab.process.Proc;
+import dev.tenure.lab.store.TenureKvBackend;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 /**
  * `tenure lab random`: worker slots contend for one lock and write to one fenced resource through
- * fault proxies, while the {@link Nemesis} kills and pauses nodes and partitions, resets, delays
- * and pauses workers, one fault at a time, on a schedule derived from the seed. Each slot starts a
+ * fault proxies, while the {@link Nemesis} kills and pauses nodes, partitions, resets, delays and
+ * pauses workers and steps their wall clocks, faults overlapping, on a schedule derived from the
+ * seed. Odd slots ask for a disconnect grace, so a reset of their links must be resumed, not end
+ * their session. Each slot starts a
  * new worker process whenever its last one finishes, until the run's time is up. The history is
  * then checked like any scenario's (tokens, interleaving, stale writes, lost acknowledgements),
  * and the service itself by {@link ReplicaCheck}.
@@ -26,6 +37,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class RandomRun {
     public static final String NAME = "random";
+    /** The disconnect grace of odd worker slots: their resets must be resumed, not end the session. */
+    static final long GRACE_MS = 1_000;
 
     private final LabEnv env;
     private final Duration duration;
@@ -45,31 +58,50 @@ public final class RandomRun {
     }
 
     public List<Nemesis.Step> schedule() {
-        return Nemesis.schedule(env.seed(), duration.toMillis(), 3, slots);
+        return Nemesis.schedule(
+                env.seed(), duration.toMillis(), 3, slots, Faketime.library().isPresent());
     }
 
     /** Runs the schedule and checks the history; a run that could not be carried out says why. */
     public ArmResult run() {
         List<Nemesis.Step> schedule = schedule();
-        env.progress(NAME + ": seed " + env.seed() + ", " + duration.toSeconds() + " s, " + slots + " workers, "
+        env.progress(NAME + ": seed " + env.seed() + ", " + duration.toSeconds() + " s, " + slots + " workers"
+                + " (odd ones with a " + GRACE_MS + " ms disconnect grace), clock steps "
+                + (Faketime.library().isPresent() ? "on" : "off (libfaketime not installed)") + ", "
                 + schedule.size() + " faults:");
         schedule.forEach(s -> env.progress(NAME + ":   " + s.describe()));
         ArmRun run = null;
         List<Slot> started = new ArrayList<>();
+        ExecutorService nemesis = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "lab-random-nemesis");
+            t.setDaemon(true);
+            return t;
+        });
         try {
             run = new ArmRun(env, NAME, Arm.TENURE);
-            run.useStore(new dev.tenure.lab.store.TenureKvBackend(
-                    String.join(",", env.nodeEndpoints()), Duration.ofSeconds(5)));
+            run.useStore(new TenureKvBackend(String.join(",", env.nodeEndpoints()), Duration.ofSeconds(5)));
             long deadline = System.nanoTime() + duration.toNanos();
             for (int i = 0; i < slots; i++) {
-                Slot slot = new Slot(run, i, Steps.proxies(run, "w" + i, env.nodeEndpoints()), deadline);
+                Path clock = run.dir().resolve("clock-w" + i);
+                Files.writeString(clock, "+0\n");
+                Slot slot = new Slot(run, i, Steps.proxies(run, "w" + i, env.nodeEndpoints()), deadline, clock);
                 started.add(slot);
                 slot.start();
             }
             long start = System.nanoTime();
+            // Faults overlap: each runs (inject, hold, heal) on its own thread from its start time.
+            List<Future<?>> inForce = new ArrayList<>();
             for (Nemesis.Step step : schedule) {
                 sleepUntil(start + TimeUnit.MILLISECONDS.toNanos(step.atMs()));
-                apply(run, step, started.get(Math.min(step.target(), started.size() - 1)));
+                Slot slot = started.get(Math.min(step.target(), started.size() - 1));
+                ArmRun r = run;
+                inForce.add(nemesis.submit(() -> {
+                    apply(r, step, slot);
+                    return null;
+                }));
+            }
+            for (Future<?> f : inForce) {
+                f.get();
             }
             sleepUntil(deadline);
             for (Slot s : started) {
@@ -89,6 +121,7 @@ public final class RandomRun {
                     ? new ArmResult(Arm.TENURE, "", List.of(), 0, 0, 0, -1, String.valueOf(e))
                     : run.failed(e);
         } finally {
+            nemesis.shutdownNow();
             started.forEach(Slot::interrupt);
             if (run != null) {
                 run.close();
@@ -126,6 +159,12 @@ public final class RandomRun {
             case PARTITION_CLIENT -> proxies(run, what, slot, FaultMode.BLACKHOLE, step.forMs());
             case RESET_CLIENT -> proxies(run, what, slot, FaultMode.RESET, step.forMs());
             case DELAY_CLIENT -> proxies(run, what, slot, FaultMode.DELAY, step.forMs());
+            case STEP_CLIENT_CLOCK -> {
+                run.fault(what);
+                Files.writeString(slot.clock, String.format(Locale.ROOT, "%+d%n", step.amount()));
+                sleepMs(step.forMs());
+                Files.writeString(slot.clock, "+0\n");
+            }
             case PAUSE_CLIENT -> {
                 Proc p = slot.current;
                 if (p == null || !p.isAlive()) {
@@ -163,28 +202,37 @@ public final class RandomRun {
     /** One worker slot: its links to the lock service, and a new worker each time the last one ends. */
     private final class Slot extends Thread {
         final List<FaultProxy> links;
+        /** The offset file of this slot's wall clock (libfaketime), "+0" unless a step is in force. */
+        final Path clock;
+
         private final ArmRun run;
         private final int index;
         private final long deadlineNanos;
         volatile Proc current;
 
-        Slot(ArmRun run, int index, List<FaultProxy> links, long deadlineNanos) {
+        Slot(ArmRun run, int index, List<FaultProxy> links, long deadlineNanos, Path clock) {
             super("lab-random-w" + index);
             setDaemon(true);
             this.run = run;
             this.index = index;
             this.links = links;
             this.deadlineNanos = deadlineNanos;
+            this.clock = clock;
         }
 
         @Override
         public void run() {
             try {
                 for (int n = 1; System.nanoTime() < deadlineNanos; n++) {
+                    Map<String, String> env = Faketime.library()
+                            .map(lib -> Faketime.wallClockEnv(lib, clock))
+                            .orElse(Map.of());
                     Proc p = run.worker(
                             "w" + index + "-" + n,
                             Steps.endpoints(links),
+                            env,
                             Steps.opts(
+                                    "--disconnect-grace-ms", index % 2 == 1 ? GRACE_MS : 0,
                                     "--ttl-ms", 4000,
                                     "--writes", 6,
                                     "--interval-ms", 300,

@@ -38,6 +38,7 @@ final class TenureHolder implements Holder {
         this.client = TenureClient.builder()
                 .endpoints(o.lockEndpoints)
                 .sessionTtl(Duration.ofMillis(o.ttlMs))
+                .disconnectGrace(Duration.ofMillis(o.disconnectGraceMs))
                 .requestTimeout(Duration.ofMillis(Math.max(REQUEST_TIMEOUT_MS_MIN, o.requestTimeoutMs)))
                 .clientName("lab worker " + o.name)
                 .build();

@@ -25,6 +25,7 @@ final class WorkerOptions {
     long requestTimeoutMs = 5000;
     long releaseRetryMs = 10_000;
     long fenceMinMs = 100;
+    long disconnectGraceMs;
 
     static WorkerOptions parse(String[] args) {
         WorkerOptions o = new WorkerOptions();
@@ -62,6 +63,7 @@ final class WorkerOptions {
             case "--request-timeout-ms" -> requestTimeoutMs = Long.parseLong(v);
             case "--release-retry-ms" -> releaseRetryMs = Long.parseLong(v);
             case "--fence-min-ms" -> fenceMinMs = Long.parseLong(v);
+            case "--disconnect-grace-ms" -> disconnectGraceMs = Long.parseLong(v);
             default -> throw new IllegalArgumentException("unknown option " + flag);
         }
     }

@@ -12,26 +12,50 @@ class NemesisTest {
 
     @Test
     void theSameSeedGivesTheSameScheduleAndAnotherSeedAnother() {
-        List<Nemesis.Step> a = Nemesis.schedule(42, 120_000, 3, 3);
-        assertThat(Nemesis.schedule(42, 120_000, 3, 3)).isEqualTo(a);
-        assertThat(Nemesis.schedule(43, 120_000, 3, 3)).isNotEqualTo(a);
+        List<Nemesis.Step> a = Nemesis.schedule(42, 120_000, 3, 3, true);
+        assertThat(Nemesis.schedule(42, 120_000, 3, 3, true)).isEqualTo(a);
+        assertThat(Nemesis.schedule(43, 120_000, 3, 3, true)).isNotEqualTo(a);
     }
 
     @Test
-    void faultsComeOneAtATimeWithinTheDurationAndOnExistingTargets() {
+    void faultsOverlapButNeverTwoOnTheNodesOrOnOneWorkerAndStayWithinTheRun() {
+        int overlapping = 0;
         for (long seed = 0; seed < 200; seed++) {
-            List<Nemesis.Step> steps = Nemesis.schedule(seed, 60_000, 3, 4);
+            List<Nemesis.Step> steps = Nemesis.schedule(seed, 60_000, 3, 4, true);
             assertThat(steps).isNotEmpty();
-            long freeFrom = Nemesis.LEAD_IN_MS;
-            for (Nemesis.Step s : steps) {
-                assertThat(s.atMs())
-                        .as("seed %d: %s starts after the previous fault healed", seed, s.describe())
-                        .isGreaterThanOrEqualTo(freeFrom);
-                assertThat(s.atMs() + s.forMs()).isLessThanOrEqualTo(60_000);
+            for (int i = 0; i < steps.size(); i++) {
+                Nemesis.Step s = steps.get(i);
+                assertThat(s.atMs()).isGreaterThanOrEqualTo(Nemesis.LEAD_IN_MS);
+                assertThat(s.endMs()).isLessThanOrEqualTo(60_000);
                 assertThat(s.forMs()).isBetween(s.kind().minMs, s.kind().maxMs);
                 assertThat(s.target()).isBetween(0, s.kind().onNode() ? 2 : 3);
-                freeFrom = s.atMs() + s.forMs();
+                assertThat(Math.abs(s.amount()))
+                        .isEqualTo(s.kind() == Nemesis.Kind.STEP_CLIENT_CLOCK ? Nemesis.CLOCK_STEP_S : 0);
+                for (int j = 0; j < i; j++) {
+                    Nemesis.Step earlier = steps.get(j);
+                    boolean overlap = s.atMs() < earlier.endMs();
+                    if (overlap) {
+                        overlapping++;
+                    }
+                    boolean sameGroup = s.kind().onNode()
+                            ? earlier.kind().onNode()
+                            : !earlier.kind().onNode() && earlier.target() == s.target();
+                    assertThat(overlap && sameGroup)
+                            .as("seed %d: %s overlaps %s", seed, s.describe(), earlier.describe())
+                            .isFalse();
+                }
             }
+        }
+        assertThat(overlapping)
+                .as("faults that start while another is in force")
+                .isGreaterThan(100);
+    }
+
+    @Test
+    void withoutClockStepsNoneIsDrawn() {
+        for (long seed = 0; seed < 50; seed++) {
+            assertThat(Nemesis.schedule(seed, 60_000, 3, 3, false))
+                    .noneMatch(s -> s.kind() == Nemesis.Kind.STEP_CLIENT_CLOCK);
         }
     }
 
@@ -39,7 +63,7 @@ class NemesisTest {
     void everyKindOfFaultIsDrawnOverAFewSeeds() {
         Set<Nemesis.Kind> seen = EnumSet.noneOf(Nemesis.Kind.class);
         for (long seed = 0; seed < 20; seed++) {
-            Nemesis.schedule(seed, 60_000, 3, 3).forEach(s -> seen.add(s.kind()));
+            Nemesis.schedule(seed, 60_000, 3, 3, true).forEach(s -> seen.add(s.kind()));
         }
         assertThat(seen).containsExactlyInAnyOrder(Nemesis.Kind.values());
     }
@@ -50,10 +74,12 @@ class NemesisTest {
                 .isEqualTo("+3.0s kill -9 node 1 for 2.5s");
         assertThat(new Nemesis.Step(12_400, Nemesis.Kind.PARTITION_CLIENT, 2, 4_000).describe())
                 .isEqualTo("+12.4s partition worker w2 for 4.0s");
+        assertThat(new Nemesis.Step(5_000, Nemesis.Kind.STEP_CLIENT_CLOCK, 0, 3_000, -3_600).describe())
+                .isEqualTo("+5.0s step wall clock of worker w0 by -3600s for 3.0s");
     }
 
     @Test
     void refusesAScheduleWithoutNodesOrWorkers() {
-        assertThatThrownBy(() -> Nemesis.schedule(1, 60_000, 0, 3)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Nemesis.schedule(1, 60_000, 0, 3, true)).isInstanceOf(IllegalArgumentException.class);
     }
 }
