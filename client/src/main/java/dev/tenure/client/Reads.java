@@ -56,7 +56,7 @@ final class Reads {
     static ServerStatus serverStatus(ClientContext ctx) {
         return ServerStatus.from(Blocking.join(ctx.retrier.call(
                 TenureGrpc.getServerStatusMethod(),
-                ServerStatusRequest.getDefaultInstance(),
+                ServerStatusRequest.newBuilder().setStateDigest(true).build(),
                 ctx.requestTimeoutNanos)));
     }
 }

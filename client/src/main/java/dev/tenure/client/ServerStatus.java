@@ -15,6 +15,10 @@ import java.util.List;
  * @param snapshotPosition log position of this node's latest snapshot (0: none)
  * @param logStartPosition where this node's retained log starts; log before it was covered by
  *     snapshots on every member and deleted
+ * @param replicaDigestPosition the log position of {@code replicaStateDigest} (0: none yet)
+ * @param replicaStateDigest a digest of this replica's whole state at that position, taken on
+ *     request (each status call asks for the next): replicas that agree have equal digests at
+ *     equal positions
  */
 public record ServerStatus(
         int nodeId,
@@ -34,7 +38,9 @@ public record ServerStatus(
         long staleWritesRejected,
 
         long snapshotPosition,
-        long logStartPosition) {
+        long logStartPosition,
+        long replicaDigestPosition,
+        long replicaStateDigest) {
 
     public ServerStatus {
         members = List.copyOf(members);
@@ -63,6 +69,8 @@ public record ServerStatus(
                 r.getSnapshots(),
                 r.getStaleWritesRejected(),
                 r.getSnapshotPosition(),
-                r.getLogStartPosition());
+                r.getLogStartPosition(),
+                r.getReplicaDigestPosition(),
+                r.getReplicaStateDigest());
     }
 }

@@ -5,6 +5,7 @@ import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.server.admin.AdminHttp;
 import dev.tenure.server.admin.NodeMetrics;
 import dev.tenure.server.cluster.ClusterNode;
+import dev.tenure.server.cluster.ReplicaView;
 import dev.tenure.server.gateway.Gateway;
 import io.aeron.cluster.service.Cluster;
 import java.io.IOException;
@@ -85,8 +86,11 @@ public final class TenureServer implements AutoCloseable {
             b.addMembers(
                     Member.newBuilder().setId(m.id()).setEndpoint(m.endpoint()).setLeader(m.id() == leader));
         }
+        ReplicaView.Digest digest = node.replica().digest();
         b.setReplicaLastToken(node.replica().lastToken())
                 .setReplicaLogPosition(node.replica().logPosition())
+                .setReplicaDigestPosition(digest.logPosition())
+                .setReplicaStateDigest(digest.value())
                 .setSnapshots(node.snapshots())
                 .setSnapshotPosition(node.latestSnapshotPosition())
                 .setLogStartPosition(node.logStartPosition());

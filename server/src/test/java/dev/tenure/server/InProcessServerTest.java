@@ -349,6 +349,40 @@ class InProcessServerTest {
         assertThat(s.getNowMs()).isPositive();
     }
 
+    /**
+     * A status call may ask for a digest of the replica's state, which the next call reports at
+     * the position it was taken; a mutation in between changes it.
+     */
+    @Test
+    void aStatusCallReportsTheStateDigestTheLastOneAskedFor() throws Exception {
+        ServerStatusRequest withDigest =
+                ServerStatusRequest.newBuilder().setStateDigest(true).build();
+        stub.serverStatus(withDigest);
+        var first = awaitDigest(withDigest, 0);
+        assertThat(first.getReplicaStateDigest()).isNotZero();
+        SessionStream a = new SessionStream();
+        long sa = a.open(10_000);
+        assertThat(stub.acquire(acquire(sa, 1, "digest", 0)).getCode()).isEqualTo(Code.CODE_OK);
+        var second = awaitDigest(withDigest, first.getReplicaDigestPosition());
+        assertThat(second.getReplicaStateDigest()).isNotEqualTo(first.getReplicaStateDigest());
+    }
+
+    /** Asks until a digest taken after log position {@code after} comes back. */
+    private static dev.tenure.api.v1.ServerStatusResponse awaitDigest(ServerStatusRequest request, long after)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            var s = stub.serverStatus(request);
+            if (s.getReplicaDigestPosition() > after) {
+                return s;
+            }
+            assertThat(System.nanoTime())
+                    .as("a digest after position %d", after)
+                    .isLessThan(deadline);
+            Thread.sleep(20);
+        }
+    }
+
     /** The value of an unlabelled sample in a Prometheus scrape, or -1 if it is absent. */
     static double sample(String scrape, String name) {
         return scrape.lines()

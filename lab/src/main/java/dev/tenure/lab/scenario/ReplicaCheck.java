@@ -20,7 +20,7 @@ import java.util.concurrent.TimeUnit;
  * reported an invariant violation (the core checks its invariants after every apply, so this is
  * "at most one holder per lock, grants only to live sessions" at every point of every replica's
  * log); the replicas agree (at every log position two nodes both reported, their token counters
- * are equal) and all catch up; and no replica's token counter is below a token a worker was
+ * are equal, and so are the digests of their whole state where both took one) and all catch up; and no replica's token counter is below a token a worker was
  * granted, so no restart lost a grant.
  */
 final class ReplicaCheck {
@@ -38,6 +38,7 @@ final class ReplicaCheck {
             throws IOException, InterruptedException {
         List<Violation> out = new ArrayList<>(invariantViolations(logs));
         List<TreeMap<Long, Long>> seen = new ArrayList<>();
+        List<TreeMap<Long, Long>> digests = new ArrayList<>();
         long[] last = new long[endpoints.size()];
         List<TenureClient> clients = new ArrayList<>();
         try {
@@ -47,6 +48,7 @@ final class ReplicaCheck {
                         .requestTimeout(Duration.ofSeconds(5))
                         .build());
                 seen.add(new TreeMap<>());
+                digests.add(new TreeMap<>());
             }
             long target = -1;
             long deadline = System.nanoTime() + CONVERGE.toNanos();
@@ -58,6 +60,9 @@ final class ReplicaCheck {
                     try {
                         ServerStatus s = clients.get(i).serverStatus();
                         seen.get(i).put(s.replicaLogPosition(), s.replicaLastToken());
+                        if (s.replicaDigestPosition() > 0) {
+                            digests.get(i).put(s.replicaDigestPosition(), s.replicaStateDigest());
+                        }
                         last[i] = s.replicaLastToken();
                     } catch (TenureException e) {
                         // a node still starting: asked again next round
@@ -70,7 +75,8 @@ final class ReplicaCheck {
                 done = System.nanoTime() > sampleUntil
                         && target >= 0
                         && allReached(seen, target)
-                        && compare(seen, new ArrayList<>()) > 0;
+                        && compare(seen, new ArrayList<>()) > 0
+                        && compare(digests, "state digest", new ArrayList<>()) > 0;
                 if (!done) {
                     TimeUnit.MILLISECONDS.sleep(100);
                 }
@@ -91,13 +97,15 @@ final class ReplicaCheck {
                 }
             }
             int compared = compare(seen, out);
-            env.progress("replicas: " + compared + " (position, token) pairs compared, every node reached position "
-                    + target + ": " + out.size() + " violation(s)");
-            if (compared == 0) {
+            int digested = compare(digests, "state digest", out);
+            env.progress("replicas: " + compared + " (position, token) and " + digested
+                    + " (position, state digest) pairs compared, every node reached position " + target + ": "
+                    + out.size() + " violation(s)");
+            if (compared == 0 || digested == 0) {
                 out.add(new Violation(
                         AGREEMENT,
-                        "no log position was reported by two nodes within " + CONVERGE.toSeconds()
-                                + " s: nothing to compare"));
+                        "no log position was reported by two nodes within " + CONVERGE.toSeconds() + " s (tokens "
+                                + compared + ", digests " + digested + "): nothing to compare"));
             }
         } finally {
             clients.forEach(TenureClient::close);
@@ -121,22 +129,30 @@ final class ReplicaCheck {
         return out;
     }
 
-    /**
-     * Compares node 0's (position, token) reports with every other node's at the same position;
-     * adds a violation per disagreement and returns how many pairs were compared.
-     */
+    /** As {@link #compare(List, String, List)} for token counters. */
     static int compare(List<TreeMap<Long, Long>> seen, List<Violation> out) {
+        return compare(seen, "token", out);
+    }
+
+    /**
+     * Compares every two nodes' (position, value) reports at the positions both reported; adds a
+     * violation per disagreement and returns how many pairs were compared.
+     */
+    static int compare(List<TreeMap<Long, Long>> seen, String what, List<Violation> out) {
         int compared = 0;
-        for (Map.Entry<Long, Long> e : seen.get(0).entrySet()) {
-            for (int j = 1; j < seen.size(); j++) {
-                Long other = seen.get(j).get(e.getKey());
-                if (other != null) {
+        for (int i = 0; i < seen.size(); i++) {
+            for (int j = i + 1; j < seen.size(); j++) {
+                for (Map.Entry<Long, Long> e : seen.get(i).entrySet()) {
+                    Long other = seen.get(j).get(e.getKey());
+                    if (other == null) {
+                        continue;
+                    }
                     compared++;
                     if (!other.equals(e.getValue())) {
                         out.add(new Violation(
                                 AGREEMENT,
-                                "at log position " + e.getKey() + " node 0 has token " + e.getValue() + ", node " + j
-                                        + " " + other));
+                                "at log position " + e.getKey() + " node " + i + " has " + what + " " + e.getValue()
+                                        + ", node " + j + " " + other));
                     }
                 }
             }

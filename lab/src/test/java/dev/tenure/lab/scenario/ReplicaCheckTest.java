@@ -44,6 +44,20 @@ class ReplicaCheckTest {
     }
 
     @Test
+    void everyTwoNodesAreComparedNotOnlyAgainstTheFirst() {
+        List<TreeMap<Long, Long>> digests = List.of(
+                new TreeMap<>(java.util.Map.of(100L, 11L)),
+                new TreeMap<>(java.util.Map.of(300L, 42L)),
+                new TreeMap<>(java.util.Map.of(300L, 43L)));
+        List<Violation> out = new ArrayList<>();
+        assertThat(ReplicaCheck.compare(digests, "state digest", out)).isEqualTo(1);
+        assertThat(out)
+                .singleElement()
+                .satisfies(x ->
+                        assertThat(x.message()).isEqualTo("at log position 300 node 1 has state digest 42, node 2 43"));
+    }
+
+    @Test
     void replicasThatAgreeWhereverTheyOverlapPass() {
         List<TreeMap<Long, Long>> seen = List.of(
                 new TreeMap<>(java.util.Map.of(100L, 5L, 200L, 6L)),

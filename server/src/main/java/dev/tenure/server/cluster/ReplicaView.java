@@ -15,6 +15,10 @@ public final class ReplicaView {
     private final AtomicLongArray memberSnapshotPositions;
     private volatile long lastToken;
     private volatile long logPosition;
+    private volatile Digest digest = new Digest(0, 0);
+
+    /** A digest of the whole replicated state, as the service thread took it right after applying {@code logPosition}. */
+    public record Digest(long logPosition, long value) {}
 
     public ReplicaView(int memberCount) {
         memberSnapshotPositions = new AtomicLongArray(memberCount);
@@ -33,6 +37,15 @@ public final class ReplicaView {
         if (nodeId >= 0 && nodeId < memberSnapshotPositions.length()) {
             memberSnapshotPositions.set(nodeId, snapshotPosition);
         }
+    }
+
+    /** The latest digest taken (at a status read that asked for one); {@code logPosition} 0 until the first. */
+    public Digest digest() {
+        return digest;
+    }
+
+    void digested(long position, long value) {
+        digest = new Digest(position, value);
     }
 
     public long lastToken() {

@@ -87,6 +87,11 @@ public final class TenureClusteredService implements ClusteredService {
         Reply reply = WireMapping.toReply(command, result);
         send(session, Egress.newBuilder().setReply(reply).build());
         afterApply();
+        if (command.hasStats() && command.getStats().getStateDigest()) {
+            // Every replica applies this entry, so all digest the same position; the snapshot
+            // encoding is canonical, so replicas that agree produce equal bytes.
+            replica.digested(cluster.logPosition(), StateDigest.of(machine.snapshot()));
+        }
     }
 
     @Override

@@ -62,7 +62,7 @@ public final class Gateway implements AutoCloseable {
                 cluster,
                 registry,
                 new RequestValidator(config.limits()),
-                this::status,
+                request -> status(request.getStateDigest()),
                 (lock, target, token, current) -> {
                     System.err.println("tenure: stale write rejected: lock " + lock + " " + target + " token " + token
                             + (current == 0 ? " (the lock is free)" : " < current " + current));
@@ -88,13 +88,18 @@ public final class Gateway implements AutoCloseable {
      * committed a command through a quorum; if the log does not answer in time the status says so.
      */
     public CompletableFuture<ServerStatusResponse> status() {
+        return status(false);
+    }
+
+    /** As {@link #status()}; with {@code stateDigest}, every replica digests its state at this read. */
+    public CompletableFuture<ServerStatusResponse> status(boolean stateDigest) {
         // Every status read carries this node's recovery position to its peers, through the log.
         MemberReport report = MemberReport.newBuilder()
                 .setNodeId(nodeId)
                 .setRecoveryPosition(recoveryPosition.getAsLong())
                 .build();
         return cluster.submit(LogCommand.newBuilder()
-                        .setStats(StatsRequest.newBuilder().setReport(report)))
+                        .setStats(StatsRequest.newBuilder().setReport(report).setStateDigest(stateDigest)))
                 .handle((reply, error) -> {
                     ServerStatusResponse.Builder b = ServerStatusResponse.newBuilder();
                     if (error == null) {

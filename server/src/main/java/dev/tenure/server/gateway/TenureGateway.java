@@ -32,7 +32,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
 /**
  * The gRPC face of a node. Validates each request's shape, writes it into the log through the
@@ -45,7 +44,7 @@ public final class TenureGateway extends TenureGrpc.TenureImplBase {
     private final ClusterChannel cluster;
     private final SessionRegistry registry;
     private final RequestValidator validator;
-    private final Supplier<CompletableFuture<ServerStatusResponse>> nodeStatus;
+    private final Function<ServerStatusRequest, CompletableFuture<ServerStatusResponse>> nodeStatus;
     /** Told of each stale write this node served: each is reported once, by the node the writer used. */
     private final StaleWriteListener staleWrites;
 
@@ -59,7 +58,7 @@ public final class TenureGateway extends TenureGrpc.TenureImplBase {
             ClusterChannel cluster,
             SessionRegistry registry,
             RequestValidator validator,
-            Supplier<CompletableFuture<ServerStatusResponse>> nodeStatus,
+            Function<ServerStatusRequest, CompletableFuture<ServerStatusResponse>> nodeStatus,
             StaleWriteListener staleWrites) {
         this.cluster = cluster;
         this.registry = registry;
@@ -156,7 +155,7 @@ public final class TenureGateway extends TenureGrpc.TenureImplBase {
 
     @Override
     public void serverStatus(ServerStatusRequest request, StreamObserver<ServerStatusResponse> responses) {
-        nodeStatus.get().whenComplete((status, error) -> {
+        nodeStatus.apply(request).whenComplete((status, error) -> {
             if (error != null) {
                 responses.onError(unavailable(error));
             } else {
