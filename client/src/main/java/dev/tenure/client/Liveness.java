@@ -375,7 +375,7 @@ final class Liveness implements KeepAliveStream.Handler {
         } else if (time.nanoTime() - openGiveUpNanos >= 0) {
             openFailure = new UnavailableException(
                     "no endpoint opened a session within " + TimeUnit.NANOSECONDS.toMillis(ctx.requestTimeoutNanos)
-                            + " ms (last: " + status + ")",
+                            + " ms (last: " + Retrier.brief(status) + ")",
                     status.asRuntimeException());
         } else {
             return scheduleReconnect();

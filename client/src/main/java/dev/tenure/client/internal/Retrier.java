@@ -61,6 +61,15 @@ public final class Retrier {
         return code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED;
     }
 
+    /** A status for a message: code, description and the cause's message, without its stack trace. */
+    public static String brief(Status status) {
+        String text = status.getDescription() == null
+                ? status.getCode().toString()
+                : status.getCode() + ": " + status.getDescription();
+        Throwable cause = status.getCause();
+        return cause == null || cause.getMessage() == null ? text : text + " (" + cause.getMessage() + ")";
+    }
+
     /** Maps a status that is not retried to the client's exception for it. */
     public static TenureException failure(Status status) {
         String detail = status.getDescription() == null ? status.getCode().toString() : status.getDescription();
@@ -87,7 +96,7 @@ public final class Retrier {
         // cancelled context fails at once), so cancel() needs no race handling.
         final Context.CancellableContext context = Context.ROOT.withCancellation();
         int failures; // guarded by this
-        int tries; // guarded by this
+        int started; // guarded by this: tries started, numbered from 1
         TimeSource.Cancellable backoff; // guarded by this
 
         Tries(MethodDescriptor<Q, R> method, IntFunction<Q> tryRequest, long budgetNanos, long startNanos) {
@@ -110,7 +119,7 @@ public final class Retrier {
             CallOptions callOptions = options;
             Q request;
             synchronized (this) {
-                request = tryRequest.apply(++tries);
+                request = tryRequest.apply(++started);
             }
             context.run(() -> {
                 ClientCall<Q, R> call = endpoints.channel(index).newCall(method, callOptions);
@@ -157,7 +166,7 @@ public final class Retrier {
                 result.completeExceptionally(new UnavailableException(
                         "no endpoint answered "
                                 + method.getBareMethodName() + " within " + TimeUnit.NANOSECONDS.toMillis(spent)
-                                + " ms (" + tries + " tries; last: " + status + ")",
+                                + " ms (" + tries + " tries; last: " + brief(status) + ")",
                         error));
             } else if (delay == 0) {
                 start();
