@@ -22,10 +22,12 @@ final class LockRecord {
     long renewDeadlineMs = NONE;
     /** maxHold: the lease is revoked here. NONE without maxHold, or no lease. */
     long maxHoldAtMs = NONE;
+    // Both start with one slot, not ArrayDeque's default 16: most locks have no waiter, and a
+    // million idle locks would otherwise carry some 128 MB of empty arrays. They grow as needed.
     /** FIFO; bounded by waitersPerLockMax, so removal from the middle is a bounded scan. */
-    final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
+    final ArrayDeque<Waiter> waiters = new ArrayDeque<>(0);
     /** Oldest first; at most historyPerLockMax records. */
-    final ArrayDeque<TenureRecord> history = new ArrayDeque<>();
+    final ArrayDeque<TenureRecord> history = new ArrayDeque<>(0);
 
     TenureEnd lastEnd = TenureEnd.NONE;
     long lastToken;

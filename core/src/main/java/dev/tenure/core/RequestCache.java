@@ -20,8 +20,11 @@ import java.util.TreeMap;
  */
 final class RequestCache {
     private final TreeMap<Long, Outcome> outcomes;
-    /** The highest try of each cached acquire that counted its tries; leaves with its outcome. */
-    private final TreeMap<Long, Long> attempts;
+    /**
+     * The highest try of each cached acquire that counted its tries; leaves with its outcome. A
+     * shared empty map until the first (most sessions never retry an acquire).
+     */
+    private SortedMap<Long, Long> attempts;
 
     private long highestEvictedId;
 
@@ -31,13 +34,16 @@ final class RequestCache {
 
     RequestCache(TreeMap<Long, Outcome> outcomes, TreeMap<Long, Long> attempts, long highestEvictedId) {
         this.outcomes = outcomes;
-        this.attempts = attempts;
+        this.attempts = attempts.isEmpty() ? Collections.emptySortedMap() : attempts;
         this.highestEvictedId = highestEvictedId;
     }
 
     /** Try {@code attempt} of the cached request {@code requestId} was applied. */
     void attempted(long requestId, long attempt) {
         if (attempt > 0 && outcomes.containsKey(requestId)) {
+            if (attempts.isEmpty()) {
+                attempts = new TreeMap<>();
+            }
             attempts.merge(requestId, attempt, Math::max);
         }
     }
@@ -104,7 +110,9 @@ final class RequestCache {
                 return; // only pending waits left; they leave when resolved
             }
             outcomes.remove(victim);
-            attempts.remove(victim);
+            if (!attempts.isEmpty() && attempts.remove(victim) != null && attempts.isEmpty()) {
+                attempts = Collections.emptySortedMap();
+            }
             highestEvictedId = Math.max(highestEvictedId, victim);
         }
     }

@@ -1,5 +1,7 @@
 package dev.tenure.core;
 
+import java.util.Collections;
+import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
@@ -21,10 +23,13 @@ final class Session {
     long attachment;
 
     final TreeSet<String> heldLocks = new TreeSet<>();
+    // Most sessions never wait, so the two wait indexes are a shared empty map until the first
+    // wait and again after the last (about 100 bytes a session). Read them freely; change them
+    // only through addWait and removeWait.
     /** lock name to the request id of this session's queued acquire for it. */
-    final TreeMap<String, Long> waitsByLock = new TreeMap<>();
+    SortedMap<String, Long> waitsByLock = Collections.emptySortedMap();
     /** The same waits keyed by request id, for cancel and wait timeouts. */
-    final TreeMap<Long, String> waitsByRequest = new TreeMap<>();
+    SortedMap<Long, String> waitsByRequest = Collections.emptySortedMap();
 
     final RequestCache requests;
 
@@ -43,12 +48,23 @@ final class Session {
     }
 
     void addWait(String lock, long requestId) {
+        if (waitsByLock.isEmpty()) {
+            waitsByLock = new TreeMap<>();
+            waitsByRequest = new TreeMap<>();
+        }
         waitsByLock.put(lock, requestId);
         waitsByRequest.put(requestId, lock);
     }
 
     void removeWait(String lock, long requestId) {
+        if (waitsByLock.isEmpty()) {
+            return; // the shared empty map: nothing to remove, and it refuses changes
+        }
         waitsByLock.remove(lock);
         waitsByRequest.remove(requestId);
+        if (waitsByLock.isEmpty() && waitsByRequest.isEmpty()) {
+            waitsByLock = Collections.emptySortedMap();
+            waitsByRequest = Collections.emptySortedMap();
+        }
     }
 }
