@@ -9,7 +9,8 @@ import java.time.Duration;
 /**
  * The limits of this machine that bound Tenure's figures, each measured the same way every time:
  * the disk's fsync, the loopback round trip (raw TCP and gRPC), Aeron Cluster with an echo
- * service on 1 and 3 members, and the core's apply rate. Run by {@code tenure bench limits}.
+ * service on 1 and 3 members, the core's apply rate and its heap per session holding a lock.
+ * Run by {@code tenure bench limits}.
  */
 public final class MachineLimits {
 
@@ -35,6 +36,7 @@ public final class MachineLimits {
             }
         }
         report.print(coreApply(config.warmup(), config.duration()));
+        report.print(CoreFootprint.run(20_000));
     }
 
     /**
