@@ -275,6 +275,33 @@ class InProcessServerTest {
                 .build();
     }
 
+    /**
+     * A client with several endpoints gives each try of a waiting acquire part of its budget,
+     * then sends the next try at once: the call the deadline cut must not take the wait with it.
+     */
+    @Test
+    void aWaitingAcquireWhoseTryWasCutKeepsItsWaitForTheNextTry() throws Exception {
+        SessionStream a = new SessionStream();
+        long sa = a.open(10_000);
+        long held = stub.acquire(acquire(sa, 1, "retried", 0)).getGrant().getToken();
+        SessionStream b = new SessionStream();
+        long sb = b.open(10_000);
+        AcquireRequest first =
+                acquire(sb, 1, "retried", 60_000).toBuilder().setAttempt(1).build();
+        assertThatThrownBy(() -> TenureGrpc.newBlockingStub(channel)
+                        .withDeadlineAfter(300, TimeUnit.MILLISECONDS)
+                        .acquire(first))
+                .satisfies(e -> assertThat(Status.fromThrowable(e).getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED));
+        var second = TenureGrpc.newFutureStub(channel)
+                .acquire(first.toBuilder().setAttempt(2).build());
+        Thread.sleep(2_000); // past the cut call's withdrawal
+        assertThat(second.isDone()).as("still waiting").isFalse();
+        assertThat(stub.release(release(sa, 2, "retried", held)).getCode()).isEqualTo(Code.CODE_OK);
+        AcquireResponse granted = second.get(10, TimeUnit.SECONDS);
+        assertThat(granted.getCode()).as(granted.toString()).isEqualTo(Code.CODE_OK);
+        assertThat(granted.getGrant().getPreviousToken()).isEqualTo(held);
+    }
+
     @Test
     void fencedPutAcceptsOnlyTheCurrentToken() throws Exception {
         SessionStream a = new SessionStream();

@@ -157,7 +157,7 @@ final class Gateway {
 
     /**
      * Runs {@code action} once {@code graceMs} have passed on this node's clock, unless the node
-     * crashed meanwhile (its sessions then end at their TTL).
+     * crashed meanwhile (its sessions then end at their TTL, its waits with them or their time).
      */
     void afterGrace(long graceMs, Runnable action) {
         if (graceMs == 0) {

@@ -12,6 +12,9 @@ import io.grpc.Status;
  * and a grant that raced ahead of the withdrawal is given back (CancelWait releases it).
  */
 final class ParkedAcquire {
+    /** As the server's gateway (TenureGateway.WITHDRAW_DELAY_MS). */
+    static final long WITHDRAW_DELAY_MS = 1_000;
+
     private final Gateway gateway;
     private final ServerCall call;
     private final AcquireRequest request;
@@ -61,12 +64,15 @@ final class ParkedAcquire {
         answer(null, Status.ABORTED.withDescription("superseded by a retry of the same request"));
     }
 
-    /** The client stopped waiting (deadline, cancel, or its process died): withdraw the wait. */
+    /**
+     * The call ended unanswered (the client gave up, or the call was cut while the client goes
+     * on): withdraw the wait a moment later, so that the client's next try gets to the log first.
+     */
     void cancelled() {
         if (!answered) {
             answered = true;
             gateway.removeWait(this);
-            withdraw();
+            gateway.afterGrace(WITHDRAW_DELAY_MS, this::withdraw);
         }
     }
 

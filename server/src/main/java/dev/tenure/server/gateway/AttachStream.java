@@ -202,7 +202,7 @@ final class AttachStream implements StreamObserver<AttachRequest> {
     }
 
     private void endAfterGrace(long id, long carried, long grace) {
-        registry.afterGrace(
+        registry.later(
                 grace,
                 () -> cluster.submit(LogCommand.newBuilder()
                         .setCloseSession(CloseSession.newBuilder()

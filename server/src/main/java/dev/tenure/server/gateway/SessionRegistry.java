@@ -19,8 +19,9 @@ final class SessionRegistry implements AutoCloseable {
     private final ConcurrentHashMap<Long, AttachStream> streams = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<WaitKey, WaitingAcquire> waits = new ConcurrentHashMap<>();
     /**
-     * Ends sessions whose stream closed once their disconnect grace has passed. One thread,
-     * created on first use; if the node stops first, those sessions end at their TTL instead.
+     * Ends sessions whose stream closed once their disconnect grace has passed, and withdraws
+     * waits whose call ended. One thread, created on first use; if the node stops first, those
+     * sessions end at their TTL instead, and those waits with their session or their wait time.
      */
     private final ScheduledExecutorService graceTimer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "tenure-disconnect-grace");
@@ -37,14 +38,14 @@ final class SessionRegistry implements AutoCloseable {
         return streams.remove(sessionId, stream);
     }
 
-    /** Runs {@code action} after {@code graceMs}; at once when it is 0. */
-    void afterGrace(long graceMs, Runnable action) {
-        if (graceMs == 0) {
+    /** Runs {@code action} after {@code delayMs}; at once when it is 0. */
+    void later(long delayMs, Runnable action) {
+        if (delayMs == 0) {
             action.run();
             return;
         }
         try {
-            graceTimer.schedule(action, graceMs, TimeUnit.MILLISECONDS);
+            graceTimer.schedule(action, delayMs, TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException stopping) {
             // The node is stopping: the session ends at its TTL, which is later and so still safe.
         }

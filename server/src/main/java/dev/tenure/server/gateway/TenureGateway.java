@@ -40,6 +40,8 @@ import java.util.function.Function;
  * machine's WaitResolved event arrives.
  */
 public final class TenureGateway extends TenureGrpc.TenureImplBase {
+    /** How long a cut-off waiting acquire stays queued for the client's next try: see ParkedAcquire. */
+    static final long WITHDRAW_DELAY_MS = 1_000;
 
     private final ClusterChannel cluster;
     private final SessionRegistry registry;
@@ -250,14 +252,18 @@ public final class TenureGateway extends TenureGrpc.TenureImplBase {
         }
 
         /**
-         * The call ended unanswered: the client stopped waiting (deadline, cancel, its process
-         * died) or the connection was cut. Withdraw the wait; the withdrawal names this call's try,
-         * so it changes nothing if the client's next try already reached the log.
+         * The call ended unanswered: the client stopped waiting (its process died, it cancelled),
+         * or the call was cut while the client goes on: a try's deadline (a client with several
+         * endpoints gives each try part of its budget, then tries the next node at once) or a
+         * reset connection. Withdraw the wait, a moment later: the withdrawal names this call's
+         * try, so it changes nothing once the client's next try has reached the log, and the
+         * moment lets that try get there first; otherwise the wait would be gone and the next try
+         * answered CANCELLED.
          */
         private void cancelled() {
             if (answered.compareAndSet(false, true)) {
                 forget();
-                withdraw();
+                registry.later(WITHDRAW_DELAY_MS, this::withdraw);
             }
         }
 
