@@ -48,8 +48,8 @@ final class LabCommand implements Callable<Integer> {
 
     @Option(
             names = "--scale",
-            description = "Divides every scenario time (TTLs, pauses, jobs) by K, 1.." + LabEnv.SCALE_MAX
-                    + " (default: ${DEFAULT-VALUE}).",
+            description = "Scenarios: divides every scenario time (TTLs, pauses, jobs) by K, 1.." + LabEnv.SCALE_MAX
+                    + " (default: ${DEFAULT-VALUE}); random runs have fixed times and use --duration.",
             defaultValue = "4")
     int scale;
 
