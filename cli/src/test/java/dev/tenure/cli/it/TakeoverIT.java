@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import dev.tenure.lab.fault.FaultMode;
+import dev.tenure.lab.fault.FaultProxy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -69,6 +71,63 @@ class TakeoverIT {
                 .isEqualTo("RELEASED");
         assertThat(history.get(history.size() - 2).getAsJsonObject().get("end").getAsString())
                 .isEqualTo("DISCONNECTED");
+    }
+
+    /**
+     * A holder with a disconnect grace whose connection is reset by the network (a proxy resets
+     * it, the process lives) resumes its session and keeps the lock; killed, it hands the lock
+     * over after the grace, not at once and not after the TTL.
+     */
+    @Test
+    void aResetConnectionWithAGraceKeepsTheLeaseAndADeadHolderHandsOverAfterTheGrace() throws Exception {
+        try (FaultProxy link = new FaultProxy("holder-link", server.endpoint());
+                var holder = new Processes.Running(
+                        Processes.tenure(List.of(
+                                "acquire",
+                                "grace-lock",
+                                "--ttl",
+                                "30s",
+                                "--disconnect-grace",
+                                "3s",
+                                "--json",
+                                "--endpoint",
+                                link.endpoint())),
+                        Map.of())) {
+            JsonObject first = json(holder.nextLine(Duration.ofSeconds(30)));
+            long token = first.get("token").getAsLong();
+            try (var waiter = tenure("acquire", "grace-lock", "--json")) {
+                awaitQueued("grace-lock");
+                link.mode(FaultMode.RESET); // every connection reset, new ones too
+                Thread.sleep(500);
+                link.mode(FaultMode.PASS);
+                Thread.sleep(6_000); // twice the grace: a session ended by the reset would have passed on
+                assertThat(waiter.stdout.poll())
+                        .as("the waiter was not granted")
+                        .isNull();
+                assertThat(holder.process.isAlive())
+                        .as("the holder kept its lease")
+                        .isTrue();
+                var status = tenure("status", "grace-lock", "--json");
+                assertThat(status.waitFor(Duration.ofSeconds(30))).isEqualTo(0);
+                assertThat(json(status.nextLine(Duration.ofSeconds(1)))
+                                .getAsJsonObject("holder")
+                                .get("token")
+                                .getAsLong())
+                        .isEqualTo(token);
+
+                long killedAt = System.nanoTime();
+                holder.kill9();
+                JsonObject next = json(waiter.nextLine(Duration.ofSeconds(30)));
+                long takeoverMs = (System.nanoTime() - killedAt) / 1_000_000;
+                assertThat(next.get("previous_end").getAsString()).isEqualTo("DISCONNECTED");
+                assertThat(next.get("previous_token").getAsLong()).isEqualTo(token);
+                assertThat(takeoverMs)
+                        .as("after the 3 s grace, long before the 30 s TTL")
+                        .isBetween(2_800L, 20_000L);
+                waiter.signal("TERM");
+                assertThat(waiter.waitFor(Duration.ofSeconds(30))).isEqualTo(0);
+            }
+        }
     }
 
     /** Polls the lock's status until one waiter is queued on the server. */
