@@ -164,7 +164,7 @@ final class AttachHandler {
     }
 
     private void endAfterGrace(long id, long carried, long grace) {
-        gateway.afterGrace(
+        gateway.later(
                 gateway.mutation() == SimConfig.Mutation.GRACE_NOT_KEPT ? 0 : grace,
                 () -> gateway.submit(
                         new Command.CloseSession(id, dev.tenure.core.TenureEnd.DISCONNECTED, carried), Gateway.IGNORE));

@@ -156,16 +156,16 @@ final class Gateway {
     // ---- sessions and waits served here ----
 
     /**
-     * Runs {@code action} once {@code graceMs} have passed on this node's clock, unless the node
+     * Runs {@code action} once {@code delayMs} have passed on this node's clock, unless the node
      * crashed meanwhile (its sessions then end at their TTL, its waits with them or their time).
      */
-    void afterGrace(long graceMs, Runnable action) {
-        if (graceMs == 0) {
+    void later(long delayMs, Runnable action) {
+        if (delayMs == 0) {
             action.run();
             return;
         }
         long ppm = world.config.nodePpm()[node];
-        long realNanos = Network.ms(graceMs) * 1_000_000 / (1_000_000 + ppm);
+        long realNanos = Network.ms(delayMs) * 1_000_000 / (1_000_000 + ppm);
         long incarnation = crashes;
         world.loop.after(realNanos, null, () -> {
             if (!down && crashes == incarnation) {

@@ -72,7 +72,7 @@ final class ParkedAcquire {
         if (!answered) {
             answered = true;
             gateway.removeWait(this);
-            gateway.afterGrace(WITHDRAW_DELAY_MS, this::withdraw);
+            gateway.later(WITHDRAW_DELAY_MS, this::withdraw);
         }
     }
 

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -43,6 +44,8 @@ public final class RandomRun {
     private final LabEnv env;
     private final Duration duration;
     private final int slots;
+    /** libfaketime, looked up once: clock steps are drawn only where it is installed. */
+    private final Optional<Path> faketime = Faketime.library();
 
     public RandomRun(LabEnv env, Duration duration, int slots) {
         if (duration.toMillis() < Nemesis.LEAD_IN_MS * 2) {
@@ -58,8 +61,7 @@ public final class RandomRun {
     }
 
     public List<Nemesis.Step> schedule() {
-        return Nemesis.schedule(
-                env.seed(), duration.toMillis(), 3, slots, Faketime.library().isPresent());
+        return Nemesis.schedule(env.seed(), duration.toMillis(), 3, slots, faketime.isPresent());
     }
 
     /** Runs the schedule and checks the history; a run that could not be carried out says why. */
@@ -67,7 +69,7 @@ public final class RandomRun {
         List<Nemesis.Step> schedule = schedule();
         env.progress(NAME + ": seed " + env.seed() + ", " + duration.toSeconds() + " s, " + slots + " workers"
                 + " (odd ones with a " + GRACE_MS + " ms disconnect grace), clock steps "
-                + (Faketime.library().isPresent() ? "on" : "off (libfaketime not installed)") + ", "
+                + (faketime.isPresent() ? "on" : "off (libfaketime not installed)") + ", "
                 + schedule.size() + " faults:");
         schedule.forEach(s -> env.progress(NAME + ":   " + s.describe()));
         ArmRun run = null;
@@ -224,8 +226,7 @@ public final class RandomRun {
         public void run() {
             try {
                 for (int n = 1; System.nanoTime() < deadlineNanos; n++) {
-                    Map<String, String> env = Faketime.library()
-                            .map(lib -> Faketime.wallClockEnv(lib, clock))
+                    Map<String, String> env = faketime.map(lib -> Faketime.wallClockEnv(lib, clock))
                             .orElse(Map.of());
                     Proc p = run.worker(
                             "w" + index + "-" + n,

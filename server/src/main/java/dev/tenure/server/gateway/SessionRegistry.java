@@ -23,8 +23,8 @@ final class SessionRegistry implements AutoCloseable {
      * waits whose call ended. One thread, created on first use; if the node stops first, those
      * sessions end at their TTL instead, and those waits with their session or their wait time.
      */
-    private final ScheduledExecutorService graceTimer = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "tenure-disconnect-grace");
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "tenure-gateway-timer");
         t.setDaemon(true);
         return t;
     });
@@ -45,7 +45,7 @@ final class SessionRegistry implements AutoCloseable {
             return;
         }
         try {
-            graceTimer.schedule(action, delayMs, TimeUnit.MILLISECONDS);
+            timer.schedule(action, delayMs, TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException stopping) {
             // The node is stopping: the session ends at its TTL, which is later and so still safe.
         }
@@ -53,7 +53,7 @@ final class SessionRegistry implements AutoCloseable {
 
     @Override
     public void close() {
-        graceTimer.shutdownNow();
+        timer.shutdownNow();
     }
 
     int boundSessions() {
