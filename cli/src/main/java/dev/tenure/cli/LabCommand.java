@@ -1,5 +1,7 @@
 package dev.tenure.cli;
 
+import dev.tenure.lab.process.LabNetwork;
+import dev.tenure.lab.process.NetNamespace;
 import dev.tenure.lab.process.Ports;
 import dev.tenure.lab.scenario.ArmResult;
 import dev.tenure.lab.scenario.Lab;
@@ -14,12 +16,15 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /** `tenure lab`: the six failure modes as experiments, naive lock vs Tenure, with real faults. */
 @Command(
@@ -29,10 +34,11 @@ import picocli.CommandLine.Parameters;
             "processes and real faults (SIGKILL, SIGSTOP, a fault proxy), and checks each recorded history.",
             "Scenarios: holder-crash, long-work-expiry, gc-pause, partitioned-holder, stale-unlock-retry,",
             "quorum-loss, or all. Exit 0 only if every naive run broke a property and no Tenure run did.",
-            "`random` runs workers against Tenure under a seeded schedule of faults (kills and pauses of",
-            "nodes; partitions, resets, delays, pauses and wall-clock steps of workers; faults overlap),",
-            "printed in full; exit 0 if no property broke. The same --seed, --duration and --workers",
-            "replay the same schedule (clock steps only where libfaketime is installed)."
+            "`random` runs workers against Tenure under a seeded schedule of faults (kills, pauses and, in",
+            "network namespaces, partitions of nodes; partitions, resets, delays, pauses and wall-clock",
+            "steps of workers; faults overlap), printed in full; exit 0 if no property broke. The same",
+            "--seed, --duration, --workers and --network replay the same schedule (clock steps only where",
+            "libfaketime is installed)."
         })
 final class LabCommand implements Callable<Integer> {
     /** A Tenure run broke a checked property: a safety bug. */
@@ -78,8 +84,31 @@ final class LabCommand implements Callable<Integer> {
             defaultValue = "3")
     int workers;
 
+    /** Where a random run's nodes live, and so whether faults between nodes can be drawn. */
+    enum Network {
+        /** Network namespaces where root, ip and nft allow it, else loopback. */
+        auto,
+        /** All processes on this machine's loopback: no partitions between nodes. */
+        loopback,
+        /** One namespace per node and a hub for the rest; fails if they cannot be made. */
+        namespaces
+    }
+
+    @Option(
+            names = "--network",
+            description = "random: auto, loopback or namespaces: in namespaces (root, ip, nft) nodes can be"
+                    + " partitioned from each other by nft rules (default: ${DEFAULT-VALUE}).",
+            defaultValue = "auto")
+    Network network;
+
+    @Spec
+    CommandSpec spec;
+
     @Override
     public Integer call() throws Exception {
+        if (scenario.equals(RandomRun.NAME) && System.getenv(LabNetwork.ENV) == null && namespaces()) {
+            return inNamespaces();
+        }
         List<Scenario> selected = scenario.equals(RandomRun.NAME) ? List.of() : select();
         if (scale < LabEnv.SCALE_MIN || scale > LabEnv.SCALE_MAX) {
             throw new IllegalArgumentException("--scale must be in [" + LabEnv.SCALE_MIN + ", " + LabEnv.SCALE_MAX
@@ -99,7 +128,8 @@ final class LabCommand implements Callable<Integer> {
                 SelfLauncher::javaCommand,
                 SelfLauncher.classpath(),
                 Ports.freeClusterBase(basePort, 3),
-                System.err)) {
+                System.err,
+                Optional.ofNullable(System.getenv(LabNetwork.ENV)).map(base -> LabNetwork.attach(base, 3)))) {
             Thread stop = new Thread(env::close, "lab-shutdown");
             Runtime.getRuntime().addShutdownHook(stop); // Ctrl-C or SIGTERM leaves no process behind
             if (random) {
@@ -140,11 +170,62 @@ final class LabCommand implements Callable<Integer> {
         }
         if (!r.violations().isEmpty()) {
             out.printf(
-                    "replay the schedule: tenure lab random --seed %d --duration %ds --workers %d%n",
-                    s, duration.toSeconds(), workers);
+                    "replay the schedule: tenure lab random --seed %d --duration %ds --workers %d --network %s%n",
+                    s,
+                    duration.toSeconds(),
+                    workers,
+                    env.network().isPresent() ? Network.namespaces : Network.loopback);
             return TENURE_VIOLATION;
         }
         return ExitCodes.OK;
+    }
+
+    /** Whether this random run goes into namespaces; --network namespaces fails where it cannot. */
+    private boolean namespaces() {
+        if (network == Network.loopback) {
+            return false;
+        }
+        Optional<String> missing = NetNamespace.missingTools();
+        if (missing.isPresent() && network == Network.namespaces) {
+            throw new IllegalArgumentException("--network namespaces: " + missing.get());
+        }
+        missing.ifPresent(why -> System.err.println("lab: nodes on loopback, no partitions between them: " + why));
+        return missing.isEmpty();
+    }
+
+    /**
+     * Runs this same command again inside the hub of a new {@link LabNetwork}, so that the lab,
+     * its workers and proxies share the hub while each node gets a namespace of its own; deletes
+     * the namespaces when it ends, however it ends short of SIGKILL (the next lab deletes those).
+     */
+    private int inNamespaces() throws Exception {
+        try (LabNetwork net = LabNetwork.createForLab(3)) {
+            System.err.println("lab: running in " + net.describe());
+            List<String> cmd = net.hub().command(SelfLauncher.javaCommand(List.of()));
+            cmd.addAll(spec.root().commandLine().getParseResult().originalArgs());
+            ProcessBuilder builder = new ProcessBuilder(cmd).inheritIO();
+            builder.environment().put(LabNetwork.ENV, net.base());
+            Process lab = builder.start();
+            Thread stop = new Thread(
+                    () -> {
+                        lab.destroy(); // the inner lab's own hook stops its nodes and workers
+                        try {
+                            lab.waitFor(30, TimeUnit.SECONDS);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                        net.close();
+                    },
+                    "lab-network-shutdown");
+            Runtime.getRuntime().addShutdownHook(stop);
+            int code = lab.waitFor();
+            try {
+                Runtime.getRuntime().removeShutdownHook(stop);
+            } catch (IllegalStateException e) {
+                // the JVM is shutting down: the hook is running and deletes the namespaces
+            }
+            return code;
+        }
     }
 
     private List<Scenario> select() {

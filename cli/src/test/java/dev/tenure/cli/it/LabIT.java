@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import dev.tenure.lab.process.NetNamespace;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -66,8 +67,9 @@ class LabIT {
     }
 
     /**
-     * A short randomized run: the seed's schedule is printed in full, faults land, the workers
-     * make progress through them, and the history breaks no property.
+     * A short randomized run: the seed's schedule is printed in full, faults land (with root, ip
+     * and nft, as in CI, partitions between nodes among them), the workers make progress through
+     * them, and the history breaks no property.
      */
     @Test
     void aShortRandomRunBreaksNothing() throws Exception {
@@ -78,6 +80,13 @@ class LabIT {
                 Map.of())) {
             int code = lab.waitFor(Duration.ofMinutes(10));
             assertThat(lab.output()).as("the schedule is printed").contains("lab: random:   +3.0s");
+            if (NetNamespace.missingTools().isEmpty()) {
+                // Where namespaces can be made (CI: root, ip, nft), nodes are partitioned from each other.
+                assertThat(lab.output())
+                        .as("partitions between nodes land")
+                        .contains("partitions between nodes on")
+                        .containsPattern("healed: .* [1-9][0-9]* packets dropped");
+            }
             JsonObject row = lab.stdout.stream()
                     .filter(l -> l.startsWith("{"))
                     .map(l -> JsonParser.parseString(l).getAsJsonObject())

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import dev.tenure.lab.process.LabNetwork;
+import dev.tenure.lab.process.NetNamespace;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,17 +31,12 @@ import org.junit.jupiter.api.io.TempDir;
  * still reach it: the deposed leader grants and renews nothing, the majority goes on, and after
  * the partition heals the old leader rejoins as a follower with nothing of its own kept.
  *
- * <p>Topology, all inside network namespaces this test creates and deletes (nothing on the host's
- * interfaces or firewall): one namespace per node, each with one veth to a hub namespace that
- * routes between them (node i is {@code 10.213.i.2}). Clients run in the hub. The partition is
+ * <p>Topology: a {@link LabNetwork} this test creates and deletes (one namespace per node, a hub
+ * namespace routing between them; nothing on the host's interfaces or firewall). Clients run in
+ * the hub. The partition is
  * an nft rule set in the hub dropping all UDP (Aeron: consensus, log, catch-up, archive,
  * ingress/egress between gateways and the leader) between the leader's address and the other
  * two, both directions; TCP is untouched, so clients still reach the old leader's gateway.
- *
- * <p>Why not three loopback addresses in one namespace: on loopback the kernel gives a socket
- * bound to the wildcard address (Aeron's senders are) the source 127.0.0.1 whatever node it
- * belongs to, so rules cannot tell which node a packet comes from. Separate namespaces give
- * every node's packets its own source address.
  *
  * <p>Times come from {@link System#nanoTime()} here and in {@link PartitionWorker} (the same
  * monotonic clock on Linux). Figures are printed, not benchmarked; bounds only separate "the old
@@ -47,7 +44,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class PartitionIT {
 
-    private static final String SUBNET = "10.213";
     /** Every node has its own namespace and address, so all use the same port. */
     private static final int PORT = 7420;
 
@@ -60,14 +56,14 @@ class PartitionIT {
     @TempDir
     Path data;
 
-    private final List<NetNamespace> namespaces = new ArrayList<>();
+    private LabNetwork network;
     private final List<Processes.Running> nodes = new ArrayList<>();
     private final List<Processes.Running> clients = new CopyOnWriteArrayList<>();
     private NetNamespace hub;
     private final Views views = new Views();
 
     private static String address(int node) {
-        return SUBNET + "." + node + ".2";
+        return LabNetwork.address(node);
     }
 
     private static String endpoint(int node) {
@@ -78,7 +74,9 @@ class PartitionIT {
     @Timeout(value = 10, unit = TimeUnit.MINUTES) // a guard against hangs only; it takes about a minute
     void partitionedLeaderGrantsAndRenewsNothingAndTheMajorityGoesOn() throws Exception {
         long testStart = System.nanoTime();
-        NetNamespace.requireTools();
+        NetNamespace.missingTools().ifPresent(why -> {
+            throw new AssertionError("PartitionIT cannot partition a network here: " + why);
+        });
         network();
         startNodes();
         Processes.Running probe = client(Processes.worker(
@@ -394,21 +392,9 @@ class PartitionIT {
 
     // ---- the network ------------------------------------------------------------------------
 
-    /** A hub namespace routing between one namespace per node (veth pairs, 10.213.i.0/24 each). */
     private void network() {
-        String base = NetNamespace.uniqueName("tenure-it");
-        hub = track(NetNamespace.create(base));
-        hub.sh("echo 1 > /proc/sys/net/ipv4/ip_forward");
-        for (int i = 0; i < 3; i++) {
-            NetNamespace node = track(NetNamespace.create(base + "-node" + i));
-            String hubIf = "node" + i;
-            hub.veth(hubIf, node, "eth0");
-            hub.ip("addr", "add", SUBNET + "." + i + ".1/24", "dev", hubIf);
-            hub.ip("link", "set", hubIf, "up");
-            node.ip("addr", "add", address(i) + "/24", "dev", "eth0");
-            node.ip("link", "set", "eth0", "up");
-            node.ip("route", "add", "default", "via", SUBNET + "." + i + ".1");
-        }
+        network = LabNetwork.create("tenure-it-" + ProcessHandle.current().pid(), 3);
+        hub = network.hub();
     }
 
     /** Packets the partition's two rules dropped: from the old leader, and to it. */
@@ -424,16 +410,11 @@ class PartitionIT {
         return counts;
     }
 
-    private NetNamespace track(NetNamespace ns) {
-        namespaces.add(ns);
-        return ns;
-    }
-
     private void startNodes() throws Exception {
         String members =
                 IntStream.range(0, 3).mapToObj(i -> i + "=" + endpoint(i)).collect(Collectors.joining(","));
         for (int i = 0; i < 3; i++) {
-            NetNamespace ns = namespaces.get(i + 1);
+            NetNamespace ns = network.node(i);
             nodes.add(new Processes.Running(
                     ns.command(Processes.tenure(List.of(
                             "server",
@@ -663,8 +644,8 @@ class PartitionIT {
                 Thread.currentThread().interrupt();
             }
         }
-        for (int i = namespaces.size() - 1; i >= 0; i--) {
-            namespaces.get(i).close();
+        if (network != null) {
+            network.close();
         }
     }
 }

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -41,6 +42,9 @@ public final class LocalCluster {
         int id;
         String host;
         int port;
+        /** The network namespace the node runs in ({@link LabNetwork}), or null for the caller's. */
+        String netns;
+
         long pid;
 
         public int id() {
@@ -78,11 +82,20 @@ public final class LocalCluster {
         if (nodes != 3 && nodes != 5) {
             throw new IllegalArgumentException("--nodes must be 3 or 5, was " + nodes);
         }
+        return plan(dir, basePort, Collections.nCopies(nodes, new Place(host, null)));
+    }
+
+    /** Where a node runs: its address, and its network namespace (null for the caller's). */
+    public record Place(String host, String netns) {}
+
+    /** Node i at {@code places.get(i)}, on ports from {@code basePort + 20·i}. */
+    public static LocalCluster plan(Path dir, int basePort, List<Place> places) {
         State state = new State();
-        for (int i = 0; i < nodes; i++) {
+        for (int i = 0; i < places.size(); i++) {
             Node n = new Node();
             n.id = i;
-            n.host = host;
+            n.host = places.get(i).host();
+            n.netns = places.get(i).netns();
             n.port = basePort + 20 * i;
             state.nodes.add(n);
         }
@@ -144,6 +157,10 @@ public final class LocalCluster {
 
     private long start(JavaLauncher.Tenure tenure, Node n, List<String> serverOptions) throws IOException {
         List<String> cmd = new ArrayList<>();
+        if (n.netns != null) {
+            // ip netns exec execs what follows in the namespace: the pid stays the node's.
+            cmd.addAll(List.of("ip", "netns", "exec", n.netns));
+        }
         if (Files.isExecutable(Path.of("/usr/bin/setsid"))) {
             // Its own session: the node outlives this command and the terminal's Ctrl-C.
             cmd.add("/usr/bin/setsid");

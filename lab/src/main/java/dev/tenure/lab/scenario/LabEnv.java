@@ -1,6 +1,9 @@
 package dev.tenure.lab.scenario;
 
+import dev.tenure.client.TenureClient;
+import dev.tenure.client.TenureException;
 import dev.tenure.lab.process.JavaLauncher;
+import dev.tenure.lab.process.LabNetwork;
 import dev.tenure.lab.process.LocalCluster;
 import dev.tenure.lab.process.Proc;
 import java.io.IOException;
@@ -9,8 +12,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 
 /**
  * What every scenario of one lab invocation shares: the output directory, the seed and the time
@@ -30,6 +36,7 @@ public final class LabEnv implements AutoCloseable {
     private final String classpath;
     private final int basePort;
     private final PrintStream progress;
+    private final Optional<LabNetwork> network;
     private final List<Proc> children = new ArrayList<>(); // guarded by itself
     private LocalCluster cluster;
     private boolean closed; // guarded by children
@@ -41,7 +48,8 @@ public final class LabEnv implements AutoCloseable {
             JavaLauncher.Tenure tenure,
             String classpath,
             int basePort,
-            PrintStream progress) {
+            PrintStream progress,
+            Optional<LabNetwork> network) {
         if (scale < SCALE_MIN || scale > SCALE_MAX) {
             throw new IllegalArgumentException("--scale must be in [" + SCALE_MIN + ", " + SCALE_MAX
                     + "] (times are divided by it), was " + scale);
@@ -54,6 +62,7 @@ public final class LabEnv implements AutoCloseable {
         this.classpath = classpath;
         this.basePort = basePort;
         this.progress = progress;
+        this.network = network;
     }
 
     public Path dir() {
@@ -86,6 +95,14 @@ public final class LabEnv implements AutoCloseable {
         return Duration.ofMillis(ms(base.toMillis()));
     }
 
+    /**
+     * The namespaces the cluster runs in, one per node, when the lab was started inside a
+     * {@link LabNetwork}'s hub: faults between nodes are then kernel rules. Empty on loopback.
+     */
+    public Optional<LabNetwork> network() {
+        return network;
+    }
+
     public void progress(String line) {
         progress.println("lab: " + line);
         progress.flush();
@@ -104,8 +121,15 @@ public final class LabEnv implements AutoCloseable {
 
     private LocalCluster cluster() throws IOException, InterruptedException {
         if (cluster == null) {
-            progress("starting a 3-node Tenure cluster in " + dir.resolve("cluster") + " from port " + basePort);
-            LocalCluster c = LocalCluster.plan(dir.resolve("cluster"), 3, basePort, "127.0.0.1");
+            progress("starting a 3-node Tenure cluster in " + dir.resolve("cluster") + " from port " + basePort
+                    + network.map(n -> ", in " + n.describe()).orElse(", on loopback"));
+            LocalCluster c = network.map(n -> LocalCluster.plan(
+                            dir.resolve("cluster"),
+                            basePort,
+                            IntStream.range(0, 3)
+                                    .mapToObj(i -> new LocalCluster.Place(LabNetwork.address(i), n.node(i).name))
+                                    .toList()))
+                    .orElseGet(() -> LocalCluster.plan(dir.resolve("cluster"), 3, basePort, "127.0.0.1"));
             c.startMissing(tenure, List.of());
             c.save();
             cluster = c;
@@ -119,6 +143,27 @@ public final class LabEnv implements AutoCloseable {
             throw new LabException("the Tenure cluster had no leader with every node serving within 120 s; see "
                     + dir.resolve("cluster/node-*.log"));
         }
+    }
+
+    /**
+     * The node that leads now, as the first node to answer says, or empty if none answered with a
+     * leader (an election in progress, or no quorum).
+     */
+    public OptionalInt leader() throws IOException, InterruptedException {
+        for (LocalCluster.Node n : cluster().nodes()) {
+            try (TenureClient client = TenureClient.builder()
+                    .endpoints(n.endpoint())
+                    .requestTimeout(Duration.ofSeconds(2))
+                    .build()) {
+                int leader = client.serverStatus().leaderId();
+                if (leader >= 0) {
+                    return OptionalInt.of(leader);
+                }
+            } catch (TenureException e) {
+                // down, paused or cut off: ask the next one
+            }
+        }
+        return OptionalInt.empty();
     }
 
     /** SIGKILL to node {@code i}; returns once it is gone. */
@@ -149,16 +194,30 @@ public final class LabEnv implements AutoCloseable {
 
     /** Restarts every node that is not running (same identity and data) and waits for a leader. */
     public void restartNodes() throws IOException, InterruptedException {
-        cluster().startMissing(tenure, List.of());
-        cluster.save();
+        // Under the lock close() takes first: a node restarted as the lab closes is stopped with it.
+        synchronized (children) {
+            if (closed) {
+                throw new LabException("the lab is closing: no node restarted");
+            }
+            cluster().startMissing(tenure, List.of());
+            cluster.save();
+        }
         awaitLeader();
     }
 
-    /** Every child process is also killed when the lab is closed (or interrupted: see close). */
+    /**
+     * Every child process is also killed when the lab is closed (or interrupted: see close); one
+     * started while or after the lab closes is killed at once, so no late start outlives it.
+     */
     void track(Proc p) {
         synchronized (children) {
-            children.add(p);
+            if (!closed) {
+                children.add(p);
+                return;
+            }
         }
+        p.close();
+        throw new LabException("the lab is closing: " + p.name() + " was stopped at its start");
     }
 
     /**

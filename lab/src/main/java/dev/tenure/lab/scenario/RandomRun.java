@@ -7,6 +7,7 @@ import dev.tenure.lab.history.Kind;
 import dev.tenure.lab.history.Op;
 import dev.tenure.lab.history.Violation;
 import dev.tenure.lab.process.Faketime;
+import dev.tenure.lab.process.LabNetwork;
 import dev.tenure.lab.process.Proc;
 import dev.tenure.lab.store.TenureKvBackend;
 import java.io.IOException;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -25,9 +27,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * `tenure lab random`: worker slots contend for one lock and write to one fenced resource through
- * fault proxies, while the {@link Nemesis} kills and pauses nodes, partitions, resets, delays and
- * pauses workers and steps their wall clocks, faults overlapping, on a schedule derived from the
- * seed. Odd slots ask for a disconnect grace, so a reset of their links must be resumed, not end
+ * fault proxies, while the {@link Nemesis} kills, pauses and (in network namespaces) partitions
+ * nodes, partitions, resets, delays and pauses workers and steps their wall clocks, faults
+ * overlapping, on a schedule derived from the seed. Odd slots ask for a disconnect grace, so a reset of their links must be resumed, not end
  * their session. Each slot starts a
  * new worker process whenever its last one finishes, until the run's time is up. The history is
  * then checked like any scenario's (tokens, interleaving, stale writes, lost acknowledgements),
@@ -40,6 +42,8 @@ public final class RandomRun {
     public static final String NAME = "random";
     /** The disconnect grace of odd worker slots: their resets must be resumed, not end the session. */
     static final long GRACE_MS = 1_000;
+
+    private static final int NODES = 3;
 
     private final LabEnv env;
     private final Duration duration;
@@ -61,7 +65,12 @@ public final class RandomRun {
     }
 
     public List<Nemesis.Step> schedule() {
-        return Nemesis.schedule(env.seed(), duration.toMillis(), 3, slots, faketime.isPresent());
+        return Nemesis.schedule(
+                env.seed(),
+                duration.toMillis(),
+                NODES,
+                slots,
+                Nemesis.kinds(faketime.isPresent(), env.network().isPresent()));
     }
 
     /** Runs the schedule and checks the history; a run that could not be carried out says why. */
@@ -69,8 +78,9 @@ public final class RandomRun {
         List<Nemesis.Step> schedule = schedule();
         env.progress(NAME + ": seed " + env.seed() + ", " + duration.toSeconds() + " s, " + slots + " workers"
                 + " (odd ones with a " + GRACE_MS + " ms disconnect grace), clock steps "
-                + (faketime.isPresent() ? "on" : "off (libfaketime not installed)") + ", "
-                + schedule.size() + " faults:");
+                + (faketime.isPresent() ? "on" : "off (libfaketime not installed)") + ", partitions between nodes "
+                + (env.network().isPresent() ? "on (nft rules)" : "off (nodes on loopback, not in network namespaces)")
+                + ", " + schedule.size() + " faults:");
         schedule.forEach(s -> env.progress(NAME + ":   " + s.describe()));
         ArmRun run = null;
         List<Slot> started = new ArrayList<>();
@@ -95,7 +105,7 @@ public final class RandomRun {
             List<Future<?>> inForce = new ArrayList<>();
             for (Nemesis.Step step : schedule) {
                 sleepUntil(start + TimeUnit.MILLISECONDS.toNanos(step.atMs()));
-                Slot slot = started.get(Math.min(step.target(), started.size() - 1));
+                Slot slot = step.kind().onNode() ? null : started.get(step.target());
                 ArmRun r = run;
                 inForce.add(nemesis.submit(() -> {
                     apply(r, step, slot);
@@ -144,19 +154,34 @@ public final class RandomRun {
     }
 
     private void apply(ArmRun run, Nemesis.Step step, Slot slot) throws Exception {
+        int node = step.target();
         String what = step.describe();
+        if (step.kind().onNode() && node == Nemesis.LEADER) {
+            OptionalInt leader = env.leader();
+            node = leader.orElse(0);
+            what += leader.isPresent() ? " (node " + node + ")" : " (no leader known: node 0)";
+        }
+        String healed = what;
         switch (step.kind()) {
             case KILL_NODE -> {
                 run.fault(what);
-                env.killNode(step.target());
+                env.killNode(node);
                 sleepMs(step.forMs());
                 env.restartNodes();
             }
             case PAUSE_NODE -> {
                 run.fault(what);
-                env.signalNode(step.target(), "STOP");
+                env.signalNode(node, "STOP");
                 sleepMs(step.forMs());
-                env.signalNode(step.target(), "CONT");
+                env.signalNode(node, "CONT");
+            }
+            case ISOLATE_NODE, ISOLATE_NODE_FULLY, DEAF_NODE, MUTE_NODE, CUT_LINK -> {
+                LabNetwork network = env.network().orElseThrow();
+                network.drop(Nemesis.links(step.kind(), node, NODES));
+                run.fault(what);
+                sleepMs(step.forMs());
+                healed += ": " + network.heal() + " packets dropped";
+                env.progress(NAME + ": healed: " + healed);
             }
             case PARTITION_CLIENT -> proxies(run, what, slot, FaultMode.BLACKHOLE, step.forMs());
             case RESET_CLIENT -> proxies(run, what, slot, FaultMode.RESET, step.forMs());
@@ -179,7 +204,7 @@ public final class RandomRun {
                 p.signal("CONT");
             }
         }
-        run.heal(what);
+        run.heal(healed);
     }
 
     private static void proxies(ArmRun run, String what, Slot slot, FaultMode mode, long forMs)

@@ -1,106 +1,119 @@
-package dev.tenure.cli.it;
+package dev.tenure.lab.process;
 
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A network namespace the test creates ({@code ip netns add}) and deletes. Everything a test does
- * to the network (interfaces, addresses, routes, nft rules) happens inside namespaces made this
- * way, never in the host's: deleting the namespace removes all of it.
+ * A network namespace ({@code ip netns}) created and deleted by its owner. Everything done to the
+ * network (interfaces, addresses, routes, nft rules) happens inside namespaces made this way,
+ * never in the host's: deleting the namespace removes all of it.
  *
  * <p>Needs root (CAP_SYS_ADMIN and CAP_NET_ADMIN), {@code ip} (iproute2) and {@code nft}
- * (nftables); {@code .ci/run} installs both. Without them {@link #requireTools()} fails the test
- * with a message saying what is missing: a partition test that silently skips proves nothing.
+ * (nftables); {@code .ci/run} installs both. {@link #missingTools()} says what is missing.
  */
-final class NetNamespace implements AutoCloseable {
+public final class NetNamespace implements AutoCloseable {
 
-    private static final AtomicInteger COUNTER = new AtomicInteger();
-
-    final String name;
+    public final String name;
 
     private NetNamespace(String name) {
         this.name = name;
     }
 
-    /** {@code prefix-<this JVM's pid>-<n>}: unique on the machine while this JVM runs. */
-    static String uniqueName(String prefix) {
-        return prefix + "-" + ProcessHandle.current().pid() + "-" + COUNTER.incrementAndGet();
-    }
-
-    /** Fails (never skips) unless `ip netns` and `nft` can be used here. */
-    static void requireTools() {
-        String hint = "; PartitionIT needs root, iproute2 and nftables "
-                + "(apt-get install -y iproute2 nftables, as .ci/run does)";
+    /** Why namespaces with nft cannot be used here, or empty if they can. */
+    public static Optional<String> missingTools() {
+        String hint = " (needs root, iproute2 and nftables: apt-get install -y iproute2 nftables)";
         Result ip = run(List.of("ip", "-V"), null);
         if (ip.code != 0) {
-            throw new AssertionError("`ip -V` failed (" + ip.output.strip() + ")" + hint);
+            return Optional.of("`ip -V` failed: " + ip.output.strip() + hint);
         }
         Result nft = run(List.of("nft", "--version"), null);
         if (nft.code != 0) {
-            throw new AssertionError("`nft --version` failed (" + nft.output.strip() + ")" + hint);
+            return Optional.of("`nft --version` failed: " + nft.output.strip() + hint);
         }
+        if (!"root".equals(System.getProperty("user.name"))) {
+            return Optional.of("not running as root" + hint);
+        }
+        return Optional.empty();
     }
 
-    /** Creates the namespace with its loopback up; fails with the reason if it cannot. */
-    static NetNamespace create(String name) {
+    /** Creates the namespace with its loopback up and nft proven to work in it. */
+    public static NetNamespace create(String name) {
         Result add = run(List.of("ip", "netns", "add", name), null);
         if (add.code != 0) {
-            throw new AssertionError("cannot create network namespace " + name + ": " + add.output.strip()
-                    + "; PartitionIT needs root (CAP_SYS_ADMIN, CAP_NET_ADMIN) and iproute2");
+            throw new IllegalStateException("cannot create network namespace " + name + ": " + add.output.strip()
+                    + " (needs root: CAP_SYS_ADMIN, CAP_NET_ADMIN, and iproute2)");
         }
         NetNamespace ns = new NetNamespace(name);
         try {
             ns.ip("link", "set", "lo", "up");
-            // Proves nft works inside the namespace before anything depends on it.
             ns.nft("table inet tenure_probe {}\ndelete table inet tenure_probe\n");
-        } catch (AssertionError | RuntimeException e) {
+        } catch (RuntimeException e) {
             ns.close();
             throw e;
         }
         return ns;
     }
 
+    /** A namespace another process created, by name (nothing is checked or created). */
+    public static NetNamespace existing(String name) {
+        return new NetNamespace(name);
+    }
+
+    /** Names of every namespace on the machine ({@code ip netns list}). */
+    public static List<String> list() {
+        Result r = run(List.of("ip", "netns", "list"), null);
+        if (r.code != 0) {
+            return List.of();
+        }
+        return r.output
+                .lines()
+                .map(l -> l.strip().split("\\s+")[0])
+                .filter(s -> !s.isEmpty())
+                .toList();
+    }
+
     /** {@code command} run inside this namespace (ip netns exec execs it: the pid is the command's). */
-    List<String> command(List<String> command) {
+    public List<String> command(List<String> command) {
         List<String> all = new ArrayList<>(List.of("ip", "netns", "exec", name));
         all.addAll(command);
         return all;
     }
 
     /** {@code ip -n NAME ARGS}: must succeed. */
-    String ip(String... args) {
+    public String ip(String... args) {
         List<String> cmd = new ArrayList<>(List.of("ip", "-n", name));
         cmd.addAll(List.of(args));
         return check(cmd, run(cmd, null));
     }
 
     /** Runs a shell command inside the namespace: must succeed. */
-    String sh(String script) {
+    public String sh(String script) {
         List<String> cmd = command(List.of("sh", "-c", script));
         return check(cmd, run(cmd, null));
     }
 
     /** Loads an nft script ({@code nft -f -}) inside the namespace: must succeed. */
-    String nft(String script) {
+    public String nft(String script) {
         List<String> cmd = command(List.of("nft", "-f", "-"));
         return check(cmd, run(cmd, script));
     }
 
     /** A veth pair: {@code localIf} here, {@code peerIf} in {@code peer}; created inside the namespaces only. */
-    void veth(String localIf, NetNamespace peer, String peerIf) {
+    public void veth(String localIf, NetNamespace peer, String peerIf) {
         ip("link", "add", localIf, "type", "veth", "peer", "name", peerIf, "netns", peer.name);
     }
 
+    /** Deletes the namespace; a failure is printed, not thrown (this runs in cleanup paths). */
     @Override
     public void close() {
         Result del = run(List.of("ip", "netns", "del", name), null);
         if (del.code != 0) {
-            System.err.println("PartitionIT: could not delete network namespace " + name + ": " + del.output.strip());
+            System.err.println("could not delete network namespace " + name + ": " + del.output.strip());
         }
     }
 
@@ -111,7 +124,7 @@ final class NetNamespace implements AutoCloseable {
 
     private static String check(List<String> cmd, Result r) {
         if (r.code != 0) {
-            throw new AssertionError(String.join(" ", cmd) + " exited " + r.code + ": " + r.output.strip());
+            throw new IllegalStateException(String.join(" ", cmd) + " exited " + r.code + ": " + r.output.strip());
         }
         return r.output;
     }
