@@ -29,9 +29,9 @@ import java.util.concurrent.TimeUnit;
  * `tenure lab random`: worker slots contend for one lock and write to one fenced resource through
  * fault proxies, while the {@link Nemesis} kills, pauses and (in network namespaces) partitions
  * nodes, partitions, resets, delays and pauses workers and steps their wall clocks, faults
- * overlapping, on a schedule derived from the seed. Odd slots ask for a disconnect grace, so a reset of their links must be resumed, not end
- * their session. Each slot starts a
- * new worker process whenever its last one finishes, until the run's time is up. The history is
+ * overlapping, on a schedule derived from the seed. Odd slots ask for a disconnect grace, so a
+ * reset of their links must be resumed, not end their session. Each slot starts a new worker
+ * process whenever its last one finishes, until the run's time is up. The history is
  * then checked like any scenario's (tokens, interleaving, stale writes, lost acknowledgements),
  * and the service itself by {@link ReplicaCheck}.
  *
