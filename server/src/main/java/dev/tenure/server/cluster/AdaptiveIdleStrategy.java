@@ -8,6 +8,11 @@ import org.agrona.concurrent.IdleStrategy;
  * Idle strategy for agents that pass work along a pipeline (gateway → consensus module →
  * archive → consensus module → service → gateway) on a machine with few cores.
  *
+ * <p>Three tiers by the time since the agent last saw work: up to {@code briskWindow} (1 ms) it
+ * parks {@code briskPark} (20 µs), as the next hop of a request it just passed on, or the next
+ * request of a busy client, usually comes that soon; up to {@code hotWindow} it parks
+ * {@code hotPark} (300 µs); after that it backs off, doubling, to {@code coldPark} (5 ms).
+ *
  * <p>Every hop of a request waits for the next agent to wake up, so the time an idle agent parks
  * is added to each request once per hop. Parking long keeps an idle node cheap; parking short
  * keeps a busy node fast. This strategy does both: for {@code hotWindow} after it last saw work
@@ -35,13 +40,19 @@ import org.agrona.concurrent.IdleStrategy;
  * procedure, two runs each): 20 µs gave 25-32 uncontended cycles/s, 49-61 contended handoffs/s
  * and 402-581 parallel cycles/s; 300 µs gave 57-60, 102-138 and 773-1,044; 100 µs and 1 ms were
  * in between. One node was no slower with 300 µs (parallel 2,063-2,472 with 20 µs, 2,564-3,023
- * with 300 µs).
+ * with 300 µs). The brisk first millisecond at 20 µs took back what a lone request lost to the
+ * longer park: one node, two runs each, contended 409-418 -> 558-679 handoffs/s and parallel
+ * 2,135-2,360 -> 2,371-2,678 cycles/s; three nodes unchanged within the noise (contended 77-118
+ * -> 102-131, parallel 698-932 -> 673-800). Its price is in {@code hold}, where keepalives keep
+ * the agents brisk: 10,000 sessions on one node took 42-44% of a core against 36-46% without it.
  */
 public final class AdaptiveIdleStrategy implements IdleStrategy {
 
     private static final int SPINS = 10;
     private static final int YIELDS = 5;
 
+    private final long briskWindowNanos;
+    private final long briskParkNanos;
     private final long hotWindowNanos;
     private final long hotParkNanos;
     private final long coldParkNanos;
@@ -49,7 +60,10 @@ public final class AdaptiveIdleStrategy implements IdleStrategy {
     private int idleCycles;
     private long parkNanos;
 
-    public AdaptiveIdleStrategy(long hotWindowNanos, long hotParkNanos, long coldParkNanos) {
+    public AdaptiveIdleStrategy(
+            long briskWindowNanos, long briskParkNanos, long hotWindowNanos, long hotParkNanos, long coldParkNanos) {
+        this.briskWindowNanos = briskWindowNanos;
+        this.briskParkNanos = briskParkNanos;
         this.hotWindowNanos = hotWindowNanos;
         this.hotParkNanos = hotParkNanos;
         this.coldParkNanos = coldParkNanos;
@@ -68,6 +82,8 @@ public final class AdaptiveIdleStrategy implements IdleStrategy {
 
     private static AdaptiveIdleStrategy of(String hotWindowProperty, long hotWindowMillis) {
         return new AdaptiveIdleStrategy(
+                TimeUnit.MICROSECONDS.toNanos(Long.getLong("tenure.idle.briskWindowMicros", 1000)),
+                TimeUnit.MICROSECONDS.toNanos(Long.getLong("tenure.idle.briskParkMicros", 20)),
                 TimeUnit.MILLISECONDS.toNanos(Long.getLong(hotWindowProperty, hotWindowMillis)),
                 TimeUnit.MICROSECONDS.toNanos(Long.getLong("tenure.idle.hotParkMicros", 300)),
                 TimeUnit.MICROSECONDS.toNanos(Long.getLong("tenure.idle.coldParkMicros", 5000)));
@@ -93,7 +109,12 @@ public final class AdaptiveIdleStrategy implements IdleStrategy {
             Thread.yield();
             return;
         }
-        if (System.nanoTime() - lastWorkNanos < hotWindowNanos) {
+        long sinceWork = System.nanoTime() - lastWorkNanos;
+        if (sinceWork < briskWindowNanos) {
+            LockSupport.parkNanos(briskParkNanos);
+            return;
+        }
+        if (sinceWork < hotWindowNanos) {
             LockSupport.parkNanos(hotParkNanos);
             return;
         }
