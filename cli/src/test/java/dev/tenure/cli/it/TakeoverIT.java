@@ -115,13 +115,8 @@ class TakeoverIT {
                                 .getAsLong())
                         .isEqualTo(token);
 
-                long killedAt = System.nanoTime();
-                holder.kill9();
-                JsonObject next = json(waiter.nextLine(Duration.ofSeconds(30)));
-                long takeoverMs = (System.nanoTime() - killedAt) / 1_000_000;
-                assertThat(next.get("previous_end").getAsString()).isEqualTo("DISCONNECTED");
-                assertThat(next.get("previous_token").getAsLong()).isEqualTo(token);
-                assertThat(takeoverMs)
+                Takeover t = killAndAwaitTakeover(holder, waiter, token, Duration.ofSeconds(30));
+                assertThat(t.ms())
                         .as("after the 3 s grace, long before the 30 s TTL")
                         .isBetween(2_800L, 20_000L);
                 waiter.signal("TERM");
@@ -145,15 +140,25 @@ class TakeoverIT {
         }
     }
 
-    private static void handOver(Processes.Running holder, Processes.Running waiter, long oldToken) throws Exception {
+    /** The waiter's grant after the holder's kill -9, and how long after the kill it came. */
+    private record Takeover(JsonObject grant, long ms) {}
 
+    /** Kills the holder and waits for the waiter's grant, which must name the dead holder's end. */
+    private static Takeover killAndAwaitTakeover(
+            Processes.Running holder, Processes.Running waiter, long oldToken, Duration patience) throws Exception {
         long killedAt = System.nanoTime();
         holder.kill9();
-        JsonObject second = json(waiter.nextLine(Duration.ofSeconds(20)));
-        long takeoverMs = (System.nanoTime() - killedAt) / 1_000_000;
+        JsonObject grant = json(waiter.nextLine(patience));
+        long ms = (System.nanoTime() - killedAt) / 1_000_000;
+        assertThat(grant.get("previous_end").getAsString()).isEqualTo("DISCONNECTED");
+        assertThat(grant.get("previous_token").getAsLong()).isEqualTo(oldToken);
+        return new Takeover(grant, ms);
+    }
 
-        assertThat(second.get("previous_end").getAsString()).isEqualTo("DISCONNECTED");
-        assertThat(second.get("previous_token").getAsLong()).isEqualTo(oldToken);
+    private static void handOver(Processes.Running holder, Processes.Running waiter, long oldToken) throws Exception {
+        Takeover t = killAndAwaitTakeover(holder, waiter, oldToken, Duration.ofSeconds(20));
+        JsonObject second = t.grant();
+        long takeoverMs = t.ms();
         assertThat(second.get("token").getAsLong()).isGreaterThan(oldToken);
         assertThat(takeoverMs).as("takeover must not wait for the 30 s TTL").isLessThan(10_000);
 

@@ -200,14 +200,20 @@ public final class LocalCluster {
     }
 
     private static boolean healthy(Node n) {
+        return status(n)
+                .filter(s -> "ok".equals(s.health()) && s.leaderId() >= 0)
+                .isPresent();
+    }
+
+    /** Node {@code n}'s own status, or empty if it did not answer within 2 s. */
+    public static Optional<ServerStatus> status(Node n) {
         try (TenureClient client = TenureClient.builder()
                 .endpoints(n.endpoint())
                 .requestTimeout(Duration.ofSeconds(2))
                 .build()) {
-            ServerStatus s = client.serverStatus();
-            return "ok".equals(s.health()) && s.leaderId() >= 0;
+            return Optional.of(client.serverStatus());
         } catch (TenureException e) {
-            return false;
+            return Optional.empty();
         }
     }
 

@@ -1,7 +1,6 @@
 package dev.tenure.lab.scenario;
 
-import dev.tenure.client.TenureClient;
-import dev.tenure.client.TenureException;
+import dev.tenure.client.ServerStatus;
 import dev.tenure.lab.process.JavaLauncher;
 import dev.tenure.lab.process.LabNetwork;
 import dev.tenure.lab.process.LocalCluster;
@@ -150,20 +149,12 @@ public final class LabEnv implements AutoCloseable {
      * leader (an election in progress, or no quorum).
      */
     public OptionalInt leader() throws IOException, InterruptedException {
-        for (LocalCluster.Node n : cluster().nodes()) {
-            try (TenureClient client = TenureClient.builder()
-                    .endpoints(n.endpoint())
-                    .requestTimeout(Duration.ofSeconds(2))
-                    .build()) {
-                int leader = client.serverStatus().leaderId();
-                if (leader >= 0) {
-                    return OptionalInt.of(leader);
-                }
-            } catch (TenureException e) {
-                // down, paused or cut off: ask the next one
-            }
-        }
-        return OptionalInt.empty();
+        // A node that is down, paused or cut off does not answer: ask the next one.
+        return cluster().nodes().stream()
+                .flatMap(n -> LocalCluster.status(n).stream())
+                .mapToInt(ServerStatus::leaderId)
+                .filter(id -> id >= 0)
+                .findFirst();
     }
 
     /** SIGKILL to node {@code i}; returns once it is gone. */
