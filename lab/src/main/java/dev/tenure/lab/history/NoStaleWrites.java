@@ -11,7 +11,8 @@ import java.util.List;
  *
  * <p>Times are when the lab received each event, so a grant counts only once the lab saw it
  * acknowledged: the check can miss a stale write that raced the news of the grant, never blame a
- * write that was not stale.
+ * write that was not stale. For the same reason a grant with a lower token than the writer's
+ * does not count, whenever it was seen: the service made it before the writer's own.
  */
 public final class NoStaleWrites implements Checker {
     @Override
@@ -40,6 +41,9 @@ public final class NoStaleWrites implements Checker {
             grants.stream()
                     .filter(g -> !g.process().equals(a.writer()) && g.lock().equals(a.lock()))
                     .filter(g -> g.nanos() > own.nanos() && g.nanos() < a.nanos())
+                    // A lower token was granted before the writer's own and only seen late (its
+                    // holder was paused with the reply in hand): it ended before the writer's began.
+                    .filter(g -> g.token() >= own.token())
                     .findFirst()
                     .ifPresent(g -> out.add(new Violation(
                             name(),

@@ -111,6 +111,20 @@ class CheckersTest {
     }
 
     @Test
+    void noStaleWritesIgnoresAnEarlierGrantSeenLate() {
+        // A was paused with its grant (token 18) in hand; its session expired and B got 19. A's
+        // grant is reported after B's (A then finds its lease lost and writes nothing): B's writes
+        // are the current holder's, not stale.
+        Observation o = new Histories()
+                .grant(0, "B", 19)
+                .write(10, "B", 19, 1)
+                .grant(20, "A", 18)
+                .write(30, "B", 19, 2)
+                .build();
+        assertThat(new NoStaleWrites().check(o)).isEmpty();
+    }
+
+    @Test
     void uniqueGrantsFlagsATokenGrantedTwice() {
         Observation o = new Histories().grant(0, "A", 1).grant(10, "B", 1).build();
         assertThat(new UniqueGrants().check(o))
