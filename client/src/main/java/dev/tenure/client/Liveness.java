@@ -279,6 +279,17 @@ final class Liveness implements KeepAliveStream.Handler {
         return (ctx.graceNanos > 0 ? Math.min(ttlNanos, ctx.graceNanos) : ttlNanos) / 3;
     }
 
+    /**
+     * Keepalives fall on a grid of the interval on the client's monotonic clock, so every session
+     * of one process with the same interval renews in the same instant: the node then serves them
+     * as one burst and its threads go idle between bursts, where keepalives spread over the
+     * interval would keep them awake. The first tick may come early, which only renews sooner.
+     */
+    private long untilNextTick() {
+        long interval = keepAliveIntervalNanos();
+        return interval - Math.floorMod(time.nanoTime(), interval);
+    }
+
     private void start(long id, long ttlMs) {
         sessionId = id;
         // The server's TTL rules: it is the one that will expire the session.
@@ -286,7 +297,7 @@ final class Liveness implements KeepAliveStream.Handler {
         horizon.start(streamSendNanos, ttlNanos - ctx.marginNanos(ttlNanos));
         horizonMoved();
         cancel(openTimer);
-        tickTimer = time.schedule(this::tick, keepAliveIntervalNanos());
+        tickTimer = time.schedule(this::tick, untilNextTick());
         horizonTimer = time.schedule(this::checkHorizon, horizonNanos - time.nanoTime());
         queue.add(() -> opened.complete(null));
     }
@@ -403,7 +414,7 @@ final class Liveness implements KeepAliveStream.Handler {
                 return;
             }
             long interval = keepAliveIntervalNanos();
-            tickTimer = time.schedule(this::tick, interval);
+            tickTimer = time.schedule(this::tick, untilNextTick());
             if (state == CONNECTED && horizon.overdue(time.nanoTime(), interval)) {
                 setState(UNCERTAIN);
                 long ms = TimeUnit.NANOSECONDS.toMillis(interval);

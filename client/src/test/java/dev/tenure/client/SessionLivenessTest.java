@@ -43,6 +43,26 @@ class SessionLivenessTest {
     }
 
     @Test
+    void keepalivesOfSessionsOpenedAtDifferentTimesLeaveTogether() {
+        long t0 = h.time.nanoTime(); // on the keepalive grid: the harness clock starts on a second
+        TenureClient client = h.client();
+        Session first = client.openSession();
+        h.time.advance(Duration.ofMillis(400));
+        Session second = client.openSession();
+        h.time.advanceTo(t0 + KEEPALIVE.toNanos() - 1);
+        assertThat(h.fake.attachCount(AttachRequest.KindCase.KEEP_ALIVE)).isZero();
+
+        h.time.advance(Duration.ofNanos(1)); // one instant renews both: the node serves one burst
+        assertThat(h.fake.attachCount(AttachRequest.KindCase.KEEP_ALIVE)).isEqualTo(2);
+        h.time.advance(KEEPALIVE.minusNanos(1));
+        assertThat(h.fake.attachCount(AttachRequest.KindCase.KEEP_ALIVE)).isEqualTo(2);
+        h.time.advance(Duration.ofNanos(1));
+        assertThat(h.fake.attachCount(AttachRequest.KindCase.KEEP_ALIVE)).isEqualTo(4);
+        assertThat(first.state()).isEqualTo(CONNECTED);
+        assertThat(second.state()).isEqualTo(CONNECTED);
+    }
+
+    @Test
     void ackMovesTheHorizonFromItsKeepAlivesSendTimeAndNeverBack() {
         long t0 = h.time.nanoTime();
         Session s = h.client().openSession();
