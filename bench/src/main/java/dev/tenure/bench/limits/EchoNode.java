@@ -2,6 +2,7 @@ package dev.tenure.bench.limits;
 
 import dev.tenure.server.ServerConfig;
 import dev.tenure.server.cluster.AdaptiveIdleStrategy;
+import dev.tenure.server.cluster.ClusterNode;
 import dev.tenure.server.cluster.ConsensusHost;
 import io.aeron.ExclusivePublication;
 import io.aeron.Image;
@@ -15,7 +16,6 @@ import io.aeron.cluster.service.Cluster;
 import io.aeron.cluster.service.ClusteredService;
 import io.aeron.cluster.service.ClusteredServiceContainer;
 import io.aeron.driver.MediaDriver;
-import io.aeron.driver.ThreadingMode;
 import io.aeron.logbuffer.Header;
 import java.io.File;
 import java.nio.file.Path;
@@ -41,7 +41,6 @@ import org.agrona.concurrent.NoOpLock;
 final class EchoNode implements AutoCloseable {
 
     private static final String TERM_LENGTH = "8m";
-    private static final int PUBLICATION_TERM_BYTES = 4 * 1024 * 1024;
 
     private final ConsensusHost driver;
     private final ClusteredServiceContainer container;
@@ -61,14 +60,7 @@ final class EchoNode implements AutoCloseable {
         ServerConfig.Member self = members.get(id);
         String host = self.host();
         File base = dataDir.toAbsolutePath().toFile();
-        MediaDriver.Context driverCtx = new MediaDriver.Context()
-                .aeronDirectoryName(aeronDir)
-                .dirDeleteOnStart(true)
-                .dirDeleteOnShutdown(true)
-                .threadingMode(ThreadingMode.SHARED)
-                .sharedIdleStrategy(AdaptiveIdleStrategy.forDriver())
-                .publicationTermBufferLength(PUBLICATION_TERM_BYTES)
-                .ipcTermBufferLength(PUBLICATION_TERM_BYTES);
+        MediaDriver.Context driverCtx = ClusterNode.driverContext(aeronDir, null);
         Archive.Context archiveCtx = new Archive.Context()
                 .aeronDirectoryName(aeronDir)
                 .archiveDir(new File(base, "archive"))
