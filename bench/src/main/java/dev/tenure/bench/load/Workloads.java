@@ -8,7 +8,7 @@ public final class Workloads {
 
     /** In the order {@code tenure bench all} runs them. */
     public static final List<String> NAMES =
-            List.of("uncontended", "parallel", "contended", "fenced-write", "takeover", "hold");
+            List.of("uncontended", "sporadic", "parallel", "contended", "fenced-write", "takeover", "hold");
 
     private Workloads() {}
 
@@ -32,7 +32,7 @@ public final class Workloads {
             throw new IllegalArgumentException(
                     "unknown workload '" + name + "'; choose from " + String.join(", ", NAMES) + ", all or limits");
         }
-        if ((name.equals("uncontended") || name.equals("takeover")) && clients != 1) {
+        if ((name.equals("uncontended") || name.equals("sporadic") || name.equals("takeover")) && clients != 1) {
             throw new IllegalArgumentException(
                     name + " runs exactly one client (--clients 1); use parallel or contended for more");
         }
@@ -46,6 +46,7 @@ public final class Workloads {
         check(name, config.clients());
         return switch (name) {
             case "uncontended" -> ParallelWorkload.run("uncontended", config, false);
+            case "sporadic" -> ParallelWorkload.sporadic(config);
             case "parallel" -> ParallelWorkload.run("parallel", config, false);
             case "fenced-write" -> ParallelWorkload.run("fenced-write", config, true);
             case "contended" -> ContendedWorkload.run(config);

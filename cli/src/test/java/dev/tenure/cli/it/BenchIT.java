@@ -53,11 +53,19 @@ class BenchIT {
 
     @Test
     void workloadsPrintOneJsonLineEachWithOperations() throws Exception {
-        List<JsonObject> lines =
-                bench("uncontended", "parallel", "contended", "fenced-write", "--duration", "2s", "--warmup", "1s");
+        List<JsonObject> lines = bench(
+                "uncontended",
+                "sporadic",
+                "parallel",
+                "contended",
+                "fenced-write",
+                "--duration",
+                "2s",
+                "--warmup",
+                "1s");
         assertThat(lines)
                 .extracting(o -> o.get("workload").getAsString())
-                .containsExactly("uncontended", "parallel", "contended", "fenced-write");
+                .containsExactly("uncontended", "sporadic", "parallel", "contended", "fenced-write");
         for (JsonObject o : lines) {
             assertThat(o.keySet()).as(o.toString()).containsAll(FIXED_FIELDS);
             assertThat(o.get("ops").getAsLong()).as(o.toString()).isPositive();
