@@ -57,7 +57,8 @@ public final class TenureServer implements AutoCloseable {
                 ClusterNode.ingressEndpoints(config),
                 this::status,
                 node::recoveryPosition,
-                metrics);
+                metrics,
+                node.wakeup());
         gateway.start();
         GrpcWarmUp.call(config.self().host(), gateway.port());
         // Health is probed through the log once a second, so "no quorum" is noticed, and its

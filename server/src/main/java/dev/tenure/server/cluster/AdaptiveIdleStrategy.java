@@ -45,6 +45,9 @@ import org.agrona.concurrent.IdleStrategy;
  * 2,135-2,360 -> 2,371-2,678 cycles/s; three nodes unchanged within the noise (contended 77-118
  * -> 102-131, parallel 698-932 -> 673-800). Its price is in {@code hold}, where keepalives keep
  * the agents brisk: 10,000 sessions on one node took 42-44% of a core against 36-46% without it.
+ *
+ * <p>With an {@link AgentWakeup}, a request entering the node unparks the agent from its cold
+ * park and keeps it hot for a while (-Dtenure.idle.wakeOnRequest=false turns that off).
  */
 public final class AdaptiveIdleStrategy implements IdleStrategy {
 
@@ -56,37 +59,70 @@ public final class AdaptiveIdleStrategy implements IdleStrategy {
     private final long hotWindowNanos;
     private final long hotParkNanos;
     private final long coldParkNanos;
+    private final AgentWakeup wakeup; // null: nobody wakes this agent early
     private long lastWorkNanos = System.nanoTime();
     private int idleCycles;
     private long parkNanos;
+    private boolean registered;
+    private volatile Thread owner;
+    private volatile boolean cold;
 
     public AdaptiveIdleStrategy(
-            long briskWindowNanos, long briskParkNanos, long hotWindowNanos, long hotParkNanos, long coldParkNanos) {
+            long briskWindowNanos,
+            long briskParkNanos,
+            long hotWindowNanos,
+            long hotParkNanos,
+            long coldParkNanos,
+            AgentWakeup wakeup) {
         this.briskWindowNanos = briskWindowNanos;
         this.briskParkNanos = briskParkNanos;
         this.hotWindowNanos = hotWindowNanos;
         this.hotParkNanos = hotParkNanos;
         this.coldParkNanos = coldParkNanos;
         this.parkNanos = hotParkNanos;
+        this.wakeup = wakeup;
     }
 
     /** For agents that see work only when a request passes through them. */
     public static AdaptiveIdleStrategy standard() {
-        return of("tenure.idle.hotWindowMillis", 20);
+        return standard(null);
+    }
+
+    /** As {@link #standard()}, woken early by {@code wakeup} when a request enters the node. */
+    public static AdaptiveIdleStrategy standard(AgentWakeup wakeup) {
+        return of("tenure.idle.hotWindowMillis", 20, wakeup);
     }
 
     /** For the media driver, which sees background work (heartbeats, status messages) all the time. */
     public static AdaptiveIdleStrategy forDriver() {
-        return of("tenure.idle.driverHotWindowMillis", 2);
+        return forDriver(null);
     }
 
-    private static AdaptiveIdleStrategy of(String hotWindowProperty, long hotWindowMillis) {
+    /** As {@link #forDriver()}, woken early by {@code wakeup} when a request enters the node. */
+    public static AdaptiveIdleStrategy forDriver(AgentWakeup wakeup) {
+        return of("tenure.idle.driverHotWindowMillis", 2, wakeup);
+    }
+
+    private static AdaptiveIdleStrategy of(String hotWindowProperty, long hotWindowMillis, AgentWakeup wakeup) {
         return new AdaptiveIdleStrategy(
                 TimeUnit.MICROSECONDS.toNanos(Long.getLong("tenure.idle.briskWindowMicros", 1000)),
                 TimeUnit.MICROSECONDS.toNanos(Long.getLong("tenure.idle.briskParkMicros", 20)),
                 TimeUnit.MILLISECONDS.toNanos(Long.getLong(hotWindowProperty, hotWindowMillis)),
                 TimeUnit.MICROSECONDS.toNanos(Long.getLong("tenure.idle.hotParkMicros", 300)),
-                TimeUnit.MICROSECONDS.toNanos(Long.getLong("tenure.idle.coldParkMicros", 5000)));
+                TimeUnit.MICROSECONDS.toNanos(Long.getLong("tenure.idle.coldParkMicros", 5000)),
+                Boolean.parseBoolean(System.getProperty("tenure.idle.wakeOnRequest", "true")) ? wakeup : null);
+    }
+
+    boolean coldParked() {
+        return cold;
+    }
+
+    /** Unparks the agent if it is in its cold park; see {@link AgentWakeup}. */
+    void wakeIfCold() {
+        Thread t = owner;
+        if (cold && t != null) {
+            LockSupport.unpark(t);
+        }
     }
 
     @Override
@@ -109,16 +145,29 @@ public final class AdaptiveIdleStrategy implements IdleStrategy {
             Thread.yield();
             return;
         }
-        long sinceWork = System.nanoTime() - lastWorkNanos;
+        if (wakeup != null && !registered) {
+            owner = Thread.currentThread();
+            wakeup.register(this);
+            registered = true;
+        }
+        long now = System.nanoTime();
+        long sinceWork = now - lastWorkNanos;
         if (sinceWork < briskWindowNanos) {
             LockSupport.parkNanos(briskParkNanos);
             return;
         }
-        if (sinceWork < hotWindowNanos) {
+        if (sinceWork < hotWindowNanos || (wakeup != null && wakeup.hot(now))) {
             LockSupport.parkNanos(hotParkNanos);
             return;
         }
-        LockSupport.parkNanos(parkNanos);
+        // Marked around the park only, so that a wake-up never unparks a hot agent. Marked, then
+        // checked again: a wake-up that came between the check above and the mark either sees
+        // the mark (and unparks) or is seen here.
+        cold = true;
+        if (wakeup == null || !wakeup.hot(System.nanoTime())) {
+            LockSupport.parkNanos(parkNanos);
+        }
+        cold = false;
         parkNanos = Math.min(parkNanos << 1, coldParkNanos);
     }
 

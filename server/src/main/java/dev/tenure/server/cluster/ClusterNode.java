@@ -56,14 +56,17 @@ public final class ClusterNode implements AutoCloseable {
     private final String aeronDir;
     private final ReplicaView replica;
     private final LogRetention retention;
+    private final AgentWakeup wakeup;
 
     private ClusterNode(
             ConsensusHost host,
             ClusteredServiceContainer container,
             String aeronDir,
             ReplicaView replica,
-            LogRetention retention) {
+            LogRetention retention,
+            AgentWakeup wakeup) {
         this.host = host;
+        this.wakeup = wakeup;
         this.container = container;
         this.aeronDir = aeronDir;
         this.replica = replica;
@@ -77,6 +80,7 @@ public final class ClusterNode implements AutoCloseable {
         File base = config.dataDir().toAbsolutePath().toFile();
         String host = self.host();
 
+        AgentWakeup wakeup = new AgentWakeup();
         MediaDriver.Context driverCtx = driverContext(aeronDir, errors);
         Archive.Context archiveCtx = archiveContext(config, aeronDir, errors);
         if (config.members().size() > 1
@@ -139,21 +143,21 @@ public final class ClusterNode implements AutoCloseable {
                 .clusterDir(new File(base, "cluster"))
                 .clusteredService(new TenureClusteredService(config.limits(), roleListener, replica))
                 .serviceId(0)
-                .idleStrategySupplier(ClusterNode::idle)
+                .idleStrategySupplier(() -> AdaptiveIdleStrategy.standard(wakeup))
                 .errorHandler(errors);
 
         // The consensus module (on its thread) and the service container (here) both create the
         // cluster directory on start; made beforehand, neither races the other's mkdir.
         IoUtil.ensureDirectoryExists(new File(base, "cluster"), "cluster");
         // The driver's background traffic (heartbeats, status messages) sets the hot window.
-        ConsensusHost agents =
-                ConsensusHost.launch(driverCtx, archiveCtx, consensusCtx, AdaptiveIdleStrategy::forDriver, errors);
+        ConsensusHost agents = ConsensusHost.launch(
+                driverCtx, archiveCtx, consensusCtx, () -> AdaptiveIdleStrategy.forDriver(wakeup), errors);
         ClusteredServiceContainer container = null;
         try {
             container = ClusteredServiceContainer.launch(serviceCtx);
             agents.awaitStarted();
             LogRetention retention = new LogRetention(new File(base, "cluster"), localArchive.clone());
-            return new ClusterNode(agents, container, aeronDir, replica, retention);
+            return new ClusterNode(agents, container, aeronDir, replica, retention, wakeup);
         } catch (RuntimeException e) {
             CloseHelper.quietCloseAll(container, agents);
             throw e;
@@ -217,6 +221,11 @@ public final class ClusterNode implements AutoCloseable {
                 .fileSyncLevel(1)
                 .catalogFileSyncLevel(1)
                 .errorHandler(errors);
+    }
+
+    /** What the node's gateway calls when it hands requests to the cluster. */
+    public AgentWakeup wakeup() {
+        return wakeup;
     }
 
     public String aeronDirectoryName() {

@@ -5,7 +5,8 @@ import dev.tenure.api.internal.Egress;
 import dev.tenure.api.internal.KeepAliveBatch;
 import dev.tenure.api.internal.LogCommand;
 import dev.tenure.api.internal.Reply;
-import dev.tenure.server.cluster.ClusterNode;
+import dev.tenure.server.cluster.AdaptiveIdleStrategy;
+import dev.tenure.server.cluster.AgentWakeup;
 import io.aeron.cluster.client.AeronCluster;
 import io.aeron.cluster.client.EgressListener;
 import io.aeron.logbuffer.Header;
@@ -48,7 +49,8 @@ final class ClusterChannel implements AutoCloseable {
     private final ConcurrentLinkedQueue<Pending> submissions = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<Renewal> renewals = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean running = new AtomicBoolean(true);
-    private final IdleStrategy idle = ClusterNode.idle();
+    private final AgentWakeup wakeup;
+    private final IdleStrategy idle;
     private final Thread agent;
 
     // Owned by the agent thread.
@@ -70,8 +72,11 @@ final class ClusterChannel implements AutoCloseable {
             AeronCluster.Context template,
             long requestTimeoutNanos,
             long renewBatchNanos,
-            Consumer<dev.tenure.api.internal.Event> events) {
+            Consumer<dev.tenure.api.internal.Event> events,
+            AgentWakeup wakeup) {
         this.template = template;
+        this.wakeup = wakeup;
+        this.idle = AdaptiveIdleStrategy.standard(wakeup);
         this.requestTimeoutNanos = requestTimeoutNanos;
         this.renewBatchNanos = renewBatchNanos;
         this.events = events;
@@ -189,11 +194,14 @@ final class ClusterChannel implements AutoCloseable {
             long result = cluster.offer(sendBuffer, 0, bytes.length);
             if (result < 0) {
                 // Back pressure or a leader change in progress: keep it queued until it times out.
-                return sent;
+                break;
             }
             unsent.poll();
             inFlight.put(correlationId, p);
             sent++;
+        }
+        if (sent > 0) {
+            wakeup.requestEntered();
         }
         return sent;
     }

@@ -6,6 +6,7 @@ import dev.tenure.api.internal.StatsRequest;
 import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.server.ServerConfig;
 import dev.tenure.server.admin.NodeMetrics;
+import dev.tenure.server.cluster.AgentWakeup;
 import dev.tenure.server.cluster.ClusterNode;
 import io.aeron.Aeron;
 import io.aeron.cluster.client.AeronCluster;
@@ -36,7 +37,8 @@ public final class Gateway implements AutoCloseable {
             String ingressEndpoints,
             Function<ServerStatusResponse.Builder, ServerStatusResponse.Builder> nodeStatus,
             LongSupplier recoveryPosition,
-            NodeMetrics metrics) {
+            NodeMetrics metrics,
+            AgentWakeup wakeup) {
         // A lone member is always the leader: its gateway talks to it over shared memory.
         boolean local = config.members().size() == 1;
         // One Aeron client for every reconnect, on the node's monotonic epoch clock (see
@@ -54,7 +56,7 @@ public final class Gateway implements AutoCloseable {
                                 : "aeron:udp?endpoint=" + config.self().host() + ":0")
                 .messageTimeoutNs(config.requestTimeout().toNanos());
         this.cluster = new ClusterChannel(
-                ctx, config.requestTimeout().toNanos(), config.keepAliveBatch().toNanos(), registry::onEvent);
+                ctx, config.requestTimeout().toNanos(), config.keepAliveBatch().toNanos(), registry::onEvent, wakeup);
         this.nodeStatus = nodeStatus;
         this.nodeId = config.nodeId();
         this.recoveryPosition = recoveryPosition;

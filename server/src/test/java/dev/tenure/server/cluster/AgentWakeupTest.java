@@ -1,0 +1,115 @@
+package dev.tenure.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A request entering the node unparks agents in their cold park and keeps every agent hot for a
+ * while; an agent that is already hot is left alone. The parks here are seconds long, so an
+ * agent that moved within a fraction of that was woken, not timed out.
+ */
+class AgentWakeupTest {
+    private static final long LONG = TimeUnit.SECONDS.toNanos(30);
+    private static final long SHORT = TimeUnit.MILLISECONDS.toNanos(1);
+
+    private final AgentWakeup wakeup = new AgentWakeup();
+    private final AtomicBoolean stop = new AtomicBoolean();
+    private Thread agent;
+
+    @AfterEach
+    void stopAgent() throws InterruptedException {
+        stop.set(true);
+        if (agent != null) {
+            agent.interrupt();
+            agent.join(5_000);
+        }
+    }
+
+    /** An agent with no work, idling with {@code strategy}; counts its idle calls. */
+    private AtomicInteger run(AdaptiveIdleStrategy strategy) {
+        AtomicInteger idles = new AtomicInteger();
+        agent = new Thread(() -> {
+            while (!stop.get() && !Thread.currentThread().isInterrupted()) {
+                strategy.idle(0);
+                idles.incrementAndGet();
+            }
+        });
+        agent.setDaemon(true);
+        agent.start();
+        return idles;
+    }
+
+    private static void awaitTrue(java.util.function.BooleanSupplier condition) throws InterruptedException {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("condition not reached in 10 s").isLessThan(until);
+            Thread.sleep(1);
+        }
+    }
+
+    /** Waits until the agent made no idle call for a second; returns its count then. */
+    private static int awaitQuiet(AtomicInteger idles) throws InterruptedException {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (true) {
+            int seen = idles.get();
+            Thread.sleep(1_000);
+            if (idles.get() == seen) {
+                return seen;
+            }
+            assertThat(System.nanoTime()).as("agent never went quiet").isLessThan(until);
+        }
+    }
+
+    @Test
+    void aColdAgentIsUnparkedAndThenStaysHot() throws InterruptedException {
+        // Never brisk or hot on its own: every park is the 30 s cold one, unless woken.
+        AdaptiveIdleStrategy strategy = new AdaptiveIdleStrategy(0, SHORT, 0, SHORT, LONG, wakeup);
+        AtomicInteger idles = run(strategy);
+        // Its cold parks double from 1 ms: wait until one has lasted a whole second.
+        int before = awaitQuiet(idles);
+        assertThat(strategy.coldParked()).isTrue();
+        assertThat(wakeup.registered()).isEqualTo(1);
+
+        long woken = System.nanoTime();
+        wakeup.requestEntered();
+        // Hot for 20 ms after the wake-up: 1 ms parks, so many idle calls, where its own
+        // back-off would give at most one in the next second.
+        awaitTrue(() -> idles.get() >= before + 5);
+        assertThat(System.nanoTime() - woken).isLessThan(TimeUnit.SECONDS.toNanos(1));
+        awaitTrue(strategy::coldParked);
+    }
+
+    @Test
+    void aHotAgentIsNotUnparked() throws InterruptedException {
+        // Hot for a minute after its last work, parking 30 s at a time: a wake-up must not cut that park.
+        AdaptiveIdleStrategy strategy =
+                new AdaptiveIdleStrategy(0, SHORT, TimeUnit.SECONDS.toNanos(60), LONG, LONG, wakeup);
+        AtomicInteger idles = run(strategy);
+        awaitTrue(() -> wakeup.registered() == 1);
+        Thread.sleep(100);
+        int before = idles.get();
+        assertThat(strategy.coldParked()).isFalse();
+
+        wakeup.requestEntered();
+        Thread.sleep(300);
+        assertThat(idles.get()).as("still in its hot park").isEqualTo(before);
+    }
+
+    @Test
+    void withoutAWakeupAColdAgentWaitsOutItsPark() throws InterruptedException {
+        // Its first cold park is already 30 s long (the back-off starts at the hot park).
+        AdaptiveIdleStrategy strategy = new AdaptiveIdleStrategy(0, SHORT, 0, LONG, LONG, null);
+        AtomicInteger idles = run(strategy);
+        Thread.sleep(200);
+        int before = idles.get();
+        wakeup.requestEntered();
+        Thread.sleep(200);
+        assertThat(idles.get()).isEqualTo(before);
+        assertThat(wakeup.registered()).isZero();
+    }
+}
