@@ -20,7 +20,6 @@ import java.util.stream.Collectors;
 import org.agrona.CloseHelper;
 import org.agrona.ErrorHandler;
 import org.agrona.IoUtil;
-import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.NoOpLock;
 import org.agrona.concurrent.status.AtomicCounter;
 import org.agrona.nio.TransportPoller;
@@ -216,7 +215,7 @@ public final class ClusterNode implements AutoCloseable {
                         new AeronArchive.Context().controlResponseChannel("aeron:udp?endpoint=" + host + ":0"))
                 .recordingEventsEnabled(false)
                 .threadingMode(ArchiveThreadingMode.SHARED)
-                .idleStrategySupplier(ClusterNode::idle)
+                .idleStrategySupplier(AdaptiveIdleStrategy::standard)
                 .segmentFileLength(SEGMENT_BYTES)
                 .fileSyncLevel(1)
                 .catalogFileSyncLevel(1)
@@ -279,10 +278,6 @@ public final class ClusterNode implements AutoCloseable {
     public static Aeron connectClient(String aeronDir) {
         return Aeron.connect(
                 new Aeron.Context().aeronDirectoryName(aeronDir).epochClock(MonotonicClusterClock.INSTANCE));
-    }
-
-    public static IdleStrategy idle() {
-        return AdaptiveIdleStrategy.standard();
     }
 
     /** Aeron's member string: id,ingress,consensus,log,catchup,archive per member, '|' separated. */
