@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import dev.tenure.lab.process.Signals;
 import dev.tenure.server.TestPorts;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -73,11 +74,7 @@ final class ClusterProcess implements AutoCloseable {
     }
 
     void signal(int node, String name) throws IOException, InterruptedException {
-        int code = new ProcessBuilder("kill", "-" + name, Long.toString(pids.get(node)))
-                .inheritIO()
-                .start()
-                .waitFor();
-        assertThat(code).isZero();
+        Signals.send(pids.get(node), name);
     }
 
     /** The leader's member id, as the given node reports it (-1 if none). */

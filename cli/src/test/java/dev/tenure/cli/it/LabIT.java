@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import dev.tenure.lab.process.NetNamespace;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -126,9 +127,23 @@ class LabIT {
             }
             boolean anyIncomplete = rows.stream().anyMatch(LabIT::incomplete);
             assertThat(code)
-                    .as("exit code of tenure lab %s; output:\n%s", what, lab.output())
+                    .as("exit code of tenure lab %s; output:\n%s%s", what, lab.output(), notLanded(out, rows))
                     .isEqualTo(anyIncomplete ? 7 : 0);
             return rows;
         }
+    }
+
+    /** The naive history of every scenario whose naive run broke nothing: why the fault missed. */
+    private static String notLanded(Path out, List<JsonObject> rows) throws IOException {
+        StringBuilder b = new StringBuilder();
+        for (JsonObject row : rows) {
+            String scenario = row.get("scenario").getAsString();
+            Path history = out.resolve(scenario).resolve("naive").resolve("history.jsonl");
+            if (!incomplete(row) && row.get("naive_violations").getAsInt() == 0 && Files.exists(history)) {
+                b.append("\n").append(scenario).append(": the naive run broke nothing; its history:\n");
+                b.append(Files.readString(history));
+            }
+        }
+        return b.toString();
     }
 }

@@ -1,5 +1,6 @@
 package dev.tenure.cli.it;
 
+import dev.tenure.lab.process.Signals;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -122,13 +123,7 @@ final class Processes {
         }
 
         void signal(String name) throws IOException, InterruptedException {
-            int code = new ProcessBuilder("kill", "-" + name, Long.toString(pid()))
-                    .inheritIO()
-                    .start()
-                    .waitFor();
-            if (code != 0) {
-                throw new IllegalStateException("kill -" + name + " " + pid() + " exited " + code);
-            }
+            Signals.send(pid(), name);
         }
 
         void kill9() throws InterruptedException {

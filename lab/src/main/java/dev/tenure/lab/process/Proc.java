@@ -92,17 +92,14 @@ public final class Proc implements AutoCloseable {
         stdin.println(line);
     }
 
-    /** {@code kill -NAME pid}: STOP, CONT, TERM, KILL. */
+    /** {@code kill -NAME pid}: STOP (returning once it has stopped), CONT, TERM, KILL. */
     public void signal(String signal) {
         try {
-            int code = new ProcessBuilder("kill", "-" + signal, Long.toString(pid()))
-                    .redirectErrorStream(true)
-                    .start()
-                    .waitFor();
-            if (code != 0 && process.isAlive()) {
-                throw new IllegalStateException("kill -" + signal + " " + pid() + " exited " + code);
-            }
+            Signals.send(pid(), signal);
         } catch (IOException e) {
+            if (!process.isAlive()) {
+                return; // it exited first: nothing left to signal
+            }
             throw new IllegalStateException("cannot signal " + name + ": " + e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -5,6 +5,7 @@ import dev.tenure.lab.process.JavaLauncher;
 import dev.tenure.lab.process.LabNetwork;
 import dev.tenure.lab.process.LocalCluster;
 import dev.tenure.lab.process.Proc;
+import dev.tenure.lab.process.Signals;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -170,16 +171,13 @@ public final class LabEnv implements AutoCloseable {
         });
     }
 
-    /** Sends {@code signal} (e.g. STOP, CONT) to node {@code i}'s process. */
+    /** Sends {@code signal} (e.g. STOP, CONT) to node {@code i}'s process; STOP returns once it stopped. */
     public void signalNode(int i, String signal) throws IOException, InterruptedException {
         long pid = cluster().nodes().get(i).pid();
-        int code = new ProcessBuilder("kill", "-" + signal, Long.toString(pid))
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                .start()
-                .waitFor();
-        if (code != 0) {
-            throw new LabException("kill -" + signal + " " + pid + " (node " + i + ") exited " + code);
+        try {
+            Signals.send(pid, signal);
+        } catch (IOException e) {
+            throw new LabException("node " + i + ": " + e.getMessage(), e);
         }
     }
 
