@@ -1,7 +1,9 @@
 package dev.tenure.client;
 
+import dev.tenure.client.internal.AttachMux;
 import dev.tenure.client.internal.Endpoints;
 import dev.tenure.client.internal.Retrier;
+import io.grpc.Channel;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -21,6 +23,7 @@ final class ClientContext {
     final long requestTimeoutNanos;
     final String clientName;
     final Set<Session> sessions = ConcurrentHashMap.newKeySet();
+    private final AttachMux[] muxes; // guarded by this
 
     ClientContext(
             Endpoints endpoints,
@@ -40,6 +43,16 @@ final class ClientContext {
         this.driftMarginNanos = driftMarginNanos;
         this.requestTimeoutNanos = requestTimeoutNanos;
         this.clientName = clientName;
+        this.muxes = new AttachMux[endpoints.size()];
+    }
+
+    /** The call that carries this client's sessions on endpoint {@code index}; throws once the client is closed. */
+    synchronized AttachMux attachMux(int index) {
+        Channel channel = endpoints.channel(index);
+        if (muxes[index] == null) {
+            muxes[index] = new AttachMux(channel, time);
+        }
+        return muxes[index];
     }
 
     static long defaultMarginNanos(long ttlNanos) {

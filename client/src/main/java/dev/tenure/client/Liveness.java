@@ -152,7 +152,7 @@ final class Liveness implements KeepAliveStream.Handler {
             w = new Waiter(time.nanoTime());
             waiters.add(w);
         }
-        sendKeepAlive(); // with the stream down this sends nothing; the Resume's Opened answers w
+        sendKeepAlive(false); // with the stream down this sends nothing; the Resume's Opened answers w
         return w.done;
     }
 
@@ -227,7 +227,7 @@ final class Liveness implements KeepAliveStream.Handler {
             streamSendNanos = time.nanoTime();
         }
         try {
-            s.start(ctx.endpoints.channel(index));
+            s.start(ctx.attachMux(index));
         } catch (IllegalStateException clientClosed) {
             broken(s, Status.UNAVAILABLE.withDescription("client closed").withCause(clientClosed));
             return;
@@ -423,10 +423,11 @@ final class Liveness implements KeepAliveStream.Handler {
             }
         }
         queue.drain();
-        sendKeepAlive();
+        sendKeepAlive(true);
     }
 
-    private void sendKeepAlive() {
+    /** {@code onTick}: from the timer, to leave with the other sessions' keepalives of that instant. */
+    private void sendKeepAlive(boolean onTick) {
         synchronized (sendLock) {
             KeepAliveStream s;
             long seq;
@@ -438,7 +439,7 @@ final class Liveness implements KeepAliveStream.Handler {
                 seq = ++lastSeq;
                 horizon.sent(seq, time.nanoTime()); // just before sending: see streamSendNanos
             }
-            s.sendKeepAlive(seq);
+            s.sendKeepAlive(seq, onTick);
         }
     }
 
@@ -502,7 +503,7 @@ final class Liveness implements KeepAliveStream.Handler {
             TenureException e =
                     openFailure != null ? openFailure : new SessionLostException("session closed before it opened");
             if (s != null) {
-                fx.add(() -> s.cancel("session not opened"));
+                fx.add(s::leave);
             }
             queue.add(() -> opened.completeExceptionally(e));
             return;
@@ -516,7 +517,7 @@ final class Liveness implements KeepAliveStream.Handler {
                 if (tell) {
                     s.sendClose(dev.tenure.api.v1.TenureEnd.TENURE_END_EXPIRED);
                 }
-                s.finish();
+                s.leave();
             });
         }
         queue.add(() -> events.stateChanged(from, LOST));

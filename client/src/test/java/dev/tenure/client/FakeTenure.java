@@ -1,7 +1,10 @@
 package dev.tenure.client;
 
+import dev.tenure.api.AttachDemux;
 import dev.tenure.api.v1.AcquireRequest;
 import dev.tenure.api.v1.AcquireResponse;
+import dev.tenure.api.v1.AttachEvents;
+import dev.tenure.api.v1.AttachFrames;
 import dev.tenure.api.v1.AttachRequest;
 import dev.tenure.api.v1.AttachResponse;
 import dev.tenure.api.v1.Code;
@@ -65,6 +68,10 @@ final class FakeTenure extends TenureGrpc.TenureImplBase {
     volatile boolean answerClose = true;
 
     final List<AttachRequest> attachLog = new CopyOnWriteArrayList<>();
+    /** AttachMany calls started, and the frames in each message they carried, in order. */
+    final AtomicInteger attachManyCalls = new AtomicInteger();
+
+    final List<Integer> framesPerMessage = new CopyOnWriteArrayList<>();
     final List<Stream> streams = new CopyOnWriteArrayList<>();
     private final List<Held> held = new ArrayList<>(); // guarded by this
     private final AtomicLong sessionIds = new AtomicLong(100);
@@ -172,9 +179,33 @@ final class FakeTenure extends TenureGrpc.TenureImplBase {
 
     @Override
     public StreamObserver<AttachRequest> attach(StreamObserver<AttachResponse> out) {
-        Stream s = new Stream((ServerCallStreamObserver<AttachResponse>) out, NODE.get());
+        Stream s = new Stream(out, NODE.get());
         streams.add(s);
         return s;
+    }
+
+    /** As the node serves it: each session on the call is an Attach stream of its own. */
+    @Override
+    public StreamObserver<AttachFrames> attachMany(StreamObserver<AttachEvents> out) {
+        attachManyCalls.incrementAndGet();
+        AttachDemux demux = new AttachDemux(this::attach, out, Runnable::run);
+        return new StreamObserver<>() {
+            @Override
+            public void onNext(AttachFrames frames) {
+                framesPerMessage.add(frames.getFramesCount());
+                demux.onNext(frames);
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                demux.onError(t);
+            }
+
+            @Override
+            public void onCompleted() {
+                demux.onCompleted();
+            }
+        };
     }
 
     @Override
@@ -295,11 +326,11 @@ final class FakeTenure extends TenureGrpc.TenureImplBase {
     /** One Attach stream, as the server sees it. */
     final class Stream implements StreamObserver<AttachRequest> {
         final int node;
-        private final ServerCallStreamObserver<AttachResponse> out;
+        private final StreamObserver<AttachResponse> out;
         private boolean done; // guarded by this
         volatile long sessionId;
 
-        Stream(ServerCallStreamObserver<AttachResponse> out, Integer node) {
+        Stream(StreamObserver<AttachResponse> out, Integer node) {
             this.out = out;
             this.node = node == null ? -1 : node;
         }

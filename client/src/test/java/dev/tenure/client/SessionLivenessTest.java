@@ -43,7 +43,7 @@ class SessionLivenessTest {
     }
 
     @Test
-    void keepalivesOfSessionsOpenedAtDifferentTimesLeaveTogether() {
+    void keepalivesOfSessionsOpenedAtDifferentTimesLeaveTogetherInOneMessageOnOneStream() {
         long t0 = h.time.nanoTime(); // on the keepalive grid: the harness clock starts on a second
         TenureClient client = h.client();
         Session first = client.openSession();
@@ -54,6 +54,8 @@ class SessionLivenessTest {
 
         h.time.advance(Duration.ofNanos(1)); // one instant renews both: the node serves one burst
         assertThat(h.fake.attachCount(AttachRequest.KindCase.KEEP_ALIVE)).isEqualTo(2);
+        assertThat(h.fake.attachManyCalls).as("both sessions on one stream").hasValue(1);
+        assertThat(h.fake.framesPerMessage).as("Open, Open, both keepalives").containsExactly(1, 1, 2);
         h.time.advance(KEEPALIVE.minusNanos(1));
         assertThat(h.fake.attachCount(AttachRequest.KindCase.KEEP_ALIVE)).isEqualTo(2);
         h.time.advance(Duration.ofNanos(1));

@@ -17,7 +17,6 @@ import dev.tenure.api.v1.ReleaseRequest;
 import dev.tenure.api.v1.ServerStatusRequest;
 import dev.tenure.api.v1.TenureEnd;
 import dev.tenure.api.v1.TenureGrpc;
-import dev.tenure.core.Limits;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -25,8 +24,6 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -51,30 +48,11 @@ class InProcessServerTest {
 
     @BeforeAll
     static void start() throws Exception {
-        int port = TestPorts.freeTcpPort();
-        ServerConfig config = new ServerConfig(
-                0,
-                List.of(new ServerConfig.Member(0, "127.0.0.1", port, TestPorts.freeAeronPortBase())),
-                data,
-                "127.0.0.1",
-                TestPorts.freeTcpPort(),
-                Duration.ofMillis(5),
-                Duration.ofSeconds(5),
-                Limits.defaults().valueBytesMax() + 65536,
-                Limits.defaults(),
-                Duration.ofSeconds(1),
-                Duration.ofMillis(100),
-                Duration.ofMinutes(10),
-                false);
-        server = TenureServer.start(config, System.err);
-        channel =
-                NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
+        server = TestNode.start(data);
+        channel = NettyChannelBuilder.forAddress("127.0.0.1", server.port())
+                .usePlaintext()
+                .build();
         stub = TenureGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!"ok".equals(server.status().getHealth())) {
-            assertThat(System.nanoTime()).as("node became healthy in time").isLessThan(deadline);
-            Thread.sleep(50);
-        }
     }
 
     @AfterAll

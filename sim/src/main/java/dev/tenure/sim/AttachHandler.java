@@ -8,7 +8,8 @@ import dev.tenure.core.Result;
 import io.grpc.Status;
 
 /**
- * A node's handling of one Attach stream, after the server's AttachStream: Open and Resume bind
+ * A node's handling of one Attach stream (a call of its own, or one ref's sub-stream of an
+ * AttachMany call: see {@link AttachOut}), after the server's AttachStream: Open and Resume bind
  * the stream to a session (a resume starts a new attachment), each KeepAlive is acknowledged only
  * once its renewal is committed (retried up to three times across a leader change) and only while
  * the stream lives, Close ends the session as the client asks, and a stream that ends without a
@@ -19,16 +20,16 @@ final class AttachHandler {
     private static final int RENEW_ATTEMPTS = 3;
 
     private final Gateway gateway;
-    private final ServerCall call;
+    private final AttachOut out;
     private long sessionId;
     private long attachment;
     private long graceMs;
     private boolean closeRequested;
     private boolean clientGone;
 
-    AttachHandler(Gateway gateway, ServerCall call) {
+    AttachHandler(Gateway gateway, AttachOut out) {
         this.gateway = gateway;
-        this.call = call;
+        this.out = out;
     }
 
     void onNext(AttachRequest request) {
@@ -37,7 +38,7 @@ final class AttachHandler {
             case RESUME -> resume(request.getResume());
             case KEEP_ALIVE -> keepAlive(request.getKeepAlive().getSeq());
             case CLOSE -> close(request.getClose().getEnd());
-            default -> call.close(Status.INVALID_ARGUMENT.withDescription("empty attach message"));
+            default -> out.close(Status.INVALID_ARGUMENT.withDescription("empty attach message"));
         }
     }
 
@@ -51,13 +52,13 @@ final class AttachHandler {
                 if (result instanceof Result.SessionOpened o) {
                     bind(o.sessionId(), o.ttlMs(), 1, open.getDisconnectGraceMs());
                 } else {
-                    call.close(Status.INVALID_ARGUMENT.withDescription(Describe.result(result)));
+                    out.close(Status.INVALID_ARGUMENT.withDescription(Describe.result(result)));
                 }
             }
 
             @Override
             public void failed(String why) {
-                call.close(Status.UNAVAILABLE.withDescription(why));
+                out.close(Status.UNAVAILABLE.withDescription(why));
             }
         });
     }
@@ -80,14 +81,14 @@ final class AttachHandler {
 
             @Override
             public void failed(String why) {
-                call.close(Status.UNAVAILABLE.withDescription(why));
+                out.close(Status.UNAVAILABLE.withDescription(why));
             }
         });
     }
 
     private void keepAlive(long seq) {
         if (sessionId == 0) {
-            call.close(Status.FAILED_PRECONDITION.withDescription("open or resume a session first"));
+            out.close(Status.FAILED_PRECONDITION.withDescription("open or resume a session first"));
             return;
         }
         if (gateway.mutation() == SimConfig.Mutation.ACK_BEFORE_COMMIT) {
@@ -109,7 +110,7 @@ final class AttachHandler {
 
             @Override
             public void failed(String why) {
-                if (attemptsLeft > 1 && sessionId == id && !clientGone && !call.done) {
+                if (attemptsLeft > 1 && sessionId == id && !clientGone && !out.done()) {
                     renew(id, seq, attemptsLeft - 1);
                 }
                 // Otherwise no ack: the client's horizon does not move, which is the safe outcome.
@@ -121,14 +122,14 @@ final class AttachHandler {
         if (clientGone) {
             return; // an answer after the stream ended would prove nothing the grace could honour
         }
-        call.send(AttachResponse.newBuilder()
+        out.send(AttachResponse.newBuilder()
                 .setAck(AttachResponse.KeepAliveAck.newBuilder().setSeq(seq))
                 .build());
     }
 
     private void close(TenureEnd requested) {
         if (sessionId == 0) {
-            call.close(Status.FAILED_PRECONDITION.withDescription("open or resume a session first"));
+            out.close(Status.FAILED_PRECONDITION.withDescription("open or resume a session first"));
             return;
         }
         TenureEnd end = requested == TenureEnd.TENURE_END_EXPIRED
@@ -144,7 +145,7 @@ final class AttachHandler {
             @Override
             public void failed(String why) {
                 closeRequested = false;
-                call.close(Status.UNAVAILABLE.withDescription(why));
+                out.close(Status.UNAVAILABLE.withDescription(why));
             }
         });
     }
@@ -159,7 +160,7 @@ final class AttachHandler {
             endAfterGrace(id, attachment, graceMs);
         }
         if (halfClosed) {
-            call.close(Status.OK);
+            out.close(Status.OK);
         }
     }
 
@@ -180,7 +181,7 @@ final class AttachHandler {
         attachment = carried;
         graceMs = grace;
         gateway.bind(id, this);
-        call.send(AttachResponse.newBuilder()
+        out.send(AttachResponse.newBuilder()
                 .setOpened(AttachResponse.Opened.newBuilder()
                         .setSessionId(id)
                         .setTtlMs(ttlMs)
@@ -189,7 +190,7 @@ final class AttachHandler {
     }
 
     void leaseEnded(String lock, long token, TenureEnd end) {
-        call.send(AttachResponse.newBuilder()
+        out.send(AttachResponse.newBuilder()
                 .setLeaseEnded(AttachResponse.LeaseEnded.newBuilder()
                         .setLock(lock)
                         .setToken(token)
@@ -202,16 +203,16 @@ final class AttachHandler {
         if (sessionId != 0) {
             gateway.unbind(sessionId, this);
         }
-        call.send(AttachResponse.newBuilder()
+        out.send(AttachResponse.newBuilder()
                 .setSessionEnded(
                         AttachResponse.SessionEnded.newBuilder().setEnd(end).setMessage(message))
                 .build());
-        call.close(Status.OK);
+        out.close(Status.OK);
     }
 
     private boolean unbound() {
         if (sessionId != 0) {
-            call.close(Status.FAILED_PRECONDITION.withDescription("this stream already carries session " + sessionId));
+            out.close(Status.FAILED_PRECONDITION.withDescription("this stream already carries session " + sessionId));
             return false;
         }
         return true;

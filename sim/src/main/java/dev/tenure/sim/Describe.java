@@ -1,11 +1,16 @@
 package dev.tenure.sim;
 
+import dev.tenure.api.v1.AttachRequest;
 import dev.tenure.core.Command;
 import dev.tenure.core.Event;
 import dev.tenure.core.Result;
+import io.grpc.Status;
 import java.util.concurrent.CompletionException;
 
-/** Short trace renderings of core commands, results, events and errors (their own toString is long). */
+/**
+ * Short trace renderings of core commands, results, events, session stream requests, statuses
+ * and errors (their own toString is long).
+ */
 final class Describe {
     private Describe() {}
 
@@ -62,6 +67,21 @@ final class Describe {
             return "SessionEnded(s" + x.sessionId() + "," + x.end() + ")";
         }
         return e.toString();
+    }
+
+    static String attachRequest(AttachRequest r) {
+        return switch (r.getKindCase()) {
+            case OPEN ->
+                "Open(ttl=" + r.getOpen().getTtlMs() + "," + r.getOpen().getClientName() + ")";
+            case RESUME -> "Resume(s" + r.getResume().getSessionId() + ")";
+            case KEEP_ALIVE -> "KeepAlive(#" + r.getKeepAlive().getSeq() + ")";
+            case CLOSE -> "Close(" + Wire.end(r.getClose().getEnd()) + ")";
+            case KIND_NOT_SET -> "an empty request";
+        };
+    }
+
+    static String status(Status s) {
+        return s.getCode() + (s.getDescription() == null ? "" : " " + s.getDescription());
     }
 
     /** The cause that matters, out of the CompletionExceptions around it. */

@@ -1,6 +1,7 @@
 package dev.tenure.sim;
 
 import dev.tenure.api.v1.AcquireRequest;
+import dev.tenure.api.v1.AttachFrames;
 import dev.tenure.api.v1.AttachRequest;
 import dev.tenure.api.v1.KvPutRequest;
 import dev.tenure.api.v1.ReleaseRequest;
@@ -68,7 +69,9 @@ final class Gateway {
         }
         ServerCall sc = new ServerCall(call, false, () -> calls.remove(call.id));
         calls.put(call.id, sc);
-        if (!call.unary()) {
+        if (call.attachMany()) {
+            sc.attachMany = new AttachManyHandler(this, sc);
+        } else if (!call.unary()) {
             sc.attach = new AttachHandler(this, sc);
         }
     }
@@ -80,6 +83,8 @@ final class Gateway {
         }
         if (sc.attach != null) {
             sc.attach.onNext((AttachRequest) message);
+        } else if (sc.attachMany != null) {
+            sc.attachMany.onNext((AttachFrames) message);
         } else {
             unary(sc, message);
         }
@@ -94,9 +99,15 @@ final class Gateway {
 
     void halfClosed(SimCall<?, ?> call) {
         ServerCall sc = calls.get(call.id);
-        if (sc != null && sc.attach != null) {
+        if (sc == null) {
+            return;
+        }
+        if (sc.attach != null) {
             calls.remove(call.id);
             sc.attach.clientEnded(true);
+        } else if (sc.attachMany != null) {
+            calls.remove(call.id);
+            sc.attachMany.clientEnded(true);
         }
     }
 
@@ -110,6 +121,8 @@ final class Gateway {
         sc.cancelled = true;
         if (sc.attach != null) {
             sc.attach.clientEnded(false);
+        } else if (sc.attachMany != null) {
+            sc.attachMany.clientEnded(false);
         } else if (sc.acquire != null) {
             sc.acquire.cancelled();
         }
@@ -141,6 +154,11 @@ final class Gateway {
                 sc.close(Status.UNAVAILABLE.withDescription(why));
             }
         };
+    }
+
+    /** A trace line about this node: {@code what} it sees or does. */
+    void trace(String what) {
+        world.trace.add("n" + node + " " + what);
     }
 
     // ---- the log, through this node's cluster link ----

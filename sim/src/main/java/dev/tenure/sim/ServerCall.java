@@ -1,5 +1,6 @@
 package dev.tenure.sim;
 
+import dev.tenure.api.v1.AttachResponse;
 import io.grpc.Status;
 
 /**
@@ -7,13 +8,14 @@ import io.grpc.Status;
  * closed the connection) nothing more reaches it, as with a cancelled gRPC server call. A ghost
  * is the second copy of a duplicated request: it is served, but its answer goes nowhere.
  */
-final class ServerCall {
+final class ServerCall implements AttachOut {
     final SimCall<?, ?> client;
     final boolean ghost;
     private final Runnable onDone;
     boolean cancelled;
     boolean done;
     AttachHandler attach;
+    AttachManyHandler attachMany;
     ParkedAcquire acquire;
 
     ServerCall(SimCall<?, ?> client, boolean ghost, Runnable onDone) {
@@ -29,6 +31,12 @@ final class ServerCall {
         }
     }
 
+    /** A plain Attach call's response. */
+    @Override
+    public void send(AttachResponse response) {
+        send((Object) response);
+    }
+
     /** A unary answer: the message, then OK. */
     void reply(Object message) {
         if (!done) {
@@ -41,7 +49,8 @@ final class ServerCall {
     }
 
     /** Ends the call with {@code status} (OK completes a stream). */
-    void close(Status status) {
+    @Override
+    public void close(Status status) {
         if (!done) {
             done = true;
             onDone.run();
@@ -49,6 +58,11 @@ final class ServerCall {
                 client.downClose(status);
             }
         }
+    }
+
+    @Override
+    public boolean done() {
+        return done;
     }
 
     private boolean reachable() {

@@ -1,5 +1,6 @@
 package dev.tenure.sim;
 
+import dev.tenure.api.v1.TenureGrpc;
 import io.grpc.ClientCall;
 import io.grpc.Context;
 import io.grpc.Metadata;
@@ -46,6 +47,12 @@ final class SimCall<Q, R> extends ClientCall<Q, R> {
 
     boolean unary() {
         return method.getType() == MethodDescriptor.MethodType.UNARY;
+    }
+
+    /** An AttachMany call: the sessions on it are told apart by the ref each frame carries. */
+    boolean attachMany() {
+        return method.getFullMethodName()
+                .equals(TenureGrpc.getAttachManyMethod().getFullMethodName());
     }
 
     String name() {

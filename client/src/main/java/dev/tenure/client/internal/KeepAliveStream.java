@@ -3,17 +3,13 @@ package dev.tenure.client.internal;
 import dev.tenure.api.v1.AttachRequest;
 import dev.tenure.api.v1.AttachResponse;
 import dev.tenure.api.v1.TenureEnd;
-import dev.tenure.api.v1.TenureGrpc;
-import io.grpc.Channel;
-import io.grpc.Context;
 import io.grpc.Status;
-import io.grpc.stub.ClientCallStreamObserver;
-import io.grpc.stub.ClientResponseObserver;
 
 /**
- * One Attach stream to one endpoint: sends Open / Resume / KeepAlive / Close and reports what
- * comes back. Holds no session state; the session decides what each event means and ignores
- * events from a stream it has already replaced.
+ * One session's stream to one endpoint: a sub-stream of the client's {@link AttachMux} call
+ * there. Sends Open / Resume / KeepAlive / Close and reports what comes back. Holds no session
+ * state; the session decides what each event means and ignores events from a stream it has
+ * already replaced.
  */
 public final class KeepAliveStream {
     /** What the stream saw. Called on gRPC threads, one event at a time per stream. */
@@ -33,9 +29,12 @@ public final class KeepAliveStream {
 
     private final int endpoint;
     private final Handler handler;
-    private ClientCallStreamObserver<AttachRequest> requests; // guarded by this
+    private AttachMux mux; // set by start
     private boolean finished; // guarded by this
     private volatile boolean sessionEnded;
+    // The mux's: which call carries this stream and under which ref (guarded by the mux).
+    AttachMux.Call call;
+    long ref;
 
     /** Creates the stream without starting it, so the owner can register it first. */
     public KeepAliveStream(int endpoint, Handler handler) {
@@ -48,150 +47,118 @@ public final class KeepAliveStream {
     }
 
     /**
-     * Starts the call. An immediate failure is reported to the handler, possibly before this
-     * returns. The stream lives in the root context: a session opened from inside a gRPC handler
-     * must outlive that handler's call.
+     * Joins the endpoint's call (opening it if needed). An immediate failure is reported to the
+     * handler, possibly before this returns. A stream abandoned before it started stays off.
      */
-    public void start(Channel channel) {
-        Context.ROOT.run(() -> TenureGrpc.newStub(channel).attach(new Responses()));
-        ClientCallStreamObserver<AttachRequest> abandoned;
+    public void start(AttachMux onto) {
         synchronized (this) {
-            abandoned = finished ? requests : null;
+            if (finished) {
+                return;
+            }
+            mux = onto;
         }
-        if (abandoned != null) {
-            // Abandoned (or already failed) while starting; cancelling an ended call is a no-op.
-            abandoned.cancel("stream abandoned while starting", null);
-        }
+        onto.join(this);
     }
 
     public void sendOpen(long ttlMs, String clientName, long graceMs) {
-        send(AttachRequest.newBuilder()
-                .setOpen(AttachRequest.Open.newBuilder()
-                        .setTtlMs(ttlMs)
-                        .setClientName(clientName)
-                        .setDisconnectGraceMs(graceMs))
-                .build());
+        send(
+                AttachRequest.newBuilder()
+                        .setOpen(AttachRequest.Open.newBuilder()
+                                .setTtlMs(ttlMs)
+                                .setClientName(clientName)
+                                .setDisconnectGraceMs(graceMs))
+                        .build(),
+                true);
     }
 
     public void sendResume(long sessionId, long graceMs) {
-        send(AttachRequest.newBuilder()
-                .setResume(AttachRequest.Resume.newBuilder()
-                        .setSessionId(sessionId)
-                        .setDisconnectGraceMs(graceMs))
-                .build());
+        send(
+                AttachRequest.newBuilder()
+                        .setResume(AttachRequest.Resume.newBuilder()
+                                .setSessionId(sessionId)
+                                .setDisconnectGraceMs(graceMs))
+                        .build(),
+                true);
     }
 
-    public void sendKeepAlive(long seq) {
-        send(AttachRequest.newBuilder()
-                .setKeepAlive(AttachRequest.KeepAlive.newBuilder().setSeq(seq))
-                .build());
+    /**
+     * {@code batched}: queued, to leave with the keepalives of the other sessions due at the same
+     * instant (a timer's); otherwise at once (a renewal someone waits for).
+     */
+    public void sendKeepAlive(long seq, boolean batched) {
+        send(
+                AttachRequest.newBuilder()
+                        .setKeepAlive(AttachRequest.KeepAlive.newBuilder().setSeq(seq))
+                        .build(),
+                !batched);
     }
 
     /** Ends the session; {@code end} is RELEASED, or EXPIRED for a client that gave up at its horizon. */
     public void sendClose(TenureEnd end) {
-        send(AttachRequest.newBuilder()
-                .setClose(AttachRequest.Close.newBuilder().setEnd(end))
-                .build());
+        send(
+                AttachRequest.newBuilder()
+                        .setClose(AttachRequest.Close.newBuilder().setEnd(end))
+                        .build(),
+                true);
     }
 
-    /** Half-closes: nothing more will be sent; the server completes the stream. */
-    public void finish() {
-        ClientCallStreamObserver<AttachRequest> r;
+    /**
+     * Nothing more will be sent (the session closed, or the try is no longer wanted): the stream
+     * leaves its call, which for the node is as if the session's own stream ended.
+     */
+    public void leave() {
+        AttachMux m;
         synchronized (this) {
-            if (finished || requests == null) {
-                finished = true;
+            finished = true;
+            m = mux;
+        }
+        if (m != null) {
+            m.leave(this);
+        }
+    }
+
+    private void send(AttachRequest request, boolean now) {
+        AttachMux m;
+        synchronized (this) {
+            if (finished || mux == null) {
                 return;
             }
-            finished = true;
-            r = requests;
+            m = mux;
         }
-        try {
-            r.onCompleted();
-        } catch (RuntimeException e) {
-            // The call already ended; there is nothing left to close.
+        m.send(this, request, now);
+    }
+
+    /** A response for this stream (from the mux, outside its lock). */
+    void received(AttachResponse r) {
+        switch (r.getKindCase()) {
+            case OPENED:
+                AttachResponse.Opened o = r.getOpened();
+                handler.opened(this, o.getSessionId(), o.getTtlMs(), o.getDisconnectGraceMs());
+                break;
+            case ACK:
+                handler.acked(this, r.getAck().getSeq());
+                break;
+            case LEASE_ENDED:
+                AttachResponse.LeaseEnded e = r.getLeaseEnded();
+                handler.leaseEnded(this, e.getLock(), e.getToken(), e.getEnd());
+                break;
+            case SESSION_ENDED:
+                sessionEnded = true;
+                handler.sessionEnded(
+                        this, r.getSessionEnded().getEnd(), r.getSessionEnded().getMessage());
+                break;
+            default:
+                break; // a newer server's message kind: nothing this client can act on
         }
     }
 
-    /** Abandons the stream (a try that is no longer wanted). */
-    public void cancel(String why) {
-        ClientCallStreamObserver<AttachRequest> r;
+    /** The sub-stream or its whole call failed: broken, unless the session had already ended. */
+    void failed(Status status) {
         synchronized (this) {
             finished = true;
-            r = requests;
         }
-        if (r != null) {
-            r.cancel(why, null);
-        }
-    }
-
-    // Serialized: a gRPC call's outbound side is not thread-safe, and keepalives must leave in
-    // seq order.
-    private synchronized void send(AttachRequest message) {
-        if (finished || requests == null) {
-            return;
-        }
-        try {
-            requests.onNext(message);
-        } catch (RuntimeException e) {
-            // The call already ended; its onError/onCompleted tells the handler.
-        }
-    }
-
-    private synchronized void bind(ClientCallStreamObserver<AttachRequest> r) {
-        requests = r;
-    }
-
-    private synchronized void markFinished() {
-        finished = true;
-    }
-
-    private final class Responses implements ClientResponseObserver<AttachRequest, AttachResponse> {
-        @Override
-        public void beforeStart(ClientCallStreamObserver<AttachRequest> requestStream) {
-            bind(requestStream);
-        }
-
-        @Override
-        public void onNext(AttachResponse r) {
-            KeepAliveStream s = KeepAliveStream.this;
-            switch (r.getKindCase()) {
-                case OPENED:
-                    AttachResponse.Opened o = r.getOpened();
-                    handler.opened(s, o.getSessionId(), o.getTtlMs(), o.getDisconnectGraceMs());
-                    break;
-                case ACK:
-                    handler.acked(s, r.getAck().getSeq());
-                    break;
-                case LEASE_ENDED:
-                    AttachResponse.LeaseEnded e = r.getLeaseEnded();
-                    handler.leaseEnded(s, e.getLock(), e.getToken(), e.getEnd());
-                    break;
-                case SESSION_ENDED:
-                    sessionEnded = true;
-                    handler.sessionEnded(
-                            s, r.getSessionEnded().getEnd(), r.getSessionEnded().getMessage());
-                    break;
-                default:
-                    break; // a newer server's message kind: nothing this client can act on
-            }
-        }
-
-        @Override
-        public void onError(Throwable t) {
-            markFinished();
-            if (!sessionEnded) {
-                handler.broken(KeepAliveStream.this, Status.fromThrowable(t));
-            }
-        }
-
-        @Override
-        public void onCompleted() {
-            markFinished();
-            if (!sessionEnded) {
-                handler.broken(
-                        KeepAliveStream.this,
-                        Status.UNAVAILABLE.withDescription("server completed the stream without SessionEnded"));
-            }
+        if (!sessionEnded) {
+            handler.broken(this, status);
         }
     }
 }

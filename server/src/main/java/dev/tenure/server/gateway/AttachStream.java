@@ -11,11 +11,11 @@ import dev.tenure.api.v1.AttachResponse;
 import dev.tenure.api.v1.TenureEnd;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 
 /**
- * One client's session stream. The session is bound to this stream's connection: if the stream
+ * One client's session stream (an Attach call, or one session's sub-stream of an AttachMany call:
+ * see {@link dev.tenure.api.AttachDemux}). The session is bound to this stream's connection: if the stream
  * breaks without a Close (the client process exited or was killed and the kernel closed its
  * socket), the session is ended through the log as DISCONNECTED once its disconnect grace has
  * passed (at once with a grace of 0), so its locks pass to the next waiter without waiting for
@@ -37,7 +37,7 @@ final class AttachStream implements StreamObserver<AttachRequest> {
     private final SessionRegistry registry;
     private final ClusterChannel cluster;
     private final RequestValidator validator;
-    private final ServerCallStreamObserver<AttachResponse> out;
+    private final StreamObserver<AttachResponse> out;
     private final Object lock = new Object();
     private long sessionId; // guarded by lock; 0 until opened or resumed
     private long attachment; // guarded by lock: which attachment of the session this stream carries
@@ -50,7 +50,7 @@ final class AttachStream implements StreamObserver<AttachRequest> {
             SessionRegistry registry,
             ClusterChannel cluster,
             RequestValidator validator,
-            ServerCallStreamObserver<AttachResponse> out) {
+            StreamObserver<AttachResponse> out) {
         this.registry = registry;
         this.cluster = cluster;
         this.validator = validator;
@@ -270,13 +270,13 @@ final class AttachStream implements StreamObserver<AttachRequest> {
     }
 
     private void sendLocked(AttachResponse response) {
-        if (responseDone || out.isCancelled()) {
+        if (responseDone) {
             return;
         }
         try {
             out.onNext(response);
         } catch (RuntimeException e) {
-            // The call is already gone; nothing to tell.
+            // The call is already gone (cancelled by the client); nothing to tell.
         }
     }
 

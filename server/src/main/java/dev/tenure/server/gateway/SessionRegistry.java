@@ -19,9 +19,10 @@ final class SessionRegistry implements AutoCloseable {
     private final ConcurrentHashMap<Long, AttachStream> streams = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<WaitKey, WaitingAcquire> waits = new ConcurrentHashMap<>();
     /**
-     * Ends sessions whose stream closed once their disconnect grace has passed, and withdraws
-     * waits whose call ended. One thread, created on first use; if the node stops first, those
-     * sessions end at their TTL instead, and those waits with their session or their wait time.
+     * Ends sessions whose stream closed once their disconnect grace has passed, withdraws waits
+     * whose call ended, and sends what AttachMany streams have queued. One thread, created on
+     * first use; if the node stops first, those sessions end at their TTL instead, and those waits
+     * with their session or their wait time.
      */
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "tenure-gateway-timer");
@@ -48,6 +49,15 @@ final class SessionRegistry implements AutoCloseable {
             timer.schedule(action, delayMs, TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException stopping) {
             // The node is stopping: the session ends at its TTL, which is later and so still safe.
+        }
+    }
+
+    /** Runs {@code action} soon on the gateway's own thread; dropped once the node is stopping. */
+    void soon(Runnable action) {
+        try {
+            timer.execute(action);
+        } catch (RejectedExecutionException stopping) {
+            // Whatever it would have sent goes with the node's streams.
         }
     }
 

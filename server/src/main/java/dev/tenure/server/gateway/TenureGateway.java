@@ -1,10 +1,13 @@
 package dev.tenure.server.gateway;
 
+import dev.tenure.api.AttachDemux;
 import dev.tenure.api.internal.CancelWait;
 import dev.tenure.api.internal.LogCommand;
 import dev.tenure.api.internal.Reply;
 import dev.tenure.api.v1.AcquireRequest;
 import dev.tenure.api.v1.AcquireResponse;
+import dev.tenure.api.v1.AttachEvents;
+import dev.tenure.api.v1.AttachFrames;
 import dev.tenure.api.v1.AttachRequest;
 import dev.tenure.api.v1.AttachResponse;
 import dev.tenure.api.v1.KvDeleteRequest;
@@ -71,7 +74,17 @@ public final class TenureGateway extends TenureGrpc.TenureImplBase {
 
     @Override
     public StreamObserver<AttachRequest> attach(StreamObserver<AttachResponse> responses) {
-        return new AttachStream(registry, cluster, validator, (ServerCallStreamObserver<AttachResponse>) responses);
+        return new AttachStream(registry, cluster, validator, responses);
+    }
+
+    /**
+     * Each session on the stream is served by an AttachStream of its own, as on Attach; their
+     * answers are sent from the gateway's own thread, so those completed together (the acks of
+     * one batch of renewals) leave in one message.
+     */
+    @Override
+    public StreamObserver<AttachFrames> attachMany(StreamObserver<AttachEvents> events) {
+        return new AttachDemux(this::attach, events, registry::soon);
     }
 
     @Override
