@@ -16,6 +16,16 @@ package dev.tenure.core;
 public record Policy(long lockDelayMs, long maxHoldMs, long leaseTtlMs) {
     public static final Policy NONE = new Policy(0, 0, 0);
 
+    /**
+     * The policy with these fields; all zero is the shared {@link #NONE}, so the many leases that
+     * ask for nothing special do not each carry a copy (40 B a lease).
+     */
+    public static Policy of(long lockDelayMs, long maxHoldMs, long leaseTtlMs) {
+        return lockDelayMs == 0 && maxHoldMs == 0 && leaseTtlMs == 0
+                ? NONE
+                : new Policy(lockDelayMs, maxHoldMs, leaseTtlMs);
+    }
+
     public boolean manualRenew() {
         return leaseTtlMs > 0;
     }

@@ -262,7 +262,7 @@ final class SnapshotCodec {
         if (r.version < 2) {
             return Policy.NONE;
         }
-        Policy p = new Policy(r.i64(), r.i64(), r.i64());
+        Policy p = Policy.of(r.i64(), r.i64(), r.i64());
         if (p.lockDelayMs() < 0 || p.maxHoldMs() < 0 || p.leaseTtlMs() < 0) {
             throw corrupt("negative policy " + p);
         }

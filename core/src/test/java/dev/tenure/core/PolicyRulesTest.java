@@ -40,6 +40,13 @@ class PolicyRulesTest {
     }
 
     @Test
+    void aPolicyOfNothingIsTheSharedNoneAndAnyOtherKeepsItsFields() {
+        assertThat(Policy.of(0, 0, 0)).isSameAs(Policy.NONE);
+        assertThat(Policy.of(500, 0, 0)).isEqualTo(DELAY_500).isNotSameAs(Policy.NONE);
+        assertThat(Policy.of(0, 7, 9)).isEqualTo(new Policy(0, 7, 9));
+    }
+
+    @Test
     void lockDelayAfterADisconnectKeepsWaitersQueuedUntilItEnds() {
         Fixture f = new Fixture();
         long a = f.open(10_000);

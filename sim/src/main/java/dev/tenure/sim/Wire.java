@@ -30,7 +30,7 @@ final class Wire {
                 r.getRequestId(),
                 r.getLock(),
                 r.getWaitMs(),
-                new Policy(p.getLockDelayMs(), p.getMaxHoldMs(), p.getLeaseTtlMs()),
+                Policy.of(p.getLockDelayMs(), p.getMaxHoldMs(), p.getLeaseTtlMs()),
                 r.getAttempt());
     }
 

@@ -260,7 +260,7 @@ final class WireMapping {
     }
 
     static Policy toCore(dev.tenure.api.v1.Policy p) {
-        return new Policy(p.getLockDelayMs(), p.getMaxHoldMs(), p.getLeaseTtlMs());
+        return Policy.of(p.getLockDelayMs(), p.getMaxHoldMs(), p.getLeaseTtlMs());
     }
 
     static dev.tenure.api.v1.Checkpoint toWire(Checkpoint c) {
