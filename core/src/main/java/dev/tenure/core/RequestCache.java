@@ -21,8 +21,10 @@ import java.util.TreeMap;
 final class RequestCache {
     private final TreeMap<Long, Outcome> outcomes;
     /**
-     * The highest try of each cached acquire that counted its tries; leaves with its outcome. A
-     * shared empty map until the first (most sessions never retry an acquire).
+     * The highest try of each cached acquire that was tried more than once; leaves with its
+     * outcome. A first try is not kept: no withdrawal can name a try before it, so "tried after
+     * try k" (k >= 1) reads the same without it, and most sessions never retry an acquire, so the
+     * map stays the shared empty one (about 140 B a session with a lock).
      */
     private SortedMap<Long, Long> attempts;
 
@@ -34,13 +36,14 @@ final class RequestCache {
 
     RequestCache(TreeMap<Long, Outcome> outcomes, TreeMap<Long, Long> attempts, long highestEvictedId) {
         this.outcomes = outcomes;
+        attempts.values().removeIf(a -> a <= 1); // a snapshot from before first tries were dropped
         this.attempts = attempts.isEmpty() ? Collections.emptySortedMap() : attempts;
         this.highestEvictedId = highestEvictedId;
     }
 
     /** Try {@code attempt} of the cached request {@code requestId} was applied. */
     void attempted(long requestId, long attempt) {
-        if (attempt > 0 && outcomes.containsKey(requestId)) {
+        if (attempt > 1 && outcomes.containsKey(requestId)) {
             if (attempts.isEmpty()) {
                 attempts = new TreeMap<>();
             }
