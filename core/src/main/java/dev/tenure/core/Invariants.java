@@ -47,7 +47,7 @@ final class Invariants {
         long delayed = 0;
         for (LockRecord lock : state.locks.all()) {
             checkLock(lock);
-            boundedWaits += lock.waiters.stream().filter(Waiter::bounded).count();
+            boundedWaits += lock.waiters().stream().filter(Waiter::bounded).count();
             lockDeadlines += (lock.lease != null && lock.leaseEndsAtMs() != LockRecord.NONE ? 1 : 0)
                     + (lock.delayUntilMs != 0 ? 1 : 0);
             delayed += lock.delayUntilMs != 0 ? 1 : 0;
@@ -96,11 +96,11 @@ final class Invariants {
                 lock.name,
                 lock.idle());
         require(
-                lock.waiters.isEmpty() || lease != null || lock.delayUntilMs != 0,
+                lock.waiters().isEmpty() || lease != null || lock.delayUntilMs != 0,
                 "lock %s has waiters but neither a holder nor a lock delay",
                 lock.name);
         checkPolicyState(lock);
-        require(lock.waiters.size() <= state.limits.waitersPerLockMax(), "lock %s over waitersPerLockMax", lock.name);
+        require(lock.waiterCount() <= state.limits.waitersPerLockMax(), "lock %s over waitersPerLockMax", lock.name);
         if (lease != null) {
             Session holder = state.sessions.get(lease.sessionId());
             require(
@@ -121,7 +121,7 @@ final class Invariants {
                     lease.token(),
                     lock.lastToken);
         }
-        for (Waiter w : lock.waiters) {
+        for (Waiter w : lock.waiters()) {
             checkWaiter(lock, w);
         }
         checkHistory(lock);
@@ -220,14 +220,14 @@ final class Invariants {
     }
 
     private void checkHistory(LockRecord lock) {
-        require(lock.history.size() <= state.limits.historyPerLockMax(), "lock %s over historyPerLockMax", lock.name);
+        require(lock.historySize() <= state.limits.historyPerLockMax(), "lock %s over historyPerLockMax", lock.name);
         require(
                 (lock.lastEnd == TenureEnd.NONE) == (lock.lastToken == 0),
                 "lock %s last end/token disagree",
                 lock.name);
         require(lock.lastToken <= state.lastToken, "lock %s last token above lastToken", lock.name);
         long previous = 0;
-        for (TenureRecord r : lock.history) {
+        for (TenureRecord r : lock.history()) {
             require(r.token() > previous, "lock %s history tokens not strictly increasing at %s", lock.name, r.token());
             require(
                     r.end() != TenureEnd.NONE && r.endedAtMs() >= r.grantedAtMs(),
@@ -237,7 +237,7 @@ final class Invariants {
             previous = r.token();
         }
         require(
-                lock.history.isEmpty() || lock.history.peekLast().token() == lock.lastToken,
+                lock.lastTenure() == null || lock.lastTenure().token() == lock.lastToken,
                 "lock %s newest history record is not its last tenure",
                 lock.name);
     }

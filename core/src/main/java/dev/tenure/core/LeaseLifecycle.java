@@ -88,10 +88,9 @@ final class LeaseLifecycle {
      */
     void endLease(LockRecord lock, TenureEnd end) {
         Lease lease = lock.lease;
-        lock.history.addLast(new TenureRecord(lease.sessionId(), lease.token(), lease.grantedAtMs(), state.nowMs, end));
-        while (lock.history.size() > state.limits.historyPerLockMax()) {
-            lock.history.removeFirst();
-        }
+        lock.addHistory(
+                new TenureRecord(lease.sessionId(), lease.token(), lease.grantedAtMs(), state.nowMs, end),
+                state.limits.historyPerLockMax());
         lock.lastEnd = end;
         lock.lastToken = lease.token();
         unindexLeaseEnd(lock);
@@ -130,7 +129,7 @@ final class LeaseLifecycle {
             state.touch(lock);
             return;
         }
-        Waiter next = lock.waiters.pollFirst();
+        Waiter next = lock.pollWaiter();
         if (next == null) {
             String dropped = state.locks.markIdle(lock, state.limits.idleLocksMax());
             state.touch(lock);
@@ -149,7 +148,7 @@ final class LeaseLifecycle {
     void enqueue(LockRecord lock, Session session, long requestId, long waitMs, Policy policy) {
         long deadlineMs = waitMs < 0 ? Waiter.NEVER : state.nowPlus(waitMs);
         Waiter w = new Waiter(session.id, requestId, state.nowMs, deadlineMs, policy);
-        lock.waiters.addLast(w);
+        lock.addWaiter(w);
         session.addWait(lock.name, requestId);
         if (w.bounded()) {
             state.deadlines.addWait(session.id, requestId, deadlineMs);
@@ -160,7 +159,7 @@ final class LeaseLifecycle {
 
     /** Takes a waiter out of the queue without granting, remembers and reports {@code outcome}. */
     void resolveWait(LockRecord lock, Waiter waiter, Rejected outcome) {
-        lock.waiters.remove(waiter);
+        lock.removeWaiter(waiter);
         Session session = state.sessions.get(waiter.sessionId());
         detachWait(lock, session, waiter);
         Requests.remember(state, session, waiter.requestId(), Outcome.settled(outcome));

@@ -81,7 +81,7 @@ final class LockCommands {
                     : new Rejected(
                             Code.HELD, "lock " + lock.name + " is held (token " + lease.token() + ")", lease.token());
         }
-        if (lock.waiters.size() >= state.limits.waitersPerLockMax()) {
+        if (lock.waiterCount() >= state.limits.waitersPerLockMax()) {
             return new Rejected(
                     Code.LIMIT,
                     "waitersPerLockMax (" + state.limits.waitersPerLockMax() + ") reached for lock " + lock.name,

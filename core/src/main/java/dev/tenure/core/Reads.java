@@ -39,14 +39,14 @@ final class Reads {
                     lock.leaseEndsAtMs());
         }
         List<WaiterView> waiters = new ArrayList<>();
-        for (Waiter w : lock.waiters) {
+        for (Waiter w : lock.waiters()) {
             waiters.add(new WaiterView(w.sessionId(), w.sinceMs(), state.sessions.get(w.sessionId()).clientName));
         }
         return new LockView(
                 lock.name,
                 holder,
                 List.copyOf(waiters),
-                List.copyOf(lock.history),
+                List.copyOf(lock.history()),
                 state.nowMs,
                 lock.delayUntilMs,
                 lock.checkpoint,

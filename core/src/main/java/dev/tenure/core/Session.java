@@ -36,7 +36,9 @@ final class Session {
     Session(long id, long ttlMs, String clientName, long deadlineMs, long attachment, RequestCache requests) {
         this.id = id;
         this.ttlMs = ttlMs;
-        this.clientName = clientName;
+        // One copy per distinct name: a client process opens all its sessions under one name,
+        // and each open would otherwise keep its own (about 50 B a session).
+        this.clientName = clientName == null ? null : clientName.intern();
         this.deadlineMs = deadlineMs;
         this.attachment = attachment;
         this.requests = requests;

@@ -224,16 +224,16 @@ final class SnapshotCodec {
             w.i64(lock.renewDeadlineMs);
             w.i64(lock.maxHoldAtMs);
         }
-        w.i32(lock.waiters.size());
-        for (Waiter x : lock.waiters) {
+        w.i32(lock.waiterCount());
+        for (Waiter x : lock.waiters()) {
             w.i64(x.sessionId());
             w.i64(x.requestId());
             w.i64(x.sinceMs());
             w.i64(x.deadlineMs());
             writePolicy(w, x.policy());
         }
-        w.i32(lock.history.size());
-        for (TenureRecord t : lock.history) {
+        w.i32(lock.historySize());
+        for (TenureRecord t : lock.history()) {
             w.i64(t.sessionId());
             w.i64(t.token());
             w.i64(t.grantedAtMs());
@@ -300,7 +300,7 @@ final class SnapshotCodec {
             readWaiters(r, state, lock);
             int history = r.count(33);
             for (int h = 0; h < history; h++) {
-                lock.history.addLast(new TenureRecord(r.i64(), r.i64(), r.i64(), r.i64(), end(r)));
+                lock.addHistory(new TenureRecord(r.i64(), r.i64(), r.i64(), r.i64(), end(r)), Integer.MAX_VALUE);
             }
             lock.lastEnd = end(r);
             lock.lastToken = r.i64();
@@ -345,7 +345,7 @@ final class SnapshotCodec {
             if (s.waitsByLock.containsKey(lock.name) || s.waitsByRequest.containsKey(x.requestId())) {
                 throw corrupt("session " + s.id + " waits twice on lock " + lock.name);
             }
-            lock.waiters.addLast(x);
+            lock.addWaiter(x);
             s.addWait(lock.name, x.requestId());
             if (x.bounded()) {
                 state.deadlines.addWait(x.sessionId(), x.requestId(), x.deadlineMs());
