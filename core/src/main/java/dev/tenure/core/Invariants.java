@@ -104,7 +104,7 @@ final class Invariants {
         if (lease != null) {
             Session holder = state.sessions.get(lease.sessionId());
             require(
-                    holder != null && holder.heldLocks.contains(lock.name),
+                    holder != null && holder.holds(lock.name),
                     "lock %s held by session %s that is gone or does not list it",
                     lock.name,
                     lease.sessionId());
@@ -261,7 +261,7 @@ final class Invariants {
         // overdue after a new term, which fires nothing; the next step fires them.
         require(s.deadlineMs > state.nowMs, "session %s deadline %s overdue at %s", s.id, s.deadlineMs, state.nowMs);
         require(s.leaseCount() <= l.leasesPerSessionMax(), "session %s over leasesPerSessionMax", s.id);
-        for (String name : s.heldLocks) {
+        for (String name : s.heldLocks()) {
             LockRecord lock = state.locks.get(name);
             require(
                     lock != null && lock.lease != null && lock.lease.sessionId() == s.id,

@@ -5,7 +5,6 @@ import dev.tenure.core.Event.SessionEnded;
 import dev.tenure.core.Event.WaitResolved;
 import dev.tenure.core.Result.Granted;
 import dev.tenure.core.Result.Rejected;
-import java.util.ArrayList;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -35,7 +34,7 @@ final class LeaseLifecycle {
         lock.renewDeadlineMs = policy.manualRenew() ? state.nowPlus(policy.leaseTtlMs()) : LockRecord.NONE;
         lock.maxHoldAtMs = policy.maxHoldMs() > 0 ? state.nowPlus(policy.maxHoldMs()) : LockRecord.NONE;
         indexLeaseEnd(lock);
-        session.heldLocks.add(lock.name);
+        session.addHeld(lock.name);
         state.locks.markBusy(lock);
         state.touch(lock);
         state.touch(session);
@@ -103,7 +102,7 @@ final class LeaseLifecycle {
             state.delayedLocks++;
         }
         Session holder = state.sessions.get(lease.sessionId());
-        holder.heldLocks.remove(lock.name);
+        holder.removeHeld(lock.name);
         state.touch(lock);
         state.touch(holder);
     }
@@ -172,7 +171,7 @@ final class LeaseLifecycle {
      * both in lock-name order so every replica emits the same events in the same order.
      */
     void endSession(Session session, TenureEnd end) {
-        for (String name : new ArrayList<>(session.heldLocks)) {
+        for (String name : session.heldLocks()) {
             LockRecord lock = state.locks.get(name);
             long token = lock.lease.token();
             endLease(lock, end);

@@ -1,6 +1,7 @@
 package dev.tenure.core;
 
 import java.util.Collections;
+import java.util.List;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -9,7 +10,7 @@ import java.util.TreeSet;
  * One live session: its TTL and deadline, the locks it holds, the acquires it has queued, and
  * the outcomes of its recent requests.
  *
- * <p>{@link #heldLocks} and the two wait maps are indexes of facts whose truth lives in the
+ * <p>{@link #heldLocks()} and the two wait maps are indexes of facts whose truth lives in the
  * {@link LockRecord}s (the lease and the queue). They exist so that ending a session visits only
  * its own locks, in name order; {@link Invariants} checks that both sides agree.
  */
@@ -22,7 +23,12 @@ final class Session {
     /** Which connection carries the session: 1 when opened, one more with every resume. */
     long attachment;
 
-    final TreeSet<String> heldLocks = new TreeSet<>();
+    // The locks held: most sessions hold one, which takes a field instead of a TreeSet of its own
+    // (about 120 bytes a session). Change them only through addHeld and removeHeld.
+    /** The one lock held while exactly one is; null otherwise. */
+    private String oneHeld;
+    /** Two or more locks held, ascending; null otherwise. */
+    private TreeSet<String> manyHeld;
     // Most sessions never wait, so the two wait indexes are a shared empty map until the first
     // wait and again after the last (about 100 bytes a session). Read them freely; change them
     // only through addWait and removeWait.
@@ -46,7 +52,48 @@ final class Session {
 
     /** What leasesPerSessionMax bounds: leases held plus acquires queued. */
     int leaseCount() {
-        return heldLocks.size() + waitsByLock.size();
+        return heldCount() + waitsByLock.size();
+    }
+
+    /** The locks this session holds, in name order; a copy. */
+    List<String> heldLocks() {
+        if (manyHeld != null) {
+            return List.copyOf(manyHeld);
+        }
+        return oneHeld == null ? List.of() : List.of(oneHeld);
+    }
+
+    int heldCount() {
+        return manyHeld != null ? manyHeld.size() : oneHeld == null ? 0 : 1;
+    }
+
+    boolean holds(String lock) {
+        return manyHeld != null ? manyHeld.contains(lock) : lock.equals(oneHeld);
+    }
+
+    void addHeld(String lock) {
+        if (manyHeld != null) {
+            manyHeld.add(lock);
+        } else if (oneHeld == null) {
+            oneHeld = lock;
+        } else if (!oneHeld.equals(lock)) {
+            manyHeld = new TreeSet<>(List.of(oneHeld, lock));
+            oneHeld = null;
+        }
+    }
+
+    void removeHeld(String lock) {
+        if (manyHeld == null) {
+            if (lock.equals(oneHeld)) {
+                oneHeld = null;
+            }
+            return;
+        }
+        manyHeld.remove(lock);
+        if (manyHeld.size() == 1) {
+            oneHeld = manyHeld.first();
+            manyHeld = null;
+        }
     }
 
     void addWait(String lock, long requestId) {

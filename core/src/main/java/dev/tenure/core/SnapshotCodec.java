@@ -317,7 +317,7 @@ final class SnapshotCodec {
             lock.renewDeadlineMs = r.i64();
             lock.maxHoldAtMs = r.i64();
         }
-        sessionOf(state, lock.lease.sessionId()).heldLocks.add(lock.name);
+        sessionOf(state, lock.lease.sessionId()).addHeld(lock.name);
         if (lock.leaseEndsAtMs() != LockRecord.NONE) {
             state.deadlines.addLeaseEnd(lock.name, lock.leaseEndsAtMs());
         }
