@@ -39,7 +39,10 @@ final class ClusterProcess implements AutoCloseable {
                 "--data",
                 data.toString(),
                 "--base-port",
-                Integer.toString(basePort)));
+                Integer.toString(basePort),
+                // A whole-cluster restart on a loaded 2-core CI machine once took over the default 60 s.
+                "--timeout",
+                "100s"));
         args.addAll(startOptions);
         args.add("--json");
         var start = new Processes.Running(Processes.tenure(args), Map.of());
