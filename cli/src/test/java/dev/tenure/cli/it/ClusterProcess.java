@@ -47,7 +47,9 @@ final class ClusterProcess implements AutoCloseable {
         args.add("--json");
         var start = new Processes.Running(Processes.tenure(args), Map.of());
         int code = start.waitFor(Duration.ofSeconds(120));
-        assertThat(code).as("cluster start: %s", start.output()).isZero();
+        assertThat(code)
+                .as("cluster start: %s%s", start.output(), nodeLogTails())
+                .isZero();
         JsonObject out =
                 JsonParser.parseString(start.nextLine(Duration.ofSeconds(1))).getAsJsonObject();
         endpoints = out.get("endpoints").getAsString();
@@ -59,6 +61,21 @@ final class ClusterProcess implements AutoCloseable {
             nodeEndpoints.add(nodes.get(i).getAsJsonObject().get("endpoint").getAsString());
         }
         return this;
+    }
+
+    /** The last lines of every node's log, so a failed start in CI says why. */
+    private String nodeLogTails() throws IOException {
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < 3; i++) {
+            Path log = data.resolve("node-" + i + ".log");
+            if (java.nio.file.Files.exists(log)) {
+                List<String> lines = java.nio.file.Files.readAllLines(log);
+                out.append("\n--- ").append(log).append(" (last 40 lines)\n");
+                lines.subList(Math.max(0, lines.size() - 40), lines.size())
+                        .forEach(l -> out.append(l).append('\n'));
+            }
+        }
+        return out.toString();
     }
 
     /** One node's own status line (`tenure status --json` against that node only). */
