@@ -8,6 +8,7 @@ import com.google.gson.JsonParser;
 import dev.tenure.lab.process.Signals;
 import dev.tenure.server.TestPorts;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -68,8 +69,8 @@ final class ClusterProcess implements AutoCloseable {
         StringBuilder out = new StringBuilder();
         for (int i = 0; i < 3; i++) {
             Path log = data.resolve("node-" + i + ".log");
-            if (java.nio.file.Files.exists(log)) {
-                List<String> lines = java.nio.file.Files.readAllLines(log);
+            if (Files.exists(log)) {
+                List<String> lines = Files.readAllLines(log);
                 out.append("\n--- ").append(log).append(" (last 40 lines)\n");
                 lines.subList(Math.max(0, lines.size() - 40), lines.size())
                         .forEach(l -> out.append(l).append('\n'));
