@@ -15,6 +15,12 @@ import java.util.concurrent.TimeUnit;
  * costs a volatile write at most once per {@link #MIN_GAP_NANOS} and wakes nobody, where waking
  * agents that are already hot would multiply their wake-ups (the cost run G of BENCHMARKS.md
  * measured). The agents register themselves on their first idle call.
+ *
+ * <p>On a lone member the gateway is the only way in: the log is shared memory, and no peer
+ * sends anything. Every request that reaches the node wakes its agents, so they need not poll
+ * for work that has not been announced, and {@link #loneMember()} lets them rest much longer
+ * (see {@link AdaptiveIdleStrategy}). A member of a cluster receives the log and its peers'
+ * traffic from the network, which wakes nobody; its agents keep polling.
  */
 public final class AgentWakeup {
 
@@ -27,8 +33,29 @@ public final class AgentWakeup {
      */
     static final long HOT_AFTER_WAKE_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
+    /**
+     * On a lone member a request's whole path (gateway, consensus, fsync, service, gateway) takes
+     * a millisecond or two, with no network in it.
+     */
+    static final long LONE_HOT_AFTER_WAKE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+
     private final List<AdaptiveIdleStrategy> agents = new CopyOnWriteArrayList<>();
-    private volatile long wokenAtNanos = System.nanoTime() - HOT_AFTER_WAKE_NANOS;
+    private final boolean loneMember;
+    private final long hotAfterWakeNanos;
+    private volatile long wokenAtNanos;
+    private volatile int requestsInFlight;
+
+    /** For a member of a cluster of {@code members}. */
+    public AgentWakeup(int members) {
+        this.loneMember = members == 1;
+        this.hotAfterWakeNanos = loneMember ? LONE_HOT_AFTER_WAKE_NANOS : HOT_AFTER_WAKE_NANOS;
+        this.wokenAtNanos = System.nanoTime() - hotAfterWakeNanos;
+    }
+
+    /** True if every unit of work on the node comes through {@link #requestEntered()}. */
+    boolean loneMember() {
+        return loneMember;
+    }
 
     void register(AdaptiveIdleStrategy agent) {
         agents.add(agent);
@@ -46,9 +73,20 @@ public final class AgentWakeup {
         }
     }
 
-    /** True while agents should stay hot after the last wake-up. */
+    /**
+     * Called by the thread that hands requests to the cluster whenever the number of them it
+     * awaits answers for changes. While any is in flight every agent stays hot: the request is
+     * somewhere in the node's pipeline (or a peer's), and an agent that went cold before its part
+     * came, because a commit or an fsync took longer than the hot window, would add a whole cold
+     * park to it.
+     */
+    public void inFlight(int requests) {
+        requestsInFlight = requests;
+    }
+
+    /** True while agents should stay hot: requests in flight, or soon after the last wake-up. */
     boolean hot(long nowNanos) {
-        return nowNanos - wokenAtNanos < HOT_AFTER_WAKE_NANOS;
+        return requestsInFlight > 0 || nowNanos - wokenAtNanos < hotAfterWakeNanos;
     }
 
     int registered() {

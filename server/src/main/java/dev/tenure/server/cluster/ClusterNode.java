@@ -2,6 +2,7 @@ package dev.tenure.server.cluster;
 
 import dev.tenure.server.ServerConfig;
 import io.aeron.Aeron;
+import io.aeron.RethrowingErrorHandler;
 import io.aeron.archive.Archive;
 import io.aeron.archive.ArchiveThreadingMode;
 import io.aeron.archive.client.AeronArchive;
@@ -21,6 +22,7 @@ import org.agrona.CloseHelper;
 import org.agrona.ErrorHandler;
 import org.agrona.IoUtil;
 import org.agrona.concurrent.NoOpLock;
+import org.agrona.concurrent.YieldingIdleStrategy;
 import org.agrona.concurrent.status.AtomicCounter;
 import org.agrona.nio.TransportPoller;
 
@@ -79,8 +81,9 @@ public final class ClusterNode implements AutoCloseable {
         File base = config.dataDir().toAbsolutePath().toFile();
         String host = self.host();
 
-        AgentWakeup wakeup = new AgentWakeup();
-        MediaDriver.Context driverCtx = driverContext(aeronDir, errors);
+        AgentWakeup wakeup = new AgentWakeup(config.members().size());
+        MediaDriver.Context driverCtx =
+                driverContext(aeronDir, errors).asyncExecutorIdleStrategy(AdaptiveIdleStrategy.standard(wakeup));
         Archive.Context archiveCtx = archiveContext(config, aeronDir, errors);
         if (config.members().size() > 1
                 && !new File(base, "cluster/" + RecordingLog.RECORDING_LOG_FILE_NAME).exists()) {
@@ -152,13 +155,24 @@ public final class ClusterNode implements AutoCloseable {
         ConsensusHost agents = ConsensusHost.launch(
                 driverCtx, archiveCtx, consensusCtx, () -> AdaptiveIdleStrategy.forDriver(wakeup), errors);
         ClusteredServiceContainer container = null;
+        Aeron serviceClient = null;
         try {
-            container = ClusteredServiceContainer.launch(serviceCtx);
+            // The service's Aeron client runs its conductor in the service's own duty cycle, not
+            // on a thread of its own that would wake every few milliseconds on an idle node.
+            serviceClient = Aeron.connect(clientContext(aeronDir)
+                    .useConductorAgentInvoker(true)
+                    .clientName("clustered-service-0-0")
+                    .errorHandler(errors)
+                    // The container insists on this, as when it makes its own client.
+                    .subscriberErrorHandler(RethrowingErrorHandler.INSTANCE)
+                    .awaitingIdleStrategy(YieldingIdleStrategy.INSTANCE));
+            container = ClusteredServiceContainer.launch(
+                    serviceCtx.aeron(serviceClient).ownsAeronClient(true));
             agents.awaitStarted();
             LogRetention retention = new LogRetention(new File(base, "cluster"), localArchive.clone());
             return new ClusterNode(agents, container, aeronDir, replica, retention, wakeup);
         } catch (RuntimeException e) {
-            CloseHelper.quietCloseAll(container, agents);
+            CloseHelper.quietCloseAll(container, container == null ? serviceClient : null, agents);
             throw e;
         }
     }
@@ -276,8 +290,20 @@ public final class ClusterNode implements AutoCloseable {
 
     /** An Aeron client on this node's driver that reads time the way the driver writes it. */
     public static Aeron connectClient(String aeronDir) {
-        return Aeron.connect(
-                new Aeron.Context().aeronDirectoryName(aeronDir).epochClock(MonotonicClusterClock.INSTANCE));
+        return Aeron.connect(clientContext(aeronDir));
+    }
+
+    /**
+     * As {@link #connectClient}, but with no conductor thread: whoever uses it must call its
+     * {@link Aeron#conductorAgentInvoker()} in its duty cycle (at least every few hundred
+     * milliseconds, or the driver times the client out).
+     */
+    public static Aeron connectInvokedClient(String aeronDir) {
+        return Aeron.connect(clientContext(aeronDir).useConductorAgentInvoker(true));
+    }
+
+    private static Aeron.Context clientContext(String aeronDir) {
+        return new Aeron.Context().aeronDirectoryName(aeronDir).epochClock(MonotonicClusterClock.INSTANCE);
     }
 
     /** Aeron's member string: id,ingress,consensus,log,catchup,archive per member, '|' separated. */

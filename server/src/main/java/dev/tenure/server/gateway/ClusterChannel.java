@@ -25,6 +25,7 @@ import java.util.function.Consumer;
 import java.util.function.LongPredicate;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.concurrent.AgentInvoker;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -43,6 +44,7 @@ final class ClusterChannel implements AutoCloseable {
     private static final long TIMEOUT_SCAN_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     private final AeronCluster.Context template;
+    private final AgentInvoker aeronConductor;
     private final long requestTimeoutNanos;
     private final long renewBatchNanos;
     private final Consumer<dev.tenure.api.internal.Event> events;
@@ -63,6 +65,7 @@ final class ClusterChannel implements AutoCloseable {
     private long nextKeepAliveNanos;
     private long nextTimeoutScanNanos;
     private long nextRenewFlushNanos;
+    private int reportedInFlight;
 
     private volatile boolean connected;
     private volatile int leaderMemberId = -1;
@@ -70,11 +73,13 @@ final class ClusterChannel implements AutoCloseable {
 
     ClusterChannel(
             AeronCluster.Context template,
+            AgentInvoker aeronConductor,
             long requestTimeoutNanos,
             long renewBatchNanos,
             Consumer<dev.tenure.api.internal.Event> events,
             AgentWakeup wakeup) {
         this.template = template;
+        this.aeronConductor = aeronConductor;
         this.wakeup = wakeup;
         this.idle = AdaptiveIdleStrategy.standard(wakeup);
         this.requestTimeoutNanos = requestTimeoutNanos;
@@ -126,6 +131,9 @@ final class ClusterChannel implements AutoCloseable {
     private void run() {
         while (running.get()) {
             long now = System.nanoTime();
+            // The conductor's housekeeping (keepalives to the driver) is not work that should keep
+            // this agent hot.
+            aeronConductor.invoke();
             int work = 0;
             if (cluster == null) {
                 work += connect();
@@ -145,10 +153,15 @@ final class ClusterChannel implements AutoCloseable {
                 work += failTimedOut(now);
                 nextTimeoutScanNanos = now + TIMEOUT_SCAN_NANOS;
             }
+            if (inFlight.size() != reportedInFlight) {
+                reportedInFlight = inFlight.size();
+                wakeup.inFlight(reportedInFlight);
+            }
             idle.idle(work);
         }
         closeCluster();
         failAll("gateway shutting down");
+        wakeup.inFlight(0);
     }
 
     private int connect() {

@@ -43,7 +43,9 @@ public final class Gateway implements AutoCloseable {
         boolean local = config.members().size() == 1;
         // One Aeron client for every reconnect, on the node's monotonic epoch clock (see
         // MonotonicClusterClock): a wall clock step must not make it declare the driver dead.
-        this.aeron = ClusterNode.connectClient(aeronDir);
+        // Its conductor runs in the cluster channel's duty cycle rather than on a thread that
+        // would wake every few milliseconds on an idle node.
+        this.aeron = ClusterNode.connectInvokedClient(aeronDir);
         AeronCluster.Context ctx = new AeronCluster.Context()
                 .aeron(aeron)
                 .ownsAeronClient(false)
@@ -56,7 +58,12 @@ public final class Gateway implements AutoCloseable {
                                 : "aeron:udp?endpoint=" + config.self().host() + ":0")
                 .messageTimeoutNs(config.requestTimeout().toNanos());
         this.cluster = new ClusterChannel(
-                ctx, config.requestTimeout().toNanos(), config.keepAliveBatch().toNanos(), registry::onEvent, wakeup);
+                ctx,
+                aeron.conductorAgentInvoker(),
+                config.requestTimeout().toNanos(),
+                config.keepAliveBatch().toNanos(),
+                registry::onEvent,
+                wakeup);
         this.nodeStatus = nodeStatus;
         this.nodeId = config.nodeId();
         this.recoveryPosition = recoveryPosition;

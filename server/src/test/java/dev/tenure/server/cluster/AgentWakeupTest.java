@@ -17,7 +17,7 @@ class AgentWakeupTest {
     private static final long LONG = TimeUnit.SECONDS.toNanos(30);
     private static final long SHORT = TimeUnit.MILLISECONDS.toNanos(1);
 
-    private final AgentWakeup wakeup = new AgentWakeup();
+    private final AgentWakeup wakeup = new AgentWakeup(3);
     private final AtomicBoolean stop = new AtomicBoolean();
     private Thread agent;
 
@@ -111,5 +111,39 @@ class AgentWakeupTest {
         Thread.sleep(200);
         assertThat(idles.get()).isEqualTo(before);
         assertThat(wakeup.registered()).isZero();
+    }
+
+    @Test
+    void agentsStayHotWhileARequestIsInFlight() throws InterruptedException {
+        // Never hot on its own: without requests in flight it parks 30 s at a time.
+        AdaptiveIdleStrategy strategy = new AdaptiveIdleStrategy(0, SHORT, 0, SHORT, LONG, wakeup);
+        wakeup.inFlight(1);
+        AtomicInteger idles = run(strategy);
+        Thread.sleep(300);
+        int during = idles.get();
+        // 1 ms parks for 300 ms; a cold agent would have made one or two park calls at most.
+        assertThat(during).isGreaterThan(50);
+        assertThat(strategy.coldParked()).isFalse();
+
+        wakeup.inFlight(0);
+        awaitTrue(strategy::coldParked);
+    }
+
+    @Test
+    void aLoneMembersAgentParksItsWholeColdParkAtOnce() throws InterruptedException {
+        AgentWakeup lone = new AgentWakeup(1);
+        assertThat(lone.loneMember()).isTrue();
+        assertThat(wakeup.loneMember()).isFalse();
+        // A member of a cluster backs off from 1 ms, doubling: several parks in its first second.
+        AtomicInteger backingOff = run(new AdaptiveIdleStrategy(0, SHORT, 0, SHORT, LONG, wakeup));
+        Thread.sleep(1_000);
+        stopAgent();
+        stop.set(false);
+        // A lone member, whose every request wakes it, goes straight to the 30 s park.
+        AtomicInteger straight = run(new AdaptiveIdleStrategy(0, SHORT, 0, SHORT, LONG, lone));
+        Thread.sleep(1_000);
+        int spinsAndYields = 15;
+        assertThat(straight.get()).isLessThanOrEqualTo(spinsAndYields);
+        assertThat(backingOff.get()).isGreaterThanOrEqualTo(spinsAndYields + 5);
     }
 }
