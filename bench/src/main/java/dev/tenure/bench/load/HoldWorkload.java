@@ -18,7 +18,7 @@ import org.HdrHistogram.Recorder;
 
 /**
  * Many idle holders: {@code --sessions} sessions, spread over {@code --clients} connections, each
- * holding one lock, kept alive for {@code --duration}. It measures what idle ownership costs the
+ * holding one lock, kept alive for {@code --warmup}, then for {@code --duration}. It measures what idle ownership costs the
  * server: CPU while the sessions only renew (from {@code /proc}), and memory per session-with-lock
  * as the growth of the server's live heap (after a full GC, both times) and of its resident set,
  * divided by the number of sessions. Without server pids it reports the client side only.
@@ -59,6 +59,10 @@ final class HoldWorkload {
                     .with("latency", "set-up: open session + acquire")
                     .with("sessions", sessions.size());
             f = memory(f, pids, heapBefore, rssBefore, sessions.size());
+            // The first renewals are the server's first: its JIT compiles their path then, which
+            // is start-up cost, not what holding costs.
+            ClosedLoop.progress(config, "hold", sessions.size() + " sessions hold a lock; warm-up " + config.warmup());
+            TimeUnit.NANOSECONDS.sleep(config.warmup().toNanos());
             ClosedLoop.progress(
                     config, "hold", sessions.size() + " sessions hold a lock; measuring for " + config.duration());
             f = cpu(f, config, pids);
