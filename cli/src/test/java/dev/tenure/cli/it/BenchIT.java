@@ -88,6 +88,8 @@ class BenchIT {
                 "2",
                 "--duration",
                 "1s",
+                "--warmup",
+                "1s",
                 "--server-pid",
                 Long.toString(server.pid()));
         assertThat(lines).hasSize(1);
