@@ -120,6 +120,22 @@ public final class AdaptiveIdleStrategy implements IdleStrategy {
         return of("tenure.idle.driverHotWindowMillis", 2, wakeup);
     }
 
+    /**
+     * For a thread whose work no request brings (the driver's async executor, busy only when a
+     * publication is added): never woken or kept hot by requests, but as slow to poll on a lone
+     * member as the agents that are.
+     */
+    public static AdaptiveIdleStrategy background(AgentWakeup wakeup) {
+        AdaptiveIdleStrategy paced = of("tenure.idle.hotWindowMillis", 20, wakeup);
+        return new AdaptiveIdleStrategy(
+                paced.briskWindowNanos,
+                paced.briskParkNanos,
+                paced.hotWindowNanos,
+                paced.hotParkNanos,
+                paced.coldParkNanos,
+                null);
+    }
+
     private static AdaptiveIdleStrategy of(String hotWindowProperty, long hotWindowMillis, AgentWakeup wakeup) {
         AgentWakeup wakes =
                 Boolean.parseBoolean(System.getProperty("tenure.idle.wakeOnRequest", "true")) ? wakeup : null;

@@ -83,7 +83,7 @@ public final class ClusterNode implements AutoCloseable {
 
         AgentWakeup wakeup = new AgentWakeup(config.members().size());
         MediaDriver.Context driverCtx =
-                driverContext(aeronDir, errors).asyncExecutorIdleStrategy(AdaptiveIdleStrategy.standard(wakeup));
+                driverContext(aeronDir, errors).asyncExecutorIdleStrategy(AdaptiveIdleStrategy.background(wakeup));
         Archive.Context archiveCtx = archiveContext(config, aeronDir, errors);
         if (config.members().size() > 1
                 && !new File(base, "cluster/" + RecordingLog.RECORDING_LOG_FILE_NAME).exists()) {
