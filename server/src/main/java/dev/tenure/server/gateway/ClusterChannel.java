@@ -13,6 +13,7 @@ import io.aeron.cluster.client.EgressListener;
 import io.aeron.logbuffer.Header;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -221,17 +222,26 @@ final class ClusterChannel implements AutoCloseable {
             return 0;
         }
         nextRenewFlushNanos = now + renewBatchNanos;
-        // Unboxed and unsorted: a burst of renewals is one per session of every client, 10,000
-        // for 10,000 held sessions, and this runs on the thread that also carries every reply.
+        // Unboxed: a burst of renewals is one per session of every client, 10,000 for 10,000
+        // held sessions, and this runs on the thread that also carries every reply. In id order,
+        // so that the service moves the sessions' deadlines through its sorted indexes in order,
+        // not at random places.
         List<Renewal> batch = new ArrayList<>();
         LongHashSet ids = new LongHashSet();
-        KeepAliveBatch.Builder command = KeepAliveBatch.newBuilder();
         Renewal r;
         while ((r = renewals.poll()) != null) {
             batch.add(r);
-            if (ids.add(r.sessionId)) {
-                command.addSessionIds(r.sessionId);
-            }
+            ids.add(r.sessionId);
+        }
+        long[] sorted = new long[ids.size()];
+        int n = 0;
+        for (LongHashSet.LongIterator it = ids.iterator(); it.hasNext(); ) {
+            sorted[n++] = it.nextValue();
+        }
+        Arrays.sort(sorted);
+        KeepAliveBatch.Builder command = KeepAliveBatch.newBuilder();
+        for (long id : sorted) {
+            command.addSessionIds(id);
         }
         Pending pending = new Pending(LogCommand.newBuilder().setKeepAlive(command), now + requestTimeoutNanos);
         pending.future.whenComplete((reply, error) -> {
