@@ -54,8 +54,8 @@ import org.agrona.concurrent.IdleStrategy;
  * checks, the mark file): it is 50 ms, entered at once rather than backed off to, and the hot
  * window, which there only spares a client's next request the unpark, is 5 ms. Agents stay hot
  * while any request is in flight ({@link AgentWakeup#inFlight}), so a slow fsync never leaves
- * a request waiting out a cold park. An idle lone node took 3.6-4.9% of a core with the cluster
- * timings and 1.8-2.3% with these (BENCHMARKS run J). The price is in what no request announces:
+ * a request waiting out a cold park. An idle lone node took 3.8-7.6% of a core with the cluster
+ * timings and 1.8-2.4% with these (BENCHMARKS run J). The price is in what no request announces:
  * a lease deadline fires up to one cold park late on a node at rest, and the grant it makes may
  * wait out up to two more (service, gateway): at most 0.15 s, against TTLs of seconds.
  */
