@@ -48,8 +48,9 @@ final class ClusterProcess implements AutoCloseable {
         args.add("--json");
         var start = new Processes.Running(Processes.tenure(args), Map.of());
         int code = start.waitFor(Duration.ofSeconds(120));
+        // The node logs are read only if the start failed.
         assertThat(code)
-                .as("cluster start: %s%s", start.output(), nodeLogTails())
+                .as(() -> "cluster start: " + start.output() + nodeLogTails())
                 .isZero();
         JsonObject out =
                 JsonParser.parseString(start.nextLine(Duration.ofSeconds(1))).getAsJsonObject();
@@ -65,12 +66,18 @@ final class ClusterProcess implements AutoCloseable {
     }
 
     /** The last lines of every node's log, so a failed start in CI says why. */
-    private String nodeLogTails() throws IOException {
+    private String nodeLogTails() {
         StringBuilder out = new StringBuilder();
         for (int i = 0; i < 3; i++) {
             Path log = data.resolve("node-" + i + ".log");
             if (Files.exists(log)) {
-                List<String> lines = Files.readAllLines(log);
+                List<String> lines;
+                try {
+                    lines = Files.readAllLines(log);
+                } catch (IOException e) {
+                    out.append("\n--- ").append(log).append(": unreadable: ").append(e);
+                    continue;
+                }
                 out.append("\n--- ").append(log).append(" (last 40 lines)\n");
                 lines.subList(Math.max(0, lines.size() - 40), lines.size())
                         .forEach(l -> out.append(l).append('\n'));

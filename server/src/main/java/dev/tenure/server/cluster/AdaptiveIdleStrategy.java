@@ -126,17 +126,16 @@ public final class AdaptiveIdleStrategy implements IdleStrategy {
      * member as the agents that are.
      */
     public static AdaptiveIdleStrategy background(AgentWakeup wakeup) {
-        AdaptiveIdleStrategy paced = of("tenure.idle.hotWindowMillis", 20, wakeup);
-        return new AdaptiveIdleStrategy(
-                paced.briskWindowNanos,
-                paced.briskParkNanos,
-                paced.hotWindowNanos,
-                paced.hotParkNanos,
-                paced.coldParkNanos,
-                null);
+        return of("tenure.idle.hotWindowMillis", 20, wakeup, false);
     }
 
     private static AdaptiveIdleStrategy of(String hotWindowProperty, long hotWindowMillis, AgentWakeup wakeup) {
+        return of(hotWindowProperty, hotWindowMillis, wakeup, true);
+    }
+
+    /** {@code woken}: registered with {@code wakeup}, not only paced by it. */
+    private static AdaptiveIdleStrategy of(
+            String hotWindowProperty, long hotWindowMillis, AgentWakeup wakeup, boolean woken) {
         AgentWakeup wakes =
                 Boolean.parseBoolean(System.getProperty("tenure.idle.wakeOnRequest", "true")) ? wakeup : null;
         boolean lone = wakes != null && wakes.loneMember();
@@ -148,7 +147,7 @@ public final class AdaptiveIdleStrategy implements IdleStrategy {
                 TimeUnit.MICROSECONDS.toNanos(Long.getLong("tenure.idle.hotParkMicros", 300)),
                 TimeUnit.MICROSECONDS.toNanos(
                         Long.getLong("tenure.idle.coldParkMicros", lone ? LONE_COLD_PARK_MICROS : COLD_PARK_MICROS)),
-                wakes);
+                woken ? wakes : null);
     }
 
     boolean coldParked() {
