@@ -105,7 +105,12 @@ final class EchoNode implements AutoCloseable {
                 .idleStrategySupplier(AdaptiveIdleStrategy::standard);
         IoUtil.ensureDirectoryExists(new File(base, "cluster"), "cluster");
         ConsensusHost agents = ConsensusHost.launch(
-                driverCtx, archiveCtx, consensusCtx, AdaptiveIdleStrategy::forDriver, Throwable::printStackTrace);
+                driverCtx,
+                archiveCtx,
+                consensusCtx,
+                AdaptiveIdleStrategy.forDriver(),
+                null,
+                Throwable::printStackTrace);
         ClusteredServiceContainer container = null;
         try {
             container = ClusteredServiceContainer.launch(serviceCtx);

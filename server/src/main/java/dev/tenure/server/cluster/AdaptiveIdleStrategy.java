@@ -47,7 +47,10 @@ import org.agrona.concurrent.IdleStrategy;
  * the agents brisk: 10,000 sessions on one node took 42-44% of a core against 36-46% without it.
  *
  * <p>With an {@link AgentWakeup}, a request entering the node unparks the agent from its cold
- * park and keeps it hot for a while (-Dtenure.idle.wakeOnRequest=false turns that off).
+ * park and keeps it hot for a while, and an agent given a {@link AgentWakeup.Hop} is unparked
+ * from any park when the hop before it hands it work, and after a duty cycle that did work
+ * tells the wakeup, which unparks whoever waits on it (-Dtenure.idle.wakeOnRequest=false turns
+ * all of that off).
  *
  * <p>On a lone member every request wakes the agents ({@link AgentWakeup#loneMember()}), so the
  * cold park only paces housekeeping (timers, the client conductors' and the driver's liveness
@@ -74,6 +77,7 @@ public final class AdaptiveIdleStrategy implements IdleStrategy {
     private final long coldParkNanos;
     private final long firstColdParkNanos;
     private final AgentWakeup wakeup; // null: nobody wakes this agent early
+    private final AgentWakeup.Hop hop; // null: passes nothing on that the node's other agents wait for
     private long lastWorkNanos = System.nanoTime();
     private int idleCycles;
     private long parkNanos;
@@ -88,6 +92,18 @@ public final class AdaptiveIdleStrategy implements IdleStrategy {
             long hotParkNanos,
             long coldParkNanos,
             AgentWakeup wakeup) {
+        this(briskWindowNanos, briskParkNanos, hotWindowNanos, hotParkNanos, coldParkNanos, wakeup, null);
+    }
+
+    public AdaptiveIdleStrategy(
+            long briskWindowNanos,
+            long briskParkNanos,
+            long hotWindowNanos,
+            long hotParkNanos,
+            long coldParkNanos,
+            AgentWakeup wakeup,
+            AgentWakeup.Hop hop) {
+        this.hop = hop;
         this.briskWindowNanos = briskWindowNanos;
         this.briskParkNanos = briskParkNanos;
         this.hotWindowNanos = hotWindowNanos;
@@ -102,22 +118,25 @@ public final class AdaptiveIdleStrategy implements IdleStrategy {
 
     /** For agents that see work only when a request passes through them. */
     public static AdaptiveIdleStrategy standard() {
-        return standard(null);
+        return standard(null, null);
     }
 
-    /** As {@link #standard()}, woken early by {@code wakeup} when a request enters the node. */
-    public static AdaptiveIdleStrategy standard(AgentWakeup wakeup) {
-        return of("tenure.idle.hotWindowMillis", 20, wakeup);
+    /**
+     * As {@link #standard()}, woken early by {@code wakeup} when a request enters the node and
+     * when the agent before it on a request's path hands it work.
+     */
+    public static AdaptiveIdleStrategy standard(AgentWakeup wakeup, AgentWakeup.Hop hop) {
+        return of("tenure.idle.hotWindowMillis", 20, wakeup, hop);
     }
 
     /** For the media driver, which sees background work (heartbeats, status messages) all the time. */
     public static AdaptiveIdleStrategy forDriver() {
-        return forDriver(null);
+        return of("tenure.idle.driverHotWindowMillis", 2, null, null);
     }
 
-    /** As {@link #forDriver()}, woken early by {@code wakeup} when a request enters the node. */
-    public static AdaptiveIdleStrategy forDriver(AgentWakeup wakeup) {
-        return of("tenure.idle.driverHotWindowMillis", 2, wakeup);
+    /** As {@link #forDriver()}, for the consensus thread: woken as {@link #standard(AgentWakeup, AgentWakeup.Hop)}. */
+    public static AdaptiveIdleStrategy forConsensus(AgentWakeup wakeup) {
+        return of("tenure.idle.driverHotWindowMillis", 2, wakeup, AgentWakeup.Hop.CONSENSUS);
     }
 
     /**
@@ -126,16 +145,17 @@ public final class AdaptiveIdleStrategy implements IdleStrategy {
      * member as the agents that are.
      */
     public static AdaptiveIdleStrategy background(AgentWakeup wakeup) {
-        return of("tenure.idle.hotWindowMillis", 20, wakeup, false);
+        return of("tenure.idle.hotWindowMillis", 20, wakeup, false, null);
     }
 
-    private static AdaptiveIdleStrategy of(String hotWindowProperty, long hotWindowMillis, AgentWakeup wakeup) {
-        return of(hotWindowProperty, hotWindowMillis, wakeup, true);
+    private static AdaptiveIdleStrategy of(
+            String hotWindowProperty, long hotWindowMillis, AgentWakeup wakeup, AgentWakeup.Hop hop) {
+        return of(hotWindowProperty, hotWindowMillis, wakeup, true, hop);
     }
 
     /** {@code woken}: registered with {@code wakeup}, not only paced by it. */
     private static AdaptiveIdleStrategy of(
-            String hotWindowProperty, long hotWindowMillis, AgentWakeup wakeup, boolean woken) {
+            String hotWindowProperty, long hotWindowMillis, AgentWakeup wakeup, boolean woken, AgentWakeup.Hop hop) {
         AgentWakeup wakes =
                 Boolean.parseBoolean(System.getProperty("tenure.idle.wakeOnRequest", "true")) ? wakeup : null;
         boolean lone = wakes != null && wakes.loneMember();
@@ -147,7 +167,8 @@ public final class AdaptiveIdleStrategy implements IdleStrategy {
                 TimeUnit.MICROSECONDS.toNanos(Long.getLong("tenure.idle.hotParkMicros", 300)),
                 TimeUnit.MICROSECONDS.toNanos(
                         Long.getLong("tenure.idle.coldParkMicros", lone ? LONE_COLD_PARK_MICROS : COLD_PARK_MICROS)),
-                woken ? wakes : null);
+                woken ? wakes : null,
+                woken && wakes != null ? hop : null);
     }
 
     boolean coldParked() {
@@ -166,6 +187,9 @@ public final class AdaptiveIdleStrategy implements IdleStrategy {
     public void idle(int workCount) {
         if (workCount > 0) {
             reset();
+            if (hop != null) {
+                wakeup.worked(hop);
+            }
             return;
         }
         idle();
@@ -184,7 +208,7 @@ public final class AdaptiveIdleStrategy implements IdleStrategy {
         }
         if (wakeup != null && !registered) {
             owner = Thread.currentThread();
-            wakeup.register(this);
+            wakeup.register(this, hop, owner);
             registered = true;
         }
         long now = System.nanoTime();

@@ -145,7 +145,7 @@ public final class ClusterNode implements AutoCloseable {
                 .clusterDir(new File(base, "cluster"))
                 .clusteredService(new TenureClusteredService(config.limits(), roleListener, replica))
                 .serviceId(0)
-                .idleStrategySupplier(() -> AdaptiveIdleStrategy.standard(wakeup))
+                .idleStrategySupplier(() -> AdaptiveIdleStrategy.standard(wakeup, AgentWakeup.Hop.SERVICE))
                 .errorHandler(errors);
 
         // The consensus module (on its thread) and the service container (here) both create the
@@ -153,7 +153,7 @@ public final class ClusterNode implements AutoCloseable {
         IoUtil.ensureDirectoryExists(new File(base, "cluster"), "cluster");
         // The driver's background traffic (heartbeats, status messages) sets the hot window.
         ConsensusHost agents = ConsensusHost.launch(
-                driverCtx, archiveCtx, consensusCtx, () -> AdaptiveIdleStrategy.forDriver(wakeup), errors);
+                driverCtx, archiveCtx, consensusCtx, AdaptiveIdleStrategy.forConsensus(wakeup), wakeup, errors);
         ClusteredServiceContainer container = null;
         Aeron serviceClient = null;
         try {

@@ -2,6 +2,7 @@ package dev.tenure.server.cluster;
 
 import io.aeron.Aeron;
 import io.aeron.AeronCounters;
+import io.aeron.Counter;
 import io.aeron.RethrowingErrorHandler;
 import io.aeron.archive.Archive;
 import io.aeron.archive.ArchiveThreadingMode;
@@ -11,7 +12,6 @@ import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.function.Supplier;
 import org.agrona.CloseHelper;
 import org.agrona.ErrorHandler;
 import org.agrona.ExpandableArrayBuffer;
@@ -62,7 +62,8 @@ public final class ConsensusHost implements AutoCloseable {
             MediaDriver.Context driverCtx,
             Archive.Context archiveCtx,
             ConsensusModule.Context consensusCtx,
-            Supplier<IdleStrategy> idle,
+            IdleStrategy idle,
+            AgentWakeup wakeup,
             ErrorHandler errors) {
         MediaDriver driver = null;
         Archive archive = null;
@@ -98,8 +99,8 @@ public final class ConsensusHost implements AutoCloseable {
                     // Only the consensus module's own waits use this: they run the archive
                     // (and through it the driver) instead of sleeping on work nobody else does.
                     .idleStrategySupplier(() -> new InvokingIdleStrategy(archiveInvoker));
-            Duty duty = new Duty(driver, archive, aeron, consensusCtx);
-            AgentRunner runner = new AgentRunner(idle.get(), errors, null, duty);
+            Duty duty = new Duty(driver, archive, aeron, consensusCtx, wakeup);
+            AgentRunner runner = new AgentRunner(idle, errors, null, duty);
             AgentRunner.startOnThread(runner);
             return new ConsensusHost(driver, duty, runner);
         } catch (RuntimeException e) {
@@ -140,10 +141,19 @@ public final class ConsensusHost implements AutoCloseable {
         private final Aeron consensusAeron;
         private final ConsensusModule.Context consensusCtx;
         private final CompletableFuture<ConsensusModule> started = new CompletableFuture<>();
+        private final AgentWakeup wakeup; // null: nobody to tell of commits
         private AgentInvoker archiveInvoker;
         private AgentInvoker consensus;
+        private Counter commitPosition;
+        private long lastCommitPosition;
 
-        Duty(MediaDriver driver, Archive archive, Aeron consensusAeron, ConsensusModule.Context consensusCtx) {
+        Duty(
+                MediaDriver driver,
+                Archive archive,
+                Aeron consensusAeron,
+                ConsensusModule.Context consensusCtx,
+                AgentWakeup wakeup) {
+            this.wakeup = wakeup;
             this.driver = driver;
             this.archive = archive;
             this.consensusAeron = consensusAeron;
@@ -156,6 +166,7 @@ public final class ConsensusHost implements AutoCloseable {
                 archiveInvoker = archive.invoker();
                 ConsensusModule module = ConsensusModule.launch(consensusCtx);
                 consensus = module.conductorAgentInvoker();
+                commitPosition = consensusCtx.commitPositionCounter();
                 started.complete(module);
             } catch (Throwable t) {
                 // Whatever stopped the start, the caller waiting in awaitStarted must hear of it.
@@ -166,7 +177,17 @@ public final class ConsensusHost implements AutoCloseable {
 
         @Override
         public int doWork() {
-            return archiveInvoker.invoke() + consensus.invoke();
+            int work = archiveInvoker.invoke() + consensus.invoke();
+            if (work > 0 && wakeup != null) {
+                // The service reads the log up to the commit position: when it moves, the
+                // service has entries to apply, on a lone member as on a follower.
+                long position = commitPosition.get();
+                if (position != lastCommitPosition) {
+                    lastCommitPosition = position;
+                    wakeup.committed();
+                }
+            }
+            return work;
         }
 
         @Override

@@ -79,7 +79,7 @@ final class ClusterChannel implements AutoCloseable {
         this.template = template;
         this.aeronConductor = aeronConductor;
         this.wakeup = wakeup;
-        this.idle = AdaptiveIdleStrategy.standard(wakeup);
+        this.idle = AdaptiveIdleStrategy.standard(wakeup, AgentWakeup.Hop.GATEWAY);
         this.requestTimeoutNanos = requestTimeoutNanos;
         this.renewBatchNanos = renewBatchNanos;
         this.events = events;
@@ -212,7 +212,7 @@ final class ClusterChannel implements AutoCloseable {
             sent++;
         }
         if (sent > 0) {
-            wakeup.requestEntered();
+            wakeup.handedToLog();
         }
         return sent;
     }

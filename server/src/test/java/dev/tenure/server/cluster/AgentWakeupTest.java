@@ -146,4 +146,59 @@ class AgentWakeupTest {
         assertThat(straight.get()).isLessThanOrEqualTo(spinsAndYields);
         assertThat(backingOff.get()).isGreaterThanOrEqualTo(spinsAndYields + 5);
     }
+
+    /** Hot for a minute after its last work, parking 30 s at a time: only an unpark moves it. */
+    private AdaptiveIdleStrategy hotFor(AgentWakeup.Hop hop) {
+        return new AdaptiveIdleStrategy(0, SHORT, TimeUnit.SECONDS.toNanos(60), LONG, LONG, wakeup, hop);
+    }
+
+    /** Runs {@code strategy}'s agent until it sits in its first long park; returns its idle calls. */
+    private AtomicInteger parkedAgent(AdaptiveIdleStrategy strategy) throws InterruptedException {
+        AtomicInteger idles = run(strategy);
+        awaitTrue(() -> wakeup.registered() == 1);
+        Thread.sleep(100);
+        return idles;
+    }
+
+    @Test
+    void theGatewaysHandOffUnparksTheConsensusThreadEvenWhenHot() throws InterruptedException {
+        AtomicInteger idles = parkedAgent(hotFor(AgentWakeup.Hop.CONSENSUS));
+        int before = idles.get();
+        long handed = System.nanoTime();
+        wakeup.handedToLog();
+        awaitTrue(() -> idles.get() > before);
+        assertThat(System.nanoTime() - handed).isLessThan(TimeUnit.SECONDS.toNanos(5));
+    }
+
+    @Test
+    void aCommitUnparksTheServiceEvenWhenHot() throws InterruptedException {
+        AtomicInteger idles = parkedAgent(hotFor(AgentWakeup.Hop.SERVICE));
+        int before = idles.get();
+        // A hand-off to another hop leaves it parked.
+        wakeup.handedToLog();
+        Thread.sleep(300);
+        assertThat(idles.get()).isEqualTo(before);
+
+        long committed = System.nanoTime();
+        wakeup.committed();
+        awaitTrue(() -> idles.get() > before);
+        assertThat(System.nanoTime() - committed).isLessThan(TimeUnit.SECONDS.toNanos(5));
+    }
+
+    @Test
+    void theServiceWakesTheGatewayOnlyWhileItAwaitsAnswers() throws InterruptedException {
+        AtomicInteger idles = parkedAgent(hotFor(AgentWakeup.Hop.GATEWAY));
+        int before = idles.get();
+        wakeup.worked(AgentWakeup.Hop.SERVICE);
+        Thread.sleep(300);
+        assertThat(idles.get())
+                .as("no request in flight: nothing for the gateway")
+                .isEqualTo(before);
+
+        wakeup.inFlight(1);
+        long worked = System.nanoTime();
+        wakeup.worked(AgentWakeup.Hop.SERVICE);
+        awaitTrue(() -> idles.get() > before);
+        assertThat(System.nanoTime() - worked).isLessThan(TimeUnit.SECONDS.toNanos(5));
+    }
 }
