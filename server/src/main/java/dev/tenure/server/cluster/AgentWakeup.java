@@ -103,7 +103,7 @@ public final class AgentWakeup {
      * Called by an agent after a duty cycle that did work, with what it may have passed on: the
      * service's replies go to the gateway (shared memory) or, for a peer's gateway, out through
      * this node's driver; the consensus thread may have received replies for this node's gateway
-     * from the leader elsewhere. Each is woken only when someone waits for it.
+     * from the leader elsewhere. The gateway is woken only while it awaits answers.
      */
     void worked(Hop hop) {
         if (hop == Hop.SERVICE) {
