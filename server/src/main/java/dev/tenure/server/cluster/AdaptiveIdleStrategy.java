@@ -91,16 +91,6 @@ public final class AdaptiveIdleStrategy implements IdleStrategy {
             long hotWindowNanos,
             long hotParkNanos,
             long coldParkNanos,
-            AgentWakeup wakeup) {
-        this(briskWindowNanos, briskParkNanos, hotWindowNanos, hotParkNanos, coldParkNanos, wakeup, null);
-    }
-
-    public AdaptiveIdleStrategy(
-            long briskWindowNanos,
-            long briskParkNanos,
-            long hotWindowNanos,
-            long hotParkNanos,
-            long coldParkNanos,
             AgentWakeup wakeup,
             AgentWakeup.Hop hop) {
         this.hop = hop;

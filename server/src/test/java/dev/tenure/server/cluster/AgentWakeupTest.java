@@ -68,7 +68,7 @@ class AgentWakeupTest {
     @Test
     void aColdAgentIsUnparkedAndThenStaysHot() throws InterruptedException {
         // Never brisk or hot on its own: every park is the 30 s cold one, unless woken.
-        AdaptiveIdleStrategy strategy = new AdaptiveIdleStrategy(0, SHORT, 0, SHORT, LONG, wakeup);
+        AdaptiveIdleStrategy strategy = new AdaptiveIdleStrategy(0, SHORT, 0, SHORT, LONG, wakeup, null);
         AtomicInteger idles = run(strategy);
         // Its cold parks double from 1 ms: wait until one has lasted a whole second.
         int before = awaitQuiet(idles);
@@ -88,7 +88,7 @@ class AgentWakeupTest {
     void aHotAgentIsNotUnparked() throws InterruptedException {
         // Hot for a minute after its last work, parking 30 s at a time: a wake-up must not cut that park.
         AdaptiveIdleStrategy strategy =
-                new AdaptiveIdleStrategy(0, SHORT, TimeUnit.SECONDS.toNanos(60), LONG, LONG, wakeup);
+                new AdaptiveIdleStrategy(0, SHORT, TimeUnit.SECONDS.toNanos(60), LONG, LONG, wakeup, null);
         AtomicInteger idles = run(strategy);
         awaitTrue(() -> wakeup.registered() == 1);
         Thread.sleep(100);
@@ -103,7 +103,7 @@ class AgentWakeupTest {
     @Test
     void withoutAWakeupAColdAgentWaitsOutItsPark() throws InterruptedException {
         // Its first cold park is already 30 s long (the back-off starts at the hot park).
-        AdaptiveIdleStrategy strategy = new AdaptiveIdleStrategy(0, SHORT, 0, LONG, LONG, null);
+        AdaptiveIdleStrategy strategy = new AdaptiveIdleStrategy(0, SHORT, 0, LONG, LONG, null, null);
         AtomicInteger idles = run(strategy);
         Thread.sleep(200);
         int before = idles.get();
@@ -116,7 +116,7 @@ class AgentWakeupTest {
     @Test
     void agentsStayHotWhileARequestIsInFlight() throws InterruptedException {
         // Never hot on its own: without requests in flight it parks 30 s at a time.
-        AdaptiveIdleStrategy strategy = new AdaptiveIdleStrategy(0, SHORT, 0, SHORT, LONG, wakeup);
+        AdaptiveIdleStrategy strategy = new AdaptiveIdleStrategy(0, SHORT, 0, SHORT, LONG, wakeup, null);
         wakeup.inFlight(1);
         AtomicInteger idles = run(strategy);
         Thread.sleep(300);
@@ -135,12 +135,12 @@ class AgentWakeupTest {
         assertThat(lone.loneMember()).isTrue();
         assertThat(wakeup.loneMember()).isFalse();
         // A member of a cluster backs off from 1 ms, doubling: several parks in its first second.
-        AtomicInteger backingOff = run(new AdaptiveIdleStrategy(0, SHORT, 0, SHORT, LONG, wakeup));
+        AtomicInteger backingOff = run(new AdaptiveIdleStrategy(0, SHORT, 0, SHORT, LONG, wakeup, null));
         Thread.sleep(1_000);
         stopAgent();
         stop.set(false);
         // A lone member, whose every request wakes it, goes straight to the 30 s park.
-        AtomicInteger straight = run(new AdaptiveIdleStrategy(0, SHORT, 0, SHORT, LONG, lone));
+        AtomicInteger straight = run(new AdaptiveIdleStrategy(0, SHORT, 0, SHORT, LONG, lone, null));
         Thread.sleep(1_000);
         int spinsAndYields = 15;
         assertThat(straight.get()).isLessThanOrEqualTo(spinsAndYields);
@@ -160,45 +160,43 @@ class AgentWakeupTest {
         return idles;
     }
 
+    /** Asserts that the parked agent moves soon after {@code handOff}, well before its park ends. */
+    private static void assertUnparkedBy(AtomicInteger idles, Runnable handOff) throws InterruptedException {
+        int before = idles.get();
+        long handed = System.nanoTime();
+        handOff.run();
+        awaitTrue(() -> idles.get() > before);
+        assertThat(System.nanoTime() - handed).isLessThan(TimeUnit.SECONDS.toNanos(5));
+    }
+
+    /** Asserts that the parked agent is still parked 300 ms after {@code handOff}. */
+    private static void assertLeftParkedBy(AtomicInteger idles, Runnable handOff, String why)
+            throws InterruptedException {
+        int before = idles.get();
+        handOff.run();
+        Thread.sleep(300);
+        assertThat(idles.get()).as(why).isEqualTo(before);
+    }
+
     @Test
     void theGatewaysHandOffUnparksTheConsensusThreadEvenWhenHot() throws InterruptedException {
         AtomicInteger idles = parkedAgent(hotFor(AgentWakeup.Hop.CONSENSUS));
-        int before = idles.get();
-        long handed = System.nanoTime();
-        wakeup.handedToLog();
-        awaitTrue(() -> idles.get() > before);
-        assertThat(System.nanoTime() - handed).isLessThan(TimeUnit.SECONDS.toNanos(5));
+        assertUnparkedBy(idles, wakeup::handedToLog);
     }
 
     @Test
     void aCommitUnparksTheServiceEvenWhenHot() throws InterruptedException {
         AtomicInteger idles = parkedAgent(hotFor(AgentWakeup.Hop.SERVICE));
-        int before = idles.get();
-        // A hand-off to another hop leaves it parked.
-        wakeup.handedToLog();
-        Thread.sleep(300);
-        assertThat(idles.get()).isEqualTo(before);
-
-        long committed = System.nanoTime();
-        wakeup.committed();
-        awaitTrue(() -> idles.get() > before);
-        assertThat(System.nanoTime() - committed).isLessThan(TimeUnit.SECONDS.toNanos(5));
+        assertLeftParkedBy(idles, wakeup::handedToLog, "a hand-off to another hop leaves it parked");
+        assertUnparkedBy(idles, wakeup::committed);
     }
 
     @Test
     void theServiceWakesTheGatewayOnlyWhileItAwaitsAnswers() throws InterruptedException {
         AtomicInteger idles = parkedAgent(hotFor(AgentWakeup.Hop.GATEWAY));
-        int before = idles.get();
-        wakeup.worked(AgentWakeup.Hop.SERVICE);
-        Thread.sleep(300);
-        assertThat(idles.get())
-                .as("no request in flight: nothing for the gateway")
-                .isEqualTo(before);
-
+        assertLeftParkedBy(
+                idles, () -> wakeup.worked(AgentWakeup.Hop.SERVICE), "no request in flight: nothing for the gateway");
         wakeup.inFlight(1);
-        long worked = System.nanoTime();
-        wakeup.worked(AgentWakeup.Hop.SERVICE);
-        awaitTrue(() -> idles.get() > before);
-        assertThat(System.nanoTime() - worked).isLessThan(TimeUnit.SECONDS.toNanos(5));
+        assertUnparkedBy(idles, () -> wakeup.worked(AgentWakeup.Hop.SERVICE));
     }
 }
