@@ -141,6 +141,7 @@ public final class TenureClient implements AutoCloseable {
         private TimeSource timeSource = TimeSource.system();
         private TenureListener listener = new TenureListener() {};
         private Function<String, ManagedChannel> channelFactory = Builder::plaintextChannel;
+        private boolean carryCalls = true;
 
         private Builder() {}
 
@@ -217,6 +218,15 @@ public final class TenureClient implements AutoCloseable {
             return this;
         }
 
+        /**
+         * For the simulation: make every call as a unary call, whose loss and duplication its
+         * network models per call, rather than carry it on a Calls stream.
+         */
+        Builder unaryCalls() {
+            this.carryCalls = false;
+            return this;
+        }
+
         public TenureClient build() {
             if (endpoints.isEmpty()) {
                 throw new IllegalArgumentException("endpoints are required");
@@ -239,7 +249,7 @@ public final class TenureClient implements AutoCloseable {
             }
             long timeoutNanos = positiveNanos("requestTimeout", requestTimeout);
             String name = clientName != null ? clientName : defaultClientName();
-            Endpoints eps = new Endpoints(endpoints, channelFactory);
+            Endpoints eps = new Endpoints(endpoints, channelFactory, carryCalls, timeSource);
             return new TenureClient(new ClientContext(
                     eps, timeSource, listener, ttlNanos, disconnectGrace.toNanos(), marginNanos, timeoutNanos, name));
         }

@@ -1,5 +1,6 @@
 package dev.tenure.client.internal;
 
+import dev.tenure.client.TimeSource;
 import io.grpc.Channel;
 import io.grpc.ManagedChannel;
 import java.util.ArrayList;
@@ -17,16 +18,29 @@ public final class Endpoints implements AutoCloseable {
     private final List<String> targets;
     private final Function<String, ManagedChannel> channelFactory;
     private final ManagedChannel[] channels; // guarded by this
+    private final CallMux[] muxes; // guarded by this; null when calls travel unary
+    private final TimeSource time;
     private final AtomicInteger preferred = new AtomicInteger();
     private boolean closed; // guarded by this
 
-    public Endpoints(List<String> targets, Function<String, ManagedChannel> channelFactory) {
+    /**
+     * @param carryCalls carry unary calls on a Calls stream per node ({@link CallMux}), or make
+     *     them as unary calls
+     * @param time the clock of carried calls' deadlines
+     */
+    public Endpoints(
+            List<String> targets,
+            Function<String, ManagedChannel> channelFactory,
+            boolean carryCalls,
+            TimeSource time) {
         if (targets.isEmpty()) {
             throw new IllegalArgumentException("at least one endpoint is required");
         }
         this.targets = List.copyOf(targets);
         this.channelFactory = channelFactory;
         this.channels = new ManagedChannel[targets.size()];
+        this.muxes = carryCalls ? new CallMux[targets.size()] : null;
+        this.time = time;
     }
 
     /** Parses "host:port,host:port"; blanks around commas are ignored. */
@@ -89,6 +103,18 @@ public final class Endpoints implements AutoCloseable {
         return channels[index];
     }
 
+    /** The channel for unary calls to endpoint {@code index}: they travel on its Calls stream if carried. */
+    public synchronized Channel callChannel(int index) {
+        Channel channel = channel(index);
+        if (muxes == null) {
+            return channel;
+        }
+        if (muxes[index] == null) {
+            muxes[index] = new CallMux(channel, time);
+        }
+        return muxes[index];
+    }
+
     /** Shuts every channel down, waiting briefly for calls in flight, then forcibly. */
     @Override
     public void close() {
@@ -98,6 +124,12 @@ public final class Endpoints implements AutoCloseable {
                 return;
             }
             closed = true;
+            // Half-closed first, so that the channels' shutdown need not wait out the streams.
+            for (int i = 0; muxes != null && i < muxes.length; i++) {
+                if (muxes[i] != null) {
+                    muxes[i].close();
+                }
+            }
             for (ManagedChannel c : channels) {
                 if (c != null) {
                     open.add(c.shutdown());

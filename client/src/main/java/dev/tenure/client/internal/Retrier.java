@@ -122,7 +122,7 @@ public final class Retrier {
                 request = tryRequest.apply(++started);
             }
             context.run(() -> {
-                ClientCall<Q, R> call = endpoints.channel(index).newCall(method, callOptions);
+                ClientCall<Q, R> call = endpoints.callChannel(index).newCall(method, callOptions);
                 ClientCalls.asyncUnaryCall(call, request, new Reply(index));
             });
         }

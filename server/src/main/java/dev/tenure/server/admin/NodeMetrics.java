@@ -1,10 +1,14 @@
 package dev.tenure.server.admin;
 
 import dev.tenure.api.v1.ServerStatusResponse;
+import dev.tenure.api.v1.TenureGrpc;
 import io.grpc.ServerInterceptor;
+import io.grpc.Status;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.grpc.MetricCollectingServerInterceptor;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
@@ -16,6 +20,8 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.ToDoubleFunction;
 
@@ -54,6 +60,8 @@ public final class NodeMetrics implements AutoCloseable {
             new AtomicReference<>(ServerStatusResponse.getDefaultInstance());
 
     private final Map<String, Counter> staleSeries = new TreeMap<>(); // guarded by itself
+    /** By method and status code: a few dozen at most. */
+    private final Map<String, CallMeters> carried = new ConcurrentHashMap<>();
 
     public NodeMetrics() {
         new JvmMemoryMetrics().bindTo(registry);
@@ -112,6 +120,31 @@ public final class NodeMetrics implements AutoCloseable {
                 .description(description)
                 .register(registry);
     }
+
+    /**
+     * Records a unary call that came as a frame of a Calls stream into the same series the gRPC
+     * interceptor keeps for unary calls (service, method, UNARY, status code), so a method's count
+     * and latency do not depend on how the client carried it.
+     */
+    public void carriedCall(String method, Status.Code code, long nanos) {
+        CallMeters m = carried.computeIfAbsent(method + ':' + code.name(), k -> {
+            Tags tags = Tags.of("service", TenureGrpc.SERVICE_NAME, "method", method, "methodType", "UNARY");
+            return new CallMeters(
+                    Counter.builder("grpc.server.requests.received").tags(tags).register(registry),
+                    Counter.builder("grpc.server.responses.sent").tags(tags).register(registry),
+                    Timer.builder("grpc.server.processing.duration")
+                            .tags(tags)
+                            .tag("statusCode", code.name())
+                            .register(registry));
+        });
+        m.received.increment();
+        if (code == Status.Code.OK) {
+            m.sent.increment();
+        }
+        m.duration.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    private record CallMeters(Counter received, Counter sent, Timer duration) {}
 
     /** Records calls by service, method and status code. */
     public ServerInterceptor grpcInterceptor() {

@@ -76,7 +76,8 @@ public final class Gateway implements AutoCloseable {
                     System.err.println("tenure: stale write rejected: lock " + lock + " " + target + " token " + token
                             + (current == 0 ? " (the lock is free)" : " < current " + current));
                     metrics.staleWrite(lock, target);
-                });
+                },
+                metrics::carriedCall);
         this.server = NettyServerBuilder.forAddress(
                         new InetSocketAddress(config.bindHost(), config.self().port()))
                 .addService(ServerInterceptors.intercept(service, metrics.grpcInterceptor()))

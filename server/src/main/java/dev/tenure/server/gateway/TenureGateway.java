@@ -10,6 +10,8 @@ import dev.tenure.api.v1.AttachEvents;
 import dev.tenure.api.v1.AttachFrames;
 import dev.tenure.api.v1.AttachRequest;
 import dev.tenure.api.v1.AttachResponse;
+import dev.tenure.api.v1.CallRequest;
+import dev.tenure.api.v1.CallResponse;
 import dev.tenure.api.v1.KvDeleteRequest;
 import dev.tenure.api.v1.KvDeleteResponse;
 import dev.tenure.api.v1.KvGetRequest;
@@ -29,7 +31,6 @@ import dev.tenure.api.v1.WriteCheckpointRequest;
 import dev.tenure.api.v1.WriteCheckpointResponse;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -53,6 +54,8 @@ public final class TenureGateway extends TenureGrpc.TenureImplBase {
     /** Told of each stale write this node served: each is reported once, by the node the writer used. */
     private final StaleWriteListener staleWrites;
 
+    private final CallsStream.Completions carriedCalls;
+
     /** Hears of every write this node rejected because its token was not the lock's current one. */
     interface StaleWriteListener {
         /** {@code current} is the lock's token at the time, 0 when the lock was free. */
@@ -64,12 +67,14 @@ public final class TenureGateway extends TenureGrpc.TenureImplBase {
             SessionRegistry registry,
             RequestValidator validator,
             Function<ServerStatusRequest, CompletableFuture<ServerStatusResponse>> nodeStatus,
-            StaleWriteListener staleWrites) {
+            StaleWriteListener staleWrites,
+            CallsStream.Completions carriedCalls) {
         this.cluster = cluster;
         this.registry = registry;
         this.validator = validator;
         this.nodeStatus = nodeStatus;
         this.staleWrites = staleWrites;
+        this.carriedCalls = carriedCalls;
     }
 
     @Override
@@ -87,16 +92,60 @@ public final class TenureGateway extends TenureGrpc.TenureImplBase {
         return new AttachDemux(this::attach, events, registry::soon);
     }
 
+    /** Each unary call is also carried as a frame of a Calls stream, and served by the same handler. */
+    @Override
+    public StreamObserver<CallRequest> calls(StreamObserver<CallResponse> responses) {
+        return new CallsStream(this, responses, carriedCalls);
+    }
+
     @Override
     public void acquire(AcquireRequest request, StreamObserver<AcquireResponse> responses) {
-        if (!validated(() -> validator.acquire(request), responses)) {
-            return;
-        }
-        new ParkedAcquire(request, (ServerCallStreamObserver<AcquireResponse>) responses).start();
+        handleAcquire(request, Answer.unary(responses));
     }
 
     @Override
     public void release(ReleaseRequest request, StreamObserver<ReleaseResponse> responses) {
+        handleRelease(request, Answer.unary(responses));
+    }
+
+    @Override
+    public void renewLease(RenewLeaseRequest request, StreamObserver<RenewLeaseResponse> responses) {
+        handleRenewLease(request, Answer.unary(responses));
+    }
+
+    @Override
+    public void writeCheckpoint(WriteCheckpointRequest request, StreamObserver<WriteCheckpointResponse> responses) {
+        handleWriteCheckpoint(request, Answer.unary(responses));
+    }
+
+    @Override
+    public void lockStatus(LockStatusRequest request, StreamObserver<LockStatusResponse> responses) {
+        handleLockStatus(request, Answer.unary(responses));
+    }
+
+    @Override
+    public void kvPut(KvPutRequest request, StreamObserver<KvPutResponse> responses) {
+        handleKvPut(request, Answer.unary(responses));
+    }
+
+    @Override
+    public void kvGet(KvGetRequest request, StreamObserver<KvGetResponse> responses) {
+        handleKvGet(request, Answer.unary(responses));
+    }
+
+    @Override
+    public void kvDelete(KvDeleteRequest request, StreamObserver<KvDeleteResponse> responses) {
+        handleKvDelete(request, Answer.unary(responses));
+    }
+
+    void handleAcquire(AcquireRequest request, Answer<AcquireResponse> responses) {
+        if (!validated(() -> validator.acquire(request), responses)) {
+            return;
+        }
+        new ParkedAcquire(request, responses).start();
+    }
+
+    void handleRelease(ReleaseRequest request, Answer<ReleaseResponse> responses) {
         if (validated(() -> validator.release(request), responses)) {
             call(LogCommand.newBuilder().setRelease(request), Reply::getRelease, responses, r -> {
                 if (r.getCode() == dev.tenure.api.v1.Code.CODE_NOT_OWNER && r.getCurrentToken() != request.getToken()) {
@@ -106,15 +155,13 @@ public final class TenureGateway extends TenureGrpc.TenureImplBase {
         }
     }
 
-    @Override
-    public void renewLease(RenewLeaseRequest request, StreamObserver<RenewLeaseResponse> responses) {
+    void handleRenewLease(RenewLeaseRequest request, Answer<RenewLeaseResponse> responses) {
         if (validated(() -> validator.renew(request), responses)) {
             call(LogCommand.newBuilder().setRenewLease(request), Reply::getRenewLease, responses);
         }
     }
 
-    @Override
-    public void writeCheckpoint(WriteCheckpointRequest request, StreamObserver<WriteCheckpointResponse> responses) {
+    void handleWriteCheckpoint(WriteCheckpointRequest request, Answer<WriteCheckpointResponse> responses) {
         if (validated(() -> validator.checkpoint(request), responses)) {
             call(LogCommand.newBuilder().setWriteCheckpoint(request), Reply::getWriteCheckpoint, responses, r -> {
                 if (r.getCode() == dev.tenure.api.v1.Code.CODE_STALE_TOKEN) {
@@ -124,15 +171,13 @@ public final class TenureGateway extends TenureGrpc.TenureImplBase {
         }
     }
 
-    @Override
-    public void lockStatus(LockStatusRequest request, StreamObserver<LockStatusResponse> responses) {
+    void handleLockStatus(LockStatusRequest request, Answer<LockStatusResponse> responses) {
         if (validated(() -> validator.status(request), responses)) {
             call(LogCommand.newBuilder().setLockStatus(request), Reply::getLockStatus, responses);
         }
     }
 
-    @Override
-    public void kvPut(KvPutRequest request, StreamObserver<KvPutResponse> responses) {
+    void handleKvPut(KvPutRequest request, Answer<KvPutResponse> responses) {
         if (validated(() -> validator.put(request), responses)) {
             call(LogCommand.newBuilder().setKvPut(request), Reply::getKvPut, responses, r -> {
                 if (r.getCode() == dev.tenure.api.v1.Code.CODE_STALE_TOKEN) {
@@ -146,15 +191,13 @@ public final class TenureGateway extends TenureGrpc.TenureImplBase {
         }
     }
 
-    @Override
-    public void kvGet(KvGetRequest request, StreamObserver<KvGetResponse> responses) {
+    void handleKvGet(KvGetRequest request, Answer<KvGetResponse> responses) {
         if (validated(() -> validator.get(request), responses)) {
             call(LogCommand.newBuilder().setKvGet(request), Reply::getKvGet, responses);
         }
     }
 
-    @Override
-    public void kvDelete(KvDeleteRequest request, StreamObserver<KvDeleteResponse> responses) {
+    void handleKvDelete(KvDeleteRequest request, Answer<KvDeleteResponse> responses) {
         if (validated(() -> validator.delete(request), responses)) {
             call(LogCommand.newBuilder().setKvDelete(request), Reply::getKvDelete, responses, r -> {
                 if (r.getCode() == dev.tenure.api.v1.Code.CODE_STALE_TOKEN) {
@@ -180,22 +223,22 @@ public final class TenureGateway extends TenureGrpc.TenureImplBase {
         });
     }
 
-    private static boolean validated(Runnable check, StreamObserver<?> responses) {
+    private static boolean validated(Runnable check, Answer<?> responses) {
         try {
             check.run();
             return true;
         } catch (StatusRuntimeException e) {
-            responses.onError(e);
+            responses.fail(e);
             return false;
         }
     }
 
-    private <T> void call(LogCommand.Builder command, Function<Reply, T> pick, StreamObserver<T> responses) {
+    private <T> void call(LogCommand.Builder command, Function<Reply, T> pick, Answer<T> responses) {
         complete(cluster.submit(command), pick, responses);
     }
 
     private <T> void call(
-            LogCommand.Builder command, Function<Reply, T> pick, StreamObserver<T> responses, Consumer<T> observe) {
+            LogCommand.Builder command, Function<Reply, T> pick, Answer<T> responses, Consumer<T> observe) {
         complete(
                 cluster.submit(command),
                 reply -> {
@@ -206,14 +249,16 @@ public final class TenureGateway extends TenureGrpc.TenureImplBase {
                 responses);
     }
 
-    private static <T> void complete(
-            CompletableFuture<Reply> reply, Function<Reply, T> pick, StreamObserver<T> responses) {
+    private static <T> void complete(CompletableFuture<Reply> reply, Function<Reply, T> pick, Answer<T> responses) {
         reply.whenComplete((r, error) -> {
             if (error != null) {
-                responses.onError(unavailable(error));
+                responses.fail(unavailable(error));
             } else {
-                responses.onNext(pick.apply(r));
-                responses.onCompleted();
+                try {
+                    responses.ok(pick.apply(r));
+                } catch (IllegalStateException gone) {
+                    // The client gave up on the call; its outcome stands in the log all the same.
+                }
             }
         });
     }
@@ -225,10 +270,10 @@ public final class TenureGateway extends TenureGrpc.TenureImplBase {
     /** An acquire call held open until the state machine decides it. Answers exactly once. */
     private final class ParkedAcquire implements SessionRegistry.WaitingAcquire {
         private final AcquireRequest request;
-        private final ServerCallStreamObserver<AcquireResponse> responses;
+        private final Answer<AcquireResponse> responses;
         private final AtomicBoolean answered = new AtomicBoolean();
 
-        ParkedAcquire(AcquireRequest request, ServerCallStreamObserver<AcquireResponse> responses) {
+        ParkedAcquire(AcquireRequest request, Answer<AcquireResponse> responses) {
             this.request = request;
             this.responses = responses;
         }
@@ -237,7 +282,7 @@ public final class TenureGateway extends TenureGrpc.TenureImplBase {
             // Registered before the command is sent, so a grant that follows the Queued reply
             // at once can never arrive before anyone listens for it.
             registry.addWait(request.getSessionId(), request.getRequestId(), this);
-            responses.setOnCancelHandler(this::cancelled);
+            responses.onCancel(this::cancelled);
             cluster.submit(LogCommand.newBuilder().setAcquire(request)).whenComplete((reply, error) -> {
                 if (error != null) {
                     forget();
@@ -297,7 +342,7 @@ public final class TenureGateway extends TenureGrpc.TenureImplBase {
             if (!answered.compareAndSet(false, true)) {
                 return;
             }
-            if (responses.isCancelled()) {
+            if (responses.cancelled()) {
                 // Nobody will learn of this grant: give the lock back instead of holding it
                 // for a caller that stopped listening.
                 if (response != null && response.hasGrant()) {
@@ -307,10 +352,9 @@ public final class TenureGateway extends TenureGrpc.TenureImplBase {
             }
             try {
                 if (error != null) {
-                    responses.onError(error);
+                    responses.fail(error);
                 } else {
-                    responses.onNext(response);
-                    responses.onCompleted();
+                    responses.ok(response);
                 }
             } catch (RuntimeException e) {
                 if (response != null && response.hasGrant()) {
