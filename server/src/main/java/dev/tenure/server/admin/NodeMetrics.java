@@ -130,8 +130,14 @@ public final class NodeMetrics implements AutoCloseable {
         CallMeters m = carried.computeIfAbsent(method + ':' + code.name(), k -> {
             Tags tags = Tags.of("service", TenureGrpc.SERVICE_NAME, "method", method, "methodType", "UNARY");
             return new CallMeters(
-                    Counter.builder("grpc.server.requests.received").tags(tags).register(registry),
-                    Counter.builder("grpc.server.responses.sent").tags(tags).register(registry),
+                    Counter.builder("grpc.server.requests.received")
+                            .baseUnit("messages")
+                            .tags(tags)
+                            .register(registry),
+                    Counter.builder("grpc.server.responses.sent")
+                            .baseUnit("messages")
+                            .tags(tags)
+                            .register(registry),
                     Timer.builder("grpc.server.processing.duration")
                             .tags(tags)
                             .tag("statusCode", code.name())

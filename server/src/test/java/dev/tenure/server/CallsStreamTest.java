@@ -1,0 +1,273 @@
+package dev.tenure.server;
+
+import static dev.tenure.server.InProcessServerTest.acquire;
+import static dev.tenure.server.InProcessServerTest.put;
+import static dev.tenure.server.InProcessServerTest.release;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import dev.tenure.api.v1.AcquireRequest;
+import dev.tenure.api.v1.CallRequest;
+import dev.tenure.api.v1.CallResponse;
+import dev.tenure.api.v1.Code;
+import dev.tenure.api.v1.LockStatusRequest;
+import dev.tenure.api.v1.LockStatusResponse;
+import dev.tenure.api.v1.TenureGrpc;
+import dev.tenure.server.InProcessServerTest.SessionStream;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientResponseObserver;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The Calls stream on a real node, driven by hand: each frame is served as its unary call would
+ * be and answered by id; a Cancel, or the stream's end, withdraws a waiting acquire as a
+ * cancelled unary call does; a malformed stream fails with INVALID_ARGUMENT.
+ */
+class CallsStreamTest {
+    @TempDir
+    static Path data;
+
+    static TenureServer server;
+    static ManagedChannel channel;
+    static TenureGrpc.TenureBlockingStub stub;
+
+    @BeforeAll
+    static void start() throws Exception {
+        server = TestNode.start(data);
+        channel = NettyChannelBuilder.forAddress("127.0.0.1", server.port())
+                .usePlaintext()
+                .build();
+        stub = TenureGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (channel != null) {
+            channel.shutdownNow();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    /** One Calls stream; answers are collected as they come. */
+    static final class Calls implements ClientResponseObserver<CallRequest, CallResponse> {
+        final BlockingQueue<CallResponse> answers = new LinkedBlockingQueue<>();
+        final BlockingQueue<Status> ended = new LinkedBlockingQueue<>();
+        ClientCallStreamObserver<CallRequest> out;
+
+        Calls() {
+            TenureGrpc.newStub(channel).calls(this);
+        }
+
+        @Override
+        public void beforeStart(ClientCallStreamObserver<CallRequest> requests) {
+            out = requests;
+        }
+
+        void send(long id, AcquireRequest acquire) {
+            out.onNext(CallRequest.newBuilder().setId(id).setAcquire(acquire).build());
+        }
+
+        void cancel(long id) {
+            out.onNext(CallRequest.newBuilder()
+                    .setId(id)
+                    .setCancel(CallRequest.Cancel.getDefaultInstance())
+                    .build());
+        }
+
+        CallResponse next() throws InterruptedException {
+            CallResponse r = answers.poll(10, TimeUnit.SECONDS);
+            assertThat(r).as("an answer on the Calls stream").isNotNull();
+            return r;
+        }
+
+        Status end() throws InterruptedException {
+            Status s = ended.poll(10, TimeUnit.SECONDS);
+            assertThat(s).as("the Calls stream ended").isNotNull();
+            return s;
+        }
+
+        @Override
+        public void onNext(CallResponse value) {
+            answers.add(value);
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            ended.add(Status.fromThrowable(t));
+        }
+
+        @Override
+        public void onCompleted() {
+            ended.add(Status.OK);
+        }
+    }
+
+    @Test
+    void eachCallIsServedAsItsUnaryCallAndAnsweredById() throws Exception {
+        long session = new SessionStream(channel).open(10_000);
+        Calls calls = new Calls();
+        calls.send(7, acquire(session, 1, "carried", 0));
+        CallResponse granted = calls.next();
+        assertThat(granted.getId()).isEqualTo(7);
+        assertThat(granted.getAcquire().getCode()).isEqualTo(Code.CODE_OK);
+        long token = granted.getAcquire().getGrant().getToken();
+
+        // A retry of the same request, carried or unary, gets the same outcome.
+        assertThat(stub.acquire(acquire(session, 1, "carried", 0)).getGrant().getToken())
+                .isEqualTo(token);
+
+        calls.out.onNext(CallRequest.newBuilder()
+                .setId(8)
+                .setKvPut(put(session, 2, "carried-key", "v", "carried", token))
+                .build());
+        calls.out.onNext(CallRequest.newBuilder()
+                .setId(9)
+                .setLockStatus(LockStatusRequest.newBuilder().setLock("carried"))
+                .build());
+        CallResponse a = calls.next();
+        CallResponse b = calls.next();
+        CallResponse putAnswer = a.getId() == 8 ? a : b;
+        CallResponse statusAnswer = a.getId() == 9 ? a : b;
+        assertThat(putAnswer.getKvPut().getCode()).isEqualTo(Code.CODE_OK);
+        assertThat(statusAnswer.getLockStatus().getHolder().getToken()).isEqualTo(token);
+
+        calls.out.onNext(CallRequest.newBuilder()
+                .setId(10)
+                .setRelease(release(session, 3, "carried", token))
+                .build());
+        assertThat(calls.next().getRelease().getCode()).isEqualTo(Code.CODE_OK);
+
+        // Bad input fails the call with the unary call's status and message; the stream goes on.
+        AcquireRequest unnamed = acquire(session, 4, "", 0);
+        StatusRuntimeException unary = catchThrowableOfType(() -> stub.acquire(unnamed), StatusRuntimeException.class);
+        calls.send(11, unnamed);
+        CallResponse invalid = calls.next();
+        assertThat(invalid.getId()).isEqualTo(11);
+        assertThat(invalid.getFailed().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT.value());
+        assertThat(invalid.getFailed().getMessage()).isEqualTo(unary.getStatus().getDescription());
+        calls.out.onNext(CallRequest.newBuilder().setId(12).build());
+        CallResponse empty = calls.next();
+        assertThat(empty.getFailed().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT.value());
+        assertThat(empty.getFailed().getMessage()).contains("carries no request");
+
+        // Counted with the unary calls, in one series per method and status: one unary and one
+        // carried acquire so far.
+        String metrics = AdminScrape.get(server.adminPort(), "/metrics").body();
+        assertThat(series(metrics, "grpc_server_processing_duration_seconds_count", "Acquire", "statusCode=\"OK\""))
+                .singleElement()
+                .satisfies(v -> assertThat(v).isGreaterThanOrEqualTo(2));
+        assertThat(series(metrics, "grpc_server_requests_received_messages_total", "Acquire", "methodType=\"UNARY\""))
+                .singleElement()
+                .satisfies(v -> assertThat(v).isGreaterThanOrEqualTo(3));
+        assertThat(series(metrics, "grpc_server_requests_received_messages_total", "Calls", "BIDI_STREAMING"))
+                .singleElement()
+                .satisfies(v -> assertThat(v).isGreaterThanOrEqualTo(6));
+
+        // After the client's half-close, what is in flight is answered, then the stream ends.
+        long holder = new SessionStream(channel).open(10_000);
+        stub.acquire(acquire(holder, 1, "carried-busy", 0));
+        calls.send(13, acquire(session, 5, "carried-busy", 300));
+        calls.out.onCompleted();
+        CallResponse timedOut = calls.next();
+        assertThat(timedOut.getId()).isEqualTo(13);
+        assertThat(timedOut.getAcquire().getCode()).isEqualTo(Code.CODE_HELD);
+        assertThat(calls.end().isOk()).isTrue();
+    }
+
+    @Test
+    void aCancelledWaitIsWithdrawnAndNeverAnswered() throws Exception {
+        long holder = new SessionStream(channel).open(10_000);
+        long waiter = new SessionStream(channel).open(10_000);
+        long token = stub.acquire(acquire(holder, 1, "withdrawn", 0)).getGrant().getToken();
+        Calls calls = new Calls();
+        calls.send(1, acquire(waiter, 1, "withdrawn", -1));
+        awaitWaiters("withdrawn", 1);
+
+        calls.cancel(1);
+        awaitWaiters("withdrawn", 0);
+        stub.release(release(holder, 2, "withdrawn", token));
+        assertThat(stub.lockStatus(LockStatusRequest.newBuilder()
+                                .setLock("withdrawn")
+                                .build())
+                        .hasHolder())
+                .as("the lock went to nobody")
+                .isFalse();
+        assertThat(calls.answers.poll(200, TimeUnit.MILLISECONDS))
+                .as("no answer to a cancelled call")
+                .isNull();
+    }
+
+    @Test
+    void endingTheStreamWithdrawsItsWaits() throws Exception {
+        long holder = new SessionStream(channel).open(10_000);
+        long waiter = new SessionStream(channel).open(10_000);
+        stub.acquire(acquire(holder, 1, "abandoned", 0));
+        Calls calls = new Calls();
+        calls.send(1, acquire(waiter, 1, "abandoned", -1));
+        awaitWaiters("abandoned", 1);
+
+        calls.out.cancel("the client went away", null);
+        awaitWaiters("abandoned", 0);
+    }
+
+    @Test
+    void malformedStreamsFailWithInvalidArgument() throws Exception {
+        long session = new SessionStream(channel).open(10_000);
+        long holder = new SessionStream(channel).open(10_000);
+        stub.acquire(acquire(holder, 1, "malformed", 0));
+
+        Calls noId = new Calls();
+        noId.send(0, acquire(session, 1, "malformed", 0));
+        Status s = noId.end();
+        assertThat(s.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+        assertThat(s.getDescription()).contains("id must be > 0");
+
+        // A second call under an id in flight: answers could no longer be told apart.
+        Calls duplicate = new Calls();
+        duplicate.send(5, acquire(session, 2, "malformed", -1));
+        awaitWaiters("malformed", 1);
+        duplicate.send(5, acquire(session, 3, "other", 0));
+        s = duplicate.end();
+        assertThat(s.getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+        assertThat(s.getDescription()).contains("already in flight");
+        awaitWaiters("malformed", 0); // the failed stream's wait was withdrawn
+        assertThat(duplicate.answers).as("nothing answered").isEmpty();
+    }
+
+    /** The values of {@code metric}'s series for {@code method} whose labels also contain {@code label}. */
+    private static List<Double> series(String scrape, String metric, String method, String label) {
+        return scrape.lines()
+                .filter(l -> l.startsWith(metric + "{") && l.contains("method=\"" + method + "\"") && l.contains(label))
+                .map(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+                .toList();
+    }
+
+    /** Waits until the lock has {@code n} waiters: a withdrawal takes a moment (see TenureGateway). */
+    private static void awaitWaiters(String lock, int n) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        LockStatusResponse status;
+        while ((status = stub.lockStatus(
+                                LockStatusRequest.newBuilder().setLock(lock).build()))
+                        .getWaitersCount()
+                != n) {
+            assertThat(System.nanoTime())
+                    .as("%s has %s waiters: %s", lock, n, status)
+                    .isLessThan(deadline);
+            Thread.sleep(50);
+        }
+    }
+}
