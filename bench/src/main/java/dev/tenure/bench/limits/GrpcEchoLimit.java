@@ -12,6 +12,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.ServerCalls;
+import io.grpc.stub.StreamObserver;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -19,13 +20,17 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * What gRPC itself costs a request: a unary echo of 64 bytes, server and client in this JVM on
- * 127.0.0.1 over the same Netty transport the gateway uses. One client in a loop gives the round
- * trip; {@code clients} concurrent callers on one channel give the throughput ceiling of the RPC
- * layer alone, before any log or state machine.
+ * What gRPC itself costs a request: an echo of 64 bytes, server and client in this JVM on
+ * 127.0.0.1 over the same Netty transport the gateway uses, as a unary call and as a message on
+ * an open bidirectional stream (how the Java client carries its calls: the Calls rpc). One client
+ * in a loop gives the round trip; {@code clients} concurrent callers on one channel (each with a
+ * stream of its own) give the throughput ceiling of the RPC layer alone, before any log or state
+ * machine.
  */
 final class GrpcEchoLimit {
 
@@ -38,6 +43,11 @@ final class GrpcEchoLimit {
             .setResponseMarshaller(new Bytes())
             .build();
 
+    private static final MethodDescriptor<byte[], byte[]> STREAM = ECHO.toBuilder()
+            .setType(MethodDescriptor.MethodType.BIDI_STREAMING)
+            .setFullMethodName(MethodDescriptor.generateFullMethodName("tenure.bench.Echo", "Stream"))
+            .build();
+
     private GrpcEchoLimit() {}
 
     static List<Figures> run(LoadConfig config, int clients) throws IOException, InterruptedException {
@@ -46,9 +56,25 @@ final class GrpcEchoLimit {
                     response.onNext(request);
                     response.onCompleted();
                 }))
+                .addMethod(STREAM, ServerCalls.asyncBidiStreamingCall(response -> new StreamObserver<byte[]>() {
+                    @Override
+                    public void onNext(byte[] message) {
+                        response.onNext(message);
+                    }
+
+                    @Override
+                    public void onError(Throwable t) {}
+
+                    @Override
+                    public void onCompleted() {
+                        response.onCompleted();
+                    }
+                }))
                 .build();
+        // The gateway's executor: handlers run on the event loop that read the request.
         Server server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
                 .addService(service)
+                .directExecutor()
                 .build()
                 .start();
         ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", server.getPort())
@@ -58,6 +84,8 @@ final class GrpcEchoLimit {
             List<Figures> out = new ArrayList<>();
             out.add(loop("limit-grpc-rtt", config.withClients(1), channel));
             out.add(loop("limit-grpc-" + clients + "-clients", config.withClients(clients), channel));
+            out.add(streamLoop("limit-grpc-stream-rtt", config.withClients(1), channel));
+            out.add(streamLoop("limit-grpc-stream-" + clients + "-clients", config.withClients(clients), channel));
             return out;
         } finally {
             channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
@@ -76,6 +104,45 @@ final class GrpcEchoLimit {
             });
         }
         return ClosedLoop.run(name, config, cycles).with("latency", MESSAGE_BYTES + " B unary gRPC echo on loopback");
+    }
+
+    /** Each caller sends on a stream of its own and waits for the echo before it sends again. */
+    private static Figures streamLoop(String name, LoadConfig config, ManagedChannel channel)
+            throws InterruptedException {
+        byte[] message = new byte[MESSAGE_BYTES];
+        List<ClosedLoop.Cycle> cycles = new ArrayList<>();
+        List<StreamObserver<byte[]>> streams = new ArrayList<>();
+        for (int i = 0; i < config.clients(); i++) {
+            BlockingQueue<byte[]> echoes = new LinkedBlockingQueue<>();
+            StreamObserver<byte[]> stream = ClientCalls.asyncBidiStreamingCall(
+                    channel.newCall(STREAM, CallOptions.DEFAULT), new StreamObserver<>() {
+                        @Override
+                        public void onNext(byte[] echo) {
+                            echoes.add(echo);
+                        }
+
+                        @Override
+                        public void onError(Throwable t) {}
+
+                        @Override
+                        public void onCompleted() {}
+                    });
+            streams.add(stream);
+            cycles.add(() -> {
+                long t0 = System.nanoTime();
+                stream.onNext(message);
+                if (echoes.poll(10, TimeUnit.SECONDS) == null) {
+                    throw new IllegalStateException("no echo on the stream within 10 s");
+                }
+                return System.nanoTime() - t0;
+            });
+        }
+        try {
+            return ClosedLoop.run(name, config, cycles)
+                    .with("latency", MESSAGE_BYTES + " B echo on an open gRPC stream on loopback");
+        } finally {
+            streams.forEach(StreamObserver::onCompleted);
+        }
     }
 
     private static final class Bytes implements MethodDescriptor.Marshaller<byte[]> {
