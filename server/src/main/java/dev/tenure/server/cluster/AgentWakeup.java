@@ -68,6 +68,8 @@ public final class AgentWakeup {
     private final long hotAfterWakeNanos;
     private volatile long wokenAtNanos;
     private volatile int requestsInFlight;
+    /** Until the service hears its role, assume the replies may have to go out. */
+    private volatile boolean leader = true;
 
     /** For a member of a cluster of {@code members}. */
     public AgentWakeup(int members) {
@@ -107,7 +109,8 @@ public final class AgentWakeup {
      */
     void worked(Hop hop) {
         if (hop == Hop.SERVICE) {
-            if (!loneMember) {
+            // Only the leader's service replies; a follower's applies the log and sends nothing.
+            if (!loneMember && leader) {
                 unpark(Hop.CONSENSUS);
             }
             if (requestsInFlight > 0) {
@@ -116,6 +119,11 @@ public final class AgentWakeup {
         } else if (hop == Hop.CONSENSUS && !loneMember && requestsInFlight > 0) {
             unpark(Hop.GATEWAY);
         }
+    }
+
+    /** Told by the clustered service when its role changes: only a leader's service sends replies. */
+    public void roleChanged(boolean nowLeader) {
+        leader = nowLeader;
     }
 
     /**

@@ -143,7 +143,10 @@ public final class ClusterNode implements AutoCloseable {
                 .epochClock(MonotonicClusterClock.INSTANCE)
                 .archiveContext(localArchive.clone())
                 .clusterDir(new File(base, "cluster"))
-                .clusteredService(new TenureClusteredService(config.limits(), roleListener, replica))
+                .clusteredService(new TenureClusteredService(
+                        config.limits(),
+                        roleListener.andThen(role -> wakeup.roleChanged(role == Cluster.Role.LEADER)),
+                        replica))
                 .serviceId(0)
                 .idleStrategySupplier(() -> AdaptiveIdleStrategy.standard(wakeup, AgentWakeup.Hop.SERVICE))
                 .errorHandler(errors);

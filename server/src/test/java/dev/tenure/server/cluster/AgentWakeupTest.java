@@ -199,4 +199,14 @@ class AgentWakeupTest {
         wakeup.inFlight(1);
         assertUnparkedBy(idles, () -> wakeup.worked(AgentWakeup.Hop.SERVICE));
     }
+
+    @Test
+    void onlyTheLeadersServiceWakesTheConsensusThread() throws InterruptedException {
+        AtomicInteger idles = parkedAgent(hotFor(AgentWakeup.Hop.CONSENSUS));
+        wakeup.roleChanged(false);
+        assertLeftParkedBy(
+                idles, () -> wakeup.worked(AgentWakeup.Hop.SERVICE), "a follower's service sends no replies");
+        wakeup.roleChanged(true);
+        assertUnparkedBy(idles, () -> wakeup.worked(AgentWakeup.Hop.SERVICE));
+    }
 }
