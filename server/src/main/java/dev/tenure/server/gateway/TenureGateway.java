@@ -53,7 +53,7 @@ public final class TenureGateway extends TenureGrpc.TenureImplBase {
     private final Function<ServerStatusRequest, CompletableFuture<ServerStatusResponse>> nodeStatus;
     /** Told of each stale write this node served: each is reported once, by the node the writer used. */
     private final StaleWriteListener staleWrites;
-
+    /** Hears how each call carried on a Calls stream ended; the gRPC interceptor hears of unary ones. */
     private final CallsStream.Completions carriedCalls;
 
     /** Hears of every write this node rejected because its token was not the lock's current one. */
