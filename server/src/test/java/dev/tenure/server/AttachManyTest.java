@@ -14,7 +14,6 @@ import dev.tenure.api.v1.TenureEnd;
 import dev.tenure.api.v1.TenureGrpc;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -42,7 +41,7 @@ class AttachManyTest {
     @BeforeAll
     static void start() throws Exception {
         server = TestNode.start(data);
-        channel = newChannel();
+        channel = TestNode.channel(server);
     }
 
     @AfterAll
@@ -53,12 +52,6 @@ class AttachManyTest {
         if (server != null) {
             server.close();
         }
-    }
-
-    private static ManagedChannel newChannel() {
-        return NettyChannelBuilder.forAddress("127.0.0.1", server.port())
-                .usePlaintext()
-                .build();
     }
 
     /** One AttachMany call; events are collected per ref. */
@@ -165,7 +158,7 @@ class AttachManyTest {
 
     @Test
     void theStreamClosingEndsEverySessionOnIt() throws Exception {
-        ManagedChannel own = newChannel();
+        ManagedChannel own = TestNode.channel(server);
         Many many = new Many(own);
         long s1 = many.open(1, 60_000);
         long s2 = many.open(2, 60_000);

@@ -17,7 +17,6 @@ import dev.tenure.server.InProcessServerTest.SessionStream;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import java.nio.file.Path;
@@ -46,9 +45,7 @@ class CallsStreamTest {
     @BeforeAll
     static void start() throws Exception {
         server = TestNode.start(data);
-        channel = NettyChannelBuilder.forAddress("127.0.0.1", server.port())
-                .usePlaintext()
-                .build();
+        channel = TestNode.channel(server);
         stub = TenureGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS);
     }
 

@@ -20,7 +20,6 @@ import dev.tenure.api.v1.TenureGrpc;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
@@ -49,9 +48,7 @@ class InProcessServerTest {
     @BeforeAll
     static void start() throws Exception {
         server = TestNode.start(data);
-        channel = NettyChannelBuilder.forAddress("127.0.0.1", server.port())
-                .usePlaintext()
-                .build();
+        channel = TestNode.channel(server);
         stub = TenureGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS);
     }
 
@@ -161,9 +158,7 @@ class InProcessServerTest {
 
     @Test
     void closedConnectionEndsTheSessionAtOnce() throws Exception {
-        ManagedChannel own = NettyChannelBuilder.forAddress("127.0.0.1", server.port())
-                .usePlaintext()
-                .build();
+        ManagedChannel own = TestNode.channel(server);
         BlockingQueue<AttachResponse> got = new LinkedBlockingQueue<>();
         var out = TenureGrpc.newStub(own).attach(new StreamObserver<>() {
             public void onNext(AttachResponse v) {
@@ -201,7 +196,7 @@ class InProcessServerTest {
      */
     @Test
     void aSessionWithAGraceSurvivesAResetConnectionAndEndsAfterTheGraceOtherwise() throws Exception {
-        ManagedChannel first = ownChannel();
+        ManagedChannel first = TestNode.channel(server);
         SessionStream a = new SessionStream(first);
         long holder = a.open(60_000, 1_500);
         AcquireResponse held = TenureGrpc.newBlockingStub(first).acquire(acquire(holder, 1, "grace", 0));
@@ -211,7 +206,7 @@ class InProcessServerTest {
         var waiting = TenureGrpc.newFutureStub(channel).acquire(acquire(sw, 1, "grace", -1));
 
         first.shutdownNow(); // the connection is reset while the holder lives
-        ManagedChannel second = ownChannel();
+        ManagedChannel second = TestNode.channel(server);
         SessionStream resumed = new SessionStream(second);
         resumed.out.onNext(AttachRequest.newBuilder()
                 .setResume(
@@ -245,12 +240,6 @@ class InProcessServerTest {
             assertThat(Status.fromThrowable(error).getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
             assertThat(error).hasMessageContaining("disconnect_grace_ms");
         }
-    }
-
-    private static ManagedChannel ownChannel() {
-        return NettyChannelBuilder.forAddress("127.0.0.1", server.port())
-                .usePlaintext()
-                .build();
     }
 
     /**

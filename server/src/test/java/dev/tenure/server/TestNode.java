@@ -3,6 +3,8 @@ package dev.tenure.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenure.core.Limits;
+import io.grpc.ManagedChannel;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -35,5 +37,12 @@ final class TestNode {
             Thread.sleep(50);
         }
         return server;
+    }
+
+    /** A plaintext channel of its own to {@code server}'s gateway. */
+    static ManagedChannel channel(TenureServer server) {
+        return NettyChannelBuilder.forAddress("127.0.0.1", server.port())
+                .usePlaintext()
+                .build();
     }
 }
