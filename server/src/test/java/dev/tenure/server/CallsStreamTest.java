@@ -175,8 +175,7 @@ class CallsStreamTest {
                 .satisfies(v -> assertThat(v).isGreaterThanOrEqualTo(6));
 
         // After the client's half-close, what is in flight is answered, then the stream ends.
-        long holder = new SessionStream(channel).open(10_000);
-        stub.acquire(acquire(holder, 1, "carried-busy", 0));
+        heldByAnotherSession("carried-busy");
         calls.send(13, acquire(session, 5, "carried-busy", 300));
         calls.out.onCompleted();
         CallResponse timedOut = calls.next();
@@ -187,16 +186,15 @@ class CallsStreamTest {
 
     @Test
     void aCancelledWaitIsWithdrawnAndNeverAnswered() throws Exception {
-        long holder = new SessionStream(channel).open(10_000);
+        Held held = heldByAnotherSession("withdrawn");
         long waiter = new SessionStream(channel).open(10_000);
-        long token = stub.acquire(acquire(holder, 1, "withdrawn", 0)).getGrant().getToken();
         Calls calls = new Calls();
         calls.send(1, acquire(waiter, 1, "withdrawn", -1));
         awaitWaiters("withdrawn", 1);
 
         calls.cancel(1);
         awaitWaiters("withdrawn", 0);
-        stub.release(release(holder, 2, "withdrawn", token));
+        stub.release(release(held.session(), 2, "withdrawn", held.token()));
         assertThat(stub.lockStatus(LockStatusRequest.newBuilder()
                                 .setLock("withdrawn")
                                 .build())
@@ -210,9 +208,8 @@ class CallsStreamTest {
 
     @Test
     void endingTheStreamWithdrawsItsWaits() throws Exception {
-        long holder = new SessionStream(channel).open(10_000);
+        heldByAnotherSession("abandoned");
         long waiter = new SessionStream(channel).open(10_000);
-        stub.acquire(acquire(holder, 1, "abandoned", 0));
         Calls calls = new Calls();
         calls.send(1, acquire(waiter, 1, "abandoned", -1));
         awaitWaiters("abandoned", 1);
@@ -223,9 +220,8 @@ class CallsStreamTest {
 
     @Test
     void malformedStreamsFailWithInvalidArgument() throws Exception {
+        heldByAnotherSession("malformed");
         long session = new SessionStream(channel).open(10_000);
-        long holder = new SessionStream(channel).open(10_000);
-        stub.acquire(acquire(holder, 1, "malformed", 0));
 
         Calls noId = new Calls();
         noId.send(0, acquire(session, 1, "malformed", 0));
@@ -251,6 +247,15 @@ class CallsStreamTest {
                 .filter(l -> l.startsWith(metric + "{") && l.contains("method=\"" + method + "\"") && l.contains(label))
                 .map(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
                 .toList();
+    }
+
+    private record Held(long session, long token) {}
+
+    /** {@code lock}, granted to a session of its own, so that an acquire by any other waits. */
+    private static Held heldByAnotherSession(String lock) throws InterruptedException {
+        long holder = new SessionStream(channel).open(10_000);
+        return new Held(
+                holder, stub.acquire(acquire(holder, 1, lock, 0)).getGrant().getToken());
     }
 
     /** Waits until the lock has {@code n} waiters: a withdrawal takes a moment (see TenureGateway). */

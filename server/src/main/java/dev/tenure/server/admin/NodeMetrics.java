@@ -60,8 +60,8 @@ public final class NodeMetrics implements AutoCloseable {
             new AtomicReference<>(ServerStatusResponse.getDefaultInstance());
 
     private final Map<String, Counter> staleSeries = new TreeMap<>(); // guarded by itself
-    /** By method and status code: a few dozen at most. */
-    private final Map<String, CallMeters> carried = new ConcurrentHashMap<>();
+    /** By method, then status code: a few dozen at most. */
+    private final Map<String, Map<Status.Code, CallMeters>> carried = new ConcurrentHashMap<>();
 
     public NodeMetrics() {
         new JvmMemoryMetrics().bindTo(registry);
@@ -127,27 +127,37 @@ public final class NodeMetrics implements AutoCloseable {
      * and latency do not depend on how the client carried it.
      */
     public void carriedCall(String method, Status.Code code, long nanos) {
-        CallMeters m = carried.computeIfAbsent(method + ':' + code.name(), k -> {
-            Tags tags = Tags.of("service", TenureGrpc.SERVICE_NAME, "method", method, "methodType", "UNARY");
-            return new CallMeters(
-                    Counter.builder("grpc.server.requests.received")
-                            .baseUnit("messages")
-                            .tags(tags)
-                            .register(registry),
-                    Counter.builder("grpc.server.responses.sent")
-                            .baseUnit("messages")
-                            .tags(tags)
-                            .register(registry),
-                    Timer.builder("grpc.server.processing.duration")
-                            .tags(tags)
-                            .tag("statusCode", code.name())
-                            .register(registry));
-        });
+        // Looked up before anything is built: this runs once per call.
+        Map<Status.Code, CallMeters> byCode = carried.get(method);
+        if (byCode == null) {
+            byCode = carried.computeIfAbsent(method, k -> new ConcurrentHashMap<>());
+        }
+        CallMeters m = byCode.get(code);
+        if (m == null) {
+            m = byCode.computeIfAbsent(code, k -> meters(method, code));
+        }
         m.received.increment();
         if (code == Status.Code.OK) {
             m.sent.increment();
         }
         m.duration.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    private CallMeters meters(String method, Status.Code code) {
+        Tags tags = Tags.of("service", TenureGrpc.SERVICE_NAME, "method", method, "methodType", "UNARY");
+        return new CallMeters(
+                Counter.builder("grpc.server.requests.received")
+                        .baseUnit("messages")
+                        .tags(tags)
+                        .register(registry),
+                Counter.builder("grpc.server.responses.sent")
+                        .baseUnit("messages")
+                        .tags(tags)
+                        .register(registry),
+                Timer.builder("grpc.server.processing.duration")
+                        .tags(tags)
+                        .tag("statusCode", code.name())
+                        .register(registry));
     }
 
     private record CallMeters(Counter received, Counter sent, Timer duration) {}
