@@ -4,6 +4,7 @@ import dev.tenure.api.v1.Member;
 import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.server.admin.AdminHttp;
 import dev.tenure.server.admin.NodeMetrics;
+import dev.tenure.server.cluster.AgentWakeup;
 import dev.tenure.server.cluster.ClusterNode;
 import dev.tenure.server.cluster.ReplicaView;
 import dev.tenure.server.gateway.Gateway;
@@ -135,6 +136,11 @@ public final class TenureServer implements AutoCloseable {
 
     public int adminPort() {
         return admin == null ? 0 : admin.port();
+    }
+
+    /** How this node's agents wake one another; for tests of what its role changes there. */
+    AgentWakeup wakeup() {
+        return node.wakeup();
     }
 
     public Cluster.Role role() {

@@ -96,9 +96,22 @@ public final class AgentWakeup {
         requestEntered();
     }
 
-    /** Called by the consensus thread when the commit position moved: the service has log to apply. */
+    /**
+     * Called by the consensus thread when the commit position moved: the service has log to
+     * apply. A follower's service is left to find it on its own: no request waits on it.
+     */
     void committed() {
-        unpark(Hop.SERVICE);
+        if (serviceAnswers()) {
+            unpark(Hop.SERVICE);
+        }
+    }
+
+    /**
+     * True if requests wait on this node's service: it is a lone member's or the leader's. A
+     * follower's service applies the log only to keep a replica; nobody awaits what it does.
+     */
+    public boolean serviceAnswers() {
+        return loneMember || leader;
     }
 
     /**

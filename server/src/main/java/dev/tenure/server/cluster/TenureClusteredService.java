@@ -65,6 +65,9 @@ public final class TenureClusteredService implements ClusteredService {
         // A timer scheduled before the snapshot belongs to the consensus module's own snapshot,
         // so after a restore the next apply re-arms it only if the deadline moved.
         timerDeadlineMs = Long.MAX_VALUE;
+        // Aeron calls onRoleChange only when the role differs from the one the service starts
+        // in (a follower's): without this, the node would never hear that it starts as one.
+        roleListener.accept(cluster.role());
     }
 
     @Override

@@ -142,7 +142,7 @@ class AgentWakeupTest {
         // A lone member, whose every request wakes it, goes straight to the 30 s park.
         AtomicInteger straight = run(new AdaptiveIdleStrategy(0, SHORT, 0, SHORT, LONG, lone, null));
         Thread.sleep(1_000);
-        int spinsAndYields = 15;
+        int spinsAndYields = AdaptiveIdleStrategy.SPINS + AdaptiveIdleStrategy.YIELDS;
         assertThat(straight.get()).isLessThanOrEqualTo(spinsAndYields);
         assertThat(backingOff.get()).isGreaterThanOrEqualTo(spinsAndYields + 5);
     }
@@ -198,6 +198,20 @@ class AgentWakeupTest {
                 idles, () -> wakeup.worked(AgentWakeup.Hop.SERVICE), "no request in flight: nothing for the gateway");
         wakeup.inFlight(1);
         assertUnparkedBy(idles, () -> wakeup.worked(AgentWakeup.Hop.SERVICE));
+    }
+
+    @Test
+    void aFollowersServiceReadsTheLogOnItsOwnAndIsNotWokenByCommits() throws InterruptedException {
+        wakeup.roleChanged(false);
+        // Parking 30 s at a time as the leader's; as a follower's it parks from 1 ms, doubling.
+        AtomicInteger idles = run(hotFor(AgentWakeup.Hop.SERVICE));
+        awaitTrue(() -> idles.get() >= 5);
+        // Once a park lasted a second, the next one that begins is at least two seconds long.
+        int quiet = awaitQuiet(idles);
+        awaitTrue(() -> idles.get() > quiet);
+        assertLeftParkedBy(idles, wakeup::committed, "nobody awaits a follower's service");
+        wakeup.roleChanged(true);
+        assertUnparkedBy(idles, wakeup::committed);
     }
 
     @Test

@@ -1,0 +1,38 @@
+package dev.tenure.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.aeron.cluster.service.Cluster;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Each member's agents know whether requests wait on its clustered service. Aeron tells a
+ * service of its role only when it changes from the one it starts in, a follower's, so a member
+ * that stays a follower must learn it otherwise; if it did not, its service would be woken at
+ * every commit as if clients awaited it.
+ */
+class ServiceRoleTest {
+
+    @Test
+    void onlyTheLeadersServiceIsAwaited(@TempDir Path data) throws Exception {
+        List<TenureServer> servers = TestNode.startCluster(data);
+        try {
+            long leaders = servers.stream()
+                    .filter(s -> s.role() == Cluster.Role.LEADER)
+                    .count();
+            assertThat(leaders).isEqualTo(1);
+            for (TenureServer server : servers) {
+                assertThat(server.wakeup().serviceAnswers())
+                        .as("node on port %d, %s", server.port(), server.role())
+                        .isEqualTo(server.role() == Cluster.Role.LEADER);
+            }
+        } finally {
+            for (TenureServer server : servers) {
+                server.close();
+            }
+        }
+    }
+}
