@@ -100,10 +100,10 @@ public final class AdaptiveIdleStrategy implements IdleStrategy {
      * Parks on the first empty duty cycle, without spinning or yielding: set for the consensus
      * thread of a cluster member, whose every duty cycle polls the driver's UDP sockets (system
      * calls even when nothing came), so that 10 spins and 5 yields made each of its wake-ups 16
-     * duty cycles. Under three-node {@code parallel} load a follower made 73,000-99,000
-     * {@code epoll_wait} and 5,500 {@code sched_yield} calls a second with them, 41,000 and none
-     * without (BENCHMARKS run M). Elsewhere the spins pay: a lone member's acquire + release took
-     * 0.56-0.69 ms (p50) without them, 0.43-0.45 ms with them.
+     * duty cycles. Under three-node {@code parallel} load a follower made 36 {@code epoll_wait}
+     * calls per cycle with them and 12 without (BENCHMARKS run M). Elsewhere the spins pay: a
+     * lone member's acquire + release took 0.56-0.69 ms (p50) without them, 0.43-0.45 ms with
+     * them.
      */
     private boolean parksAtOnce;
 
