@@ -65,9 +65,9 @@ import org.agrona.concurrent.IdleStrategy;
 public final class AdaptiveIdleStrategy implements IdleStrategy {
 
     /** Empty duty cycles spun, then yielded, before the first park (except where {@link #parksAtOnce}). */
-    static final int SPINS = Integer.getInteger("tenure.idle.spins", 10);
+    static final int SPINS = 10;
 
-    static final int YIELDS = Integer.getInteger("tenure.idle.yields", 5);
+    static final int YIELDS = 5;
 
     /**
      * The first park of a follower's clustered service after it applied something: no request
