@@ -23,8 +23,8 @@ import java.util.concurrent.locks.LockSupport;
  * consensus thread), the consensus thread when the commit position moved ({@link #committed()}:
  * the service, if requests wait on it), the service after it applied something ({@link #worked}:
  * the gateway, if it awaits answers, and on the leader of a cluster the consensus thread, whose
- * driver carries replies to a peer's gateway). Those unpark the next hop in any park, hot or cold: a hot agent would
- * otherwise wait out up to 300 µs per hop. On one node this halved one client's acquire + release
+ * driver carries replies to a peer's gateway). Those unpark the next hop in any park, hot or
+ * cold: a hot agent would otherwise wait out up to 300 µs per hop. On one node this halved one client's acquire + release
  * (p50 0.79-0.85 -> 0.44 ms) and raised contended handoffs from about 2,200 to 2,900-3,200 a
  * second (BENCHMARKS run K). What comes from the network (a peer's log or acks, the leader's
  * replies) announces itself to nobody: those hops still poll.
