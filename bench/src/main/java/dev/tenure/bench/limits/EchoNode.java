@@ -108,7 +108,7 @@ final class EchoNode implements AutoCloseable {
                 driverCtx,
                 archiveCtx,
                 consensusCtx,
-                AdaptiveIdleStrategy.forDriver(),
+                driver -> AdaptiveIdleStrategy.forDriver(),
                 null,
                 Throwable::printStackTrace);
         ClusteredServiceContainer container = null;

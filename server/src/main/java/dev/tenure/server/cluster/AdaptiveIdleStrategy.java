@@ -1,5 +1,6 @@
 package dev.tenure.server.cluster;
 
+import io.aeron.driver.MediaDriver;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.agrona.concurrent.IdleStrategy;
@@ -76,6 +77,9 @@ public final class AdaptiveIdleStrategy implements IdleStrategy {
     private static final long FOLLOWER_SERVICE_PARK_NANOS =
             TimeUnit.MICROSECONDS.toNanos(Long.getLong("tenure.idle.followerServiceParkMicros", 1_000));
 
+    private static final boolean WAIT_ON_SOCKETS =
+            Boolean.parseBoolean(System.getProperty("tenure.idle.waitOnSockets", "true"));
+
     private static final long COLD_PARK_MICROS = 5_000;
     private static final long LONE_COLD_PARK_MICROS = 50_000;
     private static final long LONE_HOT_WINDOW_MILLIS = 5;
@@ -106,6 +110,12 @@ public final class AdaptiveIdleStrategy implements IdleStrategy {
      * them.
      */
     private boolean parksAtOnce;
+
+    /**
+     * Where a cluster member's consensus thread rests instead of parking: the driver's socket
+     * selector, which a datagram wakes at once ({@link SocketWait}). Null elsewhere.
+     */
+    private SocketWait sockets;
 
     public AdaptiveIdleStrategy(
             long briskWindowNanos,
@@ -146,10 +156,19 @@ public final class AdaptiveIdleStrategy implements IdleStrategy {
         return of("tenure.idle.driverHotWindowMillis", 2, null, null);
     }
 
-    /** As {@link #forDriver()}, for the consensus thread: woken as {@link #standard(AgentWakeup, AgentWakeup.Hop)}. */
-    public static AdaptiveIdleStrategy forConsensus(AgentWakeup wakeup) {
+    /**
+     * As {@link #forDriver()}, for the consensus thread that runs {@code driver}: woken as {@link
+     * #standard(AgentWakeup, AgentWakeup.Hop)}. On a member of a cluster it rests in the driver's
+     * socket selector, so that what comes over the network wakes it too.
+     */
+    public static AdaptiveIdleStrategy forConsensus(AgentWakeup wakeup, MediaDriver driver) {
         AdaptiveIdleStrategy strategy = of("tenure.idle.driverHotWindowMillis", 2, wakeup, AgentWakeup.Hop.CONSENSUS);
         strategy.parksAtOnce = wakeup != null && !wakeup.loneMember();
+        // Only where every other hand-off wakes it: with -Dtenure.idle.wakeOnRequest=false a
+        // request from this node's gateway would wait out the whole rest.
+        if (strategy.parksAtOnce && strategy.wakeup != null && WAIT_ON_SOCKETS) {
+            strategy.restOn(SocketWait.of(driver));
+        }
         return strategy;
     }
 
@@ -185,15 +204,39 @@ public final class AdaptiveIdleStrategy implements IdleStrategy {
                 woken && wakes != null ? hop : null);
     }
 
+    /** Rests in {@code sockets} instead of parking; call before the agent first idles. */
+    void restOn(SocketWait sockets) {
+        this.sockets = sockets;
+    }
+
     boolean coldParked() {
         return cold;
     }
 
     /** Unparks the agent if it is in its cold park; see {@link AgentWakeup}. */
     void wakeIfCold() {
+        if (cold) {
+            wake();
+        }
+    }
+
+    /** Ends the agent's park, or its next one if it is running. */
+    void wake() {
+        if (sockets != null) {
+            sockets.wake();
+            return;
+        }
         Thread t = owner;
-        if (cold && t != null) {
+        if (t != null) {
             LockSupport.unpark(t);
+        }
+    }
+
+    private void park(long nanos) {
+        if (sockets != null) {
+            sockets.await(nanos);
+        } else {
+            LockSupport.parkNanos(nanos);
         }
     }
 
@@ -222,24 +265,24 @@ public final class AdaptiveIdleStrategy implements IdleStrategy {
         }
         if (wakeup != null && !registered) {
             owner = Thread.currentThread();
-            wakeup.register(this, hop, owner);
+            wakeup.register(this, hop);
             registered = true;
         }
         if (hop == AgentWakeup.Hop.SERVICE && !wakeup.serviceAnswers()) {
             // Not cold-marked: a request entering this node waits on the leader's service, not
             // on this one.
-            LockSupport.parkNanos(followerParkNanos);
+            park(followerParkNanos);
             followerParkNanos = Math.min(followerParkNanos << 1, Math.max(coldParkNanos, FOLLOWER_SERVICE_PARK_NANOS));
             return;
         }
         long now = System.nanoTime();
         long sinceWork = now - lastWorkNanos;
         if (sinceWork < briskWindowNanos) {
-            LockSupport.parkNanos(briskParkNanos);
+            park(briskParkNanos);
             return;
         }
         if (sinceWork < hotWindowNanos || (wakeup != null && wakeup.hot(now))) {
-            LockSupport.parkNanos(hotParkNanos);
+            park(hotParkNanos);
             return;
         }
         // Marked around the park only, so that a wake-up never unparks a hot agent. Marked, then
@@ -247,7 +290,7 @@ public final class AdaptiveIdleStrategy implements IdleStrategy {
         // the mark (and unparks) or is seen here.
         cold = true;
         if (wakeup == null || !wakeup.hot(System.nanoTime())) {
-            LockSupport.parkNanos(parkNanos);
+            park(parkNanos);
         }
         cold = false;
         parkNanos = Math.min(parkNanos << 1, coldParkNanos);

@@ -4,7 +4,6 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * Wakes a node's resting agents when a request enters the node, so that it does not wait out a
@@ -27,13 +26,16 @@ import java.util.concurrent.locks.LockSupport;
  * cold: a hot agent would otherwise wait out up to 300 µs per hop. On one node this halved one client's acquire + release
  * (p50 0.79-0.85 -> 0.44 ms) and raised contended handoffs from about 2,200 to 2,900-3,200 a
  * second (BENCHMARKS run K). What comes from the network (a peer's log or acks, the leader's
- * replies) announces itself to nobody: those hops still poll.
+ * replies) announces itself to nobody; on a member of a cluster the consensus thread, whose driver
+ * receives it, rests in the driver's socket selector, which a datagram wakes ({@link SocketWait}),
+ * and the hand-offs here reach it through that selector.
  *
  * <p>On a lone member the gateway is the only way in: the log is shared memory, and no peer
  * sends anything. Every request that reaches the node wakes its agents, so they need not poll
  * for work that has not been announced, and {@link #loneMember()} lets them rest much longer
  * (see {@link AdaptiveIdleStrategy}). A member of a cluster receives the log and its peers'
- * traffic from the network, which wakes nobody; its agents keep polling.
+ * traffic from the network, which wakes only the consensus thread; its agents keep backing off
+ * from short parks.
  */
 public final class AgentWakeup {
 
@@ -63,7 +65,7 @@ public final class AgentWakeup {
     }
 
     private final List<AdaptiveIdleStrategy> agents = new CopyOnWriteArrayList<>();
-    private final AtomicReferenceArray<Thread> hops = new AtomicReferenceArray<>(Hop.values().length);
+    private final AtomicReferenceArray<AdaptiveIdleStrategy> hops = new AtomicReferenceArray<>(Hop.values().length);
     private final boolean loneMember;
     private final long hotAfterWakeNanos;
     private volatile long wokenAtNanos;
@@ -83,10 +85,10 @@ public final class AgentWakeup {
         return loneMember;
     }
 
-    void register(AdaptiveIdleStrategy agent, Hop hop, Thread thread) {
+    void register(AdaptiveIdleStrategy agent, Hop hop) {
         agents.add(agent);
         if (hop != null) {
-            hops.set(hop.ordinal(), thread);
+            hops.set(hop.ordinal(), agent);
         }
     }
 
@@ -145,9 +147,9 @@ public final class AgentWakeup {
      * lock and no system call; on a parked one it saves the rest of the park.
      */
     private void unpark(Hop hop) {
-        Thread t = hops.get(hop.ordinal());
-        if (t != null) {
-            LockSupport.unpark(t);
+        AdaptiveIdleStrategy agent = hops.get(hop.ordinal());
+        if (agent != null) {
+            agent.wake();
         }
     }
 

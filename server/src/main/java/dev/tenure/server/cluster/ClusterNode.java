@@ -156,7 +156,12 @@ public final class ClusterNode implements AutoCloseable {
         IoUtil.ensureDirectoryExists(new File(base, "cluster"), "cluster");
         // The driver's background traffic (heartbeats, status messages) sets the hot window.
         ConsensusHost agents = ConsensusHost.launch(
-                driverCtx, archiveCtx, consensusCtx, AdaptiveIdleStrategy.forConsensus(wakeup), wakeup, errors);
+                driverCtx,
+                archiveCtx,
+                consensusCtx,
+                driver -> AdaptiveIdleStrategy.forConsensus(wakeup, driver),
+                wakeup,
+                errors);
         ClusteredServiceContainer container = null;
         Aeron serviceClient = null;
         try {

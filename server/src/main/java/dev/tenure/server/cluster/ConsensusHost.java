@@ -12,6 +12,7 @@ import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Function;
 import org.agrona.CloseHelper;
 import org.agrona.ErrorHandler;
 import org.agrona.ExpandableArrayBuffer;
@@ -62,7 +63,7 @@ public final class ConsensusHost implements AutoCloseable {
             MediaDriver.Context driverCtx,
             Archive.Context archiveCtx,
             ConsensusModule.Context consensusCtx,
-            IdleStrategy idle,
+            Function<MediaDriver, IdleStrategy> idle,
             AgentWakeup wakeup,
             ErrorHandler errors) {
         MediaDriver driver = null;
@@ -100,7 +101,7 @@ public final class ConsensusHost implements AutoCloseable {
                     // (and through it the driver) instead of sleeping on work nobody else does.
                     .idleStrategySupplier(() -> new InvokingIdleStrategy(archiveInvoker));
             Duty duty = new Duty(driver, archive, aeron, consensusCtx, wakeup);
-            AgentRunner runner = new AgentRunner(idle, errors, null, duty);
+            AgentRunner runner = new AgentRunner(idle.apply(driver), errors, null, duty);
             AgentRunner.startOnThread(runner);
             return new ConsensusHost(driver, duty, runner);
         } catch (RuntimeException e) {

@@ -2,6 +2,7 @@ package dev.tenure.server.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.channels.Selector;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -222,5 +223,17 @@ class AgentWakeupTest {
                 idles, () -> wakeup.worked(AgentWakeup.Hop.SERVICE), "a follower's service sends no replies");
         wakeup.roleChanged(true);
         assertUnparkedBy(idles, () -> wakeup.worked(AgentWakeup.Hop.SERVICE));
+    }
+
+    @Test
+    void aConsensusThreadRestingOnItsSocketsIsWokenByHandOffs() throws Exception {
+        try (Selector selector = Selector.open()) {
+            AdaptiveIdleStrategy strategy = hotFor(AgentWakeup.Hop.CONSENSUS);
+            strategy.restOn(new SocketWait(selector));
+            AtomicInteger idles = parkedAgent(strategy);
+            assertUnparkedBy(idles, wakeup::handedToLog);
+            assertUnparkedBy(idles, () -> wakeup.worked(AgentWakeup.Hop.SERVICE));
+            assertLeftParkedBy(idles, wakeup::committed, "a commit is for the service");
+        }
     }
 }
