@@ -57,7 +57,8 @@ public final class ConsensusHost implements AutoCloseable {
     /**
      * Starts the driver and archive here, then the thread, which starts the consensus module:
      * its start-up waits for the clustered service to connect, so the caller launches the
-     * service next and then calls {@link #awaitStarted()}.
+     * service next and then calls {@link #awaitStarted()}. The thread's idle strategy is made
+     * from the launched driver ({@code idle}): a cluster member's rests in its socket selector.
      */
     public static ConsensusHost launch(
             MediaDriver.Context driverCtx,
