@@ -7,7 +7,7 @@ import dev.tenure.server.admin.NodeMetrics;
 import dev.tenure.server.cluster.AgentWakeup;
 import dev.tenure.server.cluster.ClusterNode;
 import dev.tenure.server.cluster.ReplicaView;
-import dev.tenure.server.gateway.Gateway;
+import dev.tenure.server.gateway.GatewayServer;
 import io.aeron.cluster.service.Cluster;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -26,7 +26,7 @@ public final class TenureServer implements AutoCloseable {
     private final NodeMetrics metrics = new NodeMetrics();
     private DataDirLock dataLock;
     private ClusterNode node;
-    private Gateway gateway;
+    private GatewayServer gateway;
     private AdminHttp admin;
     private ScheduledExecutorService probe;
 
@@ -52,7 +52,7 @@ public final class TenureServer implements AutoCloseable {
             log.println("tenure: cluster error: " + error);
             error.printStackTrace(log);
         });
-        gateway = new Gateway(
+        gateway = new GatewayServer(
                 config,
                 node.aeronDirectoryName(),
                 ClusterNode.ingressEndpoints(config),

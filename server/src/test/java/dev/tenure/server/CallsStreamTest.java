@@ -258,7 +258,7 @@ class CallsStreamTest {
                 holder, stub.acquire(acquire(holder, 1, lock, 0)).getGrant().getToken());
     }
 
-    /** Waits until the lock has {@code n} waiters: a withdrawal takes a moment (see TenureGateway). */
+    /** Waits until the lock has {@code n} waiters: a withdrawal takes a moment (see ParkedAcquire in the gateway module). */
     private static void awaitWaiters(String lock, int n) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         LockStatusResponse status;

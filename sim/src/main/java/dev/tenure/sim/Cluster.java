@@ -5,6 +5,7 @@ import dev.tenure.core.Event;
 import dev.tenure.core.Limits;
 import dev.tenure.core.Result;
 import dev.tenure.core.StateMachine;
+import dev.tenure.gateway.WireMapping;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -204,8 +205,9 @@ final class Cluster {
         List<Event> out = new ArrayList<>(events);
         events.clear();
         for (Event e : out) {
-            for (Gateway g : world.gateways) {
-                g.onEvent(e);
+            var wire = WireMapping.toEgress(e).getEvent();
+            for (Node n : world.nodes) {
+                n.onEvent(wire);
             }
         }
     }

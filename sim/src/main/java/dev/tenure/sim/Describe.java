@@ -4,6 +4,7 @@ import dev.tenure.api.v1.AttachRequest;
 import dev.tenure.core.Command;
 import dev.tenure.core.Event;
 import dev.tenure.core.Result;
+import dev.tenure.gateway.WireMapping;
 import io.grpc.Status;
 import java.util.concurrent.CompletionException;
 
@@ -75,7 +76,7 @@ final class Describe {
                 "Open(ttl=" + r.getOpen().getTtlMs() + "," + r.getOpen().getClientName() + ")";
             case RESUME -> "Resume(s" + r.getResume().getSessionId() + ")";
             case KEEP_ALIVE -> "KeepAlive(#" + r.getKeepAlive().getSeq() + ")";
-            case CLOSE -> "Close(" + Wire.end(r.getClose().getEnd()) + ")";
+            case CLOSE -> "Close(" + WireMapping.toCore(r.getClose().getEnd()) + ")";
             case KIND_NOT_SET -> "an empty request";
         };
     }

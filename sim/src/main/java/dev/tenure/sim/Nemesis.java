@@ -43,7 +43,7 @@ final class Nemesis {
             case NODE_CRASH -> crashNode(f.node(), d);
             case ISOLATION -> isolateNode(f.node(), d);
             case STORM -> world.network.storm(world.loop.nowNanos() + d);
-            case RESET -> world.gateways.get(f.node()).reset(world.processes[f.slot()], d);
+            case RESET -> world.nodes.get(f.node()).reset(world.processes[f.slot()], d);
         }
     }
 
@@ -70,13 +70,13 @@ final class Nemesis {
             world.trace.add("(skipped: an election is under way)");
             return;
         }
-        world.gateways.get(node).crash();
+        world.nodes.get(node).crash();
         if (node == world.cluster.leader()) {
             world.cluster.changeLeader(
                     otherLiveNode(node), Network.ms(20) + world.random.nextLong(world.config.ttlNanos()));
         }
         world.loop.after(restartAfterNanos, null, () -> {
-            world.gateways.get(node).restart();
+            world.nodes.get(node).restart();
             world.trace.add("n" + node + " restarted");
         });
     }
@@ -94,12 +94,12 @@ final class Nemesis {
             }
             world.cluster.changeLeader(next, Network.ms(20) + world.random.nextLong(world.config.ttlNanos()));
         }
-        world.gateways.get(node).isolate(world.loop.nowNanos() + nanos);
+        world.nodes.get(node).isolate(world.loop.nowNanos() + nanos);
     }
 
     /** One node down or cut off at a time: with three nodes, a second would cost the quorum. */
     private boolean anotherNodeImpaired() {
-        for (Gateway g : world.gateways) {
+        for (Node g : world.nodes) {
             if (g.down() || g.isolated()) {
                 world.trace.add("(skipped: n" + g.node + " is " + (g.down() ? "down)" : "cut off)"));
                 return true;
@@ -110,7 +110,7 @@ final class Nemesis {
 
     private int otherLiveNode(int not) {
         List<Integer> candidates = new ArrayList<>();
-        for (Gateway g : world.gateways) {
+        for (Node g : world.nodes) {
             if (g.node != not && !g.down() && !g.isolated()) {
                 candidates.add(g.node);
             }

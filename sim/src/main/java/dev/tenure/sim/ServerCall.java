@@ -1,22 +1,25 @@
 package dev.tenure.sim;
 
-import dev.tenure.api.v1.AttachResponse;
+import dev.tenure.gateway.Answer;
 import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.StreamObserver;
 
 /**
- * A node's side of one call. Once the client cancelled (or its process died and the kernel
- * closed the connection) nothing more reaches it, as with a cancelled gRPC server call. A ghost
- * is the second copy of a duplicated request: it is served, but its answer goes nowhere.
+ * A node's side of one call, as the gateway sees a gRPC server call: the response side it writes
+ * to, and for a stream the handler that reads the client's frames. Once the client cancelled (or
+ * its process died and the kernel closed the connection) nothing more reaches it, as with a
+ * cancelled gRPC server call. A ghost is the second copy of a duplicated request: it is served,
+ * but its answer goes nowhere.
  */
-final class ServerCall implements AttachOut {
+final class ServerCall {
     final SimCall<?, ?> client;
     final boolean ghost;
     private final Runnable onDone;
-    boolean cancelled;
-    boolean done;
-    AttachHandler attach;
-    AttachManyHandler attachMany;
-    ParkedAcquire acquire;
+    private StreamObserver<Object> inbound; // a stream's handler; null for a unary call
+    private Runnable onCancel;
+    private boolean cancelled;
+    private boolean done;
 
     ServerCall(SimCall<?, ?> client, boolean ghost, Runnable onDone) {
         this.client = client;
@@ -24,21 +27,90 @@ final class ServerCall implements AttachOut {
         this.onDone = onDone;
     }
 
-    /** One stream message. */
-    void send(Object message) {
-        if (!done && reachable()) {
-            client.down(message);
+    @SuppressWarnings("unchecked")
+    void serve(StreamObserver<?> handler) {
+        this.inbound = (StreamObserver<Object>) handler;
+    }
+
+    boolean stream() {
+        return inbound != null;
+    }
+
+    /** A frame of the client's stream. */
+    void received(Object message) {
+        inbound.onNext(message);
+    }
+
+    void halfClosedByClient() {
+        inbound.onCompleted();
+    }
+
+    /** The client cancelled the call or its connection ended: the handler sees the stream break. */
+    void cancelledByClient() {
+        cancelled = true;
+        if (inbound != null) {
+            inbound.onError(Status.CANCELLED.withDescription("client cancelled").asRuntimeException());
+        }
+        Runnable handler = onCancel;
+        onCancel = null;
+        if (handler != null && !done) {
+            handler.run();
         }
     }
 
-    /** A plain Attach call's response. */
-    @Override
-    public void send(AttachResponse response) {
-        send((Object) response);
+    /** Where a stream's responses go. */
+    <T> StreamObserver<T> responses() {
+        return new StreamObserver<>() {
+            @Override
+            public void onNext(T message) {
+                if (!done && reachable()) {
+                    client.down(message);
+                }
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                close(Status.fromThrowable(t));
+            }
+
+            @Override
+            public void onCompleted() {
+                close(Status.OK);
+            }
+        };
+    }
+
+    /** Where a unary call's answer goes. */
+    <T> Answer<T> answer() {
+        return new Answer<>() {
+            @Override
+            public void ok(T response) {
+                reply(response);
+            }
+
+            @Override
+            public void fail(StatusRuntimeException error) {
+                close(error.getStatus());
+            }
+
+            @Override
+            public boolean cancelled() {
+                return cancelled;
+            }
+
+            @Override
+            public void onCancel(Runnable handler) {
+                if (cancelled) {
+                    handler.run();
+                } else {
+                    onCancel = handler;
+                }
+            }
+        };
     }
 
     /** A unary answer: the message, then OK. */
-    void reply(Object message) {
+    private void reply(Object message) {
         if (!done) {
             done = true;
             onDone.run();
@@ -49,8 +121,7 @@ final class ServerCall implements AttachOut {
     }
 
     /** Ends the call with {@code status} (OK completes a stream). */
-    @Override
-    public void close(Status status) {
+    void close(Status status) {
         if (!done) {
             done = true;
             onDone.run();
@@ -58,11 +129,6 @@ final class ServerCall implements AttachOut {
                 client.downClose(status);
             }
         }
-    }
-
-    @Override
-    public boolean done() {
-        return done;
     }
 
     private boolean reachable() {

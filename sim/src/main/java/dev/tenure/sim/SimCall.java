@@ -163,11 +163,11 @@ final class SimCall<Q, R> extends ClientCall<Q, R> {
         }
     }
 
-    private void up(java.util.function.Consumer<Gateway> atNode) {
+    private void up(java.util.function.Consumer<Node> atNode) {
         long at = world.network.arrivalNanos(world.loop.nowNanos(), process.slot, node, Network.Dir.UP);
         upFloorNanos = Math.max(upFloorNanos, at);
-        Gateway gateway = world.gateways.get(node);
-        world.loop.at(upFloorNanos, null, () -> atNode.accept(gateway));
+        Node target = world.nodes.get(node);
+        world.loop.at(upFloorNanos, null, () -> atNode.accept(target));
     }
 
     private void deliverDown(Runnable atClient) {

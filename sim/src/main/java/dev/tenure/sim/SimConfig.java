@@ -35,7 +35,10 @@ record SimConfig(
     static final long NODE_PPM_MAX = 15_000;
     static final long[] TTLS_MS = {400, 600, 1_000, 1_500};
 
-    /** Deliberately broken variants, each of which the checkers must catch. */
+    /**
+     * Deliberately broken variants, each of which the checkers must catch. The gateway's are the
+     * server's own gateway code with one rule broken (see Node).
+     */
     enum Mutation {
         NONE,
         /** The server does not restart deadlines on a new leadership term. */

@@ -13,7 +13,7 @@ final class World {
     final EventLoop loop = new EventLoop();
     final Trace trace = new Trace(loop, 120);
     final Network network;
-    final List<Gateway> gateways = new ArrayList<>();
+    final List<Node> nodes = new ArrayList<>();
     final Checker checker;
     final Cluster cluster;
     /** The live (or last) process of each client slot. */
@@ -26,7 +26,7 @@ final class World {
         this.random = random;
         this.network = new Network(random, config);
         for (int i = 0; i < config.nodes(); i++) {
-            gateways.add(new Gateway(this, i));
+            nodes.add(new Node(this, i));
         }
         this.checker = new Checker(this);
         this.cluster = new Cluster(this);

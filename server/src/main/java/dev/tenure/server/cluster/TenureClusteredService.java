@@ -9,6 +9,7 @@ import dev.tenure.core.Event;
 import dev.tenure.core.Limits;
 import dev.tenure.core.Result;
 import dev.tenure.core.StateMachine;
+import dev.tenure.gateway.WireMapping;
 import io.aeron.ExclusivePublication;
 import io.aeron.Image;
 import io.aeron.cluster.codecs.CloseReason;

@@ -2,10 +2,12 @@ package dev.tenure.server.gateway;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.tenure.api.internal.Egress;
+import dev.tenure.api.internal.Event;
 import dev.tenure.api.internal.KeepAliveBatch;
 import dev.tenure.api.internal.KeepAliveBatchResult;
 import dev.tenure.api.internal.LogCommand;
 import dev.tenure.api.internal.Reply;
+import dev.tenure.gateway.LogPort;
 import dev.tenure.server.cluster.AdaptiveIdleStrategy;
 import dev.tenure.server.cluster.AgentWakeup;
 import io.aeron.cluster.client.AeronCluster;
@@ -36,7 +38,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  * with {@link ClusterUnavailableException}; the client may retry it with the same request id,
  * which the state machine turns into a no-op if the first attempt did land.
  */
-final class ClusterChannel implements AutoCloseable {
+final class ClusterChannel implements LogPort, AutoCloseable {
 
     private static final long KEEPALIVE_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final long TIMEOUT_SCAN_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
@@ -45,7 +47,7 @@ final class ClusterChannel implements AutoCloseable {
     private final AgentInvoker aeronConductor;
     private final long requestTimeoutNanos;
     private final long renewBatchNanos;
-    private final Consumer<dev.tenure.api.internal.Event> events;
+    private final Consumer<Event> events;
     private final ConcurrentLinkedQueue<Pending> submissions = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<Renewal> renewals = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean running = new AtomicBoolean(true);
@@ -74,7 +76,7 @@ final class ClusterChannel implements AutoCloseable {
             AgentInvoker aeronConductor,
             long requestTimeoutNanos,
             long renewBatchNanos,
-            Consumer<dev.tenure.api.internal.Event> events,
+            Consumer<Event> events,
             AgentWakeup wakeup) {
         this.template = template;
         this.aeronConductor = aeronConductor;
@@ -91,8 +93,9 @@ final class ClusterChannel implements AutoCloseable {
         agent.start();
     }
 
-    /** Sends {@code command} into the log; the future completes with its reply or fails unavailable. */
-    CompletableFuture<Reply> submit(LogCommand.Builder command) {
+    /** Fails with {@link ClusterUnavailableException} when the cluster did not answer in time. */
+    @Override
+    public CompletableFuture<Reply> submit(LogCommand.Builder command) {
         Pending pending = new Pending(command, System.nanoTime() + requestTimeoutNanos);
         submissions.add(pending);
         idleWake();
@@ -101,10 +104,10 @@ final class ClusterChannel implements AutoCloseable {
 
     /**
      * Queues a renewal; the agent writes every renewal of one batching interval as a single log
-     * entry. {@code onResult} receives true once the renewal is committed, false if the session
-     * no longer exists; the future fails if the cluster did not answer in time.
+     * entry, and completes each renewal's future with that entry's outcome.
      */
-    CompletableFuture<Boolean> renew(long sessionId) {
+    @Override
+    public CompletableFuture<Boolean> renew(long sessionId) {
         Renewal renewal = new Renewal(sessionId, new CompletableFuture<>());
         renewals.add(renewal);
         return renewal.result;

@@ -21,11 +21,11 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
- * The simulated gateway serves AttachMany as the server's AttachDemux does, frame by frame, on a
- * quiet network (fixed latency, no loss) with no client library in between: every case the real
- * client never produces (a malformed frame, a stale frame for an ended ref) is shown here.
+ * A simulated node serves AttachMany with the server's own gateway, frame by frame, on a quiet
+ * network (fixed latency, no loss) with no client library in between: every case the real client
+ * never produces (a malformed frame, a stale frame for an ended ref) is shown here.
  */
-class AttachManyHandlerTest {
+class NodeAttachManyTest {
     private static final long TTL_MS = 600;
 
     private final World world = new World(quietConfig(), new SplittableRandom(1));
@@ -62,12 +62,13 @@ class AttachManyHandlerTest {
         assertThat(traced("Close(s" + s1 + ",DISCONNECTED"))
                 .as("its stream ended")
                 .isTrue();
-        int before = events.messages.size();
+        int before = events(events).size();
 
         // A stale frame for the freed ref starts a sub-stream, which fails; the other ref lives on.
         call.sendMessage(frames(keepAlive(1, 3), keepAlive(2, 4)));
         settle();
-        List<AttachEvent> after = events(events).subList(before, events.messages.size());
+        List<AttachEvent> all = events(events);
+        List<AttachEvent> after = all.subList(before, all.size());
         assertThat(after).hasSize(2);
         assertThat(after.get(0).getRef()).isEqualTo(1);
         assertThat(after.get(0).getFailed().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION.value());

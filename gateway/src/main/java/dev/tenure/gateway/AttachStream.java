@@ -1,5 +1,6 @@
-package dev.tenure.server.gateway;
+package dev.tenure.gateway;
 
+import dev.tenure.api.AttachDemux;
 import dev.tenure.api.internal.CloseSession;
 import dev.tenure.api.internal.LogCommand;
 import dev.tenure.api.internal.OpenSession;
@@ -15,7 +16,7 @@ import io.grpc.stub.StreamObserver;
 
 /**
  * One client's session stream (an Attach call, or one session's sub-stream of an AttachMany call:
- * see {@link dev.tenure.api.AttachDemux}). The session is bound to this stream's connection: if the stream
+ * see {@link AttachDemux}). The session is bound to this stream's connection: if the stream
  * breaks without a Close (the client process exited or was killed and the kernel closed its
  * socket), the session is ended through the log as DISCONNECTED once its disconnect grace has
  * passed (at once with a grace of 0), so its locks pass to the next waiter without waiting for
@@ -34,8 +35,9 @@ final class AttachStream implements StreamObserver<AttachRequest> {
 
     private static final int RENEW_ATTEMPTS = 3;
 
+    private final Gateway gateway;
     private final SessionRegistry registry;
-    private final ClusterChannel cluster;
+    private final LogPort log;
     private final RequestValidator validator;
     private final StreamObserver<AttachResponse> out;
     private final Object lock = new Object();
@@ -46,14 +48,11 @@ final class AttachStream implements StreamObserver<AttachRequest> {
     private boolean clientGone; // guarded by lock: the client's side of the stream ended
     private boolean responseDone; // guarded by lock: our side of the stream is completed
 
-    AttachStream(
-            SessionRegistry registry,
-            ClusterChannel cluster,
-            RequestValidator validator,
-            StreamObserver<AttachResponse> out) {
-        this.registry = registry;
-        this.cluster = cluster;
-        this.validator = validator;
+    AttachStream(Gateway gateway, StreamObserver<AttachResponse> out) {
+        this.gateway = gateway;
+        this.registry = gateway.registry();
+        this.log = gateway.log();
+        this.validator = gateway.validator();
         this.out = out;
     }
 
@@ -78,7 +77,7 @@ final class AttachStream implements StreamObserver<AttachRequest> {
         LogCommand.Builder cmd = LogCommand.newBuilder()
                 .setOpenSession(
                         OpenSession.newBuilder().setTtlMs(open.getTtlMs()).setClientName(open.getClientName()));
-        cluster.submit(cmd).whenComplete((reply, error) -> {
+        log.submit(cmd).whenComplete((reply, error) -> {
             if (error != null) {
                 fail(Status.UNAVAILABLE.withDescription(error.getMessage()));
             } else if (reply.hasOpened()) {
@@ -96,7 +95,7 @@ final class AttachStream implements StreamObserver<AttachRequest> {
         long id = resume.getSessionId();
         LogCommand.Builder cmd = LogCommand.newBuilder()
                 .setResumeSession(ResumeSession.newBuilder().setSessionId(id));
-        cluster.submit(cmd).whenComplete((reply, error) -> {
+        log.submit(cmd).whenComplete((reply, error) -> {
             if (error != null) {
                 fail(Status.UNAVAILABLE.withDescription(error.getMessage()));
             } else if (reply.hasResumed()) {
@@ -109,7 +108,11 @@ final class AttachStream implements StreamObserver<AttachRequest> {
     }
 
     private void keepAlive(long seq) {
-        renew(boundSession(), seq, RENEW_ATTEMPTS);
+        long id = boundSession();
+        if (gateway.mutation() == Mutation.ACK_BEFORE_COMMIT) {
+            ack(seq); // the broken variant: an ack that no committed renewal stands behind
+        }
+        renew(id, seq, RENEW_ATTEMPTS);
     }
 
     /**
@@ -120,7 +123,7 @@ final class AttachStream implements StreamObserver<AttachRequest> {
      * time, and the server's deadline from the later commit.
      */
     private void renew(long id, long seq, int attemptsLeft) {
-        cluster.renew(id).whenComplete((alive, error) -> {
+        log.renew(id).whenComplete((alive, error) -> {
             if (error != null) {
                 if (attemptsLeft > 1 && isBound(id)) {
                     renew(id, seq, attemptsLeft - 1);
@@ -128,14 +131,18 @@ final class AttachStream implements StreamObserver<AttachRequest> {
                 // Otherwise no ack: the client's horizon does not move, which is the safe outcome.
                 return;
             }
-            if (alive) {
-                sendWhileBound(AttachResponse.newBuilder()
-                        .setAck(AttachResponse.KeepAliveAck.newBuilder().setSeq(seq))
-                        .build());
-            } else {
+            if (!alive) {
                 end(TenureEnd.TENURE_END_EXPIRED, "session " + id + " expired");
+            } else if (gateway.mutation() != Mutation.ACK_BEFORE_COMMIT) {
+                ack(seq);
             }
         });
+    }
+
+    private void ack(long seq) {
+        sendWhileBound(AttachResponse.newBuilder()
+                .setAck(AttachResponse.KeepAliveAck.newBuilder().setSeq(seq))
+                .build());
     }
 
     private boolean isBound(long id) {
@@ -159,7 +166,7 @@ final class AttachStream implements StreamObserver<AttachRequest> {
         }
         LogCommand.Builder cmd = LogCommand.newBuilder()
                 .setCloseSession(CloseSession.newBuilder().setSessionId(id).setEnd(end));
-        cluster.submit(cmd).whenComplete((Reply reply, Throwable error) -> {
+        log.submit(cmd).whenComplete((Reply reply, Throwable error) -> {
             if (error != null) {
                 synchronized (lock) {
                     closeRequested = false;
@@ -202,9 +209,9 @@ final class AttachStream implements StreamObserver<AttachRequest> {
     }
 
     private void endAfterGrace(long id, long carried, long grace) {
-        registry.later(
-                grace,
-                () -> cluster.submit(LogCommand.newBuilder()
+        gateway.later(
+                gateway.mutation() == Mutation.GRACE_NOT_KEPT ? 0 : grace,
+                () -> log.submit(LogCommand.newBuilder()
                         .setCloseSession(CloseSession.newBuilder()
                                 .setSessionId(id)
                                 .setEnd(TenureEnd.TENURE_END_DISCONNECTED)

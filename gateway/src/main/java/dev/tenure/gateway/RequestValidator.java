@@ -1,4 +1,4 @@
-package dev.tenure.server.gateway;
+package dev.tenure.gateway;
 
 import dev.tenure.api.v1.AcquireRequest;
 import dev.tenure.api.v1.AttachRequest;

@@ -1,34 +1,19 @@
-package dev.tenure.server.gateway;
+package dev.tenure.gateway;
 
 import dev.tenure.api.internal.Event;
 import dev.tenure.api.v1.AcquireResponse;
 import dev.tenure.api.v1.AttachResponse;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Which session streams and waiting acquires this gateway serves, and the delivery of the state
  * machine's events to them. The cluster sends every event to every gateway; one that does not
  * serve the session drops it.
  */
-final class SessionRegistry implements AutoCloseable {
+final class SessionRegistry {
 
     private final ConcurrentHashMap<Long, AttachStream> streams = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<WaitKey, WaitingAcquire> waits = new ConcurrentHashMap<>();
-    /**
-     * Ends sessions whose stream closed once their disconnect grace has passed, withdraws waits
-     * whose call ended, and sends what AttachMany streams have queued. One thread, created on
-     * first use; if the node stops first, those sessions end at their TTL instead, and those waits
-     * with their session or their wait time.
-     */
-    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "tenure-gateway-timer");
-        t.setDaemon(true);
-        return t;
-    });
 
     void bind(long sessionId, AttachStream stream) {
         streams.put(sessionId, stream);
@@ -37,33 +22,6 @@ final class SessionRegistry implements AutoCloseable {
     /** Removes the binding only if it is still {@code stream}'s; says whether it was. */
     boolean unbind(long sessionId, AttachStream stream) {
         return streams.remove(sessionId, stream);
-    }
-
-    /** Runs {@code action} after {@code delayMs}; at once when it is 0. */
-    void later(long delayMs, Runnable action) {
-        if (delayMs == 0) {
-            action.run();
-            return;
-        }
-        try {
-            timer.schedule(action, delayMs, TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException stopping) {
-            // The node is stopping: the session ends at its TTL, which is later and so still safe.
-        }
-    }
-
-    /** Runs {@code action} soon on the gateway's own thread; dropped once the node is stopping. */
-    void soon(Runnable action) {
-        try {
-            timer.execute(action);
-        } catch (RejectedExecutionException stopping) {
-            // Whatever it would have sent goes with the node's streams.
-        }
-    }
-
-    @Override
-    public void close() {
-        timer.shutdownNow();
     }
 
     int boundSessions() {
@@ -84,7 +42,7 @@ final class SessionRegistry implements AutoCloseable {
         return waits.remove(new WaitKey(sessionId, requestId), wait);
     }
 
-    /** Runs on the cluster channel's agent thread, in log order. */
+    /** Runs on the log port's thread, in log order. */
     void onEvent(Event event) {
         switch (event.getKindCase()) {
             case WAIT_RESOLVED -> {

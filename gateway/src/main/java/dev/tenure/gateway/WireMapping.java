@@ -1,4 +1,4 @@
-package dev.tenure.server.cluster;
+package dev.tenure.gateway;
 
 import com.google.protobuf.ByteString;
 import dev.tenure.api.internal.Done;
@@ -34,15 +34,16 @@ import dev.tenure.core.TenureEnd;
 import dev.tenure.core.TenureRecord;
 
 /**
- * Translates between the log's protobuf messages and the core's command and result values.
- * Pure functions: the clustered service calls them on every replica, so they must not depend on
- * anything but their arguments.
+ * Translates between the log's protobuf messages and the core's command, result and event values:
+ * the one mapping, used by the clustered service on every replica and by the simulation's log.
+ * Pure functions: every replica must map the same entry to the same command, so they depend on
+ * nothing but their arguments.
  */
-final class WireMapping {
+public final class WireMapping {
 
     private WireMapping() {}
 
-    static Command toCommand(LogCommand log) {
+    public static Command toCommand(LogCommand log) {
         return switch (log.getCmdCase()) {
             case OPEN_SESSION ->
                 new Command.OpenSession(
@@ -115,7 +116,7 @@ final class WireMapping {
     }
 
     /** The reply to {@code log}: the result shaped as the response its request expects. */
-    static Reply toReply(LogCommand log, Result result) {
+    public static Reply toReply(LogCommand log, Result result) {
         Reply.Builder reply = Reply.newBuilder().setCorrelationId(log.getCorrelationId());
         switch (log.getCmdCase()) {
             case OPEN_SESSION -> {
@@ -200,7 +201,7 @@ final class WireMapping {
         return reply.build();
     }
 
-    static Egress toEgress(Event event) {
+    public static Egress toEgress(Event event) {
         dev.tenure.api.internal.Event.Builder e = dev.tenure.api.internal.Event.newBuilder();
         if (event instanceof Event.WaitResolved w) {
             e.setWaitResolved(WaitResolved.newBuilder()
@@ -220,7 +221,7 @@ final class WireMapping {
         return Egress.newBuilder().setEvent(e).build();
     }
 
-    static AcquireResponse acquireResponse(Result result) {
+    public static AcquireResponse acquireResponse(Result result) {
         if (result instanceof Result.Granted granted) {
             return AcquireResponse.newBuilder()
                     .setCode(dev.tenure.api.v1.Code.CODE_OK)
@@ -235,7 +236,7 @@ final class WireMapping {
                 .build();
     }
 
-    static dev.tenure.api.v1.Grant grant(Grant g) {
+    public static dev.tenure.api.v1.Grant grant(Grant g) {
         dev.tenure.api.v1.Grant.Builder b = dev.tenure.api.v1.Grant.newBuilder()
                 .setLock(g.lock())
                 .setToken(g.token())
@@ -251,7 +252,7 @@ final class WireMapping {
         return b.build();
     }
 
-    static dev.tenure.api.v1.Policy toWire(Policy p) {
+    public static dev.tenure.api.v1.Policy toWire(Policy p) {
         return dev.tenure.api.v1.Policy.newBuilder()
                 .setLockDelayMs(p.lockDelayMs())
                 .setMaxHoldMs(p.maxHoldMs())
@@ -259,11 +260,11 @@ final class WireMapping {
                 .build();
     }
 
-    static Policy toCore(dev.tenure.api.v1.Policy p) {
+    public static Policy toCore(dev.tenure.api.v1.Policy p) {
         return Policy.of(p.getLockDelayMs(), p.getMaxHoldMs(), p.getLeaseTtlMs());
     }
 
-    static dev.tenure.api.v1.Checkpoint toWire(Checkpoint c) {
+    public static dev.tenure.api.v1.Checkpoint toWire(Checkpoint c) {
         return dev.tenure.api.v1.Checkpoint.newBuilder()
                 .setValue(ByteString.copyFrom(c.value()))
                 .setToken(c.token())
@@ -352,7 +353,7 @@ final class WireMapping {
         return result instanceof Result.Rejected rejected ? rejected.currentToken() : 0;
     }
 
-    static dev.tenure.api.v1.Code toWire(Code code) {
+    public static dev.tenure.api.v1.Code toWire(Code code) {
         return switch (code) {
             case OK -> dev.tenure.api.v1.Code.CODE_OK;
             case HELD -> dev.tenure.api.v1.Code.CODE_HELD;
@@ -367,7 +368,7 @@ final class WireMapping {
         };
     }
 
-    static dev.tenure.api.v1.TenureEnd toWire(TenureEnd end) {
+    public static dev.tenure.api.v1.TenureEnd toWire(TenureEnd end) {
         return switch (end) {
             case NONE -> dev.tenure.api.v1.TenureEnd.TENURE_END_NONE;
             case RELEASED -> dev.tenure.api.v1.TenureEnd.TENURE_END_RELEASED;
@@ -377,7 +378,7 @@ final class WireMapping {
         };
     }
 
-    static TenureEnd toCore(dev.tenure.api.v1.TenureEnd end) {
+    public static TenureEnd toCore(dev.tenure.api.v1.TenureEnd end) {
         return switch (end) {
             case TENURE_END_RELEASED -> TenureEnd.RELEASED;
             case TENURE_END_EXPIRED -> TenureEnd.EXPIRED;

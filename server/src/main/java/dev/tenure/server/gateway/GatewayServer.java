@@ -4,6 +4,7 @@ import dev.tenure.api.internal.LogCommand;
 import dev.tenure.api.internal.MemberReport;
 import dev.tenure.api.internal.StatsRequest;
 import dev.tenure.api.v1.ServerStatusResponse;
+import dev.tenure.gateway.Gateway;
 import dev.tenure.server.ServerConfig;
 import dev.tenure.server.admin.NodeMetrics;
 import dev.tenure.server.cluster.AgentWakeup;
@@ -12,6 +13,7 @@ import io.aeron.Aeron;
 import io.aeron.cluster.client.AeronCluster;
 import io.grpc.Server;
 import io.grpc.ServerInterceptors;
+import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -20,18 +22,22 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 
-/** The node's gateway: the gRPC server plus its one cluster connection. */
-public final class Gateway implements AutoCloseable {
+/**
+ * A node's gateway, served: the {@link Gateway} behind a gRPC server, with its one cluster
+ * connection as the log and one timer thread as its scheduler.
+ */
+public final class GatewayServer implements AutoCloseable {
 
     private final Aeron aeron;
     private final ClusterChannel cluster;
-    private final SessionRegistry registry = new SessionRegistry();
+    private final TimerThread timer = new TimerThread();
+    private final Gateway gateway;
     private final Server server;
     private final Function<ServerStatusResponse.Builder, ServerStatusResponse.Builder> nodeStatus;
     private final int nodeId;
     private final LongSupplier recoveryPosition;
 
-    public Gateway(
+    public GatewayServer(
             ServerConfig config,
             String aeronDir,
             String ingressEndpoints,
@@ -62,22 +68,25 @@ public final class Gateway implements AutoCloseable {
                 aeron.conductorAgentInvoker(),
                 config.requestTimeout().toNanos(),
                 config.keepAliveBatch().toNanos(),
-                registry::onEvent,
+                event -> gateway().onEvent(event),
                 wakeup);
         this.nodeStatus = nodeStatus;
         this.nodeId = config.nodeId();
         this.recoveryPosition = recoveryPosition;
-        TenureGateway service = new TenureGateway(
-                cluster,
-                registry,
-                new RequestValidator(config.limits()),
-                request -> status(request.getStateDigest()),
-                (lock, target, token, current) -> {
-                    System.err.println("tenure: stale write rejected: lock " + lock + " " + target + " token " + token
-                            + (current == 0 ? " (the lock is free)" : " < current " + current));
-                    metrics.staleWrite(lock, target);
-                },
-                metrics::carriedCall);
+        this.gateway = new Gateway(cluster, timer, config.limits(), new Gateway.Listener() {
+            @Override
+            public void staleWriteRejected(String lock, String target, long token, long current) {
+                System.err.println("tenure: stale write rejected: lock " + lock + " " + target + " token " + token
+                        + (current == 0 ? " (the lock is free)" : " < current " + current));
+                metrics.staleWrite(lock, target);
+            }
+
+            @Override
+            public void carriedCallCompleted(String method, Status.Code code, long nanos) {
+                metrics.carriedCall(method, code, nanos);
+            }
+        });
+        GrpcService service = new GrpcService(gateway, request -> status(request.getStateDigest()));
         this.server = NettyServerBuilder.forAddress(
                         new InetSocketAddress(config.bindHost(), config.self().port()))
                 .addService(ServerInterceptors.intercept(service, metrics.grpcInterceptor()))
@@ -142,7 +151,12 @@ public final class Gateway implements AutoCloseable {
     }
 
     public int boundSessions() {
-        return registry.boundSessions();
+        return gateway.boundSessions();
+    }
+
+    /** Events reach the gateway from the cluster channel's thread, which starts only in start(). */
+    private Gateway gateway() {
+        return gateway;
     }
 
     @Override
@@ -156,7 +170,7 @@ public final class Gateway implements AutoCloseable {
             Thread.currentThread().interrupt();
             server.shutdownNow();
         }
-        registry.close();
+        timer.close();
         cluster.close();
         aeron.close();
     }

@@ -1,4 +1,4 @@
-package dev.tenure.server.gateway;
+package dev.tenure.gateway;
 
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ServerCallStreamObserver;
@@ -6,9 +6,10 @@ import io.grpc.stub.StreamObserver;
 
 /**
  * Where the outcome of one call goes: a unary call's response, or a frame on a Calls stream
- * ({@link CallsStream}). The gateway serves a request the same way whichever carried it.
+ * ({@link CallsStream}), or whatever a transport other than gRPC gives its callers. The gateway
+ * serves a request the same way whichever carried it.
  */
-interface Answer<T> {
+public interface Answer<T> {
 
     /** Sends the response; throws if the call is gone (cancelled, its stream ended). */
     void ok(T response);

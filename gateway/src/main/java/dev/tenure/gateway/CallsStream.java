@@ -1,4 +1,4 @@
-package dev.tenure.server.gateway;
+package dev.tenure.gateway;
 
 import dev.tenure.api.v1.CallRequest;
 import dev.tenure.api.v1.CallResponse;
@@ -31,7 +31,7 @@ final class CallsStream implements StreamObserver<CallRequest> {
         void completed(String method, Status.Code code, long nanos);
     }
 
-    private final TenureGateway gateway;
+    private final Gateway gateway;
     private final StreamObserver<CallResponse> out;
     private final Completions completions;
     private final Object lock = new Object();
@@ -39,7 +39,7 @@ final class CallsStream implements StreamObserver<CallRequest> {
     private boolean halfClosed; // guarded by lock
     private boolean done; // guarded by lock: no frame goes out any more
 
-    CallsStream(TenureGateway gateway, StreamObserver<CallResponse> out, Completions completions) {
+    CallsStream(Gateway gateway, StreamObserver<CallResponse> out, Completions completions) {
         this.gateway = gateway;
         this.out = out;
         this.completions = completions;
@@ -53,35 +53,23 @@ final class CallsStream implements StreamObserver<CallRequest> {
             return;
         }
         switch (call.getKindCase()) {
-            case ACQUIRE ->
-                serve(id, "Acquire", call.getAcquire(), gateway::handleAcquire, CallResponse.Builder::setAcquire);
-            case RELEASE ->
-                serve(id, "Release", call.getRelease(), gateway::handleRelease, CallResponse.Builder::setRelease);
+            case ACQUIRE -> serve(id, "Acquire", call.getAcquire(), gateway::acquire, CallResponse.Builder::setAcquire);
+            case RELEASE -> serve(id, "Release", call.getRelease(), gateway::release, CallResponse.Builder::setRelease);
             case RENEW_LEASE ->
-                serve(
-                        id,
-                        "RenewLease",
-                        call.getRenewLease(),
-                        gateway::handleRenewLease,
-                        CallResponse.Builder::setRenewLease);
+                serve(id, "RenewLease", call.getRenewLease(), gateway::renewLease, CallResponse.Builder::setRenewLease);
             case WRITE_CHECKPOINT ->
                 serve(
                         id,
                         "WriteCheckpoint",
                         call.getWriteCheckpoint(),
-                        gateway::handleWriteCheckpoint,
+                        gateway::writeCheckpoint,
                         CallResponse.Builder::setWriteCheckpoint);
             case LOCK_STATUS ->
-                serve(
-                        id,
-                        "LockStatus",
-                        call.getLockStatus(),
-                        gateway::handleLockStatus,
-                        CallResponse.Builder::setLockStatus);
-            case KV_PUT -> serve(id, "KvPut", call.getKvPut(), gateway::handleKvPut, CallResponse.Builder::setKvPut);
-            case KV_GET -> serve(id, "KvGet", call.getKvGet(), gateway::handleKvGet, CallResponse.Builder::setKvGet);
+                serve(id, "LockStatus", call.getLockStatus(), gateway::lockStatus, CallResponse.Builder::setLockStatus);
+            case KV_PUT -> serve(id, "KvPut", call.getKvPut(), gateway::kvPut, CallResponse.Builder::setKvPut);
+            case KV_GET -> serve(id, "KvGet", call.getKvGet(), gateway::kvGet, CallResponse.Builder::setKvGet);
             case KV_DELETE ->
-                serve(id, "KvDelete", call.getKvDelete(), gateway::handleKvDelete, CallResponse.Builder::setKvDelete);
+                serve(id, "KvDelete", call.getKvDelete(), gateway::kvDelete, CallResponse.Builder::setKvDelete);
             case CANCEL -> cancel(id);
             case KIND_NOT_SET ->
                 sendUnregistered(failed(

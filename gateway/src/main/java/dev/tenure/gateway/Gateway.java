@@ -1,0 +1,247 @@
+package dev.tenure.gateway;
+
+import dev.tenure.api.AttachDemux;
+import dev.tenure.api.internal.Event;
+import dev.tenure.api.internal.LogCommand;
+import dev.tenure.api.internal.Reply;
+import dev.tenure.api.v1.AcquireRequest;
+import dev.tenure.api.v1.AcquireResponse;
+import dev.tenure.api.v1.AttachEvents;
+import dev.tenure.api.v1.AttachFrames;
+import dev.tenure.api.v1.AttachRequest;
+import dev.tenure.api.v1.AttachResponse;
+import dev.tenure.api.v1.CallRequest;
+import dev.tenure.api.v1.CallResponse;
+import dev.tenure.api.v1.Code;
+import dev.tenure.api.v1.KvDeleteRequest;
+import dev.tenure.api.v1.KvDeleteResponse;
+import dev.tenure.api.v1.KvGetRequest;
+import dev.tenure.api.v1.KvGetResponse;
+import dev.tenure.api.v1.KvPutRequest;
+import dev.tenure.api.v1.KvPutResponse;
+import dev.tenure.api.v1.LockStatusRequest;
+import dev.tenure.api.v1.LockStatusResponse;
+import dev.tenure.api.v1.ReleaseRequest;
+import dev.tenure.api.v1.ReleaseResponse;
+import dev.tenure.api.v1.RenewLeaseRequest;
+import dev.tenure.api.v1.RenewLeaseResponse;
+import dev.tenure.api.v1.WriteCheckpointRequest;
+import dev.tenure.api.v1.WriteCheckpointResponse;
+import dev.tenure.core.Limits;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.StreamObserver;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/**
+ * What a node decides about each client request, without a transport: it validates each request's
+ * shape, writes it into the log through a {@link LogPort}, and maps the reply back to where the
+ * caller's answer goes. Acquires that have to wait are parked here (server-side waiting: the
+ * client holds one open call, it never polls) until the state machine's WaitResolved event
+ * arrives. Session streams bind a session to their connection (see {@link AttachStream}).
+ *
+ * <p>The server serves it over gRPC and Aeron Cluster; the simulation over its simulated network
+ * and log, so that every seed runs this code and not a copy of it.
+ */
+public final class Gateway {
+    /** How long a cut-off waiting acquire stays queued for the client's next try: see ParkedAcquire. */
+    public static final long WITHDRAW_DELAY_MS = 1_000;
+
+    /** Hears what the node's metrics and log report; every method runs on the thread that decided. */
+    public interface Listener {
+        /**
+         * A write was rejected because its token was not the lock's current one: each is reported
+         * once, by the node the writer used. {@code current} is the lock's token then, 0 if free.
+         */
+        default void staleWriteRejected(String lock, String target, long token, long current) {}
+
+        /** A call carried on a Calls stream ended; a transport's own metrics hear of unary calls. */
+        default void carriedCallCompleted(String method, Status.Code code, long nanos) {}
+    }
+
+    private final LogPort log;
+    private final Scheduler scheduler;
+    private final SessionRegistry registry = new SessionRegistry();
+    private final RequestValidator validator;
+    private final Listener listener;
+    private final Mutation mutation;
+
+    public Gateway(LogPort log, Scheduler scheduler, Limits limits, Listener listener) {
+        this(log, scheduler, limits, listener, Mutation.NONE);
+    }
+
+    /** A gateway with a deliberately broken rule: for the simulation's mutation tests only. */
+    public Gateway(LogPort log, Scheduler scheduler, Limits limits, Listener listener, Mutation mutation) {
+        this.log = log;
+        this.scheduler = scheduler;
+        this.validator = new RequestValidator(limits);
+        this.listener = listener;
+        this.mutation = mutation;
+    }
+
+    /** Serves one Attach stream; {@code responses} is where its answers go. */
+    public StreamObserver<AttachRequest> attach(StreamObserver<AttachResponse> responses) {
+        return new AttachStream(this, responses);
+    }
+
+    /**
+     * Each session on the stream is served by an AttachStream of its own, as on Attach; their
+     * answers are sent from the scheduler's thread, so those completed together (the acks of one
+     * batch of renewals) leave in one message.
+     */
+    public StreamObserver<AttachFrames> attachMany(StreamObserver<AttachEvents> events) {
+        return new AttachDemux(this::attach, events, scheduler::soon);
+    }
+
+    /** Each unary call may also be carried as a frame of a Calls stream, and is served the same way. */
+    public StreamObserver<CallRequest> calls(StreamObserver<CallResponse> responses) {
+        return new CallsStream(this, responses, listener::carriedCallCompleted);
+    }
+
+    /** A state machine event, in log order: delivered to the stream or wait it concerns, if served here. */
+    public void onEvent(Event event) {
+        registry.onEvent(event);
+    }
+
+    /** Sessions whose stream is attached to this gateway. */
+    public int boundSessions() {
+        return registry.boundSessions();
+    }
+
+    public void acquire(AcquireRequest request, Answer<AcquireResponse> answer) {
+        if (validated(() -> validator.acquire(request), answer)) {
+            new ParkedAcquire(this, request, answer).start();
+        }
+    }
+
+    public void release(ReleaseRequest request, Answer<ReleaseResponse> answer) {
+        if (validated(() -> validator.release(request), answer)) {
+            call(LogCommand.newBuilder().setRelease(request), Reply::getRelease, answer, r -> {
+                if (r.getCode() == Code.CODE_NOT_OWNER && r.getCurrentToken() != request.getToken()) {
+                    listener.staleWriteRejected(request.getLock(), "release", request.getToken(), r.getCurrentToken());
+                }
+            });
+        }
+    }
+
+    public void renewLease(RenewLeaseRequest request, Answer<RenewLeaseResponse> answer) {
+        if (validated(() -> validator.renew(request), answer)) {
+            call(LogCommand.newBuilder().setRenewLease(request), Reply::getRenewLease, answer, r -> {});
+        }
+    }
+
+    public void writeCheckpoint(WriteCheckpointRequest request, Answer<WriteCheckpointResponse> answer) {
+        if (validated(() -> validator.checkpoint(request), answer)) {
+            call(LogCommand.newBuilder().setWriteCheckpoint(request), Reply::getWriteCheckpoint, answer, r -> {
+                if (r.getCode() == Code.CODE_STALE_TOKEN) {
+                    listener.staleWriteRejected(
+                            request.getLock(), "checkpoint", request.getToken(), r.getCurrentToken());
+                }
+            });
+        }
+    }
+
+    public void lockStatus(LockStatusRequest request, Answer<LockStatusResponse> answer) {
+        if (validated(() -> validator.status(request), answer)) {
+            call(LogCommand.newBuilder().setLockStatus(request), Reply::getLockStatus, answer, r -> {});
+        }
+    }
+
+    public void kvPut(KvPutRequest request, Answer<KvPutResponse> answer) {
+        if (validated(() -> validator.put(request), answer)) {
+            call(LogCommand.newBuilder().setKvPut(request), Reply::getKvPut, answer, r -> {
+                if (r.getCode() == Code.CODE_STALE_TOKEN) {
+                    staleKvWrite(
+                            request.getFence().getLock(),
+                            request.getKey(),
+                            request.getFence().getToken(),
+                            r.getCurrentToken());
+                }
+            });
+        }
+    }
+
+    public void kvGet(KvGetRequest request, Answer<KvGetResponse> answer) {
+        if (validated(() -> validator.get(request), answer)) {
+            call(LogCommand.newBuilder().setKvGet(request), Reply::getKvGet, answer, r -> {});
+        }
+    }
+
+    public void kvDelete(KvDeleteRequest request, Answer<KvDeleteResponse> answer) {
+        if (validated(() -> validator.delete(request), answer)) {
+            call(LogCommand.newBuilder().setKvDelete(request), Reply::getKvDelete, answer, r -> {
+                if (r.getCode() == Code.CODE_STALE_TOKEN) {
+                    staleKvWrite(
+                            request.getFence().getLock(),
+                            request.getKey(),
+                            request.getFence().getToken(),
+                            r.getCurrentToken());
+                }
+            });
+        }
+    }
+
+    private void staleKvWrite(String lock, String key, long token, long current) {
+        listener.staleWriteRejected(lock, "kv:" + key, token, current);
+    }
+
+    // ---- what the gateway's parts share ----
+
+    LogPort log() {
+        return log;
+    }
+
+    SessionRegistry registry() {
+        return registry;
+    }
+
+    RequestValidator validator() {
+        return validator;
+    }
+
+    Mutation mutation() {
+        return mutation;
+    }
+
+    /** Runs {@code action} after {@code delayMs}; at once when it is 0. */
+    void later(long delayMs, Runnable action) {
+        if (delayMs == 0) {
+            action.run();
+        } else {
+            scheduler.later(delayMs, action);
+        }
+    }
+
+    static StatusRuntimeException unavailable(Throwable error) {
+        return Status.UNAVAILABLE.withDescription(error.getMessage()).asRuntimeException();
+    }
+
+    private static boolean validated(Runnable check, Answer<?> answer) {
+        try {
+            check.run();
+            return true;
+        } catch (StatusRuntimeException e) {
+            answer.fail(e);
+            return false;
+        }
+    }
+
+    private <T> void call(LogCommand.Builder command, Function<Reply, T> pick, Answer<T> answer, Consumer<T> observe) {
+        CompletableFuture<Reply> reply = log.submit(command);
+        reply.whenComplete((r, error) -> {
+            if (error != null) {
+                answer.fail(unavailable(error));
+                return;
+            }
+            T response = pick.apply(r);
+            observe.accept(response);
+            try {
+                answer.ok(response);
+            } catch (IllegalStateException gone) {
+                // The client gave up on the call; its outcome stands in the log all the same.
+            }
+        });
+    }
+}

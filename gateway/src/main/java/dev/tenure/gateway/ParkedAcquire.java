@@ -1,0 +1,109 @@
+package dev.tenure.gateway;
+
+import dev.tenure.api.internal.CancelWait;
+import dev.tenure.api.internal.LogCommand;
+import dev.tenure.api.v1.AcquireRequest;
+import dev.tenure.api.v1.AcquireResponse;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/** An acquire call held open until the state machine decides it. Answers exactly once. */
+final class ParkedAcquire implements SessionRegistry.WaitingAcquire {
+    private final Gateway gateway;
+    private final AcquireRequest request;
+    private final Answer<AcquireResponse> answer;
+    private final AtomicBoolean answered = new AtomicBoolean();
+
+    ParkedAcquire(Gateway gateway, AcquireRequest request, Answer<AcquireResponse> answer) {
+        this.gateway = gateway;
+        this.request = request;
+        this.answer = answer;
+    }
+
+    void start() {
+        // Registered before the command is sent, so a grant that follows the Queued reply at once
+        // can never arrive before anyone listens for it.
+        gateway.registry().addWait(request.getSessionId(), request.getRequestId(), this);
+        answer.onCancel(this::cancelled);
+        gateway.log().submit(LogCommand.newBuilder().setAcquire(request)).whenComplete((reply, error) -> {
+            if (error != null) {
+                forget();
+                answer(null, Gateway.unavailable(error));
+            } else if (!reply.hasQueued()) {
+                forget();
+                answer(reply.getAcquire(), null);
+            }
+            // Queued: the answer comes as a WaitResolved event.
+        });
+    }
+
+    @Override
+    public void resolve(AcquireResponse response) {
+        answer(response, null);
+    }
+
+    @Override
+    public void superseded() {
+        answer(
+                null,
+                Status.ABORTED
+                        .withDescription("superseded by a retry of the same request")
+                        .asRuntimeException());
+    }
+
+    /**
+     * The call ended unanswered: the client stopped waiting (its process died, it cancelled), or
+     * the call was cut while the client goes on: a try's deadline (a client with several endpoints
+     * gives each try part of its budget, then tries the next node at once) or a reset connection.
+     * Withdraw the wait, a moment later: the withdrawal names this call's try, so it changes
+     * nothing once the client's next try has reached the log, and the moment lets that try get
+     * there first; otherwise the wait would be gone and the next try answered CANCELLED.
+     */
+    private void cancelled() {
+        if (answered.compareAndSet(false, true)) {
+            forget();
+            gateway.later(Gateway.WITHDRAW_DELAY_MS, this::withdraw);
+        }
+    }
+
+    /** Cancels the wait, or releases the lease if the grant raced ahead of the cancel. */
+    private void withdraw() {
+        gateway.log()
+                .submit(LogCommand.newBuilder()
+                        .setCancelWait(CancelWait.newBuilder()
+                                .setSessionId(request.getSessionId())
+                                .setRequestId(request.getRequestId())
+                                .setAttempt(request.getAttempt())));
+    }
+
+    private void forget() {
+        gateway.registry().removeWait(request.getSessionId(), request.getRequestId(), this);
+    }
+
+    private void answer(AcquireResponse response, StatusRuntimeException error) {
+        if (!answered.compareAndSet(false, true)) {
+            return;
+        }
+        boolean grant = response != null && response.hasGrant();
+        if (answer.cancelled()) {
+            // Nobody will learn of this grant: give the lock back instead of holding it for a
+            // caller that stopped listening.
+            if (grant) {
+                withdraw();
+            }
+            return;
+        }
+        try {
+            if (error != null) {
+                answer.fail(error);
+            } else {
+                answer.ok(response);
+            }
+        } catch (RuntimeException gone) {
+            if (grant) {
+                withdraw();
+            }
+        }
+    }
+}

@@ -1,0 +1,115 @@
+package dev.tenure.server.gateway;
+
+import dev.tenure.api.v1.AcquireRequest;
+import dev.tenure.api.v1.AcquireResponse;
+import dev.tenure.api.v1.AttachEvents;
+import dev.tenure.api.v1.AttachFrames;
+import dev.tenure.api.v1.AttachRequest;
+import dev.tenure.api.v1.AttachResponse;
+import dev.tenure.api.v1.CallRequest;
+import dev.tenure.api.v1.CallResponse;
+import dev.tenure.api.v1.KvDeleteRequest;
+import dev.tenure.api.v1.KvDeleteResponse;
+import dev.tenure.api.v1.KvGetRequest;
+import dev.tenure.api.v1.KvGetResponse;
+import dev.tenure.api.v1.KvPutRequest;
+import dev.tenure.api.v1.KvPutResponse;
+import dev.tenure.api.v1.LockStatusRequest;
+import dev.tenure.api.v1.LockStatusResponse;
+import dev.tenure.api.v1.ReleaseRequest;
+import dev.tenure.api.v1.ReleaseResponse;
+import dev.tenure.api.v1.RenewLeaseRequest;
+import dev.tenure.api.v1.RenewLeaseResponse;
+import dev.tenure.api.v1.ServerStatusRequest;
+import dev.tenure.api.v1.ServerStatusResponse;
+import dev.tenure.api.v1.TenureGrpc;
+import dev.tenure.api.v1.WriteCheckpointRequest;
+import dev.tenure.api.v1.WriteCheckpointResponse;
+import dev.tenure.gateway.Answer;
+import dev.tenure.gateway.Gateway;
+import io.grpc.Status;
+import io.grpc.stub.StreamObserver;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+/**
+ * The gRPC face of a node: each rpc handed to the {@link Gateway}, which decides it; only the
+ * node's own status is answered here, since it reads the node as well as the log.
+ */
+final class GrpcService extends TenureGrpc.TenureImplBase {
+    private final Gateway gateway;
+    private final Function<ServerStatusRequest, CompletableFuture<ServerStatusResponse>> nodeStatus;
+
+    GrpcService(Gateway gateway, Function<ServerStatusRequest, CompletableFuture<ServerStatusResponse>> nodeStatus) {
+        this.gateway = gateway;
+        this.nodeStatus = nodeStatus;
+    }
+
+    @Override
+    public StreamObserver<AttachRequest> attach(StreamObserver<AttachResponse> responses) {
+        return gateway.attach(responses);
+    }
+
+    @Override
+    public StreamObserver<AttachFrames> attachMany(StreamObserver<AttachEvents> events) {
+        return gateway.attachMany(events);
+    }
+
+    @Override
+    public StreamObserver<CallRequest> calls(StreamObserver<CallResponse> responses) {
+        return gateway.calls(responses);
+    }
+
+    @Override
+    public void acquire(AcquireRequest request, StreamObserver<AcquireResponse> responses) {
+        gateway.acquire(request, Answer.unary(responses));
+    }
+
+    @Override
+    public void release(ReleaseRequest request, StreamObserver<ReleaseResponse> responses) {
+        gateway.release(request, Answer.unary(responses));
+    }
+
+    @Override
+    public void renewLease(RenewLeaseRequest request, StreamObserver<RenewLeaseResponse> responses) {
+        gateway.renewLease(request, Answer.unary(responses));
+    }
+
+    @Override
+    public void writeCheckpoint(WriteCheckpointRequest request, StreamObserver<WriteCheckpointResponse> responses) {
+        gateway.writeCheckpoint(request, Answer.unary(responses));
+    }
+
+    @Override
+    public void lockStatus(LockStatusRequest request, StreamObserver<LockStatusResponse> responses) {
+        gateway.lockStatus(request, Answer.unary(responses));
+    }
+
+    @Override
+    public void kvPut(KvPutRequest request, StreamObserver<KvPutResponse> responses) {
+        gateway.kvPut(request, Answer.unary(responses));
+    }
+
+    @Override
+    public void kvGet(KvGetRequest request, StreamObserver<KvGetResponse> responses) {
+        gateway.kvGet(request, Answer.unary(responses));
+    }
+
+    @Override
+    public void kvDelete(KvDeleteRequest request, StreamObserver<KvDeleteResponse> responses) {
+        gateway.kvDelete(request, Answer.unary(responses));
+    }
+
+    @Override
+    public void serverStatus(ServerStatusRequest request, StreamObserver<ServerStatusResponse> responses) {
+        nodeStatus.apply(request).whenComplete((status, error) -> {
+            if (error != null) {
+                responses.onError(
+                        Status.UNAVAILABLE.withDescription(error.getMessage()).asRuntimeException());
+            } else {
+                responses.onNext(status);
+                responses.onCompleted();
+            }
+        });
+    }
+}
