@@ -1,6 +1,8 @@
 package dev.tenure.server.cluster;
 
 import dev.tenure.server.ServerConfig;
+import dev.tenure.server.runtime.AdaptiveIdleStrategy;
+import dev.tenure.server.runtime.AgentWakeup;
 import io.aeron.Aeron;
 import io.aeron.RethrowingErrorHandler;
 import io.aeron.archive.Archive;

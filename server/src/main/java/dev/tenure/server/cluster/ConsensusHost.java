@@ -1,5 +1,6 @@
 package dev.tenure.server.cluster;
 
+import dev.tenure.server.runtime.AgentWakeup;
 import io.aeron.Aeron;
 import io.aeron.AeronCounters;
 import io.aeron.Counter;

@@ -1,4 +1,4 @@
-package dev.tenure.server.cluster;
+package dev.tenure.server.runtime;
 
 import io.aeron.driver.MediaDriver;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package dev.tenure.server.cluster;
+package dev.tenure.server.runtime;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -56,7 +56,10 @@ public final class AgentWakeup {
 
     /** Where an agent sits in a request's path through the node. */
     public enum Hop {
-        /** The thread of the media driver, archive and consensus module ({@link ConsensusHost}). */
+        /**
+         * The thread of the media driver, archive and consensus module ({@link
+         * dev.tenure.server.cluster.ConsensusHost}).
+         */
         CONSENSUS,
         /** The clustered service, which applies the log. */
         SERVICE,
@@ -102,7 +105,7 @@ public final class AgentWakeup {
      * Called by the consensus thread when the commit position moved: the service has log to
      * apply. A follower's service is left to find it on its own: no request waits on it.
      */
-    void committed() {
+    public void committed() {
         if (serviceAnswers()) {
             unpark(Hop.SERVICE);
         }
