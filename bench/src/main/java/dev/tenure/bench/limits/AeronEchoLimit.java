@@ -2,7 +2,7 @@ package dev.tenure.bench.limits;
 
 import dev.tenure.bench.report.Figures;
 import dev.tenure.server.ServerConfig;
-import dev.tenure.server.cluster.AdaptiveIdleStrategy;
+import dev.tenure.server.runtime.AdaptiveIdleStrategy;
 import io.aeron.cluster.client.AeronCluster;
 import io.aeron.cluster.client.EgressListener;
 import io.aeron.logbuffer.Header;

@@ -1,9 +1,9 @@
 package dev.tenure.bench.limits;
 
 import dev.tenure.server.ServerConfig;
-import dev.tenure.server.cluster.AdaptiveIdleStrategy;
 import dev.tenure.server.cluster.ClusterNode;
 import dev.tenure.server.cluster.ConsensusHost;
+import dev.tenure.server.runtime.AdaptiveIdleStrategy;
 import io.aeron.ExclusivePublication;
 import io.aeron.Image;
 import io.aeron.archive.Archive;

@@ -1,6 +1,9 @@
 package dev.tenure.server.cluster;
 
 import dev.tenure.server.ServerConfig;
+import dev.tenure.server.runtime.AdaptiveIdleStrategy;
+import dev.tenure.server.runtime.AgentWakeup;
+import dev.tenure.server.runtime.SocketPolling;
 import io.aeron.Aeron;
 import io.aeron.RethrowingErrorHandler;
 import io.aeron.archive.Archive;
@@ -24,7 +27,6 @@ import org.agrona.IoUtil;
 import org.agrona.concurrent.NoOpLock;
 import org.agrona.concurrent.YieldingIdleStrategy;
 import org.agrona.concurrent.status.AtomicCounter;
-import org.agrona.nio.TransportPoller;
 
 /**
  * One Aeron Cluster member in this process: media driver, archive, consensus module and the
@@ -125,7 +127,8 @@ public final class ClusterNode implements AutoCloseable {
                 // A candidate that has not heard from every member (the dead leader never
                 // answers) waits out the whole election timeout before a majority makes it
                 // leader, after a random nomination delay of up to half of it. Aeron's 1 s default
-                // added 1-1.5 s to every failover; 40% of the heartbeat timeout keeps the ballot
+                // added 1-1.5 s to every failover (see BENCHMARKS.md, 'One node on a quiet
+                // machine, idle CPU and failover'); 40% of the heartbeat timeout keeps the ballot
                 // well above a loopback or LAN round trip.
                 .electionTimeoutNs(config.leaderHeartbeatTimeout().toNanos() * 2 / 5)
                 // A member that starts while a peer is down waits this long for it before an
@@ -188,11 +191,11 @@ public final class ClusterNode implements AutoCloseable {
     /**
      * The media driver as every node runs it; public so that the bench's Aeron echo measures the
      * same driver. The driver's async executor (name resolution and channel parsing when a
-     * publication or subscription is added) would otherwise sleep 1 ms at a time, a thousand
-     * wake-ups a second on an idle node (about 1.3% of a core here).
+     * publication or subscription is added) would otherwise sleep 1 ms at a time, waking a thousand
+     * times a second on an idle node (see BENCHMARKS.md, 'Keepalives on a grid').
      */
     public static MediaDriver.Context driverContext(String aeronDir, ErrorHandler errors) {
-        pollSocketsWithOneSelect();
+        SocketPolling.oneSelectPerDutyCycle();
         return new MediaDriver.Context()
                 .aeronDirectoryName(aeronDir)
                 .epochClock(MonotonicClusterClock.INSTANCE)
@@ -204,22 +207,6 @@ public final class ClusterNode implements AutoCloseable {
                 .publicationTermBufferLength(PUBLICATION_TERM_BYTES)
                 .ipcTermBufferLength(PUBLICATION_TERM_BYTES)
                 .errorHandler(errors);
-    }
-
-    /**
-     * The driver reads its UDP sockets one {@code recvfrom} each per duty cycle while it has at
-     * most five of them, and with one {@code select} beyond that. A node of a cluster has about
-     * that many, and most duty cycles find nothing (the cluster's heartbeats and status messages
-     * wake the thread 700-1,100 times a second at rest), so it paid every syscall every time:
-     * about 45% of the consensus thread's CPU went to {@code recvfrom}. With one select always,
-     * three nodes at rest took 23-29% of a core in their consensus threads instead of 35-43%
-     * (three runs each), and under load no less (BENCHMARKS run H). Must run before the driver's
-     * pollers are loaded; a value the operator set wins.
-     */
-    private static void pollSocketsWithOneSelect() {
-        if (System.getProperty(TransportPoller.ITERATION_THRESHOLD_PROP_NAME) == null) {
-            System.setProperty(TransportPoller.ITERATION_THRESHOLD_PROP_NAME, "0");
-        }
     }
 
     static Archive.Context archiveContext(ServerConfig config, String aeronDir, ErrorHandler errors) {

@@ -1,5 +1,7 @@
 package dev.tenure.server.cluster;
 
+import dev.tenure.server.runtime.AgentWakeup;
+import dev.tenure.server.runtime.InvokingIdleStrategy;
 import io.aeron.Aeron;
 import io.aeron.AeronCounters;
 import io.aeron.Counter;
@@ -31,16 +33,16 @@ import org.agrona.concurrent.status.AtomicCounter;
  * module appends it, its driver sends it, a follower's driver receives it, its archive records
  * and syncs it, its consensus module reports the position back). With one thread each, every
  * crossing is a park and a wake-up of another thread; on the two-core virtual machines Tenure is
- * measured on, a context switch is the single largest cost of a request (most of a busy node's CPU
- * time was the kernel switching threads, not Aeron or Tenure working). On one thread a crossing is
- * a method call in the same duty cycle. Aeron supports this: the driver and archive in
+ * measured on, a context switch is the single largest cost of a request (see BENCHMARKS.md, 'What
+ * bounds three nodes, and one thread for the log'). On one thread a crossing is a method call in
+ * the same duty cycle. Aeron supports this: the driver and archive in
  * {@code INVOKER} mode, the consensus module with {@code useAgentInvoker}, each driven by the
  * next. The clustered service keeps its own thread (Aeron gives it no invoker), so a slow apply
  * never stalls replication.
  *
  * <p>The archive's duty cycle also runs the driver's; the consensus module's waits inside its own
- * work (start-up recovery, back pressure, archive requests) run the archive, so nothing it waits
- * for stands still.
+ * work (start-up recovery, back pressure, archive requests) run the archive ({@link
+ * InvokingIdleStrategy}), so nothing it waits for stands still.
  */
 public final class ConsensusHost implements AutoCloseable {
 
@@ -201,31 +203,5 @@ public final class ConsensusHost implements AutoCloseable {
         public String roleName() {
             return "tenure-consensus";
         }
-    }
-
-    /** Runs the archive (and so the driver) each time the consensus module waits. */
-    private static final class InvokingIdleStrategy implements IdleStrategy {
-        private final AgentInvoker archive;
-
-        InvokingIdleStrategy(AgentInvoker archive) {
-            this.archive = archive;
-        }
-
-        @Override
-        public void idle(int workCount) {
-            if (workCount <= 0) {
-                idle();
-            }
-        }
-
-        @Override
-        public void idle() {
-            if (archive.invoke() == 0) {
-                Thread.onSpinWait();
-            }
-        }
-
-        @Override
-        public void reset() {}
     }
 }

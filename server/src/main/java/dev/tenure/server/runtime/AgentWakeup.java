@@ -1,4 +1,4 @@
-package dev.tenure.server.cluster;
+package dev.tenure.server.runtime;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -14,8 +14,10 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * <p>Only agents in their cold park are unparked, and every agent counts the moment as work for
  * its hot window (parks of 300 µs, not the brisk 20 µs): on a busy node nobody is cold, so this
  * costs a volatile write at most once per {@link #MIN_GAP_NANOS} and wakes nobody, where waking
- * agents that are already hot would multiply their wake-ups (the cost run G of BENCHMARKS.md
- * measured). The agents register themselves on their first idle call.
+ * agents that are already hot would multiply their wake-ups, which on two cores take the CPU
+ * from the requests (see BENCHMARKS.md, 'A longer hot park, and a brisk first millisecond'; what
+ * waking cold agents saves is in 'Waking the node when a request enters'). The agents register
+ * themselves on their first idle call.
  *
  * <p>Hand-offs. Inside the node each hop of a request knows when it passed the request on, and
  * to whom: the gateway after it offered requests to the log ({@link #handedToLog()}: the
@@ -23,12 +25,12 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * the service, if requests wait on it), the service after it applied something ({@link #worked}:
  * the gateway, if it awaits answers, and on the leader of a cluster the consensus thread, whose
  * driver carries replies to a peer's gateway). Those unpark the next hop in any park, hot or
- * cold: a hot agent would otherwise wait out up to 300 µs per hop. On one node this halved one client's acquire + release
- * (p50 0.79-0.85 -> 0.44 ms) and raised contended handoffs from about 2,200 to 2,900-3,200 a
- * second (BENCHMARKS run K). What comes from the network (a peer's log or acks, the leader's
- * replies) announces itself to nobody; on a member of a cluster the consensus thread, whose driver
- * receives it, rests in the driver's socket selector, which a datagram wakes ({@link SocketWait}),
- * and the hand-offs here reach it through that selector.
+ * cold: a hot agent would otherwise wait out up to 300 µs per hop, and on one node those waits
+ * were about half of one client's acquire + release (see BENCHMARKS.md, 'Each hop wakes the
+ * next'). What comes from the network (a peer's log or acks, the leader's replies) announces
+ * itself to nobody; on a member of a cluster the consensus thread, whose driver receives it,
+ * rests in the driver's socket selector, which a datagram wakes ({@link SocketWait}), and the
+ * hand-offs here reach it through that selector.
  *
  * <p>On a lone member the gateway is the only way in: the log is shared memory, and no peer
  * sends anything. Every request that reaches the node wakes its agents, so they need not poll
@@ -56,7 +58,10 @@ public final class AgentWakeup {
 
     /** Where an agent sits in a request's path through the node. */
     public enum Hop {
-        /** The thread of the media driver, archive and consensus module ({@link ConsensusHost}). */
+        /**
+         * The thread of the media driver, archive and consensus module ({@link
+         * dev.tenure.server.cluster.ConsensusHost}).
+         */
         CONSENSUS,
         /** The clustered service, which applies the log. */
         SERVICE,
@@ -102,7 +107,7 @@ public final class AgentWakeup {
      * Called by the consensus thread when the commit position moved: the service has log to
      * apply. A follower's service is left to find it on its own: no request waits on it.
      */
-    void committed() {
+    public void committed() {
         if (serviceAnswers()) {
             unpark(Hop.SERVICE);
         }

@@ -1,7 +1,8 @@
-package dev.tenure.server.cluster;
+package dev.tenure.server.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tenure.server.cluster.ClusterNode;
 import io.aeron.Aeron;
 import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;

@@ -1,4 +1,4 @@
-package dev.tenure.server.cluster;
+package dev.tenure.server.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.tenure.server.cluster;
+package dev.tenure.server.runtime;
 
 import io.aeron.driver.MediaDriver;
 import java.util.concurrent.TimeUnit;
@@ -22,30 +22,22 @@ import org.agrona.concurrent.IdleStrategy;
  * one cold park per hop on its first request after a pause. No agent ever busy-spins for long,
  * so three nodes and their clients fit on two cores.
  *
- * <p>The defaults are set by what a park costs, not by taste. On the virtual machines this was
- * measured on, one park-and-wake costs 30-90 µs of CPU. The hot window must outlast the gap
- * between two requests of one client in a closed loop (a few milliseconds), or every hop of its
- * next request pays a cold park: with a 2 ms window one client's acquire+release on one node went
- * from 7-15 ms to 27-33 ms (p50). But a media driver of a three-node cluster sees about 100
- * units of background work a second even when idle (publication heartbeats, status messages, the
- * consensus heartbeat), so any window that long keeps it hot for good: with 50 ms everywhere an
- * idle three-node cluster used 121-143% of one core. Hence two settings: the media driver, whose
- * work is mostly background, gets a 2 ms window ({@link #forDriver()}); the agents that only see
- * work when a request passes (archive, clustered service, gateway) get 20 ms
- * ({@link #standard()}). Both back off to a 5 ms park.
+ * <p>The defaults are set by what a park costs, not by taste: on the two-core virtual machines
+ * Tenure is measured on, a park-and-wake costs tens of microseconds of CPU. The hot window must
+ * outlast the gap between two requests of one client in a closed loop (a few milliseconds), or
+ * every hop of its next request pays a cold park. But a media driver of a cluster sees background
+ * work all the time, even when idle (publication heartbeats, status messages, the consensus
+ * heartbeat), so any window that long keeps it hot for good. Hence two settings: the media
+ * driver, whose work is mostly background, gets a 2 ms window ({@link #forDriver()}); the agents
+ * that only see work when a request passes (archive, clustered service, gateway) get 20 ms
+ * ({@link #standard()}). Both back off to a 5 ms park (see BENCHMARKS.md, 'One node on a quiet
+ * machine, idle CPU and failover').
  *
  * <p>The hot park is 300 µs, not shorter: a hot agent wakes once per park whether or not work
- * came, and three nodes of several agents each, all hot under load, woke tens of thousands of
- * times a second on two cores (about 38,000 context switches a second), the CPU going to the
- * wake-ups rather than the requests. Measured on three fresh nodes of one 2-core machine (same
- * procedure, two runs each): 20 µs gave 25-32 uncontended cycles/s, 49-61 contended handoffs/s
- * and 402-581 parallel cycles/s; 300 µs gave 57-60, 102-138 and 773-1,044; 100 µs and 1 ms were
- * in between. One node was no slower with 300 µs (parallel 2,063-2,472 with 20 µs, 2,564-3,023
- * with 300 µs). The brisk first millisecond at 20 µs took back what a lone request lost to the
- * longer park: one node, two runs each, contended 409-418 -> 558-679 handoffs/s and parallel
- * 2,135-2,360 -> 2,371-2,678 cycles/s; three nodes unchanged within the noise (contended 77-118
- * -> 102-131, parallel 698-932 -> 673-800). Its price is in {@code hold}, where keepalives keep
- * the agents brisk: 10,000 sessions on one node took 42-44% of a core against 36-46% without it.
+ * came, and with several hot agents per node the wake-ups took the CPU of two cores from the
+ * requests. The brisk first millisecond at 20 µs takes back what a lone request loses to the
+ * longer park; its price is in {@code hold}, where keepalives keep the agents brisk (see
+ * BENCHMARKS.md, 'A longer hot park, and a brisk first millisecond').
  *
  * <p>With an {@link AgentWakeup}, a request entering the node unparks the agent from its cold
  * park and keeps it hot for a while, and an agent given a {@link AgentWakeup.Hop} is unparked
@@ -58,10 +50,11 @@ import org.agrona.concurrent.IdleStrategy;
  * checks, the mark file): it is 50 ms, entered at once rather than backed off to, and the hot
  * window, which there only spares a client's next request the unpark, is 5 ms. Agents stay hot
  * while any request is in flight ({@link AgentWakeup#inFlight}), so a slow fsync never leaves
- * a request waiting out a cold park. An idle lone node took 3.8-7.6% of a core with the cluster
- * timings and 1.8-2.4% with these (BENCHMARKS run J). The price is in what no request announces:
- * a lease deadline fires up to one cold park late on a node at rest, and the grant it makes may
- * wait out up to two more (service, gateway): at most 0.15 s, against TTLs of seconds.
+ * a request waiting out a cold park. An idle lone node so costs much less than with the cluster
+ * timings (see BENCHMARKS.md, 'A lone node that rests, and cheaper keepalive bursts'). The price
+ * is in what no request announces: a lease deadline fires up to one cold park late on a node at
+ * rest, and the grant it makes may wait out up to two more (service, gateway): at most 0.15 s,
+ * against TTLs of seconds.
  */
 public final class AdaptiveIdleStrategy implements IdleStrategy {
 
@@ -103,17 +96,17 @@ public final class AdaptiveIdleStrategy implements IdleStrategy {
     /**
      * Parks on the first empty duty cycle, without spinning or yielding: set for the consensus
      * thread of a cluster member, whose every duty cycle polls the driver's UDP sockets (system
-     * calls even when nothing came), so that 10 spins and 5 yields made each of its wake-ups 16
-     * duty cycles. Under three-node {@code parallel} load a follower made 36 {@code epoll_wait}
-     * calls per cycle with them and 12 without (BENCHMARKS run M). Elsewhere the spins pay: a
-     * lone member's acquire + release took 0.56-0.69 ms (p50) without them, 0.43-0.45 ms with
-     * them.
+     * calls even when nothing came), so that {@link #SPINS} spins and {@link #YIELDS} yields made
+     * each of its wake-ups 16 duty cycles, each with its system calls. Elsewhere the spins pay: a
+     * lone member's requests are faster with them (see BENCHMARKS.md, 'Followers that rest, and a
+     * consensus thread that does not spin').
      */
     private boolean parksAtOnce;
 
     /**
      * Where a cluster member's consensus thread rests instead of parking: the driver's socket
-     * selector, which a datagram wakes at once ({@link SocketWait}). Null elsewhere.
+     * selector, which a datagram wakes at once ({@link SocketWait}; see BENCHMARKS.md, 'A
+     * consensus thread that a datagram wakes'). Null elsewhere.
      */
     private SocketWait sockets;
 

@@ -1,4 +1,4 @@
-package dev.tenure.server.cluster;
+package dev.tenure.server.runtime;
 
 import io.aeron.driver.MediaDriver;
 import java.io.IOException;
@@ -18,7 +18,8 @@ import org.agrona.nio.TransportPoller;
  * replies all come over UDP, and a parked thread notices them only when its park ends; each such
  * hop of a request waited out part of a park (up to 300 µs hot, plus the kernel's timer slack).
  * Everything else that brings this thread work announces itself through {@link AgentWakeup},
- * which calls {@link #wake()}.
+ * which calls {@link #wake()}. Resting here, a follower's consensus thread wakes about half as
+ * often under load (see BENCHMARKS.md, 'A consensus thread that a datagram wakes').
  *
  * <p>The selector is the driver's receiver's ({@code DataTransportPoller}): every subscription's
  * socket is registered with it, for reading. Waiting in it processes nothing: the ready keys are
