@@ -78,7 +78,7 @@ final class SnapshotCodec {
         w.i64(state.sessions.lastSessionId());
         w.i64(state.staleWritesRejected);
         w.i32(state.sessions.size());
-        for (Session s : state.sessions.all()) {
+        for (SessionRecord s : state.sessions.all()) {
             writeSession(w, s);
         }
         w.i32(state.locks.size());
@@ -109,7 +109,7 @@ final class SnapshotCodec {
         int sessions = r.count(40);
         long previousId = 0;
         for (int i = 0; i < sessions; i++) {
-            Session s = readSession(r);
+            SessionRecord s = readSession(r);
             if (s.id <= previousId || s.id > state.sessions.lastSessionId()) {
                 throw corrupt("session id " + s.id + " out of order or above lastSessionId");
             }
@@ -156,7 +156,7 @@ final class SnapshotCodec {
         return body;
     }
 
-    private static void writeSession(SnapshotWriter w, Session s) {
+    private static void writeSession(SnapshotWriter w, SessionRecord s) {
         w.i64(s.id);
         w.i64(s.ttlMs);
         w.string(s.clientName);
@@ -175,7 +175,7 @@ final class SnapshotCodec {
         }
     }
 
-    private static Session readSession(SnapshotReader r) {
+    private static SessionRecord readSession(SnapshotReader r) {
         long id = r.i64();
         long ttlMs = r.i64();
         String clientName = r.nonNullString();
@@ -206,7 +206,7 @@ final class SnapshotCodec {
             }
             attempts.put(requestId, attempt);
         }
-        return new Session(
+        return new SessionRecord(
                 id, ttlMs, clientName, deadlineMs, attachment, new RequestCache(outcomes, attempts, highestEvicted));
     }
 
@@ -312,7 +312,7 @@ final class SnapshotCodec {
     }
 
     private static void readLease(SnapshotReader r, State state, LockRecord lock) {
-        lock.lease = new Lease(r.i64(), r.i64(), r.i64(), end(r), r.i64(), readCheckpoint(r), readPolicy(r));
+        lock.lease = new LeaseRecord(r.i64(), r.i64(), r.i64(), end(r), r.i64(), readCheckpoint(r), readPolicy(r));
         if (r.version >= 2) {
             lock.renewDeadlineMs = r.i64();
             lock.maxHoldAtMs = r.i64();
@@ -341,7 +341,7 @@ final class SnapshotCodec {
         int waiters = r.count(32);
         for (int i = 0; i < waiters; i++) {
             Waiter x = new Waiter(r.i64(), r.i64(), r.i64(), r.i64(), readPolicy(r));
-            Session s = sessionOf(state, x.sessionId());
+            SessionRecord s = sessionOf(state, x.sessionId());
             if (s.waitsByLock.containsKey(lock.name) || s.waitsByRequest.containsKey(x.requestId())) {
                 throw corrupt("session " + s.id + " waits twice on lock " + lock.name);
             }
@@ -366,8 +366,8 @@ final class SnapshotCodec {
         }
     }
 
-    private static Session sessionOf(State state, long sessionId) {
-        Session s = state.sessions.get(sessionId);
+    private static SessionRecord sessionOf(State state, long sessionId) {
+        SessionRecord s = state.sessions.get(sessionId);
         if (s == null) {
             throw corrupt("lock refers to unknown session " + sessionId);
         }
