@@ -21,7 +21,7 @@ final class Invariants {
 
     void checkTouched() {
         for (long id : state.touchedSessions) {
-            Session s = state.sessions.get(id);
+            SessionRecord s = state.sessions.get(id);
             if (s != null) {
                 checkSession(s);
             }
@@ -54,7 +54,7 @@ final class Invariants {
             delayed += lock.delayUntilMs != 0 ? 1 : 0;
         }
         require(delayed == state.delayedLocks, "%s locks in delay, counted %s", delayed, state.delayedLocks);
-        for (Session s : state.sessions.all()) {
+        for (SessionRecord s : state.sessions.all()) {
             checkSession(s);
         }
         for (FencedKv.Entry e : state.kv.all()) {
@@ -90,7 +90,7 @@ final class Invariants {
     }
 
     private void checkLock(LockRecord lock) {
-        Lease lease = lock.lease;
+        LeaseRecord lease = lock.lease;
         require(
                 lock.idle() == state.locks.isInIdleOrder(lock.name),
                 "lock %s idle=%s but idle order disagrees",
@@ -103,7 +103,7 @@ final class Invariants {
         checkPolicyState(lock);
         require(lock.waiterCount() <= state.limits.waitersPerLockMax(), "lock %s over waitersPerLockMax", lock.name);
         if (lease != null) {
-            Session holder = state.sessions.get(lease.sessionId());
+            SessionRecord holder = state.sessions.get(lease.sessionId());
             require(
                     holder != null && holder.holds(lock.name),
                     "lock %s held by session %s that is gone or does not list it",
@@ -133,7 +133,7 @@ final class Invariants {
      * delay only on a free lock, indexed; a checkpoint and stale-write counts within their bounds.
      */
     private void checkPolicyState(LockRecord lock) {
-        Lease lease = lock.lease;
+        LeaseRecord lease = lock.lease;
         if (lease == null) {
             require(
                     lock.renewDeadlineMs == LockRecord.NONE && lock.maxHoldAtMs == LockRecord.NONE,
@@ -188,7 +188,7 @@ final class Invariants {
     }
 
     private void checkWaiter(LockRecord lock, Waiter w) {
-        Session s = state.sessions.get(w.sessionId());
+        SessionRecord s = state.sessions.get(w.sessionId());
         require(s != null, "lock %s has a waiter from ended session %s", lock.name, w.sessionId());
         require(
                 lock.lease == null || lock.lease.sessionId() != w.sessionId(),
@@ -243,7 +243,7 @@ final class Invariants {
                 lock.name);
     }
 
-    private void checkSession(Session s) {
+    private void checkSession(SessionRecord s) {
         Limits l = state.limits;
         require(s.id > 0 && s.id <= state.sessions.lastSessionId(), "session id %s above lastSessionId", s.id);
         require(s.ttlMs >= l.sessionTtlMsMin() && s.ttlMs <= l.sessionTtlMsMax(), "session %s TTL out of range", s.id);
@@ -283,7 +283,7 @@ final class Invariants {
         checkRequestCache(s);
     }
 
-    private void checkRequestCache(Session s) {
+    private void checkRequestCache(SessionRecord s) {
         int pending = 0;
         for (Map.Entry<Long, Outcome> e : entries(s.requests.entries())) {
             if (e.getValue().pending()) {

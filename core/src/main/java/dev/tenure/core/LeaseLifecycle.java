@@ -25,12 +25,13 @@ final class LeaseLifecycle {
      * what makes "one lease per lock" hold even if a caller is wrong. The token is the next
      * value of the replicated counter, so it exceeds every token ever granted, for any lock.
      */
-    Grant grant(LockRecord lock, Session session, Policy policy) {
+    Grant grant(LockRecord lock, SessionRecord session, Policy policy) {
         if (lock.lease != null || lock.delayUntilMs != 0) {
             throw new InvariantViolation("grant of held or delayed lock " + lock.name + " to session " + session.id);
         }
         long token = ++state.lastToken;
-        lock.lease = new Lease(session.id, token, state.nowMs, lock.lastEnd, lock.lastToken, lock.checkpoint, policy);
+        lock.lease =
+                new LeaseRecord(session.id, token, state.nowMs, lock.lastEnd, lock.lastToken, lock.checkpoint, policy);
         lock.renewDeadlineMs = policy.manualRenew() ? state.nowPlus(policy.leaseTtlMs()) : LockRecord.NONE;
         lock.maxHoldAtMs = policy.maxHoldMs() > 0 ? state.nowPlus(policy.maxHoldMs()) : LockRecord.NONE;
         indexLeaseEnd(lock);
@@ -63,7 +64,7 @@ final class LeaseLifecycle {
      */
     void leaseDeadline(String lockName) {
         LockRecord lock = state.locks.get(lockName);
-        Lease lease = lock.lease;
+        LeaseRecord lease = lock.lease;
         TenureEnd end = lock.maxHoldAtMs <= state.nowMs ? TenureEnd.REVOKED : TenureEnd.EXPIRED;
         endLease(lock, end);
         state.events.add(new LeaseEnded(lease.sessionId(), lock.name, lease.token(), end));
@@ -86,7 +87,7 @@ final class LeaseLifecycle {
      * holder may still have writes in flight to storage that cannot check tokens.
      */
     void endLease(LockRecord lock, TenureEnd end) {
-        Lease lease = lock.lease;
+        LeaseRecord lease = lock.lease;
         lock.addHistory(
                 new TenureRecord(lease.sessionId(), lease.token(), lease.grantedAtMs(), state.nowMs, end),
                 state.limits.historyPerLockMax());
@@ -101,7 +102,7 @@ final class LeaseLifecycle {
             state.deadlines.addDelayEnd(lock.name, lock.delayUntilMs);
             state.delayedLocks++;
         }
-        Session holder = state.sessions.get(lease.sessionId());
+        SessionRecord holder = state.sessions.get(lease.sessionId());
         holder.removeHeld(lock.name);
         state.touch(lock);
         state.touch(holder);
@@ -137,14 +138,14 @@ final class LeaseLifecycle {
             }
             return;
         }
-        Session session = state.sessions.get(next.sessionId());
+        SessionRecord session = state.sessions.get(next.sessionId());
         detachWait(lock, session, next);
         Granted granted = new Granted(grant(lock, session, next.policy()));
         Requests.remember(state, session, next.requestId(), Outcome.settled(granted));
         state.events.add(new WaitResolved(session.id, next.requestId(), granted));
     }
 
-    void enqueue(LockRecord lock, Session session, long requestId, long waitMs, Policy policy) {
+    void enqueue(LockRecord lock, SessionRecord session, long requestId, long waitMs, Policy policy) {
         long deadlineMs = waitMs < 0 ? Waiter.NEVER : state.nowPlus(waitMs);
         Waiter w = new Waiter(session.id, requestId, state.nowMs, deadlineMs, policy);
         lock.addWaiter(w);
@@ -159,7 +160,7 @@ final class LeaseLifecycle {
     /** Takes a waiter out of the queue without granting, remembers and reports {@code outcome}. */
     void resolveWait(LockRecord lock, Waiter waiter, Rejected outcome) {
         lock.removeWaiter(waiter);
-        Session session = state.sessions.get(waiter.sessionId());
+        SessionRecord session = state.sessions.get(waiter.sessionId());
         detachWait(lock, session, waiter);
         Requests.remember(state, session, waiter.requestId(), Outcome.settled(outcome));
         state.events.add(new WaitResolved(session.id, waiter.requestId(), outcome));
@@ -170,7 +171,7 @@ final class LeaseLifecycle {
      * Ends a session: its leases first (each handed to the next waiter at once), then its waits,
      * both in lock-name order so every replica emits the same events in the same order.
      */
-    void endSession(Session session, TenureEnd end) {
+    void endSession(SessionRecord session, TenureEnd end) {
         for (String name : session.heldLocks()) {
             LockRecord lock = state.locks.get(name);
             long token = lock.lease.token();
@@ -202,7 +203,7 @@ final class LeaseLifecycle {
         }
     }
 
-    private void detachWait(LockRecord lock, Session session, Waiter waiter) {
+    private void detachWait(LockRecord lock, SessionRecord session, Waiter waiter) {
         session.removeWait(lock.name, waiter.requestId());
         if (waiter.bounded()) {
             state.deadlines.removeWait(waiter.sessionId(), waiter.requestId(), waiter.deadlineMs());

@@ -23,44 +23,6 @@ public record Limits(
         long maxHoldMsMax,
         int checkpointBytesMax) {
 
-    /** The limits without the per-lock policy bounds, which take their defaults. */
-    public Limits(
-            long sessionTtlMsMin,
-            long sessionTtlMsMax,
-            int lockNameBytesMax,
-            int keyBytesMax,
-            int valueBytesMax,
-            int clientNameBytesMax,
-            int sessionsMax,
-            int leasesPerSessionMax,
-            int waitersPerLockMax,
-            int kvKeysMax,
-            int requestIdCacheMax,
-            int historyPerLockMax,
-            int idleLocksMax) {
-        this(
-                sessionTtlMsMin,
-                sessionTtlMsMax,
-                lockNameBytesMax,
-                keyBytesMax,
-                valueBytesMax,
-                clientNameBytesMax,
-                sessionsMax,
-                leasesPerSessionMax,
-                waitersPerLockMax,
-                kvKeysMax,
-                requestIdCacheMax,
-                historyPerLockMax,
-                idleLocksMax,
-                LOCK_DELAY_MS_MAX,
-                MAX_HOLD_MS_MAX,
-                CHECKPOINT_BYTES_MAX);
-    }
-
-    private static final long LOCK_DELAY_MS_MAX = 600_000; // ten minutes
-    private static final long MAX_HOLD_MS_MAX = 7 * 86_400_000L; // a week
-    private static final int CHECKPOINT_BYTES_MAX = 16 * 1024;
-
     public static Limits defaults() {
         return new Limits(
                 200, // sessionTtlMsMin
@@ -76,9 +38,9 @@ public record Limits(
                 32, // requestIdCacheMax: outcomes remembered per session for retries
                 16, // historyPerLockMax: past tenures kept per lock
                 10_000, // idleLocksMax: free locks kept for their history
-                LOCK_DELAY_MS_MAX,
-                MAX_HOLD_MS_MAX,
-                CHECKPOINT_BYTES_MAX);
+                600_000, // lockDelayMsMax: ten minutes
+                7 * 86_400_000L, // maxHoldMsMax: a week
+                16 * 1024); // checkpointBytesMax
     }
 
     public Limits {

@@ -28,7 +28,7 @@ final class LockCommands {
         if (bad != null) {
             return bad;
         }
-        Session s = state.sessions.get(c.sessionId());
+        SessionRecord s = state.sessions.get(c.sessionId());
         if (s == null) {
             return Requests.sessionLost(c.sessionId());
         }
@@ -43,9 +43,9 @@ final class LockCommands {
         return r;
     }
 
-    private Result decideAcquire(Session s, Acquire c) {
+    private Result decideAcquire(SessionRecord s, Acquire c) {
         LockRecord lock = state.locks.get(c.lock());
-        Lease lease = lock == null ? null : lock.lease;
+        LeaseRecord lease = lock == null ? null : lock.lease;
         if (lease != null && lease.sessionId() == s.id) {
             if (lease.policy().bounded()) {
                 // Its deadline (maxHold, manual lease TTL) runs from the first grant; handed out
@@ -95,7 +95,7 @@ final class LockCommands {
         return new Queued(lock.name, lock.currentToken());
     }
 
-    private Rejected leasesFull(Session s) {
+    private Rejected leasesFull(SessionRecord s) {
         if (s.leaseCount() < state.limits.leasesPerSessionMax()) {
             return null;
         }
@@ -115,7 +115,7 @@ final class LockCommands {
         if (c.attempt() < 0) {
             return Shapes.invalid("attempt must not be negative, was " + c.attempt());
         }
-        Session s = state.sessions.get(c.sessionId());
+        SessionRecord s = state.sessions.get(c.sessionId());
         if (s == null) {
             return Requests.sessionLost(c.sessionId());
         }
@@ -172,9 +172,9 @@ final class LockCommands {
      * Compare-and-delete on the token: a stale release (an old token, or someone else's lease)
      * changes nothing, so a process that paused past its lease cannot free its successor's lock.
      */
-    private Result decideRelease(Session caller, Release c) {
+    private Result decideRelease(SessionRecord caller, Release c) {
         LockRecord lock = state.locks.get(c.lock());
-        Lease lease = lock == null ? null : lock.lease;
+        LeaseRecord lease = lock == null ? null : lock.lease;
         if (lease == null || lease.token() != c.token()) {
             lifecycle.staleWrite(c.lock(), c.token(), "release");
             String current = lease == null ? "the lock is free" : "current token " + lease.token();
@@ -218,9 +218,9 @@ final class LockCommands {
         return Requests.once(state, c.sessionId(), c.requestId(), s -> decideRenew(s, c));
     }
 
-    private Result decideRenew(Session s, Command.RenewLease c) {
+    private Result decideRenew(SessionRecord s, Command.RenewLease c) {
         LockRecord lock = state.locks.get(c.lock());
-        Lease lease = lock == null ? null : lock.lease;
+        LeaseRecord lease = lock == null ? null : lock.lease;
         if (lease == null || lease.token() != c.token() || lease.sessionId() != s.id) {
             long current = lease == null ? 0 : lease.token();
             return new Rejected(
@@ -271,7 +271,7 @@ final class LockCommands {
 
     /** A bounded wait passed its deadline while the lock stayed held. */
     void timeoutWait(long sessionId, long requestId) {
-        Session s = state.sessions.get(sessionId);
+        SessionRecord s = state.sessions.get(sessionId);
         LockRecord lock = state.locks.get(s.waitsByRequest.get(requestId));
         Waiter w = lock.findWaiter(sessionId, requestId);
         lifecycle.resolveWait(

@@ -6,7 +6,7 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * One lock: at most one {@link Lease}, a FIFO queue of waiters, and its bounded ownership history.
+ * One lock: at most one {@link LeaseRecord}, a FIFO queue of waiters, and its bounded ownership history.
  *
  * <p>Safety: the lease is a single field, so two leases of one lock cannot coexist; a grant
  * happens only when it is null. {@link #lastEnd} and {@link #lastToken} outlive the history
@@ -20,7 +20,7 @@ final class LockRecord {
 
     final String name;
     /** The current lease; null when the lock is free. */
-    Lease lease;
+    LeaseRecord lease;
     /** Manual renewal: the lease expires here unless renewed. NONE for a lease its session keeps alive, or no lease. */
     long renewDeadlineMs = NONE;
     /** maxHold: the lease is revoked here. NONE without maxHold, or no lease. */

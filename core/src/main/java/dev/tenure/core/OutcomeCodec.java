@@ -64,9 +64,6 @@ final class OutcomeCodec {
             case OK:
                 return Outcome.settled(new Ok());
             case RENEWED:
-                if (r.version < 2) {
-                    throw SnapshotCodec.corrupt("outcome tag " + tag + " in a version " + r.version + " snapshot");
-                }
                 return Outcome.settled(new Result.Renewed(r.i64()));
             case REJECTED:
                 return Outcome.settled(

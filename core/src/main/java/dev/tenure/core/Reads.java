@@ -29,7 +29,7 @@ final class Reads {
         }
         Holder holder = null;
         if (lock.lease != null) {
-            Session s = state.sessions.get(lock.lease.sessionId());
+            SessionRecord s = state.sessions.get(lock.lease.sessionId());
             holder = new Holder(
                     s.id,
                     lock.lease.token(),

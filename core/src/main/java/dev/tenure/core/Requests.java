@@ -18,7 +18,7 @@ final class Requests {
     private Requests() {}
 
     /** The original outcome of a retried request, REQUEST_TOO_OLD, or null for a new request. */
-    static Result replay(State state, Session session, long requestId) {
+    static Result replay(State state, SessionRecord session, long requestId) {
         Outcome cached = session.requests.get(requestId);
         if (cached != null) {
             if (!cached.pending()) {
@@ -44,7 +44,7 @@ final class Requests {
      * raced ahead, which released it) must not be told "granted" again: the caller never learnt
      * of that lease, and replaying it would make it believe it holds a lock nobody gave it.
      */
-    private static Result settled(State state, Session session, long requestId, Result result) {
+    private static Result settled(State state, SessionRecord session, long requestId, Result result) {
         if (result instanceof Granted g) {
             LockRecord lock = state.locks.get(g.grant().lock());
             if (lock == null || lock.currentToken() != g.grant().token()) {
@@ -58,7 +58,7 @@ final class Requests {
         return result;
     }
 
-    static void remember(State state, Session session, long requestId, Outcome outcome) {
+    static void remember(State state, SessionRecord session, long requestId, Outcome outcome) {
         session.requests.remember(requestId, outcome, state.limits.requestIdCacheMax());
         state.touch(session);
     }
@@ -67,8 +67,8 @@ final class Requests {
      * Runs a mutating request of a live session once: a retry gets the remembered outcome, a new
      * request is decided and its outcome remembered. Callers check the request's shape first.
      */
-    static Result once(State state, long sessionId, long requestId, Function<Session, Result> decide) {
-        Session s = state.sessions.get(sessionId);
+    static Result once(State state, long sessionId, long requestId, Function<SessionRecord, Result> decide) {
+        SessionRecord s = state.sessions.get(sessionId);
         if (s == null) {
             return sessionLost(sessionId);
         }

@@ -32,7 +32,7 @@ final class SessionCommands {
         if (state.sessions.size() >= state.limits.sessionsMax()) {
             return new Rejected(Code.LIMIT, "sessionsMax (" + state.limits.sessionsMax() + ") reached", 0);
         }
-        Session s = state.sessions.open(c.ttlMs(), c.clientName(), state.nowPlus(c.ttlMs()));
+        SessionRecord s = state.sessions.open(c.ttlMs(), c.clientName(), state.nowPlus(c.ttlMs()));
         state.deadlines.addSession(s.id, s.deadlineMs);
         state.touch(s);
         return new SessionOpened(s.id, s.ttlMs);
@@ -55,7 +55,7 @@ final class SessionCommands {
         TreeSet<Long> seen = new TreeSet<>();
         List<Long> lost = new ArrayList<>();
         for (Long id : c.sessionIds()) {
-            Session s = state.sessions.get(id);
+            SessionRecord s = state.sessions.get(id);
             if (s == null) {
                 if (seen.add(id)) {
                     lost.add(id);
@@ -74,7 +74,7 @@ final class SessionCommands {
         if (c.attachment() < 0) {
             return Shapes.invalid("attachment must not be negative, was " + c.attachment());
         }
-        Session s = state.sessions.get(c.sessionId());
+        SessionRecord s = state.sessions.get(c.sessionId());
         if (s == null) {
             return Requests.sessionLost(c.sessionId());
         }
@@ -90,7 +90,7 @@ final class SessionCommands {
     }
 
     Result resume(ResumeSession c) {
-        Session s = state.sessions.get(c.sessionId());
+        SessionRecord s = state.sessions.get(c.sessionId());
         if (s == null) {
             return Requests.sessionLost(c.sessionId());
         }
@@ -110,12 +110,12 @@ final class SessionCommands {
      * horizon, i.e. while the client still rightly believes it holds its leases.
      */
     void newTerm(long timestampMs) {
-        for (Session s : new ArrayList<>(state.sessions.all())) {
+        for (SessionRecord s : new ArrayList<>(state.sessions.all())) {
             extend(s, State.saturatingAdd(timestampMs, s.ttlMs));
         }
     }
 
-    private void extend(Session s, long deadlineMs) {
+    private void extend(SessionRecord s, long deadlineMs) {
         if (deadlineMs > s.deadlineMs) {
             state.deadlines.removeSession(s.id, s.deadlineMs);
             s.deadlineMs = deadlineMs;

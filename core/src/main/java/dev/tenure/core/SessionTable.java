@@ -10,14 +10,14 @@ import java.util.TreeMap;
  * one from a newer session.
  */
 final class SessionTable {
-    private final TreeMap<Long, Session> byId = new TreeMap<>();
+    private final TreeMap<Long, SessionRecord> byId = new TreeMap<>();
     private long lastSessionId;
 
     SessionTable(long lastSessionId) {
         this.lastSessionId = lastSessionId;
     }
 
-    Session get(long id) {
+    SessionRecord get(long id) {
         return byId.get(id);
     }
 
@@ -30,18 +30,18 @@ final class SessionTable {
     }
 
     /** Ascending by id; read-only. */
-    Collection<Session> all() {
+    Collection<SessionRecord> all() {
         return Collections.unmodifiableCollection(byId.values());
     }
 
-    Session open(long ttlMs, String clientName, long deadlineMs) {
-        Session s = new Session(++lastSessionId, ttlMs, clientName, deadlineMs, 1, new RequestCache());
+    SessionRecord open(long ttlMs, String clientName, long deadlineMs) {
+        SessionRecord s = new SessionRecord(++lastSessionId, ttlMs, clientName, deadlineMs, 1, new RequestCache());
         byId.put(s.id, s);
         return s;
     }
 
     /** For snapshot restore: the codec has checked that ids ascend and stay within lastSessionId. */
-    void restore(Session s) {
+    void restore(SessionRecord s) {
         byId.put(s.id, s);
     }
 

@@ -6,24 +6,23 @@ import java.util.TreeMap;
 import java.util.zip.CRC32;
 
 /**
- * The versioned binary snapshot format. Version 3, all integers big-endian ("v2:" marks what
- * version 2 added to version 1, "v3:" what version 3 added; this build still reads versions 1
- * and 2, taking every added field as off / empty, and an attachment as 1):
+ * The versioned binary snapshot format. Version 3, all integers big-endian. This build reads
+ * version 3 only and refuses any other version with an error that names it (docs/architecture.md
+ * says what each new version must ship with):
  *
  * <pre>
  * header   magic i32 "TNUR", version i32 = 3
- * clock    nowMs i64, lastToken i64, lastSessionId i64, v2: staleWritesRejected i64
- * sessions count i32, ascending id: id i64, ttlMs i64, clientName str, deadlineMs i64, v3: attachment i64,
+ * clock    nowMs i64, lastToken i64, lastSessionId i64, staleWritesRejected i64
+ * sessions count i32, ascending id: id i64, ttlMs i64, clientName str, deadlineMs i64, attachment i64,
  *          highestEvictedRequestId i64, cache count i32, ascending request id: requestId i64, outcome,
- *          v3: attempts count i32, ascending request id (each cached): requestId i64, attempt i64
+ *          attempts count i32, ascending request id (each cached): requestId i64, attempt i64
  * locks    count i32, ascending name: name str, hasLease u8,
  *          [lease: sessionId i64, token i64, grantedAtMs i64, previousEnd u8, previousToken i64,
- *           v2: previousCheckpoint ckpt, policy, renewDeadlineMs i64, maxHoldAtMs i64],
- *          waiter count i32, FIFO: sessionId i64, requestId i64, sinceMs i64, deadlineMs i64, v2: policy,
+ *           previousCheckpoint ckpt, policy, renewDeadlineMs i64, maxHoldAtMs i64],
+ *          waiter count i32, FIFO: sessionId i64, requestId i64, sinceMs i64, deadlineMs i64, policy,
  *          history count i32, oldest first: sessionId i64, token i64, grantedAtMs i64, endedAtMs i64, end u8,
- *          lastEnd u8, lastToken i64,
- *          v2: delayUntilMs i64, checkpoint ckpt,
- *              staleWrites: count i64, lastToken i64, lastCurrentToken i64, lastTarget str, lastAtMs i64
+ *          lastEnd u8, lastToken i64, delayUntilMs i64, checkpoint ckpt,
+ *          staleWrites: count i64, lastToken i64, lastCurrentToken i64, lastTarget str, lastAtMs i64
  * idle     count i32, oldest first: lock name str
  * kv       count i32, ascending key: key str, value bytes, token i64, lock str (nullable), writtenAtMs i64
  * trailer  CRC32 of everything before it, i32
@@ -32,8 +31,8 @@ import java.util.zip.CRC32;
  * policy = lockDelayMs i64, maxHoldMs i64, leaseTtlMs i64
  * ckpt = present u8, [value bytes, token i64, writtenAtMs i64]
  * outcome = u8 tag: 0 waiting(lock str) | 1 granted(lock str, token, sessionId, grantedAtMs, ttlMs i64,
- *           previousEnd u8, previousToken i64, v2: previousCheckpoint ckpt, policy) | 2 ok
- *           | 3 rejected(code u8, message str, currentToken i64) | v2: 4 renewed(remainingMs i64)
+ *           previousEnd u8, previousToken i64, previousCheckpoint ckpt, policy) | 2 ok
+ *           | 3 rejected(code u8, message str, currentToken i64) | 4 renewed(remainingMs i64)
  * </pre>
  *
  * <p>Session waits and held locks, the deadline index and the session deadline entries are not
@@ -41,13 +40,11 @@ import java.util.zip.CRC32;
  * The encoding is canonical (sorted, no optional padding) and decode refuses out-of-order keys,
  * so {@code encode(decode(s))} equals {@code s} byte for byte. Enums are written as their index
  * in the tables below, not their ordinal, so reordering an enum cannot silently change the
- * meaning of old snapshots; a new constant must be appended to its table.
+ * meaning of a snapshot already written; a new constant must be appended to its table.
  */
 final class SnapshotCodec {
     static final int MAGIC = 0x544E5552; // "TNUR"
     static final int VERSION = 3;
-    static final int VERSION_1 = 1;
-    static final int VERSION_2 = 2;
     private static final int HEADER_BYTES = 8;
     private static final int CHECKSUM_BYTES = 4;
 
@@ -78,7 +75,7 @@ final class SnapshotCodec {
         w.i64(state.sessions.lastSessionId());
         w.i64(state.staleWritesRejected);
         w.i32(state.sessions.size());
-        for (Session s : state.sessions.all()) {
+        for (SessionRecord s : state.sessions.all()) {
             writeSession(w, s);
         }
         w.i32(state.locks.size());
@@ -103,13 +100,11 @@ final class SnapshotCodec {
     static State decode(byte[] snapshot, Limits limits) {
         SnapshotReader r = checkedBody(snapshot);
         State state = new State(limits, r.i64(), r.i64(), r.i64());
-        if (r.version >= 2) {
-            state.staleWritesRejected = r.i64();
-        }
+        state.staleWritesRejected = r.i64();
         int sessions = r.count(40);
         long previousId = 0;
         for (int i = 0; i < sessions; i++) {
-            Session s = readSession(r);
+            SessionRecord s = readSession(r);
             if (s.id <= previousId || s.id > state.sessions.lastSessionId()) {
                 throw corrupt("session id " + s.id + " out of order or above lastSessionId");
             }
@@ -133,30 +128,29 @@ final class SnapshotCodec {
             throw new IllegalArgumentException(
                     "snapshot truncated: " + (snapshot == null ? 0 : snapshot.length) + " bytes");
         }
-        SnapshotReader header = new SnapshotReader(snapshot, snapshot.length);
-        int magic = header.i32();
+        int bodyEnd = snapshot.length - CHECKSUM_BYTES;
+        SnapshotReader body = new SnapshotReader(snapshot, bodyEnd);
+        int magic = body.i32();
         if (magic != MAGIC) {
             throw new IllegalArgumentException("not a Tenure snapshot: magic " + Integer.toHexString(magic));
         }
-        int version = header.i32();
-        if (version != VERSION && version != VERSION_1 && version != VERSION_2) {
-            throw new IllegalArgumentException("unsupported snapshot version " + version + " (this build reads "
-                    + VERSION_1 + " to " + VERSION + ")");
+        int version = body.i32();
+        if (version != VERSION) {
+            // Before the checksum and the body: a snapshot from a build of another version is
+            // reported as that, not as corruption, and no field is read under the wrong layout.
+            throw new IllegalArgumentException(
+                    "unsupported snapshot version " + version + ": this build reads version " + VERSION + " only");
         }
-        int bodyEnd = snapshot.length - CHECKSUM_BYTES;
         CRC32 crc = new CRC32();
         crc.update(snapshot, 0, bodyEnd);
         int stored = new SnapshotReader(Arrays.copyOfRange(snapshot, bodyEnd, snapshot.length), CHECKSUM_BYTES).i32();
         if (stored != (int) crc.getValue()) {
             throw new IllegalArgumentException("snapshot checksum mismatch: corrupt or truncated");
         }
-        SnapshotReader body = new SnapshotReader(snapshot, bodyEnd);
-        body.i32();
-        body.version = body.i32();
         return body;
     }
 
-    private static void writeSession(SnapshotWriter w, Session s) {
+    private static void writeSession(SnapshotWriter w, SessionRecord s) {
         w.i64(s.id);
         w.i64(s.ttlMs);
         w.string(s.clientName);
@@ -175,12 +169,12 @@ final class SnapshotCodec {
         }
     }
 
-    private static Session readSession(SnapshotReader r) {
+    private static SessionRecord readSession(SnapshotReader r) {
         long id = r.i64();
         long ttlMs = r.i64();
         String clientName = r.nonNullString();
         long deadlineMs = r.i64();
-        long attachment = r.version >= 3 ? r.i64() : 1;
+        long attachment = r.i64();
         if (attachment < 1) {
             throw corrupt("session " + id + " attachment " + attachment);
         }
@@ -195,7 +189,7 @@ final class SnapshotCodec {
             outcomes.put(requestId, OutcomeCodec.read(r));
         }
         TreeMap<Long, Long> attempts = new TreeMap<>();
-        int tried = r.version >= 3 ? r.count(16) : 0;
+        int tried = r.count(16);
         for (int i = 0; i < tried; i++) {
             long requestId = r.i64();
             long attempt = r.i64();
@@ -206,7 +200,7 @@ final class SnapshotCodec {
             }
             attempts.put(requestId, attempt);
         }
-        return new Session(
+        return new SessionRecord(
                 id, ttlMs, clientName, deadlineMs, attachment, new RequestCache(outcomes, attempts, highestEvicted));
     }
 
@@ -259,9 +253,6 @@ final class SnapshotCodec {
     }
 
     static Policy readPolicy(SnapshotReader r) {
-        if (r.version < 2) {
-            return Policy.NONE;
-        }
         Policy p = Policy.of(r.i64(), r.i64(), r.i64());
         if (p.lockDelayMs() < 0 || p.maxHoldMs() < 0 || p.leaseTtlMs() < 0) {
             throw corrupt("negative policy " + p);
@@ -279,7 +270,7 @@ final class SnapshotCodec {
     }
 
     static Checkpoint readCheckpoint(SnapshotReader r) {
-        if (r.version < 2 || !r.bool()) {
+        if (!r.bool()) {
             return null;
         }
         return new Checkpoint(r.bytes(), r.i64(), r.i64());
@@ -304,26 +295,22 @@ final class SnapshotCodec {
             }
             lock.lastEnd = end(r);
             lock.lastToken = r.i64();
-            if (r.version >= 2) {
-                readLockV2(r, state, lock);
-            }
+            readDelayCheckpointAndStaleWrites(r, state, lock);
             state.locks.restore(lock);
         }
     }
 
     private static void readLease(SnapshotReader r, State state, LockRecord lock) {
-        lock.lease = new Lease(r.i64(), r.i64(), r.i64(), end(r), r.i64(), readCheckpoint(r), readPolicy(r));
-        if (r.version >= 2) {
-            lock.renewDeadlineMs = r.i64();
-            lock.maxHoldAtMs = r.i64();
-        }
+        lock.lease = new LeaseRecord(r.i64(), r.i64(), r.i64(), end(r), r.i64(), readCheckpoint(r), readPolicy(r));
+        lock.renewDeadlineMs = r.i64();
+        lock.maxHoldAtMs = r.i64();
         sessionOf(state, lock.lease.sessionId()).addHeld(lock.name);
         if (lock.leaseEndsAtMs() != LockRecord.NONE) {
             state.deadlines.addLeaseEnd(lock.name, lock.leaseEndsAtMs());
         }
     }
 
-    private static void readLockV2(SnapshotReader r, State state, LockRecord lock) {
+    private static void readDelayCheckpointAndStaleWrites(SnapshotReader r, State state, LockRecord lock) {
         lock.delayUntilMs = r.i64();
         if (lock.delayUntilMs != 0) {
             state.deadlines.addDelayEnd(lock.name, lock.delayUntilMs);
@@ -341,7 +328,7 @@ final class SnapshotCodec {
         int waiters = r.count(32);
         for (int i = 0; i < waiters; i++) {
             Waiter x = new Waiter(r.i64(), r.i64(), r.i64(), r.i64(), readPolicy(r));
-            Session s = sessionOf(state, x.sessionId());
+            SessionRecord s = sessionOf(state, x.sessionId());
             if (s.waitsByLock.containsKey(lock.name) || s.waitsByRequest.containsKey(x.requestId())) {
                 throw corrupt("session " + s.id + " waits twice on lock " + lock.name);
             }
@@ -366,8 +353,8 @@ final class SnapshotCodec {
         }
     }
 
-    private static Session sessionOf(State state, long sessionId) {
-        Session s = state.sessions.get(sessionId);
+    private static SessionRecord sessionOf(State state, long sessionId) {
+        SessionRecord s = state.sessions.get(sessionId);
         if (s == null) {
             throw corrupt("lock refers to unknown session " + sessionId);
         }

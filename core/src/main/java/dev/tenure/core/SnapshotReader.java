@@ -12,8 +12,6 @@ import java.nio.charset.StandardCharsets;
  */
 final class SnapshotReader {
     private final ByteBuffer in;
-    /** The format version being read; later versions add fields, so decoders ask it what to expect. */
-    int version = SnapshotCodec.VERSION;
 
     SnapshotReader(byte[] bytes, int length) {
         this.in = ByteBuffer.wrap(bytes, 0, length);

@@ -4,7 +4,7 @@ import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.zip.CRC32;
 
-/** Big-endian primitives into memory; the one encoding every replica and version-1 reader shares. */
+/** Big-endian primitives into memory, as {@link SnapshotReader} reads them back. */
 final class SnapshotWriter {
     private final ByteArrayOutputStream out = new ByteArrayOutputStream(4096);
 

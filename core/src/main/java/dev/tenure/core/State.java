@@ -38,7 +38,7 @@ final class State {
         this.sessions = new SessionTable(lastSessionId);
     }
 
-    void touch(Session s) {
+    void touch(SessionRecord s) {
         touchedSessions.add(s.id);
     }
 

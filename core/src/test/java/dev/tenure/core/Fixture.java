@@ -28,10 +28,22 @@ final class Fixture {
     /** Small limits so that every bound is easy to reach. */
     static Limits small() {
         return new Limits(
-                100, 10_000, // sessionTtlMsMin, sessionTtlMsMax
-                8, 8, 4, 4, // lockNameBytesMax, keyBytesMax, valueBytesMax, clientNameBytesMax
-                3, 2, 2, 2, // sessionsMax, leasesPerSessionMax, waitersPerLockMax, kvKeysMax
-                3, 2, 2); // requestIdCacheMax, historyPerLockMax, idleLocksMax
+                100, // sessionTtlMsMin
+                10_000, // sessionTtlMsMax
+                8, // lockNameBytesMax
+                8, // keyBytesMax
+                4, // valueBytesMax
+                4, // clientNameBytesMax
+                3, // sessionsMax
+                2, // leasesPerSessionMax
+                2, // waitersPerLockMax
+                2, // kvKeysMax
+                3, // requestIdCacheMax
+                2, // historyPerLockMax
+                2, // idleLocksMax
+                600_000, // lockDelayMsMax
+                604_800_000, // maxHoldMsMax
+                16_384); // checkpointBytesMax
     }
 
     Result apply(Command c) {

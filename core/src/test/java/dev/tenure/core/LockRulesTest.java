@@ -316,7 +316,23 @@ class LockRulesTest {
 
     @Test
     void limitsOnWaitersAndLeasesPerSession() {
-        Limits l = new Limits(100, 10_000, 8, 8, 4, 4, 3, 2, 1, 2, 3, 2, 2); // leases 2, waiters 1
+        Limits l = new Limits(
+                100, // sessionTtlMsMin
+                10_000, // sessionTtlMsMax
+                8, // lockNameBytesMax
+                8, // keyBytesMax
+                4, // valueBytesMax
+                4, // clientNameBytesMax
+                3, // sessionsMax
+                2, // leasesPerSessionMax: under test
+                1, // waitersPerLockMax: under test
+                2, // kvKeysMax
+                3, // requestIdCacheMax
+                2, // historyPerLockMax
+                2, // idleLocksMax
+                600_000, // lockDelayMsMax
+                604_800_000, // maxHoldMsMax
+                16_384); // checkpointBytesMax
         Fixture f = new Fixture(l);
         long a = f.open(1_000);
         long b = f.open(1_000);
@@ -352,7 +368,23 @@ class LockRulesTest {
 
     @Test
     void pendingWaitsAreNeverEvictedFromTheRequestCache() {
-        Limits l = new Limits(100, 10_000, 8, 8, 4, 4, 3, 4, 2, 2, 1, 2, 2); // requestIdCacheMax 1
+        Limits l = new Limits(
+                100, // sessionTtlMsMin
+                10_000, // sessionTtlMsMax
+                8, // lockNameBytesMax
+                8, // keyBytesMax
+                4, // valueBytesMax
+                4, // clientNameBytesMax
+                3, // sessionsMax
+                4, // leasesPerSessionMax
+                2, // waitersPerLockMax
+                2, // kvKeysMax
+                1, // requestIdCacheMax: one outcome per session
+                2, // historyPerLockMax
+                2, // idleLocksMax
+                600_000, // lockDelayMsMax
+                604_800_000, // maxHoldMsMax
+                16_384); // checkpointBytesMax
         Fixture f = new Fixture(l);
         long a = f.open(1_000);
         long b = f.open(1_000);
@@ -400,7 +432,23 @@ class LockRulesTest {
 
     @Test
     void historyRecordsWithoutHistoryStillReportPreviousEnd() {
-        Limits l = new Limits(100, 10_000, 8, 8, 4, 4, 3, 2, 2, 2, 3, 0, 2); // historyPerLockMax 0
+        Limits l = new Limits(
+                100, // sessionTtlMsMin
+                10_000, // sessionTtlMsMax
+                8, // lockNameBytesMax
+                8, // keyBytesMax
+                4, // valueBytesMax
+                4, // clientNameBytesMax
+                3, // sessionsMax
+                2, // leasesPerSessionMax
+                2, // waitersPerLockMax
+                2, // kvKeysMax
+                3, // requestIdCacheMax
+                0, // historyPerLockMax: no history
+                2, // idleLocksMax
+                600_000, // lockDelayMsMax
+                604_800_000, // maxHoldMsMax
+                16_384); // checkpointBytesMax
         Fixture f = new Fixture(l);
         long a = f.open(1_000);
         Grant g = f.grant(a, 1, "x");

@@ -31,13 +31,19 @@ import org.junit.jupiter.api.Test;
  * restored, and the run continues on the restored copy, next to a twin that is never restored
  * (and checks only what each step touched) and must end byte-identical.
  *
- * <p>Seeded and replayable: a failure names its seed and a shrunk list of operations.
- * {@code mvn -pl core test -Dtest=ModelCheckTest -Dtenure.model.seed=N} replays one seed;
- * {@code -Dtenure.model.runs=N} runs more seeds (default {@value #DEFAULT_RUNS}).
+ * <p>Each run is {@value #OPS_PER_RUN} operations drawn from a {@link SplittableRandom} seeded
+ * with the run's number, each operation kind by its weight; runs take seeds 1 to
+ * {@value #DEFAULT_RUNS}. A failing run is shrunk greedily (drop halves, then ever smaller chunks,
+ * down to single operations, while it still fails) and reported with its seed, the shrunk list
+ * and the failure the shrunk list gives. Across all seeds, each outcome in a fixed list (every
+ * result and event kind, every rejection code, every way a tenure ends) must have been reached, so
+ * a generator that stops reaching one cannot let the check pass vacuously.
  *
- * <p>jqwik, the usual tool for this, is not used: from 1.10 its maintainers ask that it not be
- * used by AI coding agents, and this test was written by one. This harness is the small subset
- * needed: generation from a seed, a step-by-step oracle, and greedy shrinking.
+ * <p>{@code mvn -pl core test -Dtest=ModelCheckTest -Dtenure.model.seed=N} replays seed N alone
+ * (without the coverage check); {@code -Dtenure.model.runs=N} runs seeds 1 to N instead.
+ *
+ * <p>A second check feeds the recorded inputs of a few fixed seeds to two fresh machines, whose
+ * snapshots must stay byte-identical: apply depends on nothing but its inputs.
  */
 class ModelCheckTest {
     static final int DEFAULT_RUNS = 1_000;

@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 class SessionHeldLocksTest {
     @Test
     void heldLocksStayInNameOrderFromNoneToManyAndBack() {
-        Session s = new Session(1, 10_000, "c", 20_000, 1, new RequestCache());
+        SessionRecord s = new SessionRecord(1, 10_000, "c", 20_000, 1, new RequestCache());
         assertThat(s.heldLocks()).isEmpty();
         s.addHeld("m");
         s.addHeld("m"); // held already: no second copy

@@ -36,7 +36,7 @@ class ServerProbeTest {
                  num     #instances         #bytes  class name (module)
                    1:          3000         192000  [B (java.base@17.0.15)
                    2:           200           4800  java.lang.String (java.base@17.0.15)
-                   3:            10            320  dev.tenure.core.Session
+                   3:            10            320  dev.tenure.core.SessionRecord
                 Total          3210         197120
                 """;
         Map<String, Long> b = ServerProbe.parseHistogram(before);

@@ -14,7 +14,7 @@ import java.util.TreeSet;
  * {@link LockRecord}s (the lease and the queue). They exist so that ending a session visits only
  * its own locks, in name order; {@link Invariants} checks that both sides agree.
  */
-final class Session {
+final class SessionRecord {
     final long id;
     final long ttlMs;
     final String clientName;
@@ -39,7 +39,7 @@ final class Session {
 
     final RequestCache requests;
 
-    Session(long id, long ttlMs, String clientName, long deadlineMs, long attachment, RequestCache requests) {
+    SessionRecord(long id, long ttlMs, String clientName, long deadlineMs, long attachment, RequestCache requests) {
         this.id = id;
         this.ttlMs = ttlMs;
         // One copy per distinct name: a client process opens all its sessions under one name,

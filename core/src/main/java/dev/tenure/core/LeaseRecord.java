@@ -1,0 +1,28 @@
+package dev.tenure.core;
+
+/**
+ * The state machine's record of a lock's current lease: the holding session, the token, when it
+ * was granted and under which policy. A {@link LockRecord} has at most one; when the lease ends
+ * the lock drops it and adds a {@link TenureRecord} of it to its bounded history.
+ *
+ * <p>It also keeps what the lock's previous tenure was at the grant (its end, its token, the
+ * checkpoint then), because the lock's own checkpoint moves on while the lease runs: so
+ * {@link #grant} rebuilds exactly the {@link Grant} the holder was first given, which a
+ * re-entrant acquire by the same session gets again. The lease's own deadlines (manual renewal,
+ * maxHold) are not here but in the {@link LockRecord}, which moves them on renewal and on a new
+ * term.
+ */
+record LeaseRecord(
+        long sessionId,
+        long token,
+        long grantedAtMs,
+        TenureEnd previousEnd,
+        long previousToken,
+        Checkpoint previousCheckpoint,
+        Policy policy) {
+
+    Grant grant(String lock, long ttlMs) {
+        return new Grant(
+                lock, token, sessionId, grantedAtMs, ttlMs, previousEnd, previousToken, previousCheckpoint, policy);
+    }
+}
