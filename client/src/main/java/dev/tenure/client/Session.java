@@ -291,6 +291,18 @@ public final class Session implements AutoCloseable {
     }
 
     /**
+     * {@link #close()} without blocking: starts ending the session and returns at once. The future
+     * completes when the session is LOST (RELEASED once the server confirmed the end or a short
+     * wait passed; the first reason stands if it was lost already), after {@link #lost()} and every
+     * lease's {@link Lease#lost()} have completed. It never completes exceptionally. Idempotent.
+     * It never waits, so a listener, a future's callback or a single-threaded event loop may call it.
+     */
+    public CompletableFuture<Void> closeAsync() {
+        beginClose();
+        return lost.thenApply(reason -> null);
+    }
+
+    /**
      * A lease this session gave up at its own horizon (maxHold, manual TTL) may still be current on
      * the server for a margin; closing then must not record it as a clean release, so the Close
      * says EXPIRED (every lease still held ends that way: the cautious reading for the next holder).
