@@ -249,6 +249,18 @@ public final class Lease implements AutoCloseable {
         Blocking.join(releaseAsync());
     }
 
+    /**
+     * {@link #release()} without blocking the caller: completes once the server has answered, or
+     * at once for a lease already known lost, and fails with what release() would throw
+     * ({@link NotOwnerException} among them).
+     */
+    public CompletableFuture<Void> releaseAsync() {
+        if (lossReason() != null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return session.releaseOwn(this);
+    }
+
     /** {@link #release()}, except that a lease the server already took back is not an error. */
     @Override
     public void close() {
@@ -262,13 +274,6 @@ public final class Lease implements AutoCloseable {
     @Override
     public String toString() {
         return "Lease[" + lock + ", token " + token + ", session " + sessionId + "]";
-    }
-
-    CompletableFuture<Void> releaseAsync() {
-        if (lossReason() != null) {
-            return CompletableFuture.completedFuture(null);
-        }
-        return session.releaseOwn(this);
     }
 
     /** Returns false if the lease was already lost (the first reason stands). */

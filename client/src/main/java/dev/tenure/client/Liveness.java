@@ -4,10 +4,8 @@ import static dev.tenure.client.Session.State.CONNECTED;
 import static dev.tenure.client.Session.State.LOST;
 import static dev.tenure.client.Session.State.UNCERTAIN;
 
-import dev.tenure.client.internal.Backoff;
 import dev.tenure.client.internal.Horizon;
 import dev.tenure.client.internal.KeepAliveStream;
-import dev.tenure.client.internal.Retrier;
 import io.grpc.Status;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,14 +17,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Keeps one session alive: its Attach stream (resumed on the next endpoint when it breaks), a
- * keepalive every TTL/3, the horizon, and the CONNECTED / UNCERTAIN / LOST state.
+ * Decides how long one session's leases may be trusted: a keepalive every TTL/3, the horizon,
+ * and the CONNECTED / UNCERTAIN / LOST state. The stream the keepalives travel on, and its
+ * resumption on the next endpoint when it breaks, are {@link Attachments}'s; this lock guards
+ * both.
  *
  * <p>LOST is decided locally from the horizon by a timer, without waiting for any server message:
  * a partitioned client hears nothing, and it must stop acting before the server may grant its
  * locks to someone else (see {@link Horizon} for why the horizon comes first).
  */
-final class Liveness implements KeepAliveStream.Handler {
+final class Liveness {
     /** What the session learns; each call runs in the session's event order. */
     interface Events {
         void stateChanged(Session.State from, Session.State to);
@@ -46,6 +46,7 @@ final class Liveness implements KeepAliveStream.Handler {
     /** Held while a keepalive's seq is allocated and sent, so keepalives leave in seq order. */
     private final Object sendLock = new Object();
 
+    private final Attachments attachments;
     private final CompletableFuture<Void> opened = new CompletableFuture<>();
     /** Completes, outside the event order, once LOST is decided: what close() waits on. */
     private final CompletableFuture<Void> ended = new CompletableFuture<>();
@@ -57,18 +58,11 @@ final class Liveness implements KeepAliveStream.Handler {
     private boolean closing;
     private long sessionId;
     private long ttlNanos;
-    private KeepAliveStream stream;
-    private boolean streamOpened;
-    private long streamSendNanos;
     private long lastSeq;
-    private int connectFailures;
-    private long openGiveUpNanos;
     private TenureException openFailure;
     private TimeSource.Cancellable tickTimer;
     private TimeSource.Cancellable horizonTimer;
-    private TimeSource.Cancellable retryTimer;
     private TimeSource.Cancellable closeTimer;
-    private TimeSource.Cancellable openTimer;
 
     // Written under mu, read without it.
     private volatile long horizonNanos;
@@ -83,16 +77,12 @@ final class Liveness implements KeepAliveStream.Handler {
         this.time = ctx.time;
         this.events = events;
         this.queue = queue;
+        this.attachments = new Attachments(ctx, this, mu);
     }
 
     /** Opens the session; fails after the request timeout if no endpoint confirms it. */
     CompletableFuture<Void> open() {
-        synchronized (mu) {
-            openGiveUpNanos = time.nanoTime() + ctx.requestTimeoutNanos;
-            // A silent endpoint neither answers nor fails: give up at the deadline regardless.
-            openTimer = time.schedule(this::openTimedOut, ctx.requestTimeoutNanos);
-        }
-        connect();
+        attachments.open();
         return opened;
     }
 
@@ -186,14 +176,14 @@ final class Liveness implements KeepAliveStream.Handler {
     /** Sends Close with {@code end}; LOST(RELEASED) follows on the server's answer or after a short wait. */
     void close(dev.tenure.api.v1.TenureEnd end) {
         Effects fx = new Effects();
-        KeepAliveStream s = null;
+        KeepAliveStream s;
         synchronized (mu) {
             if (lostReason != null || closing) {
                 return;
             }
             closing = true;
-            if (stream != null && streamOpened) {
-                s = stream;
+            s = attachments.openStream();
+            if (s != null) {
                 closeTimer = time.schedule(this::closeTimedOut, ctx.closeWaitNanos());
             } else {
                 // No stream to say it on: the server ends the session at its TTL.
@@ -206,73 +196,108 @@ final class Liveness implements KeepAliveStream.Handler {
         }
     }
 
-    // ---- the stream ----
+    // ---- what the stream tells (from Attachments, under mu) ----
 
-    private void connect() {
-        KeepAliveStream s;
-        int index;
-        long resumeId;
-        synchronized (mu) {
-            retryTimer = null;
-            if (lostReason != null || closing || stream != null) {
-                return;
+    /** Whether the session still wants a stream: not lost, not closing. */
+    boolean wantsStream() {
+        return lostReason == null && !closing;
+    }
+
+    /** The session is on a stream: an Open or a Resume sent at {@code sentNanos} was confirmed. */
+    void attached(long id, long ttlMs, long graceMs, long sentNanos, Effects fx) {
+        boolean resumed = sessionId != 0;
+        if (!resumed) {
+            start(id, ttlMs, sentNanos);
+        }
+        // The grace the node applies, never more than asked: a node without it says 0.
+        long graceNanos = Math.min(ctx.graceNanos, TimeUnit.MILLISECONDS.toNanos(graceMs));
+        horizon.grace(graceNanos > 0 ? graceNanos - ctx.marginNanos(graceNanos) : -1);
+        if (resumed) {
+            // A Resume renews: the horizon moves from the Resume's send time, not from the
+            // reconnect. Waiters are answered now; fence() re-checks what that gave.
+            horizon.renewed(sentNanos);
+            waiters.forEach(w -> fx.add(() -> w.done.complete(null)));
+            waiters.clear();
+            setState(CONNECTED);
+        }
+        horizonMoved();
+    }
+
+    /** Keepalive {@code seq} was acknowledged; false if it was not one still outstanding. */
+    boolean acked(long seq, Effects fx) {
+        OptionalLong sent = horizon.acked(seq);
+        if (sent.isEmpty()) {
+            return false;
+        }
+        horizonMoved();
+        for (Iterator<Waiter> it = waiters.iterator(); it.hasNext(); ) {
+            Waiter w = it.next();
+            if (w.sinceNanos - sent.getAsLong() <= 0) {
+                it.remove();
+                fx.add(() -> w.done.complete(null));
             }
-            index = ctx.endpoints.preferred();
-            s = new KeepAliveStream(index, this);
-            stream = s;
-            streamOpened = false;
-            resumeId = sessionId;
-            // Taken before the Open/Resume leaves, so the renewal it carries is dated no later than
-            // the server's commit of it.
-            streamSendNanos = time.nanoTime();
         }
-        try {
-            s.start(ctx.attachMux(index));
-        } catch (IllegalStateException clientClosed) {
-            broken(s, Status.UNAVAILABLE.withDescription("client closed").withCause(clientClosed));
-            return;
-        }
-        long graceMs = TimeUnit.NANOSECONDS.toMillis(ctx.graceNanos);
-        if (resumeId == 0) {
-            s.sendOpen(TimeUnit.NANOSECONDS.toMillis(ctx.ttlNanos), ctx.clientName, graceMs);
+        setState(CONNECTED);
+        return true;
+    }
+
+    /** Not under mu: the event only needs the session's event order. */
+    void leaseEnded(long token, dev.tenure.api.v1.TenureEnd end) {
+        queue.add(() -> events.leaseEnded(token, LossReason.of(TenureEnd.from(end))));
+        queue.drain();
+    }
+
+    /** The server ended the session, on the session's current stream or an older one. */
+    void sessionEnded(boolean currentStream, dev.tenure.api.v1.TenureEnd end, String message, Effects fx) {
+        if (sessionId == 0) {
+            if (currentStream) {
+                openFailure = new SessionLostException("server ended the session while opening it: " + message);
+                markLost(LossReason.SESSION_ENDED, fx);
+            }
         } else {
-            s.sendResume(resumeId, graceMs);
+            // From any stream: the server ending the session is authoritative.
+            TenureEnd te = TenureEnd.from(end);
+            markLost(te == TenureEnd.NONE && closing ? LossReason.RELEASED : LossReason.of(te), fx);
         }
     }
 
-    @Override
-    public void opened(KeepAliveStream s, long id, long ttlMs, long graceMs) {
-        Effects fx = new Effects();
-        synchronized (mu) {
-            if (s != stream || lostReason != null) {
-                return;
-            }
-            streamOpened = true;
-            connectFailures = 0;
-            boolean resumed = sessionId != 0;
-            if (!resumed) {
-                start(id, ttlMs);
-            }
-            // The grace the node applies, never more than asked: a node without it says 0.
-            long graceNanos = Math.min(ctx.graceNanos, TimeUnit.MILLISECONDS.toNanos(graceMs));
-            horizon.grace(graceNanos > 0 ? graceNanos - ctx.marginNanos(graceNanos) : -1);
-            if (resumed) {
-                // A Resume renews: the horizon moves from the Resume's send time, not from the
-                // reconnect. Waiters are answered now; fence() re-checks what that gave.
-                horizon.renewed(streamSendNanos);
-                waiters.forEach(w -> fx.add(() -> w.done.complete(null)));
-                waiters.clear();
-                setState(CONNECTED);
-            }
-            horizonMoved();
+    /** The stream broke while the session lives; true if it should get another one. */
+    boolean streamBroken(Status status, Effects fx) {
+        horizon.forgetOutstanding(); // their acks can never arrive now
+        if (closing) {
+            markLost(LossReason.RELEASED, fx);
+            return false;
         }
-        finish(fx);
+        if (sessionId != 0) {
+            setState(UNCERTAIN);
+            queue.add(() -> events.renewFailed(status.asRuntimeException()));
+        }
+        return true;
+    }
+
+    /** No endpoint will open the session: {@code failure} is what open() fails with. */
+    void openFailed(TenureException failure, Effects fx) {
+        openFailure = failure;
+        markLost(LossReason.SESSION_ENDED, fx);
+    }
+
+    private void start(long id, long ttlMs, long sentNanos) {
+        sessionId = id;
+        // The server's TTL rules: it is the one that will expire the session.
+        ttlNanos = TimeUnit.MILLISECONDS.toNanos(ttlMs > 0 ? ttlMs : ctx.ttlNanos / 1_000_000);
+        horizon.start(sentNanos, ttlNanos - ctx.marginNanos(ttlNanos));
+        horizonMoved();
+        tickTimer = time.schedule(this::tick, untilNextTick());
+        horizonTimer = time.schedule(this::checkHorizon, horizonNanos - time.nanoTime());
+        queue.add(() -> opened.complete(null));
     }
 
     private void horizonMoved() {
         horizonNanos = horizon.valueNanos();
         validUntilNanos = horizon.validUntilNanos();
     }
+
+    // ---- the keepalive schedule ----
 
     /** A third of the TTL, or of the grace: leases stay valid only that long after a confirmed renewal. */
     private long keepAliveIntervalNanos() {
@@ -289,124 +314,6 @@ final class Liveness implements KeepAliveStream.Handler {
         long interval = keepAliveIntervalNanos();
         return interval - Math.floorMod(time.nanoTime(), interval);
     }
-
-    private void start(long id, long ttlMs) {
-        sessionId = id;
-        // The server's TTL rules: it is the one that will expire the session.
-        ttlNanos = TimeUnit.MILLISECONDS.toNanos(ttlMs > 0 ? ttlMs : ctx.ttlNanos / 1_000_000);
-        horizon.start(streamSendNanos, ttlNanos - ctx.marginNanos(ttlNanos));
-        horizonMoved();
-        cancel(openTimer);
-        tickTimer = time.schedule(this::tick, untilNextTick());
-        horizonTimer = time.schedule(this::checkHorizon, horizonNanos - time.nanoTime());
-        queue.add(() -> opened.complete(null));
-    }
-
-    @Override
-    public void acked(KeepAliveStream s, long seq) {
-        Effects fx = new Effects();
-        synchronized (mu) {
-            if (s != stream || lostReason != null) {
-                return;
-            }
-            OptionalLong sent = horizon.acked(seq);
-            if (sent.isEmpty()) {
-                return;
-            }
-            horizonMoved();
-            for (Iterator<Waiter> it = waiters.iterator(); it.hasNext(); ) {
-                Waiter w = it.next();
-                if (w.sinceNanos - sent.getAsLong() <= 0) {
-                    it.remove();
-                    fx.add(() -> w.done.complete(null));
-                }
-            }
-            setState(CONNECTED);
-        }
-        finish(fx);
-    }
-
-    @Override
-    public void leaseEnded(KeepAliveStream s, String lock, long token, dev.tenure.api.v1.TenureEnd end) {
-        queue.add(() -> events.leaseEnded(token, LossReason.of(TenureEnd.from(end))));
-        queue.drain();
-    }
-
-    @Override
-    public void sessionEnded(KeepAliveStream s, dev.tenure.api.v1.TenureEnd end, String message) {
-        Effects fx = new Effects();
-        synchronized (mu) {
-            if (sessionId == 0) {
-                if (s == stream) {
-                    openFailure = new SessionLostException("server ended the session while opening it: " + message);
-                    markLost(LossReason.SESSION_ENDED, fx);
-                }
-            } else {
-                // From any stream: the server ending the session is authoritative.
-                TenureEnd te = TenureEnd.from(end);
-                markLost(te == TenureEnd.NONE && closing ? LossReason.RELEASED : LossReason.of(te), fx);
-            }
-        }
-        finish(fx);
-    }
-
-    @Override
-    public void broken(KeepAliveStream s, Status status) {
-        Effects fx = new Effects();
-        boolean retryNow = false;
-        synchronized (mu) {
-            if (s != stream) {
-                return;
-            }
-            stream = null;
-            streamOpened = false;
-            horizon.forgetOutstanding(); // their acks can never arrive now
-            ctx.endpoints.failed(s.endpoint());
-            if (lostReason != null) {
-                return;
-            } else if (closing) {
-                markLost(LossReason.RELEASED, fx);
-            } else if (sessionId == 0) {
-                retryNow = openFailed(status, fx);
-            } else {
-                setState(UNCERTAIN);
-                queue.add(() -> events.renewFailed(status.asRuntimeException()));
-                retryNow = scheduleReconnect();
-            }
-        }
-        finish(fx);
-        if (retryNow) {
-            connect();
-        }
-    }
-
-    private boolean openFailed(Status status, Effects fx) {
-        if (!Retrier.retryable(status.getCode())) {
-            openFailure = Retrier.failure(status);
-        } else if (time.nanoTime() - openGiveUpNanos >= 0) {
-            openFailure = new UnavailableException(
-                    "no endpoint opened a session within " + TimeUnit.NANOSECONDS.toMillis(ctx.requestTimeoutNanos)
-                            + " ms (last: " + Retrier.brief(status) + ")",
-                    status.asRuntimeException());
-        } else {
-            return scheduleReconnect();
-        }
-        markLost(LossReason.SESSION_ENDED, fx);
-        return false;
-    }
-
-    /** Returns true to reconnect at once; else a timer does it after the backoff. */
-    private boolean scheduleReconnect() {
-        connectFailures++;
-        long delay = Backoff.delayNanos(connectFailures, ctx.endpoints.size());
-        if (delay == 0) {
-            return true;
-        }
-        retryTimer = time.schedule(this::connect, delay);
-        return false;
-    }
-
-    // ---- timers ----
 
     private void tick() {
         synchronized (mu) {
@@ -432,30 +339,16 @@ final class Liveness implements KeepAliveStream.Handler {
             KeepAliveStream s;
             long seq;
             synchronized (mu) {
-                if (lostReason != null || closing || stream == null || !streamOpened) {
+                s = attachments.openStream();
+                if (lostReason != null || closing || s == null) {
                     return;
                 }
-                s = stream;
                 seq = ++lastSeq;
-                horizon.sent(seq, time.nanoTime()); // just before sending: see streamSendNanos
+                // Just before sending, as an Open or Resume is dated: no later than the server's commit.
+                horizon.sent(seq, time.nanoTime());
             }
             s.sendKeepAlive(seq, onTick);
         }
-    }
-
-    private void openTimedOut() {
-        Effects fx = new Effects();
-        synchronized (mu) {
-            if (sessionId != 0 || lostReason != null) {
-                return;
-            }
-            openFailure = new UnavailableException(
-                    "no endpoint opened a session within " + TimeUnit.NANOSECONDS.toMillis(ctx.requestTimeoutNanos)
-                            + " ms",
-                    null);
-            markLost(LossReason.SESSION_ENDED, fx);
-        }
-        finish(fx);
     }
 
     private void closeTimedOut() {
@@ -489,42 +382,27 @@ final class Liveness implements KeepAliveStream.Handler {
         stateView = LOST;
         cancel(tickTimer);
         cancel(horizonTimer);
-        cancel(retryTimer);
         cancel(closeTimer);
-        cancel(openTimer);
-        KeepAliveStream s = stream;
-        boolean wasOpen = streamOpened;
-        stream = null;
-        streamOpened = false;
         waiters.forEach(w -> fx.add(() -> w.done.complete(null)));
         waiters.clear();
         fx.add(() -> ended.complete(null));
         if (sessionId == 0) {
             TenureException e =
                     openFailure != null ? openFailure : new SessionLostException("session closed before it opened");
-            if (s != null) {
-                fx.add(s::leave);
-            }
+            attachments.stop(false, fx);
             queue.add(() -> opened.completeExceptionally(e));
             return;
         }
-        if (s != null) {
-            // Past the horizon the client has already given its leases up; saying so lets the next
-            // waiter in now instead of at the server's TTL. It says EXPIRED, not RELEASED: the work
-            // may have stopped half-way, and the next holder must learn that from previous_end.
-            boolean tell = wasOpen && reason == LossReason.HORIZON_PASSED;
-            fx.add(() -> {
-                if (tell) {
-                    s.sendClose(dev.tenure.api.v1.TenureEnd.TENURE_END_EXPIRED);
-                }
-                s.leave();
-            });
-        }
+        // Past the horizon the client has already given its leases up; saying so lets the next
+        // waiter in now instead of at the server's TTL. It says EXPIRED, not RELEASED: the work
+        // may have stopped half-way, and the next holder must learn that from previous_end.
+        attachments.stop(reason == LossReason.HORIZON_PASSED, fx);
         queue.add(() -> events.stateChanged(from, LOST));
         queue.add(() -> events.lost(reason));
     }
 
-    private void finish(Effects fx) {
+    /** Runs what was decided under mu, then the events: call it after releasing mu. */
+    void finish(Effects fx) {
         fx.run();
         queue.drain();
     }

@@ -1,22 +1,12 @@
 package dev.tenure.client;
 
-import dev.tenure.api.v1.AcquireRequest;
 import dev.tenure.api.v1.AcquireResponse;
 import dev.tenure.api.v1.Code;
 import dev.tenure.api.v1.Fence;
 import dev.tenure.api.v1.Grant;
-import dev.tenure.api.v1.ReleaseRequest;
-import dev.tenure.api.v1.ReleaseResponse;
-import dev.tenure.api.v1.RenewLeaseRequest;
 import dev.tenure.api.v1.RenewLeaseResponse;
-import dev.tenure.api.v1.TenureGrpc;
-import dev.tenure.client.internal.Retrier;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -24,7 +14,6 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -32,7 +21,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * leases. Once {@link State#LOST} it never recovers: open a new session.
  *
  * <p>Every mutating request gets the next request id of this session; retries of a request reuse
- * its id, so the server returns the original outcome instead of acting twice.
+ * its id, so the server returns the original outcome instead of acting twice. The requests
+ * themselves are built in {@link LockRequests}, {@link Writes} and {@link Reads}.
  */
 public final class Session implements AutoCloseable {
     /** CONNECTED: renewals are acknowledged. UNCERTAIN: one is late or the stream broke; leases
@@ -43,24 +33,13 @@ public final class Session implements AutoCloseable {
         LOST
     }
 
-    /** LeaseEnded pushes remembered for grants still in flight (bounded). */
-    private static final int ENDED_EARLY_MAX = 64;
-
     private final ClientContext ctx;
     private final EventQueue queue = new EventQueue();
     private final Liveness liveness;
     private final AtomicLong requestIds = new AtomicLong();
     private final CompletableFuture<LossReason> lost = new CompletableFuture<>();
     private final Set<CompletableFuture<Lease>> acquiring = ConcurrentHashMap.newKeySet();
-    // Guarded by leases.
-    private final Map<Long, Lease> leases = new HashMap<>();
-    private final Map<Long, LossReason> endedEarly = new LinkedHashMap<>() {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Long, LossReason> eldest) {
-            return size() > ENDED_EARLY_MAX;
-        }
-    };
-    private boolean leasesClosed;
+    private final SessionLeases leases = new SessionLeases();
     private volatile boolean gaveUpALease;
 
     Session(ClientContext ctx) {
@@ -132,7 +111,7 @@ public final class Session implements AutoCloseable {
     public CompletableFuture<Lease> acquireAsync(String lock, AcquireOptions options) {
         Objects.requireNonNull(lock, "lock");
         Objects.requireNonNull(options, "options");
-        long waitMs = waitMs(options.waitTime());
+        long waitMs = LockRequests.waitMs(options.waitTime());
         CompletableFuture<Lease> result = new CompletableFuture<>();
         ctx.listener.acquireStart(lock);
         result.whenComplete((lease, error) -> {
@@ -147,25 +126,11 @@ public final class Session implements AutoCloseable {
             result.completeExceptionally(lostException());
             return result;
         }
-        AcquireRequest request = AcquireRequest.newBuilder()
-                .setSessionId(id())
-                .setRequestId(requestIds.incrementAndGet())
-                .setLock(lock)
-                .setWaitMs(waitMs)
-                .setPolicy(options.policy(ttl()))
-                .build();
         // Taken before the request leaves: the server grants no earlier than it receives it, so
         // this is a safe origin for the lease's own (maxHold, manual TTL) horizon.
         long sentNanos = ctx.time.nanoTime();
-        long budget = waitMs < 0
-                ? Retrier.FOREVER
-                : saturatedAdd(TimeUnit.MILLISECONDS.toNanos(waitMs), ctx.requestTimeoutNanos);
-        // Each try says which it is: a node whose call for an earlier try ends unanswered then
-        // cannot withdraw the wait (or give back the grant) that a later try is waiting on.
-        CompletableFuture<AcquireResponse> call = ctx.retrier.callTries(
-                TenureGrpc.getAcquireMethod(),
-                attempt -> request.toBuilder().setAttempt(attempt).build(),
-                budget);
+        CompletableFuture<AcquireResponse> call =
+                LockRequests.acquire(ctx, id(), requestIds.incrementAndGet(), lock, waitMs, options.policy(ttl()));
         acquiring.add(result);
         // However the result ends (cancelled, session lost), the server-side wait must end too.
         result.whenComplete((lease, error) -> call.cancel(false));
@@ -203,7 +168,7 @@ public final class Session implements AutoCloseable {
 
     private void granted(Grant grant, CompletableFuture<Lease> result, long sentNanos) {
         Lease lease = new Lease(this, grant, sentNanos);
-        if (!register(lease)) {
+        if (!leases.add(lease)) {
             result.completeExceptionally(lostException());
             return;
         }
@@ -225,24 +190,8 @@ public final class Session implements AutoCloseable {
      */
     public void release(String lock, long token) {
         requireLive();
-        ReleaseRequest request = ReleaseRequest.newBuilder()
-                .setSessionId(id())
-                .setRequestId(requestIds.incrementAndGet())
-                .setLock(lock)
-                .setToken(token)
-                .setAnySession(true)
-                .build();
-        ReleaseResponse r =
-                Blocking.join(ctx.retrier.call(TenureGrpc.getReleaseMethod(), request, ctx.requestTimeoutNanos));
-        if (r.getCode() == Code.CODE_NOT_OWNER) {
-            throw new NotOwnerException(lock, token, r.getCurrentToken());
-        } else if (r.getCode() != Code.CODE_OK) {
-            throw failure("release '" + lock + "'", r.getCode(), r.getMessage());
-        }
-        Lease own;
-        synchronized (leases) {
-            own = leases.get(token);
-        }
+        LockRequests.releaseAny(ctx, id(), requestIds.incrementAndGet(), lock, token, this::failure);
+        Lease own = leases.get(token);
         if (own != null && own.lock().equals(lock)) {
             own.markLost(LossReason.RELEASED);
         }
@@ -250,14 +199,8 @@ public final class Session implements AutoCloseable {
 
     /** Compare-and-delete of one of this session's own leases. */
     CompletableFuture<Void> releaseOwn(Lease lease) {
-        ReleaseRequest request = ReleaseRequest.newBuilder()
-                .setSessionId(lease.sessionId())
-                .setRequestId(requestIds.incrementAndGet())
-                .setLock(lease.lock())
-                .setToken(lease.token())
-                .build();
-        return ctx.retrier
-                .call(TenureGrpc.getReleaseMethod(), request, ctx.requestTimeoutNanos)
+        return LockRequests.releaseOwn(
+                        ctx, lease.sessionId(), requestIds.incrementAndGet(), lease.lock(), lease.token())
                 .thenApply(r -> {
                     switch (r.getCode()) {
                         case CODE_OK:
@@ -281,13 +224,7 @@ public final class Session implements AutoCloseable {
 
     /** RenewLease for one of this session's own leases. */
     CompletableFuture<RenewLeaseResponse> renewOwn(Lease lease) {
-        RenewLeaseRequest request = RenewLeaseRequest.newBuilder()
-                .setSessionId(lease.sessionId())
-                .setRequestId(requestIds.incrementAndGet())
-                .setLock(lease.lock())
-                .setToken(lease.token())
-                .build();
-        return ctx.retrier.call(TenureGrpc.getRenewLeaseMethod(), request, ctx.requestTimeoutNanos);
+        return LockRequests.renew(ctx, lease.sessionId(), requestIds.incrementAndGet(), lease.lock(), lease.token());
     }
 
     /** WriteCheckpoint under one of this session's own leases. */
@@ -354,6 +291,18 @@ public final class Session implements AutoCloseable {
     }
 
     /**
+     * {@link #close()} without blocking: starts ending the session and returns at once. The future
+     * completes when the session is LOST (RELEASED once the server confirmed the end or a short
+     * wait passed; the first reason stands if it was lost already), after {@link #lost()} and every
+     * lease's {@link Lease#lost()} have completed. It never completes exceptionally. Idempotent.
+     * It never waits, so a listener, a future's callback or a single-threaded event loop may call it.
+     */
+    public CompletableFuture<Void> closeAsync() {
+        beginClose();
+        return lost.thenApply(reason -> null);
+    }
+
+    /**
      * A lease this session gave up at its own horizon (maxHold, manual TTL) may still be current on
      * the server for a margin; closing then must not record it as a clean release, so the Close
      * says EXPIRED (every lease still held ends that way: the cautious reading for the next holder).
@@ -389,30 +338,11 @@ public final class Session implements AutoCloseable {
         if (reason == LossReason.HORIZON_PASSED) {
             gaveUpALease = true;
         }
-        synchronized (leases) {
-            leases.remove(lease.token(), lease);
-        }
+        leases.remove(lease);
         ctx.listener.leaseLost(lease, reason);
     }
 
     // ---- internals ----
-
-    private boolean register(Lease lease) {
-        LossReason endedFirst;
-        synchronized (leases) {
-            if (leasesClosed) {
-                return false;
-            }
-            endedFirst = endedEarly.remove(lease.token());
-            if (endedFirst == null) {
-                leases.put(lease.token(), lease);
-            }
-        }
-        if (endedFirst != null) {
-            lease.markLost(endedFirst); // its LeaseEnded push overtook the grant
-        }
-        return true;
-    }
 
     private TenureException failure(String request, Code code, String message) {
         if (code == Code.CODE_SESSION_LOST) {
@@ -446,27 +376,6 @@ public final class Session implements AutoCloseable {
         return new TenureException(String.valueOf(t), t);
     }
 
-    /** null: forever (-1 on the wire); sub-millisecond waits round up so they still wait. */
-    static long waitMs(Duration wait) {
-        if (wait == null) {
-            return -1;
-        }
-        if (wait.isNegative()) {
-            throw new IllegalArgumentException("wait must not be negative: " + wait);
-        }
-        try {
-            long ms = wait.toMillis();
-            return ms == 0 && !wait.isZero() ? 1 : ms;
-        } catch (ArithmeticException beyondLong) {
-            return -1;
-        }
-    }
-
-    private static long saturatedAdd(long a, long b) {
-        long sum = a + b;
-        return ((a ^ sum) & (b ^ sum)) < 0 ? Retrier.FOREVER : sum;
-    }
-
     /** Liveness's events, in the session's event order. */
     private final class Events implements Liveness.Events {
         @Override
@@ -481,27 +390,12 @@ public final class Session implements AutoCloseable {
 
         @Override
         public void leaseEnded(long token, LossReason reason) {
-            Lease lease;
-            synchronized (leases) {
-                lease = leases.get(token);
-                if (lease == null && !leasesClosed) {
-                    endedEarly.put(token, reason);
-                }
-            }
-            if (lease != null) {
-                lease.markLost(reason);
-            }
+            leases.ended(token, reason);
         }
 
         @Override
         public void lost(LossReason reason) {
-            List<Lease> held;
-            synchronized (leases) {
-                leasesClosed = true;
-                held = new ArrayList<>(leases.values());
-                leases.clear();
-            }
-            held.forEach(l -> l.markLost(reason));
+            leases.loseAll(reason);
             lost.complete(reason);
             for (CompletableFuture<Lease> waiting : new ArrayList<>(acquiring)) {
                 waiting.completeExceptionally(lostException());

@@ -212,18 +212,32 @@ public final class TenureClient implements AutoCloseable {
             return this;
         }
 
-        /** For tests: how to make the channel for an endpoint (e.g. in-process). */
-        Builder channelFactory(Function<String, ManagedChannel> factory) {
+        /**
+         * How to make the channel to an endpoint, given its "host:port" as listed in
+         * {@link #endpoints(String)}. Default: a plaintext Netty channel. Use it for in-process
+         * channels (tests), or a channel configured your own way (transport security,
+         * interceptors, executors). The client owns the channels it makes:
+         * {@link TenureClient#close()} shuts them down. Leave HTTP/2 keepalive pings off: a server
+         * may count them as abuse and close the connection, which ends the session at once; the
+         * session's own keepalives are what detect a dead peer.
+         */
+        public Builder channelFactory(Function<String, ManagedChannel> factory) {
             this.channelFactory = Objects.requireNonNull(factory, "factory");
             return this;
         }
 
         /**
-         * For the simulation: make every call as a unary call, whose loss and duplication its
-         * network models per call, rather than carry it on a Calls stream.
+         * {@code true}: every lock and key-value call (Acquire to KvDelete) is a unary gRPC call of
+         * its own. Default {@code false}: they travel as frames of one Calls stream per node,
+         * which costs client and node less per call, and each still behaves as a unary call to
+         * its caller (deadline, cancellation, status). Choose unary calls where something between
+         * the client and the nodes must see each call: a client interceptor that observes,
+         * authorizes or traces per method, a proxy that routes or limits unary calls, or a
+         * simulated network that loses and duplicates them one by one. Either way a node that
+         * does not serve Calls gets unary calls.
          */
-        Builder unaryCalls() {
-            this.carryCalls = false;
+        public Builder unaryCalls(boolean unary) {
+            this.carryCalls = !unary;
             return this;
         }
 

@@ -11,7 +11,6 @@ import dev.tenure.client.LockHeldException;
 import dev.tenure.client.LossReason;
 import dev.tenure.client.NotOwnerException;
 import dev.tenure.client.Session;
-import dev.tenure.client.SimAccess;
 import dev.tenure.client.TenureException;
 import io.grpc.stub.StreamObserver;
 import java.time.Duration;
@@ -19,8 +18,8 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * What one client process does, through the client's public API only (plus {@link SimAccess}'s
- * non-blocking release and close): open a session; acquire one lock at a time (not waiting,
+ * What one client process does, through the client's public API only and never blocking
+ * (async acquire, release and close): open a session; acquire one lock at a time (not waiting,
  * waiting a while, or waiting forever, sometimes giving up); while holding it, make fenced writes
  * to the lock's key, each right after {@code lease.fence()}; release; and start over when the
  * session is lost. All its timers run on its own clock, so they pause and drift with it.
@@ -93,7 +92,7 @@ final class App {
         releasing = null;
         gaveUpOn.clear();
         s.lost().thenAccept(reason -> later(backoff(), this::openSession));
-        SimAccess.beginClose(s);
+        s.closeAsync();
     }
 
     private void next() {
@@ -256,7 +255,7 @@ final class App {
         held = null; // from here on the application no longer acts as the holder
         trace("releases " + lease.lock() + " t" + lease.token());
         Session s = session;
-        CompletableFuture<Void> f = SimAccess.releaseAsync(lease);
+        CompletableFuture<Void> f = lease.releaseAsync();
         releasing = f;
         f.whenComplete((v, error) -> {
             if (releasing == f) {

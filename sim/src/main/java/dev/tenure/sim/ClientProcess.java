@@ -1,6 +1,5 @@
 package dev.tenure.sim;
 
-import dev.tenure.client.SimAccess;
 import dev.tenure.client.TenureClient;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,7 +41,10 @@ final class ClientProcess implements EventLoop.Host {
         if (world.config.mutation() == SimConfig.Mutation.ZERO_DRIFT_MARGIN) {
             builder.driftMargin(Duration.ZERO);
         }
-        this.client = SimAccess.build(builder, target -> new SimChannel(world, this, node(target)));
+        // Unary calls: the simulated network loses and duplicates them call by call.
+        this.client = builder.channelFactory(target -> new SimChannel(world, this, node(target)))
+                .unaryCalls(true)
+                .build();
         this.app = new App(world, this);
     }
 

@@ -25,10 +25,11 @@ import java.util.function.Function;
 /**
  * A channel that carries the unary lock and key-value calls (Acquire to KvDelete) to its node as
  * frames of one Calls stream, and passes every other call to the channel under it. A frame on an
- * open stream costs client and node less than half of what a unary call does (see
- * BENCHMARKS.md, 'Calls on one stream'), and each call still behaves as a unary call to whoever
- * made it: the same listener callbacks, its deadline (from its options and its context) and its
- * cancellation (which sends a Cancel frame, as a cancelled unary call resets its HTTP/2 stream).
+ * open stream spares client and node what each unary call costs them: a new HTTP/2 stream, its
+ * headers and trailers, and on the client a hand-off to gRPC's executor (see BENCHMARKS.md,
+ * 'Calls on one stream'). Each call still behaves as a unary call to whoever made it: the
+ * same listener callbacks, its deadline (from its options and its context) and its cancellation
+ * (which sends a Cancel frame, as a cancelled unary call resets its HTTP/2 stream).
  *
  * <p>The stream opens with the first call and stays open until {@link #close()}. When it breaks,
  * every call in flight on it fails with the stream's status (UNAVAILABLE for a lost connection,

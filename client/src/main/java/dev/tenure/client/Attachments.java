@@ -1,0 +1,229 @@
+package dev.tenure.client;
+
+import dev.tenure.client.internal.Backoff;
+import dev.tenure.client.internal.KeepAliveStream;
+import dev.tenure.client.internal.Retrier;
+import io.grpc.Status;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One session's succession of Attach streams: the first one sends Open, and each one after a
+ * break sends Resume on the next endpoint, after a backoff. It decides only which stream is the
+ * session's now and when to try another; what a stream's events mean for the session's trust in
+ * its leases is {@link Liveness}'s to decide.
+ *
+ * <p>Its state is guarded by the session's liveness lock, not a lock of its own: a break drops the
+ * stream and makes the session UNCERTAIN in one step, and a loss ends the state and the stream
+ * together, so no thread sees one change without the other.
+ */
+final class Attachments implements KeepAliveStream.Handler {
+    private final ClientContext ctx;
+    private final TimeSource time;
+    private final Liveness live;
+    private final Object mu;
+
+    // Guarded by mu.
+    private KeepAliveStream stream;
+    private boolean streamOpened;
+    private long streamSendNanos;
+    private int connectFailures;
+    private long openGiveUpNanos;
+    private TimeSource.Cancellable retryTimer;
+    private TimeSource.Cancellable openTimer;
+
+    /** {@code mu}: the lock of {@code live}, which guards this too. */
+    Attachments(ClientContext ctx, Liveness live, Object mu) {
+        this.ctx = ctx;
+        this.time = ctx.time;
+        this.live = live;
+        this.mu = mu;
+    }
+
+    /** Sends the Open; gives up after the request timeout if no endpoint confirms it. */
+    void open() {
+        synchronized (mu) {
+            openGiveUpNanos = time.nanoTime() + ctx.requestTimeoutNanos;
+            // A silent endpoint neither answers nor fails: give up at the deadline regardless.
+            openTimer = time.schedule(this::openTimedOut, ctx.requestTimeoutNanos);
+        }
+        connect();
+    }
+
+    /** The stream to send on, or null while none has been opened or resumed. Under mu. */
+    KeepAliveStream openStream() {
+        return stream != null && streamOpened ? stream : null;
+    }
+
+    /**
+     * Stops for good (the session is lost): no more reconnects, and the stream is left, after a
+     * Close(EXPIRED) if {@code sayExpired} and it is open. Under mu; the sends go into {@code fx}.
+     */
+    void stop(boolean sayExpired, Effects fx) {
+        cancel(retryTimer);
+        cancel(openTimer);
+        KeepAliveStream s = stream;
+        boolean tell = sayExpired && streamOpened;
+        stream = null;
+        streamOpened = false;
+        if (s != null) {
+            fx.add(() -> {
+                if (tell) {
+                    s.sendClose(dev.tenure.api.v1.TenureEnd.TENURE_END_EXPIRED);
+                }
+                s.leave();
+            });
+        }
+    }
+
+    private void connect() {
+        KeepAliveStream s;
+        int index;
+        long resumeId;
+        synchronized (mu) {
+            retryTimer = null;
+            if (!live.wantsStream() || stream != null) {
+                return;
+            }
+            index = ctx.endpoints.preferred();
+            s = new KeepAliveStream(index, this);
+            stream = s;
+            streamOpened = false;
+            resumeId = live.sessionId();
+            // Taken before the Open/Resume leaves, so the renewal it carries is dated no later than
+            // the server's commit of it.
+            streamSendNanos = time.nanoTime();
+        }
+        try {
+            s.start(ctx.attachMux(index));
+        } catch (IllegalStateException clientClosed) {
+            broken(s, Status.UNAVAILABLE.withDescription("client closed").withCause(clientClosed));
+            return;
+        }
+        long graceMs = TimeUnit.NANOSECONDS.toMillis(ctx.graceNanos);
+        if (resumeId == 0) {
+            s.sendOpen(TimeUnit.NANOSECONDS.toMillis(ctx.ttlNanos), ctx.clientName, graceMs);
+        } else {
+            s.sendResume(resumeId, graceMs);
+        }
+    }
+
+    @Override
+    public void opened(KeepAliveStream s, long id, long ttlMs, long graceMs) {
+        Effects fx = new Effects();
+        synchronized (mu) {
+            if (s != stream || live.lostReason() != null) {
+                return;
+            }
+            streamOpened = true;
+            connectFailures = 0;
+            if (live.sessionId() == 0) {
+                cancel(openTimer);
+            }
+            live.attached(id, ttlMs, graceMs, streamSendNanos, fx);
+        }
+        live.finish(fx);
+    }
+
+    @Override
+    public void acked(KeepAliveStream s, long seq) {
+        Effects fx = new Effects();
+        synchronized (mu) {
+            if (s != stream || live.lostReason() != null) {
+                return;
+            }
+            if (!live.acked(seq, fx)) {
+                return;
+            }
+        }
+        live.finish(fx);
+    }
+
+    @Override
+    public void leaseEnded(KeepAliveStream s, String lock, long token, dev.tenure.api.v1.TenureEnd end) {
+        live.leaseEnded(token, end);
+    }
+
+    @Override
+    public void sessionEnded(KeepAliveStream s, dev.tenure.api.v1.TenureEnd end, String message) {
+        Effects fx = new Effects();
+        synchronized (mu) {
+            live.sessionEnded(s == stream, end, message, fx);
+        }
+        live.finish(fx);
+    }
+
+    @Override
+    public void broken(KeepAliveStream s, Status status) {
+        Effects fx = new Effects();
+        boolean retryNow = false;
+        synchronized (mu) {
+            if (s != stream) {
+                return;
+            }
+            stream = null;
+            streamOpened = false;
+            ctx.endpoints.failed(s.endpoint());
+            if (live.lostReason() != null) {
+                return;
+            }
+            if (live.streamBroken(status, fx)) {
+                retryNow = live.sessionId() == 0 ? openAttemptFailed(status, fx) : scheduleReconnect();
+            }
+        }
+        live.finish(fx);
+        if (retryNow) {
+            connect();
+        }
+    }
+
+    /** Returns true to try again at once; else a timer tries again, or the session failed to open. */
+    private boolean openAttemptFailed(Status status, Effects fx) {
+        if (!Retrier.retryable(status.getCode())) {
+            live.openFailed(Retrier.failure(status), fx);
+        } else if (time.nanoTime() - openGiveUpNanos >= 0) {
+            live.openFailed(
+                    new UnavailableException(
+                            "no endpoint opened a session within "
+                                    + TimeUnit.NANOSECONDS.toMillis(ctx.requestTimeoutNanos) + " ms (last: "
+                                    + Retrier.brief(status) + ")",
+                            status.asRuntimeException()),
+                    fx);
+        } else {
+            return scheduleReconnect();
+        }
+        return false;
+    }
+
+    /** Returns true to reconnect at once; else a timer does it after the backoff. */
+    private boolean scheduleReconnect() {
+        connectFailures++;
+        long delay = Backoff.delayNanos(connectFailures, ctx.endpoints.size());
+        if (delay == 0) {
+            return true;
+        }
+        retryTimer = time.schedule(this::connect, delay);
+        return false;
+    }
+
+    private void openTimedOut() {
+        Effects fx = new Effects();
+        synchronized (mu) {
+            if (live.sessionId() != 0 || live.lostReason() != null) {
+                return;
+            }
+            live.openFailed(
+                    new UnavailableException(
+                            "no endpoint opened a session within "
+                                    + TimeUnit.NANOSECONDS.toMillis(ctx.requestTimeoutNanos) + " ms",
+                            null),
+                    fx);
+        }
+        live.finish(fx);
+    }
+
+    private static void cancel(TimeSource.Cancellable timer) {
+        if (timer != null) {
+            timer.cancel();
+        }
+    }
+}

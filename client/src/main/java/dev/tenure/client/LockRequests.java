@@ -1,0 +1,110 @@
+package dev.tenure.client;
+
+import dev.tenure.api.v1.AcquireRequest;
+import dev.tenure.api.v1.AcquireResponse;
+import dev.tenure.api.v1.Code;
+import dev.tenure.api.v1.Policy;
+import dev.tenure.api.v1.ReleaseRequest;
+import dev.tenure.api.v1.ReleaseResponse;
+import dev.tenure.api.v1.RenewLeaseRequest;
+import dev.tenure.api.v1.RenewLeaseResponse;
+import dev.tenure.api.v1.TenureGrpc;
+import dev.tenure.client.internal.Retrier;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A session's lock requests: Acquire, Release and RenewLease. Each carries the request id the
+ * session gives it, and every retry of it the same one, so the server answers a retry from its
+ * record instead of acting twice. What an answer means for the session's leases is the
+ * {@link Session}'s to decide.
+ */
+final class LockRequests {
+    private LockRequests() {}
+
+    /** {@code waitMs} negative: forever. */
+    static CompletableFuture<AcquireResponse> acquire(
+            ClientContext ctx, long sessionId, long requestId, String lock, long waitMs, Policy policy) {
+        AcquireRequest request = AcquireRequest.newBuilder()
+                .setSessionId(sessionId)
+                .setRequestId(requestId)
+                .setLock(lock)
+                .setWaitMs(waitMs)
+                .setPolicy(policy)
+                .build();
+        long budget = waitMs < 0
+                ? Retrier.FOREVER
+                : saturatedAdd(TimeUnit.MILLISECONDS.toNanos(waitMs), ctx.requestTimeoutNanos);
+        // Each try says which it is: a node whose call for an earlier try ends unanswered then
+        // cannot withdraw the wait (or give back the grant) that a later try is waiting on.
+        return ctx.retrier.callTries(
+                TenureGrpc.getAcquireMethod(),
+                attempt -> request.toBuilder().setAttempt(attempt).build(),
+                budget);
+    }
+
+    /**
+     * Releases whichever lease holds {@code token} on {@code lock}, from any session; waits for
+     * the answer. NOT_OWNER becomes {@link NotOwnerException}, other codes go through {@code failure}.
+     */
+    static void releaseAny(
+            ClientContext ctx, long sessionId, long requestId, String lock, long token, Writes.Failure failure) {
+        ReleaseRequest request =
+                release(sessionId, requestId, lock, token).setAnySession(true).build();
+        ReleaseResponse r =
+                Blocking.join(ctx.retrier.call(TenureGrpc.getReleaseMethod(), request, ctx.requestTimeoutNanos));
+        if (r.getCode() == Code.CODE_NOT_OWNER) {
+            throw new NotOwnerException(lock, token, r.getCurrentToken());
+        } else if (r.getCode() != Code.CODE_OK) {
+            throw failure.of("release '" + lock + "'", r.getCode(), r.getMessage());
+        }
+    }
+
+    /** Compare-and-delete of one of the session's own leases. */
+    static CompletableFuture<ReleaseResponse> releaseOwn(
+            ClientContext ctx, long sessionId, long requestId, String lock, long token) {
+        ReleaseRequest request = release(sessionId, requestId, lock, token).build();
+        return ctx.retrier.call(TenureGrpc.getReleaseMethod(), request, ctx.requestTimeoutNanos);
+    }
+
+    static CompletableFuture<RenewLeaseResponse> renew(
+            ClientContext ctx, long sessionId, long requestId, String lock, long token) {
+        RenewLeaseRequest request = RenewLeaseRequest.newBuilder()
+                .setSessionId(sessionId)
+                .setRequestId(requestId)
+                .setLock(lock)
+                .setToken(token)
+                .build();
+        return ctx.retrier.call(TenureGrpc.getRenewLeaseMethod(), request, ctx.requestTimeoutNanos);
+    }
+
+    /** null: forever (-1 on the wire); sub-millisecond waits round up so they still wait. */
+    static long waitMs(Duration wait) {
+        if (wait == null) {
+            return -1;
+        }
+        if (wait.isNegative()) {
+            throw new IllegalArgumentException("wait must not be negative: " + wait);
+        }
+        try {
+            long ms = wait.toMillis();
+            return ms == 0 && !wait.isZero() ? 1 : ms;
+        } catch (ArithmeticException beyondLong) {
+            return -1;
+        }
+    }
+
+    private static ReleaseRequest.Builder release(long sessionId, long requestId, String lock, long token) {
+        return ReleaseRequest.newBuilder()
+                .setSessionId(sessionId)
+                .setRequestId(requestId)
+                .setLock(lock)
+                .setToken(token);
+    }
+
+    private static long saturatedAdd(long a, long b) {
+        long sum = a + b;
+        return ((a ^ sum) & (b ^ sum)) < 0 ? Retrier.FOREVER : sum;
+    }
+}
