@@ -1,0 +1,256 @@
+package dev.tenure.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tenure.api.internal.LogCommand;
+import dev.tenure.api.internal.Queued;
+import dev.tenure.api.internal.Reply;
+import dev.tenure.api.v1.AcquireRequest;
+import dev.tenure.api.v1.AcquireResponse;
+import dev.tenure.api.v1.AttachRequest;
+import dev.tenure.api.v1.AttachResponse;
+import dev.tenure.api.v1.TenureEnd;
+import dev.tenure.core.Limits;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.StreamObserver;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The gateway's rules, one at a time, with the log and the clock in the test's hands: what it
+ * submits, when, and what it answers only after which commit.
+ */
+class GatewayTest {
+    private final ManualLog log = new ManualLog();
+    private final ManualScheduler scheduler = new ManualScheduler();
+
+    @Test
+    void aKeepaliveIsAckedOnlyOnceItsRenewalIsCommitted() {
+        Gateway gateway = new Gateway(log, scheduler, Limits.defaults(), new Gateway.Listener() {});
+        Recorder<AttachResponse> out = new Recorder<>();
+        StreamObserver<AttachRequest> in = opened(gateway, out, 0);
+
+        in.onNext(keepAlive(5));
+        assertThat(out.messages).as("nothing before the commit").hasSize(1);
+        log.renewals.remove(0).complete(true);
+        assertThat(out.messages.get(1).getAck().getSeq()).isEqualTo(5);
+    }
+
+    @Test
+    void theBrokenVariantAcksOnReceipt() {
+        Gateway gateway =
+                new Gateway(log, scheduler, Limits.defaults(), new Gateway.Listener() {}, Mutation.ACK_BEFORE_COMMIT);
+        Recorder<AttachResponse> out = new Recorder<>();
+        StreamObserver<AttachRequest> in = opened(gateway, out, 0);
+
+        in.onNext(keepAlive(5));
+        assertThat(out.messages).hasSize(2);
+        assertThat(out.messages.get(1).getAck().getSeq()).isEqualTo(5);
+    }
+
+    @Test
+    void aBrokenStreamEndsItsSessionOnlyAfterTheGraceAndNamesItsAttachment() {
+        Gateway gateway = new Gateway(log, scheduler, Limits.defaults(), new Gateway.Listener() {});
+        StreamObserver<AttachRequest> in = opened(gateway, new Recorder<>(), 3_000);
+
+        in.onError(Status.UNAVAILABLE.asRuntimeException());
+        assertThat(log.submitted).as("not at once").isEmpty();
+        assertThat(scheduler.delaysMs).containsExactly(3_000L);
+        scheduler.runAll();
+        LogCommand close = log.submitted.get(0).command;
+        assertThat(close.getCloseSession().getSessionId()).isEqualTo(7);
+        assertThat(close.getCloseSession().getEnd()).isEqualTo(TenureEnd.TENURE_END_DISCONNECTED);
+        assertThat(close.getCloseSession().getAttachment()).isEqualTo(1);
+    }
+
+    @Test
+    void withoutAGraceTheSessionEndsAtOnce() {
+        Gateway gateway = new Gateway(log, scheduler, Limits.defaults(), new Gateway.Listener() {});
+        StreamObserver<AttachRequest> in = opened(gateway, new Recorder<>(), 0);
+
+        in.onError(Status.UNAVAILABLE.asRuntimeException());
+        assertThat(log.submitted).hasSize(1);
+        assertThat(scheduler.delaysMs).isEmpty();
+    }
+
+    @Test
+    void theBrokenVariantIgnoresTheGrace() {
+        Gateway gateway =
+                new Gateway(log, scheduler, Limits.defaults(), new Gateway.Listener() {}, Mutation.GRACE_NOT_KEPT);
+        StreamObserver<AttachRequest> in = opened(gateway, new Recorder<>(), 3_000);
+
+        in.onError(Status.UNAVAILABLE.asRuntimeException());
+        assertThat(log.submitted).hasSize(1);
+    }
+
+    @Test
+    void aParkedAcquireWhoseCallEndsIsWithdrawnAMomentLaterNamingItsTry() {
+        Gateway gateway = new Gateway(log, scheduler, Limits.defaults(), new Gateway.Listener() {});
+        ManualAnswer<AcquireResponse> answer = new ManualAnswer<>();
+        gateway.acquire(
+                AcquireRequest.newBuilder()
+                        .setSessionId(7)
+                        .setRequestId(2)
+                        .setLock("a")
+                        .setWaitMs(10_000)
+                        .setAttempt(3)
+                        .build(),
+                answer);
+        log.submitted
+                .remove(0)
+                .reply
+                .complete(Reply.newBuilder()
+                        .setQueued(Queued.newBuilder().setHolderToken(1))
+                        .build());
+        assertThat(answer.responses).as("queued: no answer yet").isEmpty();
+
+        answer.cancel();
+        assertThat(log.submitted).as("not at once").isEmpty();
+        assertThat(scheduler.delaysMs).containsExactly(Gateway.WITHDRAW_DELAY_MS);
+        scheduler.runAll();
+        var withdrawal = log.submitted.get(0).command.getCancelWait();
+        assertThat(withdrawal.getSessionId()).isEqualTo(7);
+        assertThat(withdrawal.getRequestId()).isEqualTo(2);
+        assertThat(withdrawal.getAttempt()).isEqualTo(3);
+    }
+
+    @Test
+    void aRequestOfTheWrongShapeNeverReachesTheLog() {
+        Gateway gateway = new Gateway(log, scheduler, Limits.defaults(), new Gateway.Listener() {});
+        ManualAnswer<AcquireResponse> answer = new ManualAnswer<>();
+        gateway.acquire(
+                AcquireRequest.newBuilder().setSessionId(7).setRequestId(1).build(), answer);
+        assertThat(answer.failure.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+        assertThat(log.submitted).isEmpty();
+    }
+
+    // ---- helpers ----
+
+    /** An Attach stream whose session 7 is open with {@code graceMs}; the Opened is out[0]. */
+    private StreamObserver<AttachRequest> opened(Gateway gateway, Recorder<AttachResponse> out, long graceMs) {
+        StreamObserver<AttachRequest> in = gateway.attach(out);
+        in.onNext(AttachRequest.newBuilder()
+                .setOpen(AttachRequest.Open.newBuilder()
+                        .setTtlMs(10_000)
+                        .setClientName("t")
+                        .setDisconnectGraceMs(graceMs))
+                .build());
+        log.submitted
+                .remove(0)
+                .reply
+                .complete(Reply.newBuilder()
+                        .setOpened(AttachResponse.Opened.newBuilder()
+                                .setSessionId(7)
+                                .setTtlMs(10_000))
+                        .build());
+        assertThat(out.messages.get(0).getOpened().getSessionId()).isEqualTo(7);
+        return in;
+    }
+
+    private static AttachRequest keepAlive(long seq) {
+        return AttachRequest.newBuilder()
+                .setKeepAlive(AttachRequest.KeepAlive.newBuilder().setSeq(seq))
+                .build();
+    }
+
+    private record Submission(LogCommand command, CompletableFuture<Reply> reply) {}
+
+    /** A log that commits only when the test says so. */
+    private static final class ManualLog implements LogPort {
+        final List<Submission> submitted = new ArrayList<>();
+        final List<CompletableFuture<Boolean>> renewals = new ArrayList<>();
+
+        @Override
+        public CompletableFuture<Reply> submit(LogCommand.Builder command) {
+            CompletableFuture<Reply> reply = new CompletableFuture<>();
+            submitted.add(new Submission(command.build(), reply));
+            return reply;
+        }
+
+        @Override
+        public CompletableFuture<Boolean> renew(long sessionId) {
+            CompletableFuture<Boolean> alive = new CompletableFuture<>();
+            renewals.add(alive);
+            return alive;
+        }
+    }
+
+    /** A clock that moves only when the test runs what is due. */
+    private static final class ManualScheduler implements Scheduler {
+        final List<Long> delaysMs = new ArrayList<>();
+        final List<Runnable> due = new ArrayList<>();
+
+        @Override
+        public void later(long delayMs, Runnable action) {
+            delaysMs.add(delayMs);
+            due.add(action);
+        }
+
+        @Override
+        public void soon(Runnable action) {
+            due.add(action);
+        }
+
+        void runAll() {
+            List<Runnable> now = new ArrayList<>(due);
+            due.clear();
+            now.forEach(Runnable::run);
+        }
+    }
+
+    private static final class Recorder<T> implements StreamObserver<T> {
+        final List<T> messages = new ArrayList<>();
+        Throwable error;
+        boolean completed;
+
+        @Override
+        public void onNext(T value) {
+            messages.add(value);
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            error = t;
+        }
+
+        @Override
+        public void onCompleted() {
+            completed = true;
+        }
+    }
+
+    private static final class ManualAnswer<T> implements Answer<T> {
+        final List<T> responses = new ArrayList<>();
+        StatusRuntimeException failure;
+        private boolean cancelled;
+        private Runnable onCancel;
+
+        @Override
+        public void ok(T response) {
+            responses.add(response);
+        }
+
+        @Override
+        public void fail(StatusRuntimeException error) {
+            failure = error;
+        }
+
+        @Override
+        public boolean cancelled() {
+            return cancelled;
+        }
+
+        @Override
+        public void onCancel(Runnable handler) {
+            onCancel = handler;
+        }
+
+        void cancel() {
+            cancelled = true;
+            onCancel.run();
+        }
+    }
+}
