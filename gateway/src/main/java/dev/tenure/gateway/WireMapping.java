@@ -1,9 +1,26 @@
 package dev.tenure.gateway;
 
+import static dev.tenure.api.v1.Code.CODE_CANCELLED_VALUE;
+import static dev.tenure.api.v1.Code.CODE_HELD_VALUE;
+import static dev.tenure.api.v1.Code.CODE_INVALID_VALUE;
+import static dev.tenure.api.v1.Code.CODE_LIMIT_VALUE;
+import static dev.tenure.api.v1.Code.CODE_NOT_FOUND_VALUE;
+import static dev.tenure.api.v1.Code.CODE_NOT_OWNER_VALUE;
+import static dev.tenure.api.v1.Code.CODE_OK_VALUE;
+import static dev.tenure.api.v1.Code.CODE_REQUEST_TOO_OLD_VALUE;
+import static dev.tenure.api.v1.Code.CODE_SESSION_LOST_VALUE;
+import static dev.tenure.api.v1.Code.CODE_STALE_TOKEN_VALUE;
+import static dev.tenure.api.v1.TenureEnd.TENURE_END_DISCONNECTED_VALUE;
+import static dev.tenure.api.v1.TenureEnd.TENURE_END_EXPIRED_VALUE;
+import static dev.tenure.api.v1.TenureEnd.TENURE_END_NONE_VALUE;
+import static dev.tenure.api.v1.TenureEnd.TENURE_END_RELEASED_VALUE;
+import static dev.tenure.api.v1.TenureEnd.TENURE_END_REVOKED_VALUE;
+
 import com.google.protobuf.ByteString;
 import dev.tenure.api.internal.Done;
 import dev.tenure.api.internal.Egress;
 import dev.tenure.api.internal.KeepAliveBatchResult;
+import dev.tenure.api.internal.LeaseEnded;
 import dev.tenure.api.internal.LogCommand;
 import dev.tenure.api.internal.Queued;
 import dev.tenure.api.internal.Reply;
@@ -13,7 +30,6 @@ import dev.tenure.api.internal.Stats;
 import dev.tenure.api.internal.WaitResolved;
 import dev.tenure.api.v1.AcquireResponse;
 import dev.tenure.api.v1.AttachResponse;
-import dev.tenure.api.v1.Holder;
 import dev.tenure.api.v1.KvDeleteResponse;
 import dev.tenure.api.v1.KvGetResponse;
 import dev.tenure.api.v1.KvPutResponse;
@@ -52,7 +68,7 @@ public final class WireMapping {
             case CLOSE_SESSION ->
                 new Command.CloseSession(
                         log.getCloseSession().getSessionId(),
-                        toCore(log.getCloseSession().getEnd()),
+                        toCore(log.getCloseSession().getEndValue()),
                         log.getCloseSession().getAttachment());
             case RESUME_SESSION ->
                 new Command.ResumeSession(log.getResumeSession().getSessionId());
@@ -63,7 +79,10 @@ public final class WireMapping {
                         r.getRequestId(),
                         r.getLock(),
                         r.getWaitMs(),
-                        toCore(r.getPolicy()),
+                        Policy.of(
+                                r.getPolicy().getLockDelayMs(),
+                                r.getPolicy().getMaxHoldMs(),
+                                r.getPolicy().getLeaseTtlMs()),
                         r.getAttempt());
             }
             case RENEW_LEASE -> {
@@ -202,31 +221,31 @@ public final class WireMapping {
     }
 
     public static Egress toEgress(Event event) {
-        dev.tenure.api.internal.Event.Builder e = dev.tenure.api.internal.Event.newBuilder();
+        Egress.Builder egress = Egress.newBuilder();
+        var e = egress.getEventBuilder();
         if (event instanceof Event.WaitResolved w) {
             e.setWaitResolved(WaitResolved.newBuilder()
                     .setSessionId(w.sessionId())
                     .setRequestId(w.requestId())
                     .setResponse(acquireResponse(w.result())));
         } else if (event instanceof Event.LeaseEnded l) {
-            e.setLeaseEnded(dev.tenure.api.internal.LeaseEnded.newBuilder()
+            e.setLeaseEnded(LeaseEnded.newBuilder()
                     .setSessionId(l.sessionId())
                     .setLock(l.lock())
                     .setToken(l.token())
-                    .setEnd(toWire(l.end())));
+                    .setEndValue(toWire(l.end())));
         } else if (event instanceof Event.SessionEnded s) {
             e.setSessionEnded(
-                    SessionEnded.newBuilder().setSessionId(s.sessionId()).setEnd(toWire(s.end())));
+                    SessionEnded.newBuilder().setSessionId(s.sessionId()).setEndValue(toWire(s.end())));
         }
-        return Egress.newBuilder().setEvent(e).build();
+        return egress.build();
     }
 
-    public static AcquireResponse acquireResponse(Result result) {
+    private static AcquireResponse acquireResponse(Result result) {
         if (result instanceof Result.Granted granted) {
-            return AcquireResponse.newBuilder()
-                    .setCode(dev.tenure.api.v1.Code.CODE_OK)
-                    .setGrant(grant(granted.grant()))
-                    .build();
+            AcquireResponse.Builder b = AcquireResponse.newBuilder().setCodeValue(CODE_OK_VALUE);
+            grant(granted.grant(), b);
+            return b.build();
         }
         Done d = done(result);
         return AcquireResponse.newBuilder()
@@ -236,46 +255,34 @@ public final class WireMapping {
                 .build();
     }
 
-    public static dev.tenure.api.v1.Grant grant(Grant g) {
-        dev.tenure.api.v1.Grant.Builder b = dev.tenure.api.v1.Grant.newBuilder()
+    /** The grant as the holder is told of it, on {@code response}. */
+    private static void grant(Grant g, AcquireResponse.Builder response) {
+        var b = response.getGrantBuilder()
                 .setLock(g.lock())
                 .setToken(g.token())
                 .setSessionId(g.sessionId())
                 .setGrantedAtMs(g.grantedAtMs())
                 .setTtlMs(g.ttlMs())
-                .setPreviousEnd(toWire(g.previousEnd()))
-                .setPreviousToken(g.previousToken())
-                .setPolicy(toWire(g.policy()));
-        if (g.previousCheckpoint() != null) {
-            b.setPreviousCheckpoint(toWire(g.previousCheckpoint()));
-        }
-        return b.build();
-    }
-
-    public static dev.tenure.api.v1.Policy toWire(Policy p) {
-        return dev.tenure.api.v1.Policy.newBuilder()
+                .setPreviousEndValue(toWire(g.previousEnd()))
+                .setPreviousToken(g.previousToken());
+        Policy p = g.policy();
+        b.getPolicyBuilder()
                 .setLockDelayMs(p.lockDelayMs())
                 .setMaxHoldMs(p.maxHoldMs())
-                .setLeaseTtlMs(p.leaseTtlMs())
-                .build();
-    }
-
-    public static Policy toCore(dev.tenure.api.v1.Policy p) {
-        return Policy.of(p.getLockDelayMs(), p.getMaxHoldMs(), p.getLeaseTtlMs());
-    }
-
-    public static dev.tenure.api.v1.Checkpoint toWire(Checkpoint c) {
-        return dev.tenure.api.v1.Checkpoint.newBuilder()
-                .setValue(ByteString.copyFrom(c.value()))
-                .setToken(c.token())
-                .setWrittenAtMs(c.writtenAtMs())
-                .build();
+                .setLeaseTtlMs(p.leaseTtlMs());
+        Checkpoint c = g.previousCheckpoint();
+        if (c != null) {
+            b.getPreviousCheckpointBuilder()
+                    .setValue(ByteString.copyFrom(c.value()))
+                    .setToken(c.token())
+                    .setWrittenAtMs(c.writtenAtMs());
+        }
     }
 
     private static KvGetResponse kvGetResponse(Result result) {
         if (result instanceof Result.KvValue v) {
             return KvGetResponse.newBuilder()
-                    .setCode(dev.tenure.api.v1.Code.CODE_OK)
+                    .setCodeValue(CODE_OK_VALUE)
                     .setValue(ByteString.copyFrom(v.value()))
                     .setToken(v.token())
                     .setLock(v.lock() == null ? "" : v.lock())
@@ -298,30 +305,38 @@ public final class WireMapping {
                     .build();
         }
         LockStatusResponse.Builder b = LockStatusResponse.newBuilder()
-                .setCode(dev.tenure.api.v1.Code.CODE_OK)
+                .setCodeValue(CODE_OK_VALUE)
                 .setLock(view.lock())
                 .setNowMs(view.nowMs())
                 .setDelayUntilMs(view.delayUntilMs());
         if (view.holder() != null) {
             long ends = view.holder().endsAtMs();
-            b.setHolder(Holder.newBuilder()
+            Policy p = view.holder().policy();
+            b.getHolderBuilder()
                     .setSessionId(view.holder().sessionId())
                     .setToken(view.holder().token())
                     .setSinceMs(view.holder().sinceMs())
                     .setClientName(view.holder().clientName())
-                    .setPolicy(toWire(view.holder().policy()))
-                    .setEndsAtMs(ends == Long.MAX_VALUE ? 0 : ends));
+                    .setEndsAtMs(ends == Long.MAX_VALUE ? 0 : ends)
+                    .getPolicyBuilder()
+                    .setLockDelayMs(p.lockDelayMs())
+                    .setMaxHoldMs(p.maxHoldMs())
+                    .setLeaseTtlMs(p.leaseTtlMs());
         }
-        if (view.checkpoint() != null) {
-            b.setCheckpoint(toWire(view.checkpoint()));
+        Checkpoint c = view.checkpoint();
+        if (c != null) {
+            b.getCheckpointBuilder()
+                    .setValue(ByteString.copyFrom(c.value()))
+                    .setToken(c.token())
+                    .setWrittenAtMs(c.writtenAtMs());
         }
         StaleWrites sw = view.staleWrites();
-        b.setStaleWrites(dev.tenure.api.v1.StaleWrites.newBuilder()
+        b.getStaleWritesBuilder()
                 .setCount(sw.count())
                 .setLastToken(sw.lastToken())
                 .setLastCurrentToken(sw.lastCurrentToken())
                 .setLastTarget(sw.lastTarget())
-                .setLastAtMs(sw.lastAtMs()));
+                .setLastAtMs(sw.lastAtMs());
         for (Result.WaiterView w : view.waiters()) {
             b.addWaiters(Waiter.newBuilder()
                     .setSessionId(w.sessionId())
@@ -329,12 +344,12 @@ public final class WireMapping {
                     .setClientName(w.clientName()));
         }
         for (TenureRecord r : view.history()) {
-            b.addHistory(dev.tenure.api.v1.TenureRecord.newBuilder()
+            b.addHistoryBuilder()
                     .setSessionId(r.sessionId())
                     .setToken(r.token())
                     .setGrantedAtMs(r.grantedAtMs())
                     .setEndedAtMs(r.endedAtMs())
-                    .setEnd(toWire(r.end())));
+                    .setEndValue(toWire(r.end()));
         }
         return b.build();
     }
@@ -342,49 +357,52 @@ public final class WireMapping {
     private static Done done(Result result) {
         if (result instanceof Result.Rejected rejected) {
             return Done.newBuilder()
-                    .setCode(toWire(rejected.code()))
+                    .setCodeValue(toWire(rejected.code()))
                     .setMessage(rejected.message())
                     .build();
         }
-        return Done.newBuilder().setCode(dev.tenure.api.v1.Code.CODE_OK).build();
+        return Done.newBuilder().setCodeValue(CODE_OK_VALUE).build();
     }
 
     private static long currentToken(Result result) {
         return result instanceof Result.Rejected rejected ? rejected.currentToken() : 0;
     }
 
-    public static dev.tenure.api.v1.Code toWire(Code code) {
+    /** The wire number of {@code code}: the wire's enum shares the core's names, not its type. */
+    public static int toWire(Code code) {
         return switch (code) {
-            case OK -> dev.tenure.api.v1.Code.CODE_OK;
-            case HELD -> dev.tenure.api.v1.Code.CODE_HELD;
-            case NOT_OWNER -> dev.tenure.api.v1.Code.CODE_NOT_OWNER;
-            case STALE_TOKEN -> dev.tenure.api.v1.Code.CODE_STALE_TOKEN;
-            case SESSION_LOST -> dev.tenure.api.v1.Code.CODE_SESSION_LOST;
-            case NOT_FOUND -> dev.tenure.api.v1.Code.CODE_NOT_FOUND;
-            case LIMIT -> dev.tenure.api.v1.Code.CODE_LIMIT;
-            case REQUEST_TOO_OLD -> dev.tenure.api.v1.Code.CODE_REQUEST_TOO_OLD;
-            case INVALID -> dev.tenure.api.v1.Code.CODE_INVALID;
-            case CANCELLED -> dev.tenure.api.v1.Code.CODE_CANCELLED;
+            case OK -> CODE_OK_VALUE;
+            case HELD -> CODE_HELD_VALUE;
+            case NOT_OWNER -> CODE_NOT_OWNER_VALUE;
+            case STALE_TOKEN -> CODE_STALE_TOKEN_VALUE;
+            case SESSION_LOST -> CODE_SESSION_LOST_VALUE;
+            case NOT_FOUND -> CODE_NOT_FOUND_VALUE;
+            case LIMIT -> CODE_LIMIT_VALUE;
+            case REQUEST_TOO_OLD -> CODE_REQUEST_TOO_OLD_VALUE;
+            case INVALID -> CODE_INVALID_VALUE;
+            case CANCELLED -> CODE_CANCELLED_VALUE;
         };
     }
 
-    public static dev.tenure.api.v1.TenureEnd toWire(TenureEnd end) {
+    /** The wire number of {@code end}. */
+    public static int toWire(TenureEnd end) {
         return switch (end) {
-            case NONE -> dev.tenure.api.v1.TenureEnd.TENURE_END_NONE;
-            case RELEASED -> dev.tenure.api.v1.TenureEnd.TENURE_END_RELEASED;
-            case EXPIRED -> dev.tenure.api.v1.TenureEnd.TENURE_END_EXPIRED;
-            case DISCONNECTED -> dev.tenure.api.v1.TenureEnd.TENURE_END_DISCONNECTED;
-            case REVOKED -> dev.tenure.api.v1.TenureEnd.TENURE_END_REVOKED;
+            case NONE -> TENURE_END_NONE_VALUE;
+            case RELEASED -> TENURE_END_RELEASED_VALUE;
+            case EXPIRED -> TENURE_END_EXPIRED_VALUE;
+            case DISCONNECTED -> TENURE_END_DISCONNECTED_VALUE;
+            case REVOKED -> TENURE_END_REVOKED_VALUE;
         };
     }
 
-    public static TenureEnd toCore(dev.tenure.api.v1.TenureEnd end) {
+    /** The tenure end a wire number stands for; an unknown one is NONE. */
+    public static TenureEnd toCore(int end) {
         return switch (end) {
-            case TENURE_END_RELEASED -> TenureEnd.RELEASED;
-            case TENURE_END_EXPIRED -> TenureEnd.EXPIRED;
-            case TENURE_END_DISCONNECTED -> TenureEnd.DISCONNECTED;
-            case TENURE_END_REVOKED -> TenureEnd.REVOKED;
-            case TENURE_END_NONE, UNRECOGNIZED -> TenureEnd.NONE;
+            case TENURE_END_RELEASED_VALUE -> TenureEnd.RELEASED;
+            case TENURE_END_EXPIRED_VALUE -> TenureEnd.EXPIRED;
+            case TENURE_END_DISCONNECTED_VALUE -> TenureEnd.DISCONNECTED;
+            case TENURE_END_REVOKED_VALUE -> TenureEnd.REVOKED;
+            default -> TenureEnd.NONE;
         };
     }
 }

@@ -76,7 +76,7 @@ final class Describe {
                 "Open(ttl=" + r.getOpen().getTtlMs() + "," + r.getOpen().getClientName() + ")";
             case RESUME -> "Resume(s" + r.getResume().getSessionId() + ")";
             case KEEP_ALIVE -> "KeepAlive(#" + r.getKeepAlive().getSeq() + ")";
-            case CLOSE -> "Close(" + WireMapping.toCore(r.getClose().getEnd()) + ")";
+            case CLOSE -> "Close(" + WireMapping.toCore(r.getClose().getEndValue()) + ")";
             case KIND_NOT_SET -> "an empty request";
         };
     }
