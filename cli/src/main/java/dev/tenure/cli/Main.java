@@ -7,6 +7,8 @@ import picocli.CommandLine.Command;
 @Command(
         name = "tenure",
         mixinStandardHelpOptions = true,
+        // Every command and subcommand takes --help (and --version): the first thing a newcomer types.
+        scope = CommandLine.ScopeType.INHERIT,
         version = "tenure 0.1.0",
         description = "Tenure: locks and leases whose fencing tokens storage can check.",
         subcommands = {
