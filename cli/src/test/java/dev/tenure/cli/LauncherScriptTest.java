@@ -63,19 +63,21 @@ class LauncherScriptTest {
         executable(script);
         Path tools = Files.createDirectories(tmp.resolve("tools"));
         // The build takes a moment, so the second command starts while the first one builds.
-        write(tools.resolve("mvn"), "#!/usr/bin/env bash\n"
-                + "echo \"build in $(pwd)\" >> \"$(pwd)/mvn.log\"\n"
-                + "sleep 2\n"
-                + "mkdir -p cli/target && touch cli/target/tenure.jar\n");
-        write(tools.resolve("java"), "#!/usr/bin/env bash\n"
-                + "echo \"$*\" >> " + tree.resolve("java.log") + "\n");
+        write(
+                tools.resolve("mvn"),
+                "#!/usr/bin/env bash\n"
+                        + "echo \"build in $(pwd)\" >> \"$(pwd)/mvn.log\"\n"
+                        + "sleep 2\n"
+                        + "mkdir -p cli/target && touch cli/target/tenure.jar\n");
+        write(tools.resolve("java"), "#!/usr/bin/env bash\n" + "echo \"$*\" >> " + tree.resolve("java.log") + "\n");
         return tree;
     }
 
     private Process launch(Path script, Path workingDir, String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of(script.toString()));
         command.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(command).directory(workingDir.toFile()).redirectErrorStream(true);
+        ProcessBuilder pb =
+                new ProcessBuilder(command).directory(workingDir.toFile()).redirectErrorStream(true);
         pb.environment().put("PATH", tmp.resolve("tools") + ":" + System.getenv("PATH"));
         pb.environment().remove("TENURE_JAVA_OPTS");
         return pb.start();

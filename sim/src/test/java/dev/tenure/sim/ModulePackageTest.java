@@ -24,13 +24,6 @@ class ModulePackageTest {
         // folder cannot pass.
         JavaClasses classes =
                 new ClassFileImporter().importPaths(Path.of("target/classes"), Path.of("target/test-classes"));
-        classes()
-                .that()
-                // The one known exception, on its way out: it opens the client's package-private
-                // entry points to the simulation from inside the client's package.
-                .doNotHaveFullyQualifiedName("dev.tenure.client.SimAccess")
-                .should()
-                .resideInAPackage("dev.tenure.sim..")
-                .check(classes);
+        classes().should().resideInAPackage("dev.tenure.sim..").check(classes);
     }
 }
