@@ -13,6 +13,7 @@ import dev.tenure.api.v1.AttachResponse;
 import dev.tenure.api.v1.CallRequest;
 import dev.tenure.api.v1.CallResponse;
 import dev.tenure.api.v1.Code;
+import dev.tenure.api.v1.Fence;
 import dev.tenure.api.v1.KvDeleteRequest;
 import dev.tenure.api.v1.KvDeleteResponse;
 import dev.tenure.api.v1.KvGetRequest;
@@ -151,15 +152,11 @@ public final class Gateway {
 
     public void kvPut(KvPutRequest request, Answer<KvPutResponse> answer) {
         if (validated(() -> validator.put(request), answer)) {
-            call(LogCommand.newBuilder().setKvPut(request), Reply::getKvPut, answer, r -> {
-                if (r.getCode() == Code.CODE_STALE_TOKEN) {
-                    staleKvWrite(
-                            request.getFence().getLock(),
-                            request.getKey(),
-                            request.getFence().getToken(),
-                            r.getCurrentToken());
-                }
-            });
+            call(
+                    LogCommand.newBuilder().setKvPut(request),
+                    Reply::getKvPut,
+                    answer,
+                    r -> staleKvWrite(r.getCode(), request.getFence(), request.getKey(), r.getCurrentToken()));
         }
     }
 
@@ -171,20 +168,18 @@ public final class Gateway {
 
     public void kvDelete(KvDeleteRequest request, Answer<KvDeleteResponse> answer) {
         if (validated(() -> validator.delete(request), answer)) {
-            call(LogCommand.newBuilder().setKvDelete(request), Reply::getKvDelete, answer, r -> {
-                if (r.getCode() == Code.CODE_STALE_TOKEN) {
-                    staleKvWrite(
-                            request.getFence().getLock(),
-                            request.getKey(),
-                            request.getFence().getToken(),
-                            r.getCurrentToken());
-                }
-            });
+            call(
+                    LogCommand.newBuilder().setKvDelete(request),
+                    Reply::getKvDelete,
+                    answer,
+                    r -> staleKvWrite(r.getCode(), request.getFence(), request.getKey(), r.getCurrentToken()));
         }
     }
 
-    private void staleKvWrite(String lock, String key, long token, long current) {
-        listener.staleWriteRejected(lock, "kv:" + key, token, current);
+    private void staleKvWrite(Code code, Fence fence, String key, long current) {
+        if (code == Code.CODE_STALE_TOKEN) {
+            listener.staleWriteRejected(fence.getLock(), "kv:" + key, fence.getToken(), current);
+        }
     }
 
     // ---- what the gateway's parts share ----
