@@ -128,17 +128,13 @@ public final class AcquireOptions {
         }
     }
 
-    /** The wire policy; a MANUAL lease without its own TTL takes the session's. */
-    dev.tenure.api.v1.Policy policy(Duration sessionTtl) {
+    /** The policy to ask for; a MANUAL lease without its own TTL takes the session's. */
+    GrantPolicy policy(Duration sessionTtl) {
         long ttlMs = 0;
         if (renew == Renew.MANUAL) {
             ttlMs = leaseTtl == null || leaseTtl.isZero() ? sessionTtl.toMillis() : ceilMillis(leaseTtl);
         }
-        return dev.tenure.api.v1.Policy.newBuilder()
-                .setLockDelayMs(ceilMillis(lockDelay))
-                .setMaxHoldMs(ceilMillis(maxHold))
-                .setLeaseTtlMs(ttlMs)
-                .build();
+        return new GrantPolicy(ceilMillis(lockDelay), ceilMillis(maxHold), ttlMs);
     }
 
     private static long ceilMillis(Duration d) {

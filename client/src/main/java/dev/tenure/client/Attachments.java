@@ -68,7 +68,7 @@ final class Attachments implements KeepAliveStream.Handler {
         if (s != null) {
             fx.add(() -> {
                 if (tell) {
-                    s.sendClose(dev.tenure.api.v1.TenureEnd.TENURE_END_EXPIRED);
+                    s.sendClose(TenureEnd.EXPIRED);
                 }
                 s.leave();
             });
@@ -139,12 +139,12 @@ final class Attachments implements KeepAliveStream.Handler {
     }
 
     @Override
-    public void leaseEnded(KeepAliveStream s, String lock, long token, dev.tenure.api.v1.TenureEnd end) {
+    public void leaseEnded(KeepAliveStream s, String lock, long token, TenureEnd end) {
         live.leaseEnded(token, end);
     }
 
     @Override
-    public void sessionEnded(KeepAliveStream s, dev.tenure.api.v1.TenureEnd end, String message) {
+    public void sessionEnded(KeepAliveStream s, TenureEnd end, String message) {
         Effects fx = new Effects();
         synchronized (mu) {
             live.sessionEnded(s == stream, end, message, fx);

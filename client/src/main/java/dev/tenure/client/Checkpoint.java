@@ -43,8 +43,4 @@ public record Checkpoint(byte[] value, long token, long writtenAtMs) {
     public String toString() {
         return "Checkpoint[" + value.length + " bytes, token " + token + ", at " + writtenAtMs + "]";
     }
-
-    static Checkpoint from(dev.tenure.api.v1.Checkpoint c) {
-        return new Checkpoint(c.getValue().toByteArray(), c.getToken(), c.getWrittenAtMs());
-    }
 }

@@ -1,6 +1,7 @@
 package dev.tenure.client;
 
 import dev.tenure.api.v1.Grant;
+import dev.tenure.client.internal.WireValues;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -29,7 +30,7 @@ public final class Lease implements AutoCloseable {
     private final long grantedAtMs;
     private final Duration ttl;
     private final CompletableFuture<LossReason> lost = new CompletableFuture<>();
-    private final dev.tenure.api.v1.Policy policy;
+    private final GrantPolicy policy;
     private final Checkpoint previousCheckpoint;
     /** Its own horizon is bounded (maxHold or manual renewal); else only the session's counts. */
     private final boolean bounded;
@@ -39,9 +40,13 @@ public final class Lease implements AutoCloseable {
 
     Lease(Session session, Grant grant, long sentNanos) {
         this.session = session;
-        this.policy = grant.getPolicy();
-        this.previousCheckpoint = grant.hasPreviousCheckpoint() ? Checkpoint.from(grant.getPreviousCheckpoint()) : null;
-        long boundMs = bound(policy);
+        this.policy = new GrantPolicy(
+                grant.getPolicy().getLockDelayMs(),
+                grant.getPolicy().getMaxHoldMs(),
+                grant.getPolicy().getLeaseTtlMs());
+        this.previousCheckpoint =
+                grant.hasPreviousCheckpoint() ? WireValues.checkpoint(grant.getPreviousCheckpoint()) : null;
+        long boundMs = policy.boundMs();
         this.bounded = boundMs > 0;
         if (bounded) {
             this.ownHorizonNanos = sentNanos + lifetimeNanos(boundMs);
@@ -53,7 +58,7 @@ public final class Lease implements AutoCloseable {
         this.lock = grant.getLock();
         this.token = grant.getToken();
         this.sessionId = grant.getSessionId();
-        this.previousEnd = TenureEnd.from(grant.getPreviousEnd());
+        this.previousEnd = WireValues.tenureEnd(grant.getPreviousEndValue());
         this.previousToken = grant.getPreviousToken();
         this.grantedAtMs = grant.getGrantedAtMs();
         this.ttl = Duration.ofMillis(grant.getTtlMs());
@@ -91,22 +96,22 @@ public final class Lease implements AutoCloseable {
     }
 
     public AcquireOptions.Renew renewMode() {
-        return policy.getLeaseTtlMs() > 0 ? AcquireOptions.Renew.MANUAL : AcquireOptions.Renew.AUTO;
+        return policy.manual() ? AcquireOptions.Renew.MANUAL : AcquireOptions.Renew.AUTO;
     }
 
     /** Zero when off. */
     public Duration maxHold() {
-        return Duration.ofMillis(policy.getMaxHoldMs());
+        return Duration.ofMillis(policy.maxHoldMs());
     }
 
     /** Zero when off. */
     public Duration lockDelay() {
-        return Duration.ofMillis(policy.getLockDelayMs());
+        return Duration.ofMillis(policy.lockDelayMs());
     }
 
     /** The TTL of a MANUAL lease; zero for AUTO. */
     public Duration leaseTtl() {
-        return Duration.ofMillis(policy.getLeaseTtlMs());
+        return Duration.ofMillis(policy.leaseTtlMs());
     }
 
     /**
@@ -355,23 +360,12 @@ public final class Lease implements AutoCloseable {
 
     /** How much a renewal could give at most: the lease TTL's lifetime. */
     private long ownCapNanos(long now) {
-        return lifetimeNanos(policy.getLeaseTtlMs());
+        return lifetimeNanos(policy.leaseTtlMs());
     }
 
     private long lifetimeNanos(long ms) {
         long nanos = Duration.ofMillis(ms).toNanos();
         return nanos - session.context().marginNanos(nanos);
-    }
-
-    /** The shortest of the policy's own bounds in ms, 0 if it has none. */
-    private static long bound(dev.tenure.api.v1.Policy p) {
-        long b = 0;
-        for (long ms : new long[] {p.getMaxHoldMs(), p.getLeaseTtlMs()}) {
-            if (ms > 0 && (b == 0 || ms < b)) {
-                b = ms;
-            }
-        }
-        return b;
     }
 
     /** Null while valid. The session's reason counts before its events reach this lease. */

@@ -174,7 +174,7 @@ final class Liveness {
     }
 
     /** Sends Close with {@code end}; LOST(RELEASED) follows on the server's answer or after a short wait. */
-    void close(dev.tenure.api.v1.TenureEnd end) {
+    void close(TenureEnd end) {
         Effects fx = new Effects();
         KeepAliveStream s;
         synchronized (mu) {
@@ -242,13 +242,13 @@ final class Liveness {
     }
 
     /** Not under mu: the event only needs the session's event order. */
-    void leaseEnded(long token, dev.tenure.api.v1.TenureEnd end) {
-        queue.add(() -> events.leaseEnded(token, LossReason.of(TenureEnd.from(end))));
+    void leaseEnded(long token, TenureEnd end) {
+        queue.add(() -> events.leaseEnded(token, LossReason.of(end)));
         queue.drain();
     }
 
     /** The server ended the session, on the session's current stream or an older one. */
-    void sessionEnded(boolean currentStream, dev.tenure.api.v1.TenureEnd end, String message, Effects fx) {
+    void sessionEnded(boolean currentStream, TenureEnd end, String message, Effects fx) {
         if (sessionId == 0) {
             if (currentStream) {
                 openFailure = new SessionLostException("server ended the session while opening it: " + message);
@@ -256,8 +256,7 @@ final class Liveness {
             }
         } else {
             // From any stream: the server ending the session is authoritative.
-            TenureEnd te = TenureEnd.from(end);
-            markLost(te == TenureEnd.NONE && closing ? LossReason.RELEASED : LossReason.of(te), fx);
+            markLost(end == TenureEnd.NONE && closing ? LossReason.RELEASED : LossReason.of(end), fx);
         }
     }
 

@@ -25,13 +25,16 @@ final class LockRequests {
 
     /** {@code waitMs} negative: forever. */
     static CompletableFuture<AcquireResponse> acquire(
-            ClientContext ctx, long sessionId, long requestId, String lock, long waitMs, Policy policy) {
+            ClientContext ctx, long sessionId, long requestId, String lock, long waitMs, GrantPolicy policy) {
         AcquireRequest request = AcquireRequest.newBuilder()
                 .setSessionId(sessionId)
                 .setRequestId(requestId)
                 .setLock(lock)
                 .setWaitMs(waitMs)
-                .setPolicy(policy)
+                .setPolicy(Policy.newBuilder()
+                        .setLockDelayMs(policy.lockDelayMs())
+                        .setMaxHoldMs(policy.maxHoldMs())
+                        .setLeaseTtlMs(policy.leaseTtlMs()))
                 .build();
         long budget = waitMs < 0
                 ? Retrier.FOREVER

@@ -1,6 +1,7 @@
 package dev.tenure.client;
 
 import dev.tenure.api.v1.LockStatusResponse;
+import dev.tenure.client.internal.WireValues;
 import java.util.List;
 import java.util.Optional;
 
@@ -78,7 +79,7 @@ public record LockStatus(
                         h.getToken(),
                         h.getGrantedAtMs(),
                         h.getEndedAtMs(),
-                        TenureEnd.from(h.getEnd())))
+                        WireValues.tenureEnd(h.getEndValue())))
                 .toList();
         String name = r.getLock().isEmpty() ? lock : r.getLock();
         var sw = r.getStaleWrites();
@@ -89,7 +90,7 @@ public record LockStatus(
                 history,
                 r.getNowMs(),
                 r.getDelayUntilMs(),
-                r.hasCheckpoint() ? Optional.of(Checkpoint.from(r.getCheckpoint())) : Optional.empty(),
+                r.hasCheckpoint() ? Optional.of(WireValues.checkpoint(r.getCheckpoint())) : Optional.empty(),
                 new StaleWrites(
                         sw.getCount(),
                         sw.getLastToken(),

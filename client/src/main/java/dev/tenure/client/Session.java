@@ -308,10 +308,7 @@ public final class Session implements AutoCloseable {
      * says EXPIRED (every lease still held ends that way: the cautious reading for the next holder).
      */
     void beginClose() {
-        liveness.close(
-                gaveUpALease
-                        ? dev.tenure.api.v1.TenureEnd.TENURE_END_EXPIRED
-                        : dev.tenure.api.v1.TenureEnd.TENURE_END_RELEASED);
+        liveness.close(gaveUpALease ? TenureEnd.EXPIRED : TenureEnd.RELEASED);
     }
 
     void awaitClosed() {

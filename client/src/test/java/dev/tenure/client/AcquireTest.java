@@ -1,5 +1,6 @@
 package dev.tenure.client;
 
+import static dev.tenure.api.v1.TenureEnd.TENURE_END_EXPIRED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -9,7 +10,6 @@ import dev.tenure.api.v1.Code;
 import dev.tenure.api.v1.Grant;
 import dev.tenure.api.v1.ReleaseRequest;
 import dev.tenure.api.v1.ReleaseResponse;
-import dev.tenure.api.v1.TenureEnd;
 import io.grpc.Status;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
@@ -51,7 +51,7 @@ class AcquireTest {
                         .setSessionId(r.getSessionId())
                         .setGrantedAtMs(1234)
                         .setTtlMs(3000)
-                        .setPreviousEnd(TenureEnd.TENURE_END_EXPIRED)
+                        .setPreviousEnd(TENURE_END_EXPIRED)
                         .setPreviousToken(70))
                 .build();
         Lease lease = session.acquire("orders");
@@ -62,7 +62,7 @@ class AcquireTest {
         assertThat(lease.lock()).isEqualTo("orders");
         assertThat(lease.token()).isEqualTo(77);
         assertThat(lease.sessionId()).isEqualTo(session.id());
-        assertThat(lease.previousEnd()).isEqualTo(dev.tenure.client.TenureEnd.EXPIRED);
+        assertThat(lease.previousEnd()).isEqualTo(TenureEnd.EXPIRED);
         assertThat(lease.previousToken()).isEqualTo(70);
         assertThat(lease.grantedAtMs()).isEqualTo(1234);
         assertThat(lease.ttl()).isEqualTo(Duration.ofSeconds(3));
@@ -120,7 +120,7 @@ class AcquireTest {
         h.fake.onAcquire = r -> null;
         CompletableFuture<Lease> f = session.acquireAsync("a", (Duration) null);
         h.fake.parked.poll(5, TimeUnit.SECONDS);
-        h.fake.latest().end(TenureEnd.TENURE_END_EXPIRED, "expired");
+        h.fake.latest().end(TENURE_END_EXPIRED, "expired");
         assertThatThrownBy(() -> f.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(SessionLostException.class);
         assertThat(h.fake.cancelledWaits.poll(5, TimeUnit.SECONDS)).isNotNull();
     }

@@ -1,5 +1,6 @@
 package dev.tenure.client;
 
+import com.google.protobuf.ByteString;
 import dev.tenure.api.AttachDemux;
 import dev.tenure.api.v1.AcquireRequest;
 import dev.tenure.api.v1.AcquireResponse;
@@ -7,6 +8,7 @@ import dev.tenure.api.v1.AttachEvents;
 import dev.tenure.api.v1.AttachFrames;
 import dev.tenure.api.v1.AttachRequest;
 import dev.tenure.api.v1.AttachResponse;
+import dev.tenure.api.v1.Checkpoint;
 import dev.tenure.api.v1.Code;
 import dev.tenure.api.v1.Grant;
 import dev.tenure.api.v1.KvDeleteRequest;
@@ -302,6 +304,15 @@ final class FakeTenure extends TenureGrpc.TenureImplBase {
     static AttachResponse ack(long seq) {
         return AttachResponse.newBuilder()
                 .setAck(AttachResponse.KeepAliveAck.newBuilder().setSeq(seq))
+                .build();
+    }
+
+    /** A checkpoint as the server sends it: {@code text} as UTF-8, written under {@code token}. */
+    static Checkpoint checkpoint(String text, long token, long writtenAtMs) {
+        return Checkpoint.newBuilder()
+                .setValue(ByteString.copyFromUtf8(text))
+                .setToken(token)
+                .setWrittenAtMs(writtenAtMs)
                 .build();
     }
 

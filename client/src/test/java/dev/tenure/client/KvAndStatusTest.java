@@ -1,5 +1,6 @@
 package dev.tenure.client;
 
+import static dev.tenure.api.v1.TenureEnd.TENURE_END_EXPIRED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -108,7 +109,7 @@ class KvAndStatusTest {
                         .setToken(60)
                         .setGrantedAtMs(10)
                         .setEndedAtMs(40)
-                        .setEnd(dev.tenure.api.v1.TenureEnd.TENURE_END_EXPIRED))
+                        .setEnd(TENURE_END_EXPIRED))
                 .build();
         LockStatus s = h.client().status("a");
         assertThat(s.holder()).contains(new LockStatus.Holder(7, 70, 50, "java 1@h", 0, 0, 0, 0));

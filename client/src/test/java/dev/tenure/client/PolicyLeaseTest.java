@@ -1,10 +1,11 @@
 package dev.tenure.client;
 
+import static dev.tenure.api.v1.TenureEnd.TENURE_END_DISCONNECTED;
+import static dev.tenure.api.v1.TenureEnd.TENURE_END_REVOKED;
 import static dev.tenure.client.Harness.TTL;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.google.protobuf.ByteString;
 import dev.tenure.api.v1.AcquireRequest;
 import dev.tenure.api.v1.AcquireResponse;
 import dev.tenure.api.v1.Code;
@@ -36,12 +37,9 @@ class PolicyLeaseTest {
             AcquireResponse granted = h.fake.grant(r);
             return granted.toBuilder()
                     .setGrant(granted.getGrant().toBuilder()
-                            .setPreviousEnd(dev.tenure.api.v1.TenureEnd.TENURE_END_DISCONNECTED)
+                            .setPreviousEnd(TENURE_END_DISCONNECTED)
                             .setPreviousToken(7)
-                            .setPreviousCheckpoint(dev.tenure.api.v1.Checkpoint.newBuilder()
-                                    .setValue(ByteString.copyFromUtf8("row 41"))
-                                    .setToken(7)
-                                    .setWrittenAtMs(123)))
+                            .setPreviousCheckpoint(FakeTenure.checkpoint("row 41", 7, 123)))
                     .build();
         };
         Session s = h.client().openSession();
@@ -145,7 +143,7 @@ class PolicyLeaseTest {
         Session s = h.client().openSession();
         Lease lease = s.acquire(
                 "a", AcquireOptions.builder().maxHold(Duration.ofMinutes(1)).build());
-        h.fake.latest().send(FakeTenure.leaseEnded("a", lease.token(), dev.tenure.api.v1.TenureEnd.TENURE_END_REVOKED));
+        h.fake.latest().send(FakeTenure.leaseEnded("a", lease.token(), TENURE_END_REVOKED));
         assertThat(lease.lost().getNow(null)).isEqualTo(LossReason.REVOKED);
         assertThat(s.state()).isEqualTo(Session.State.CONNECTED);
     }

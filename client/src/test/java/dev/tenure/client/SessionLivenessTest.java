@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenure.api.v1.AttachRequest;
+import dev.tenure.api.v1.ReleaseRequest;
 import dev.tenure.api.v1.TenureEnd;
 import java.time.Duration;
 import java.util.List;
@@ -226,7 +227,7 @@ class SessionLivenessTest {
         assertThat(s.state()).isEqualTo(CONNECTED);
         assertThat(h.events.events).containsOnlyOnce("leaseLost a REVOKED");
         a.release(); // already lost: nothing to send
-        assertThat(h.fake.requests(dev.tenure.api.v1.ReleaseRequest.class)).isEmpty();
+        assertThat(h.fake.requests(ReleaseRequest.class)).isEmpty();
     }
 
     @Test

@@ -15,6 +15,7 @@ import dev.tenure.api.v1.KvPutRequest;
 import dev.tenure.api.v1.LockStatusRequest;
 import dev.tenure.api.v1.ReleaseRequest;
 import dev.tenure.api.v1.ServerStatusRequest;
+import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.api.v1.TenureEnd;
 import dev.tenure.api.v1.TenureGrpc;
 import io.grpc.ManagedChannel;
@@ -362,7 +363,7 @@ class InProcessServerTest {
     }
 
     /** Asks until a digest taken after log position {@code after} comes back. */
-    private static dev.tenure.api.v1.ServerStatusResponse awaitDigest(ServerStatusRequest request, long after)
+    private static ServerStatusResponse awaitDigest(ServerStatusRequest request, long after)
             throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (true) {

@@ -2,6 +2,7 @@ package dev.tenure.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.server.admin.NodeMetrics;
 import org.junit.jupiter.api.Test;
 
@@ -33,7 +34,7 @@ class NodeMetricsTest {
     void clusterGaugesReadTheLastObservedStatus() {
         try (NodeMetrics metrics = new NodeMetrics()) {
             assertThat(metrics.scrape()).contains("tenure_health_ok 0.0");
-            metrics.observe(dev.tenure.api.v1.ServerStatusResponse.newBuilder()
+            metrics.observe(ServerStatusResponse.newBuilder()
                     .setHealth("ok")
                     .setNodeId(2)
                     .setLeaderId(2)
@@ -49,7 +50,7 @@ class NodeMetricsTest {
                     .contains("tenure_locks_held 3.0")
                     .contains("tenure_token_last 41.0");
             // Quorum lost: the log did not answer, so the counts are unknown and keep their value.
-            metrics.observe(dev.tenure.api.v1.ServerStatusResponse.newBuilder()
+            metrics.observe(ServerStatusResponse.newBuilder()
                     .setHealth("no quorum")
                     .setNodeId(2)
                     .setLeaderId(-1)

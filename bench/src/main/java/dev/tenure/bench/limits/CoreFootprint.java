@@ -2,6 +2,7 @@ package dev.tenure.bench.limits;
 
 import dev.tenure.bench.report.Figures;
 import dev.tenure.core.Command;
+import dev.tenure.core.Event;
 import dev.tenure.core.Limits;
 import dev.tenure.core.Result;
 import dev.tenure.core.StateMachine;
@@ -24,7 +25,7 @@ final class CoreFootprint {
         StateMachine machine = new StateMachine(Limits.defaults());
         long before = liveHeap();
         long start = System.nanoTime();
-        List<dev.tenure.core.Event> events = new ArrayList<>();
+        List<Event> events = new ArrayList<>();
         for (int i = 0; i < sessions; i++) {
             Result opened = machine.apply(NOW_MS, new Command.OpenSession(TTL_MS, "bench"));
             long id = ((Result.SessionOpened) opened).sessionId();

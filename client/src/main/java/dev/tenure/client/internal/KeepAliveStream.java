@@ -2,7 +2,7 @@ package dev.tenure.client.internal;
 
 import dev.tenure.api.v1.AttachRequest;
 import dev.tenure.api.v1.AttachResponse;
-import dev.tenure.api.v1.TenureEnd;
+import dev.tenure.client.TenureEnd;
 import io.grpc.Status;
 
 /**
@@ -97,7 +97,7 @@ public final class KeepAliveStream {
     public void sendClose(TenureEnd end) {
         send(
                 AttachRequest.newBuilder()
-                        .setClose(AttachRequest.Close.newBuilder().setEnd(end))
+                        .setClose(AttachRequest.Close.newBuilder().setEndValue(WireValues.number(end)))
                         .build(),
                 true);
     }
@@ -140,12 +140,12 @@ public final class KeepAliveStream {
                 break;
             case LEASE_ENDED:
                 AttachResponse.LeaseEnded e = r.getLeaseEnded();
-                handler.leaseEnded(this, e.getLock(), e.getToken(), e.getEnd());
+                handler.leaseEnded(this, e.getLock(), e.getToken(), WireValues.tenureEnd(e.getEndValue()));
                 break;
             case SESSION_ENDED:
                 sessionEnded = true;
-                handler.sessionEnded(
-                        this, r.getSessionEnded().getEnd(), r.getSessionEnded().getMessage());
+                AttachResponse.SessionEnded ended = r.getSessionEnded();
+                handler.sessionEnded(this, WireValues.tenureEnd(ended.getEndValue()), ended.getMessage());
                 break;
             default:
                 break; // a newer server's message kind: nothing this client can act on
