@@ -1,6 +1,6 @@
 package dev.tenure.cli.it;
 
-import dev.tenure.lab.process.Signals;
+import dev.tenure.testkit.Signals;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
