@@ -3,6 +3,7 @@ package dev.tenure.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenure.client.fence.FenceRejectedException;
+import dev.tenure.testkit.Pause;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -122,7 +123,7 @@ abstract class ConcurrencyContract extends DatabaseTest {
                 try {
                     fence.guard(c, a.resource(), a.token());
                     if (rnd.nextDouble() < LINGER_CHANCE) {
-                        Thread.sleep(1); // holding the fence row: writers of this resource queue behind
+                        Pause.forMillis(1); // holding the fence row: writers of this resource queue behind
                     }
                     appendLog(c, log, a);
                     c.commit();

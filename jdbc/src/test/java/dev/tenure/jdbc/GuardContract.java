@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.tenure.client.fence.FenceRejectedException;
+import dev.tenure.testkit.Await;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -193,7 +194,9 @@ abstract class GuardContract extends DatabaseTest {
     /** Until some session waits on a lock: the other guard reached the locked fence row. */
     private void awaitBlockedGuard() throws Exception {
         try (Connection probe = ds.getConnection()) {
-            Waits.until("a guard waits for the fence row's lock", BLOCKED_WITHIN, () -> db.lockWaiters(probe) > 0);
+            Await.atMost(BLOCKED_WITHIN)
+                    .every(Duration.ofMillis(5))
+                    .until("a guard waits for the fence row's lock", () -> db.lockWaiters(probe) > 0);
         }
     }
 }

@@ -9,6 +9,7 @@ import dev.tenure.client.TenureClient;
 import dev.tenure.client.fence.FenceRejectedException;
 import dev.tenure.client.fence.FencedStore;
 import dev.tenure.client.fence.TenureKvStore;
+import dev.tenure.testkit.TimeScale;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -30,7 +31,7 @@ class ScriptedTenureTest {
         tenure = new ScriptedTenure();
         client = TenureClient.builder()
                 .endpoints(tenure.endpoint())
-                .requestTimeout(Waits.scaled(Duration.ofSeconds(10)))
+                .requestTimeout(TimeScale.scaled(Duration.ofSeconds(10)))
                 .build();
     }
 

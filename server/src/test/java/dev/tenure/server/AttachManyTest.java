@@ -15,44 +15,22 @@ import dev.tenure.api.v1.TenureGrpc;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
-import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * AttachMany on a real node, driven by hand: each session on the stream behaves as on its own
  * Attach stream, and the stream ending is each of them ending.
  */
 class AttachManyTest {
-    @TempDir
-    static Path data;
-
-    static TenureServer server;
-    static ManagedChannel channel;
-
-    @BeforeAll
-    static void start() throws Exception {
-        server = TestNode.start(data);
-        channel = TestNode.channel(server);
-    }
-
-    @AfterAll
-    static void stop() {
-        if (channel != null) {
-            channel.shutdownNow();
-        }
-        if (server != null) {
-            server.close();
-        }
-    }
+    @RegisterExtension
+    static final NodeExtension node = NodeExtension.lone();
 
     /** One AttachMany call; events are collected per ref. */
     static final class Many implements StreamObserver<AttachEvents> {
@@ -130,7 +108,7 @@ class AttachManyTest {
 
     @Test
     void sessionsOnOneStreamAreRenewedApartAndADetachEndsOnlyItsOwn() throws Exception {
-        Many many = new Many(channel);
+        Many many = new Many(node.channel());
         long s1 = many.open(1, 60_000);
         long s2 = many.open(2, 60_000);
         assertThat(s1).isNotEqualTo(s2);
@@ -139,10 +117,10 @@ class AttachManyTest {
         assertThat(many.next(1).getResponse().getAck().getSeq()).isEqualTo(7);
         assertThat(many.next(2).getResponse().getAck().getSeq()).isEqualTo(9);
 
-        var blocking = TenureGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS);
+        var blocking = node.stub();
         AcquireResponse held = blocking.acquire(acquire(s1, 1, "many-detach", 0));
         assertThat(held.getCode()).isEqualTo(Code.CODE_OK);
-        var waiting = TenureGrpc.newFutureStub(channel).acquire(acquire(s2, 1, "many-detach", -1));
+        var waiting = TenureGrpc.newFutureStub(node.channel()).acquire(acquire(s2, 1, "many-detach", -1));
 
         many.send(detach(1)); // as ref 1's own stream closing: its session ends, DISCONNECTED
         AcquireResponse next = waiting.get(10, TimeUnit.SECONDS);
@@ -158,18 +136,18 @@ class AttachManyTest {
 
     @Test
     void theStreamClosingEndsEverySessionOnIt() throws Exception {
-        ManagedChannel own = TestNode.channel(server);
+        ManagedChannel own = node.newChannel();
         Many many = new Many(own);
         long s1 = many.open(1, 60_000);
         long s2 = many.open(2, 60_000);
-        var blocking = TenureGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS);
+        var blocking = node.stub();
         AcquireResponse a = blocking.acquire(acquire(s1, 1, "many-a", 0));
         AcquireResponse b = blocking.acquire(acquire(s2, 1, "many-b", 0));
 
-        Many other = new Many(channel);
+        Many other = new Many(node.channel());
         long w = other.open(1, 60_000);
-        var waitA = TenureGrpc.newFutureStub(channel).acquire(acquire(w, 1, "many-a", -1));
-        var waitB = TenureGrpc.newFutureStub(channel).acquire(acquire(w, 2, "many-b", -1));
+        var waitA = TenureGrpc.newFutureStub(node.channel()).acquire(acquire(w, 1, "many-a", -1));
+        var waitB = TenureGrpc.newFutureStub(node.channel()).acquire(acquire(w, 2, "many-b", -1));
         own.shutdownNow(); // the client process dies: its one connection closes
 
         AcquireResponse nextA = waitA.get(10, TimeUnit.SECONDS);
@@ -183,7 +161,7 @@ class AttachManyTest {
 
     @Test
     void aSubStreamFailsAloneAsItsOwnStreamWouldAndABadRefFailsTheCall() throws Exception {
-        Many many = new Many(channel);
+        Many many = new Many(node.channel());
         long s1 = many.open(1, 60_000);
         many.send(keepAlive(2, 1)); // a keepalive before an Open, on ref 2 only
         AttachEvent failed = many.next(2);

@@ -14,20 +14,18 @@ import dev.tenure.api.v1.LockStatusRequest;
 import dev.tenure.api.v1.LockStatusResponse;
 import dev.tenure.api.v1.TenureGrpc;
 import dev.tenure.server.InProcessServerTest.SessionStream;
-import io.grpc.ManagedChannel;
+import dev.tenure.testkit.Await;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
-import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The Calls stream on a real node, driven by hand: each frame is served as its unary call would
@@ -35,29 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
  * cancelled unary call does; a malformed stream fails with INVALID_ARGUMENT.
  */
 class CallsStreamTest {
-    @TempDir
-    static Path data;
-
-    static TenureServer server;
-    static ManagedChannel channel;
-    static TenureGrpc.TenureBlockingStub stub;
-
-    @BeforeAll
-    static void start() throws Exception {
-        server = TestNode.start(data);
-        channel = TestNode.channel(server);
-        stub = TenureGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS);
-    }
-
-    @AfterAll
-    static void stop() {
-        if (channel != null) {
-            channel.shutdownNow();
-        }
-        if (server != null) {
-            server.close();
-        }
-    }
+    @RegisterExtension
+    static final NodeExtension node = NodeExtension.lone();
 
     /** One Calls stream; answers are collected as they come. */
     static final class Calls implements ClientResponseObserver<CallRequest, CallResponse> {
@@ -66,7 +43,7 @@ class CallsStreamTest {
         ClientCallStreamObserver<CallRequest> out;
 
         Calls() {
-            TenureGrpc.newStub(channel).calls(this);
+            TenureGrpc.newStub(node.channel()).calls(this);
         }
 
         @Override
@@ -115,7 +92,7 @@ class CallsStreamTest {
 
     @Test
     void eachCallIsServedAsItsUnaryCallAndAnsweredById() throws Exception {
-        long session = new SessionStream(channel).open(10_000);
+        long session = new SessionStream(node.channel()).open(10_000);
         Calls calls = new Calls();
         calls.send(7, acquire(session, 1, "carried", 0));
         CallResponse granted = calls.next();
@@ -124,7 +101,10 @@ class CallsStreamTest {
         long token = granted.getAcquire().getGrant().getToken();
 
         // A retry of the same request, carried or unary, gets the same outcome.
-        assertThat(stub.acquire(acquire(session, 1, "carried", 0)).getGrant().getToken())
+        assertThat(node.stub()
+                        .acquire(acquire(session, 1, "carried", 0))
+                        .getGrant()
+                        .getToken())
                 .isEqualTo(token);
 
         calls.out.onNext(CallRequest.newBuilder()
@@ -150,7 +130,8 @@ class CallsStreamTest {
 
         // Bad input fails the call with the unary call's status and message; the stream goes on.
         AcquireRequest unnamed = acquire(session, 4, "", 0);
-        StatusRuntimeException unary = catchThrowableOfType(() -> stub.acquire(unnamed), StatusRuntimeException.class);
+        StatusRuntimeException unary =
+                catchThrowableOfType(() -> node.stub().acquire(unnamed), StatusRuntimeException.class);
         calls.send(11, unnamed);
         CallResponse invalid = calls.next();
         assertThat(invalid.getId()).isEqualTo(11);
@@ -163,7 +144,7 @@ class CallsStreamTest {
 
         // Counted with the unary calls, in one series per method and status: one unary and one
         // carried acquire so far.
-        String metrics = AdminScrape.get(server.adminPort(), "/metrics").body();
+        String metrics = AdminScrape.get(node.server().adminPort(), "/metrics").body();
         assertThat(series(metrics, "grpc_server_processing_duration_seconds_count", "Acquire", "statusCode=\"OK\""))
                 .singleElement()
                 .satisfies(v -> assertThat(v).isGreaterThanOrEqualTo(2));
@@ -187,15 +168,16 @@ class CallsStreamTest {
     @Test
     void aCancelledWaitIsWithdrawnAndNeverAnswered() throws Exception {
         Held held = heldByAnotherSession("withdrawn");
-        long waiter = new SessionStream(channel).open(10_000);
+        long waiter = new SessionStream(node.channel()).open(10_000);
         Calls calls = new Calls();
         calls.send(1, acquire(waiter, 1, "withdrawn", -1));
         awaitWaiters("withdrawn", 1);
 
         calls.cancel(1);
         awaitWaiters("withdrawn", 0);
-        stub.release(release(held.session(), 2, "withdrawn", held.token()));
-        assertThat(stub.lockStatus(LockStatusRequest.newBuilder()
+        node.stub().release(release(held.session(), 2, "withdrawn", held.token()));
+        assertThat(node.stub()
+                        .lockStatus(LockStatusRequest.newBuilder()
                                 .setLock("withdrawn")
                                 .build())
                         .hasHolder())
@@ -209,7 +191,7 @@ class CallsStreamTest {
     @Test
     void endingTheStreamWithdrawsItsWaits() throws Exception {
         heldByAnotherSession("abandoned");
-        long waiter = new SessionStream(channel).open(10_000);
+        long waiter = new SessionStream(node.channel()).open(10_000);
         Calls calls = new Calls();
         calls.send(1, acquire(waiter, 1, "abandoned", -1));
         awaitWaiters("abandoned", 1);
@@ -221,7 +203,7 @@ class CallsStreamTest {
     @Test
     void malformedStreamsFailWithInvalidArgument() throws Exception {
         heldByAnotherSession("malformed");
-        long session = new SessionStream(channel).open(10_000);
+        long session = new SessionStream(node.channel()).open(10_000);
 
         Calls noId = new Calls();
         noId.send(0, acquire(session, 1, "malformed", 0));
@@ -253,23 +235,22 @@ class CallsStreamTest {
 
     /** {@code lock}, granted to a session of its own, so that an acquire by any other waits. */
     private static Held heldByAnotherSession(String lock) throws InterruptedException {
-        long holder = new SessionStream(channel).open(10_000);
+        long holder = new SessionStream(node.channel()).open(10_000);
         return new Held(
-                holder, stub.acquire(acquire(holder, 1, lock, 0)).getGrant().getToken());
+                holder,
+                node.stub().acquire(acquire(holder, 1, lock, 0)).getGrant().getToken());
     }
 
     /** Waits until the lock has {@code n} waiters: a withdrawal takes a moment (see ParkedAcquire in the gateway module). */
     private static void awaitWaiters(String lock, int n) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        LockStatusResponse status;
-        while ((status = stub.lockStatus(
-                                LockStatusRequest.newBuilder().setLock(lock).build()))
-                        .getWaitersCount()
-                != n) {
-            assertThat(System.nanoTime())
-                    .as("%s has %s waiters: %s", lock, n, status)
-                    .isLessThan(deadline);
-            Thread.sleep(50);
-        }
+        Await.atMost(Duration.ofSeconds(10))
+                .every(Duration.ofMillis(50))
+                .until(
+                        lock + " having " + n + " waiters",
+                        () -> node.stub()
+                                .lockStatus(LockStatusRequest.newBuilder()
+                                        .setLock(lock)
+                                        .build()),
+                        (LockStatusResponse status) -> status.getWaitersCount() == n);
     }
 }

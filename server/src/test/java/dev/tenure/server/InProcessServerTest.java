@@ -18,19 +18,19 @@ import dev.tenure.api.v1.ServerStatusRequest;
 import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.api.v1.TenureEnd;
 import dev.tenure.api.v1.TenureGrpc;
+import dev.tenure.testkit.Await;
+import dev.tenure.testkit.Pause;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * One real node in this JVM (Aeron media driver, archive, consensus module, clustered service,
@@ -39,29 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class InProcessServerTest {
 
-    @TempDir
-    static Path data;
-
-    static TenureServer server;
-    static ManagedChannel channel;
-    static TenureGrpc.TenureBlockingStub stub;
-
-    @BeforeAll
-    static void start() throws Exception {
-        server = TestNode.start(data);
-        channel = TestNode.channel(server);
-        stub = TenureGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS);
-    }
-
-    @AfterAll
-    static void stop() {
-        if (channel != null) {
-            channel.shutdownNow();
-        }
-        if (server != null) {
-            server.close();
-        }
-    }
+    @RegisterExtension
+    static final NodeExtension node = NodeExtension.lone();
 
     /** A session stream driven by hand. */
     static final class SessionStream implements StreamObserver<AttachResponse> {
@@ -70,7 +49,7 @@ class InProcessServerTest {
         final StreamObserver<AttachRequest> out;
 
         SessionStream() {
-            this(channel);
+            this(node.channel());
         }
 
         SessionStream(ManagedChannel over) {
@@ -120,23 +99,24 @@ class InProcessServerTest {
         SessionStream b = new SessionStream();
         long sb = b.open(10_000);
 
-        AcquireResponse first = stub.acquire(acquire(sa, 1, "fifo", 0));
+        AcquireResponse first = node.stub().acquire(acquire(sa, 1, "fifo", 0));
         assertThat(first.getCode()).isEqualTo(Code.CODE_OK);
         assertThat(first.getGrant().getPreviousEnd()).isEqualTo(TenureEnd.TENURE_END_NONE);
 
-        AcquireResponse busy = stub.acquire(acquire(sb, 1, "fifo", 0));
+        AcquireResponse busy = node.stub().acquire(acquire(sb, 1, "fifo", 0));
         assertThat(busy.getCode()).isEqualTo(Code.CODE_HELD);
         assertThat(busy.getHolderToken()).isEqualTo(first.getGrant().getToken());
 
-        var waiting = TenureGrpc.newFutureStub(channel).acquire(acquire(sb, 2, "fifo", -1));
-        Thread.sleep(100);
+        var waiting = TenureGrpc.newFutureStub(node.channel()).acquire(acquire(sb, 2, "fifo", -1));
+        Pause.forMillis(100); // a chance to answer early, which it must not take
         assertThat(waiting.isDone()).as("second acquire waits on the server").isFalse();
 
-        var stale = stub.release(release(sa, 2, "fifo", first.getGrant().getToken() - 1));
+        var stale = node.stub().release(release(sa, 2, "fifo", first.getGrant().getToken() - 1));
         assertThat(stale.getCode()).isEqualTo(Code.CODE_NOT_OWNER);
         assertThat(stale.getCurrentToken()).isEqualTo(first.getGrant().getToken());
 
-        assertThat(stub.release(release(sa, 3, "fifo", first.getGrant().getToken()))
+        assertThat(node.stub()
+                        .release(release(sa, 3, "fifo", first.getGrant().getToken()))
                         .getCode())
                 .isEqualTo(Code.CODE_OK);
         AcquireResponse handed = waiting.get(10, TimeUnit.SECONDS);
@@ -147,10 +127,10 @@ class InProcessServerTest {
                 .isEqualTo(first.getGrant().getToken());
 
         // A retry of the same request id returns the original grant, not a new one.
-        assertThat(stub.acquire(acquire(sb, 2, "fifo", -1)).getGrant()).isEqualTo(handed.getGrant());
+        assertThat(node.stub().acquire(acquire(sb, 2, "fifo", -1)).getGrant()).isEqualTo(handed.getGrant());
 
-        var status =
-                stub.lockStatus(LockStatusRequest.newBuilder().setLock("fifo").build());
+        var status = node.stub()
+                .lockStatus(LockStatusRequest.newBuilder().setLock("fifo").build());
         assertThat(status.getHolder().getSessionId()).isEqualTo(sb);
         assertThat(status.getHistoryList())
                 .extracting(h -> h.getToken())
@@ -159,7 +139,7 @@ class InProcessServerTest {
 
     @Test
     void closedConnectionEndsTheSessionAtOnce() throws Exception {
-        ManagedChannel own = TestNode.channel(server);
+        ManagedChannel own = node.newChannel();
         BlockingQueue<AttachResponse> got = new LinkedBlockingQueue<>();
         var out = TenureGrpc.newStub(own).attach(new StreamObserver<>() {
             public void onNext(AttachResponse v) {
@@ -179,7 +159,7 @@ class InProcessServerTest {
 
         SessionStream waiter = new SessionStream();
         long sw = waiter.open(10_000);
-        var waiting = TenureGrpc.newFutureStub(channel).acquire(acquire(sw, 1, "crash", -1));
+        var waiting = TenureGrpc.newFutureStub(node.channel()).acquire(acquire(sw, 1, "crash", -1));
         long start = System.nanoTime();
         own.shutdownNow(); // the connection closes, as when the holder's process dies
         AcquireResponse next = waiting.get(10, TimeUnit.SECONDS);
@@ -197,17 +177,17 @@ class InProcessServerTest {
      */
     @Test
     void aSessionWithAGraceSurvivesAResetConnectionAndEndsAfterTheGraceOtherwise() throws Exception {
-        ManagedChannel first = TestNode.channel(server);
+        ManagedChannel first = node.newChannel();
         SessionStream a = new SessionStream(first);
         long holder = a.open(60_000, 1_500);
         AcquireResponse held = TenureGrpc.newBlockingStub(first).acquire(acquire(holder, 1, "grace", 0));
         assertThat(held.getCode()).isEqualTo(Code.CODE_OK);
         SessionStream waiter = new SessionStream();
         long sw = waiter.open(10_000);
-        var waiting = TenureGrpc.newFutureStub(channel).acquire(acquire(sw, 1, "grace", -1));
+        var waiting = TenureGrpc.newFutureStub(node.channel()).acquire(acquire(sw, 1, "grace", -1));
 
         first.shutdownNow(); // the connection is reset while the holder lives
-        ManagedChannel second = TestNode.channel(server);
+        ManagedChannel second = node.newChannel();
         SessionStream resumed = new SessionStream(second);
         resumed.out.onNext(AttachRequest.newBuilder()
                 .setResume(
@@ -216,7 +196,7 @@ class InProcessServerTest {
         AttachResponse opened = resumed.next();
         assertThat(opened.getOpened().getSessionId()).isEqualTo(holder);
         assertThat(opened.getOpened().getDisconnectGraceMs()).isEqualTo(1_500);
-        Thread.sleep(3_000); // twice the grace: the first connection's close came and went
+        Pause.forMillis(3_000); // twice the grace: the first connection's close came and went
         assertThat(waiting.isDone())
                 .as("the lock stayed with the resumed session")
                 .isFalse();
@@ -251,20 +231,21 @@ class InProcessServerTest {
     void aWaitingAcquireWhoseTryWasCutKeepsItsWaitForTheNextTry() throws Exception {
         SessionStream a = new SessionStream();
         long sa = a.open(10_000);
-        long held = stub.acquire(acquire(sa, 1, "retried", 0)).getGrant().getToken();
+        long held = node.stub().acquire(acquire(sa, 1, "retried", 0)).getGrant().getToken();
         SessionStream b = new SessionStream();
         long sb = b.open(10_000);
         AcquireRequest first =
                 acquire(sb, 1, "retried", 60_000).toBuilder().setAttempt(1).build();
-        assertThatThrownBy(() -> TenureGrpc.newBlockingStub(channel)
+        assertThatThrownBy(() -> TenureGrpc.newBlockingStub(node.channel())
                         .withDeadlineAfter(300, TimeUnit.MILLISECONDS)
                         .acquire(first))
                 .satisfies(e -> assertThat(Status.fromThrowable(e).getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED));
-        var second = TenureGrpc.newFutureStub(channel)
+        var second = TenureGrpc.newFutureStub(node.channel())
                 .acquire(first.toBuilder().setAttempt(2).build());
-        Thread.sleep(2_000); // past the cut call's withdrawal
+        Pause.forMillis(2_000); // past the cut call's withdrawal
         assertThat(second.isDone()).as("still waiting").isFalse();
-        assertThat(stub.release(release(sa, 2, "retried", held)).getCode()).isEqualTo(Code.CODE_OK);
+        assertThat(node.stub().release(release(sa, 2, "retried", held)).getCode())
+                .isEqualTo(Code.CODE_OK);
         AcquireResponse granted = second.get(10, TimeUnit.SECONDS);
         assertThat(granted.getCode()).as(granted.toString()).isEqualTo(Code.CODE_OK);
         assertThat(granted.getGrant().getPreviousToken()).isEqualTo(held);
@@ -274,15 +255,15 @@ class InProcessServerTest {
     void fencedPutAcceptsOnlyTheCurrentToken() throws Exception {
         SessionStream a = new SessionStream();
         long sa = a.open(10_000);
-        long old = stub.acquire(acquire(sa, 1, "fence", 0)).getGrant().getToken();
-        assertThat(stub.release(release(sa, 2, "fence", old)).getCode()).isEqualTo(Code.CODE_OK);
-        long token = stub.acquire(acquire(sa, 3, "fence", 0)).getGrant().getToken();
-        var ok = stub.kvPut(put(sa, 4, "k", "v1", "fence", token));
+        long old = node.stub().acquire(acquire(sa, 1, "fence", 0)).getGrant().getToken();
+        assertThat(node.stub().release(release(sa, 2, "fence", old)).getCode()).isEqualTo(Code.CODE_OK);
+        long token = node.stub().acquire(acquire(sa, 3, "fence", 0)).getGrant().getToken();
+        var ok = node.stub().kvPut(put(sa, 4, "k", "v1", "fence", token));
         assertThat(ok.getCode()).isEqualTo(Code.CODE_OK);
-        var stale = stub.kvPut(put(sa, 5, "k", "v2", "fence", old));
+        var stale = node.stub().kvPut(put(sa, 5, "k", "v2", "fence", old));
         assertThat(stale.getCode()).isEqualTo(Code.CODE_STALE_TOKEN);
         assertThat(stale.getCurrentToken()).isEqualTo(token);
-        var got = stub.kvGet(KvGetRequest.newBuilder().setKey("k").build());
+        var got = node.stub().kvGet(KvGetRequest.newBuilder().setKey("k").build());
         assertThat(got.getValue().toStringUtf8()).isEqualTo("v1");
         assertThat(got.getToken()).isEqualTo(token);
     }
@@ -291,16 +272,19 @@ class InProcessServerTest {
     void metricsCountStaleWritesByLockAndTargetAndCallsByMethod() throws Exception {
         SessionStream a = new SessionStream();
         long sa = a.open(10_000);
-        long old = stub.acquire(acquire(sa, 1, "metered", 0)).getGrant().getToken();
-        assertThat(stub.release(release(sa, 2, "metered", old)).getCode()).isEqualTo(Code.CODE_OK);
-        long token = stub.acquire(acquire(sa, 3, "metered", 0)).getGrant().getToken();
-        assertThat(stub.kvPut(put(sa, 4, "orders", "v2", "metered", old)).getCode())
+        long old = node.stub().acquire(acquire(sa, 1, "metered", 0)).getGrant().getToken();
+        assertThat(node.stub().release(release(sa, 2, "metered", old)).getCode())
+                .isEqualTo(Code.CODE_OK);
+        long token =
+                node.stub().acquire(acquire(sa, 3, "metered", 0)).getGrant().getToken();
+        assertThat(node.stub().kvPut(put(sa, 4, "orders", "v2", "metered", old)).getCode())
                 .isEqualTo(Code.CODE_STALE_TOKEN);
-        assertThat(stub.kvPut(put(sa, 5, "orders", "v3", "metered", old)).getCode())
+        assertThat(node.stub().kvPut(put(sa, 5, "orders", "v3", "metered", old)).getCode())
                 .isEqualTo(Code.CODE_STALE_TOKEN);
-        assertThat(stub.release(release(sa, 6, "metered", token)).getCode()).isEqualTo(Code.CODE_OK);
+        assertThat(node.stub().release(release(sa, 6, "metered", token)).getCode())
+                .isEqualTo(Code.CODE_OK);
 
-        HttpResponse<String> metrics = AdminScrape.get(server.adminPort(), "/metrics");
+        HttpResponse<String> metrics = AdminScrape.get(node.server().adminPort(), "/metrics");
         assertThat(metrics.statusCode()).isEqualTo(200);
         assertThat(metrics.headers().firstValue("Content-Type"))
                 .hasValueSatisfying(t -> assertThat(t).startsWith("text/plain; version=0.0.4"));
@@ -310,27 +294,25 @@ class InProcessServerTest {
                         + "statusCode=\"OK\"[^}]*} [1-9]")
                 .contains("jvm_memory_used_bytes");
         // The cluster gauges follow the once-a-second health probe; other tests write stale too.
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        String body = metrics.body();
-        while (!(body.contains("tenure_health_ok 1.0")
-                && sample(body, "tenure_cluster_stale_writes_rejected_total") >= 2)) {
-            assertThat(System.nanoTime())
-                    .as("probe reported health and stale writes: %s", body)
-                    .isLessThan(deadline);
-            Thread.sleep(200);
-            body = AdminScrape.get(server.adminPort(), "/metrics").body();
-        }
+        String body = Await.atMost(Duration.ofSeconds(10))
+                .every(Duration.ofMillis(200))
+                .until(
+                        "the probe reporting health and stale writes",
+                        () -> AdminScrape.get(node.server().adminPort(), "/metrics")
+                                .body(),
+                        b -> b.contains("tenure_health_ok 1.0")
+                                && sample(b, "tenure_cluster_stale_writes_rejected_total") >= 2);
         assertThat(body).contains("tenure_leader 1.0").containsPattern("tenure_token_last [1-9]");
     }
 
     @Test
     void badInputIsRejectedWithTheLimitNamed() {
-        assertThatThrownBy(() -> stub.acquire(acquire(1, 1, "x".repeat(300), 0)))
+        assertThatThrownBy(() -> node.stub().acquire(acquire(1, 1, "x".repeat(300), 0)))
                 .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
                     assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
                     assertThat(e.getStatus().getDescription()).contains("lockNameBytesMax");
                 });
-        assertThatThrownBy(() -> stub.kvPut(put(0, 0, "k", "x".repeat(70_000), null, 0)))
+        assertThatThrownBy(() -> node.stub().kvPut(put(0, 0, "k", "x".repeat(70_000), null, 0)))
                 .isInstanceOfSatisfying(
                         StatusRuntimeException.class,
                         e -> assertThat(e.getStatus().getDescription()).contains("valueBytesMax"));
@@ -338,7 +320,7 @@ class InProcessServerTest {
 
     @Test
     void statusGoesThroughTheLog() {
-        var s = stub.serverStatus(ServerStatusRequest.getDefaultInstance());
+        var s = node.stub().serverStatus(ServerStatusRequest.getDefaultInstance());
         assertThat(s.getHealth()).isEqualTo("ok");
         assertThat(s.getLeaderId()).isEqualTo(0);
         assertThat(s.getNowMs()).isPositive();
@@ -352,12 +334,12 @@ class InProcessServerTest {
     void aStatusCallReportsTheStateDigestTheLastOneAskedFor() throws Exception {
         ServerStatusRequest withDigest =
                 ServerStatusRequest.newBuilder().setStateDigest(true).build();
-        stub.serverStatus(withDigest);
+        node.stub().serverStatus(withDigest);
         var first = awaitDigest(withDigest, 0);
         assertThat(first.getReplicaStateDigest()).isNotZero();
         SessionStream a = new SessionStream();
         long sa = a.open(10_000);
-        assertThat(stub.acquire(acquire(sa, 1, "digest", 0)).getCode()).isEqualTo(Code.CODE_OK);
+        assertThat(node.stub().acquire(acquire(sa, 1, "digest", 0)).getCode()).isEqualTo(Code.CODE_OK);
         var second = awaitDigest(withDigest, first.getReplicaDigestPosition());
         assertThat(second.getReplicaStateDigest()).isNotEqualTo(first.getReplicaStateDigest());
     }
@@ -365,17 +347,12 @@ class InProcessServerTest {
     /** Asks until a digest taken after log position {@code after} comes back. */
     private static ServerStatusResponse awaitDigest(ServerStatusRequest request, long after)
             throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (true) {
-            var s = stub.serverStatus(request);
-            if (s.getReplicaDigestPosition() > after) {
-                return s;
-            }
-            assertThat(System.nanoTime())
-                    .as("a digest after position %d", after)
-                    .isLessThan(deadline);
-            Thread.sleep(20);
-        }
+        return Await.atMost(Duration.ofSeconds(10))
+                .every(Duration.ofMillis(20))
+                .until(
+                        "a digest after position " + after,
+                        () -> node.stub().serverStatus(request),
+                        s -> s.getReplicaDigestPosition() > after);
     }
 
     /** The value of an unlabelled sample in a Prometheus scrape, or -1 if it is absent. */

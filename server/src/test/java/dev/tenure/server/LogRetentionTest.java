@@ -9,6 +9,8 @@ import dev.tenure.api.v1.KvPutRequest;
 import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.api.v1.TenureGrpc;
 import dev.tenure.core.Limits;
+import dev.tenure.testkit.Await;
+import dev.tenure.testkit.LoopbackPorts;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import java.nio.file.Path;
@@ -39,7 +41,7 @@ class LogRetentionTest {
         ServerConfig config = config();
         long logStart;
         try (TenureServer server = TenureServer.start(config, System.err)) {
-            awaitStatus(server, s -> "ok".equals(s.getHealth()));
+            awaitStatus(server, "the node healthy", s -> "ok".equals(s.getHealth()));
             try (Client client = new Client(server.port())) {
                 ByteString value = ByteString.copyFrom(new byte[VALUE_BYTES]);
                 for (int i = 0; i < PUTS; i++) {
@@ -52,7 +54,7 @@ class LogRetentionTest {
                     assertThat(code).as("put %d", i).isEqualTo(Code.CODE_OK);
                 }
             }
-            ServerStatusResponse compacted = awaitStatus(server, s -> s.getLogStartPosition() > 0);
+            ServerStatusResponse compacted = awaitStatus(server, "log deleted", s -> s.getLogStartPosition() > 0);
             logStart = compacted.getLogStartPosition();
             assertThat(logStart)
                     .as("log deleted only up to the oldest kept snapshot")
@@ -61,7 +63,7 @@ class LogRetentionTest {
         }
         // Restart on the same data: recovery starts from a snapshot and replays the retained log.
         try (TenureServer server = TenureServer.start(config, System.err)) {
-            ServerStatusResponse status = awaitStatus(server, s -> "ok".equals(s.getHealth()));
+            ServerStatusResponse status = awaitStatus(server, "the node healthy", s -> "ok".equals(s.getHealth()));
             assertThat(status.getLastToken()).isZero();
             try (Client client = new Client(server.port())) {
                 for (int k = 0; k < 8; k++) {
@@ -74,13 +76,14 @@ class LogRetentionTest {
                             .isEqualTo("#" + last);
                 }
             }
-            assertThat(awaitStatus(server, s -> s.getLogStartPosition() > 0).getLogStartPosition())
+            assertThat(awaitStatus(server, "log deleted", s -> s.getLogStartPosition() > 0)
+                            .getLogStartPosition())
                     .isGreaterThanOrEqualTo(logStart);
         }
     }
 
     private ServerConfig config() {
-        int port = TestPorts.freeTcpPort();
+        int port = LoopbackPorts.freeTcpPort();
         return new ServerConfig(
                 0,
                 List.of(new ServerConfig.Member(0, "127.0.0.1", port, TestPorts.freeAeronPortBase())),
@@ -97,19 +100,11 @@ class LogRetentionTest {
                 false);
     }
 
-    private static ServerStatusResponse awaitStatus(TenureServer server, Predicate<ServerStatusResponse> done)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (true) {
-            ServerStatusResponse s = server.status();
-            if (done.test(s)) {
-                return s;
-            }
-            assertThat(System.nanoTime())
-                    .as("status reached in time; last: %s", s)
-                    .isLessThan(deadline);
-            Thread.sleep(100);
-        }
+    private static ServerStatusResponse awaitStatus(
+            TenureServer server, String what, Predicate<ServerStatusResponse> done) throws InterruptedException {
+        return Await.atMost(Duration.ofSeconds(60))
+                .every(Duration.ofMillis(100))
+                .until(what, server::status, done);
     }
 
     private record Client(ManagedChannel channel) implements AutoCloseable {

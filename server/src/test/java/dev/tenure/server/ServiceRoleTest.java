@@ -3,10 +3,8 @@ package dev.tenure.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.aeron.cluster.service.Cluster;
-import java.nio.file.Path;
-import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Each member's agents know whether requests wait on its clustered service. Aeron tells a
@@ -16,23 +14,19 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ServiceRoleTest {
 
+    @RegisterExtension
+    static final NodeExtension cluster = NodeExtension.cluster();
+
     @Test
-    void onlyTheLeadersServiceIsAwaited(@TempDir Path data) throws Exception {
-        List<TenureServer> servers = TestNode.startCluster(data);
-        try {
-            long leaders = servers.stream()
-                    .filter(s -> s.role() == Cluster.Role.LEADER)
-                    .count();
-            assertThat(leaders).isEqualTo(1);
-            for (TenureServer server : servers) {
-                assertThat(server.wakeup().serviceAnswers())
-                        .as("node on port %d, %s", server.port(), server.role())
-                        .isEqualTo(server.role() == Cluster.Role.LEADER);
-            }
-        } finally {
-            for (TenureServer server : servers) {
-                server.close();
-            }
+    void onlyTheLeadersServiceIsAwaited() {
+        long leaders = cluster.servers().stream()
+                .filter(s -> s.role() == Cluster.Role.LEADER)
+                .count();
+        assertThat(leaders).isEqualTo(1);
+        for (TenureServer server : cluster.servers()) {
+            assertThat(server.wakeup().serviceAnswers())
+                    .as("node on port %d, %s", server.port(), server.role())
+                    .isEqualTo(server.role() == Cluster.Role.LEADER);
         }
     }
 }

@@ -3,22 +3,17 @@ package dev.tenure.bench.limits;
 import dev.tenure.bench.report.Figures;
 import dev.tenure.server.ServerConfig;
 import dev.tenure.server.runtime.AdaptiveIdleStrategy;
+import dev.tenure.testkit.Dirs;
+import dev.tenure.testkit.LoopbackPorts;
 import io.aeron.cluster.client.AeronCluster;
 import io.aeron.cluster.client.EgressListener;
 import io.aeron.logbuffer.Header;
 import java.io.File;
-import java.io.IOException;
-import java.net.DatagramSocket;
-import java.net.InetAddress;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.HdrHistogram.Histogram;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.IdleStrategy;
@@ -60,7 +55,7 @@ final class AeronEchoLimit {
             for (int i = started.size() - 1; i >= 0; i--) {
                 started.get(i).close();
             }
-            deleteTree(data);
+            Dirs.deleteTree(data);
         }
     }
 
@@ -122,44 +117,22 @@ final class AeronEchoLimit {
 
     /** Member i uses UDP ports base+10i+1..+5 on loopback, all free right now. */
     private static List<ServerConfig.Member> members(int nodes) {
-        for (int attempt = 0; attempt < 200; attempt++) {
-            int base = 30_000 + ThreadLocalRandom.current().nextInt(20_000) / 100 * 100;
-            if (udpFree(base + 1, base + 10 * nodes)) {
-                List<ServerConfig.Member> members = new ArrayList<>();
-                for (int i = 0; i < nodes; i++) {
-                    members.add(new ServerConfig.Member(i, "127.0.0.1", 0, base + 10 * i));
-                }
-                return members;
-            }
+        int base = LoopbackPorts.randomBase(
+                30_000,
+                20_000,
+                100,
+                b -> LoopbackPorts.udpFree(b + 1, b + 10 * nodes),
+                "UDP ports for the Aeron echo cluster");
+        List<ServerConfig.Member> members = new ArrayList<>();
+        for (int i = 0; i < nodes; i++) {
+            members.add(new ServerConfig.Member(i, "127.0.0.1", 0, base + 10 * i));
         }
-        throw new IllegalStateException("no free block of UDP ports on loopback for the Aeron echo cluster");
-    }
-
-    private static boolean udpFree(int from, int to) {
-        for (int p = from; p <= to; p++) {
-            try (DatagramSocket s = new DatagramSocket(p, InetAddress.getLoopbackAddress())) {
-                // free
-            } catch (IOException e) {
-                return false;
-            }
-        }
-        return true;
+        return members;
     }
 
     private static String shm(String name) {
         File shm = new File("/dev/shm");
         return (shm.isDirectory() ? shm.getPath() : System.getProperty("java.io.tmpdir")) + "/" + name;
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
     }
 
     /** Counts echoes and their round trips; touched only by the polling thread. */

@@ -5,6 +5,7 @@ import dev.tenure.client.Lease;
 import dev.tenure.client.Session;
 import dev.tenure.client.TenureClient;
 import dev.tenure.client.TenureEnd;
+import dev.tenure.testkit.JavaCommand;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -74,8 +75,11 @@ final class TakeoverWorkload {
     }
 
     private static Process startHolder(String endpoints, String lock) throws IOException {
-        List<String> cmd = new ArrayList<>(SelfJava.command(List.of("-XX:TieredStopAtLevel=1", "-Xmx128m")));
-        cmd.addAll(List.of(Holder.class.getName(), endpoints, lock, Long.toString(HOLDER_TTL_SECONDS)));
+        List<String> cmd = new ArrayList<>(JavaCommand.of(
+                List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx128m"),
+                JavaCommand.selfClasspath(TakeoverWorkload.class),
+                Holder.class.getName()));
+        cmd.addAll(List.of(endpoints, lock, Long.toString(HOLDER_TTL_SECONDS)));
         return new ProcessBuilder(cmd).redirectErrorStream(true).start();
     }
 

@@ -8,6 +8,7 @@ import dev.tenure.client.Session;
 import dev.tenure.client.TenureClient;
 import dev.tenure.client.TenureEnd;
 import dev.tenure.lab.process.Faketime;
+import dev.tenure.testkit.Pause;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -45,7 +46,7 @@ class ClockStepIT {
             Files.writeString(offset, "+3600\n");
             // Two renewal rounds and more than half the TTL after the step: a clock read as
             // calendar time would have expired the lease at the first timer after the jump.
-            Thread.sleep(TTL.toMillis() * 2 / 3 + 2_000);
+            Pause.forMillis(TTL.toMillis() * 2 / 3 + 2_000);
             LockStatus held = client.status("clock-held");
             assertThat(held.holder()).as("holder after a +1 h step").isPresent();
             assertThat(held.holder().orElseThrow().token()).isEqualTo(lease.token());

@@ -10,6 +10,9 @@ import dev.tenure.client.LossReason;
 import dev.tenure.client.Session;
 import dev.tenure.client.TenureClient;
 import dev.tenure.client.TenureException;
+import dev.tenure.testkit.Await;
+import dev.tenure.testkit.Dirs;
+import dev.tenure.testkit.Pause;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -74,10 +77,10 @@ class ClusterIT {
                 workers.add(t);
                 t.start();
             }
-            Thread.sleep(1_500);
+            Pause.forMillis(1_500); // load before the kill
             long killedAt = System.nanoTime();
             cluster.kill9(leader);
-            Thread.sleep(4_000);
+            Pause.forMillis(4_000); // load through the election and after it
             stop.set(true);
             for (Thread t : workers) {
                 t.join(30_000);
@@ -204,7 +207,7 @@ class ClusterIT {
                 awaitStatus(cluster, n, s -> s.get("log_start_position").getAsLong() > 0, "log deleted on node " + n);
             }
             cluster.kill9(wiped);
-            deleteRecursively(data.resolve("node-" + wiped));
+            Dirs.deleteTree(data.resolve("node-" + wiped));
             cluster.start();
             long lastToken = last;
             // Its log begins at the copied snapshot, not at the start of the cluster's log.
@@ -231,7 +234,7 @@ class ClusterIT {
             // from them instead of starting an empty log that could never catch up.
             cluster.kill9(leader);
             cluster.kill9(wiped);
-            deleteRecursively(data.resolve("node-" + other));
+            Dirs.deleteTree(data.resolve("node-" + other));
             cluster.start();
             awaitStatus(
                     cluster,
@@ -249,22 +252,9 @@ class ClusterIT {
 
     private static JsonObject awaitStatus(ClusterProcess cluster, int node, Predicate<JsonObject> done, String what)
             throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-        while (true) {
-            JsonObject s = cluster.statusOf(node);
-            if (s.has("replica_last_token") && done.test(s)) {
-                return s;
-            }
-            assertThat(System.nanoTime()).as("%s: %s", what, s).isLessThan(deadline);
-            Thread.sleep(500);
-        }
-    }
-
-    private static void deleteRecursively(Path dir) throws java.io.IOException {
-        try (var paths = java.nio.file.Files.walk(dir)) {
-            paths.sorted(java.util.Comparator.reverseOrder())
-                    .forEach(p -> p.toFile().delete());
-        }
+        return Await.atMost(Duration.ofSeconds(90))
+                .every(Duration.ofMillis(500))
+                .until(what, () -> cluster.statusOf(node), s -> s.has("replica_last_token") && done.test(s));
     }
 
     @Test

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
-import dev.tenure.lab.process.Signals;
-import dev.tenure.server.TestPorts;
+import dev.tenure.lab.process.Ports;
+import dev.tenure.testkit.Signals;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,7 +27,7 @@ final class ClusterProcess implements AutoCloseable {
 
     ClusterProcess(Path data) {
         this.data = data;
-        this.basePort = TestPorts.freeClusterBasePort(3);
+        this.basePort = Ports.freeClusterBaseAtRandom(3);
     }
 
     /** Starts (or restarts the missing) nodes and waits for a leader with every node serving. */

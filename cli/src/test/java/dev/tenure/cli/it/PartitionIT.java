@@ -6,17 +6,18 @@ import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import dev.tenure.lab.process.LabNetwork;
 import dev.tenure.lab.process.NetNamespace;
+import dev.tenure.testkit.Await;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
@@ -565,23 +566,21 @@ class PartitionIT {
 
         /** Polls the views answered after {@code sinceNanos} until {@code condition} gives a value. */
         <T> T await(Duration timeout, long sinceNanos, String what, Function<Map<Integer, View>, T> condition)
-                throws InterruptedException, TimeoutException {
-            long deadline = System.nanoTime() + Processes.scaled(timeout).toNanos();
-            while (System.nanoTime() < deadline) {
-                Map<Integer, View> fresh = new ConcurrentHashMap<>();
-                latest.forEach((node, v) -> {
-                    if (v.atNanos > sinceNanos) {
-                        fresh.put(node, v);
-                    }
-                });
-                T value = condition.apply(fresh);
-                if (value != null) {
-                    return value;
+                throws InterruptedException {
+            return Await.atMost(timeout)
+                    .every(Duration.ofMillis(20))
+                    .failureDetails(() -> "latest views " + latest.values() + diagnostics())
+                    .until(what, () -> condition.apply(answeredAfter(sinceNanos)), Objects::nonNull);
+        }
+
+        private Map<Integer, View> answeredAfter(long sinceNanos) {
+            Map<Integer, View> fresh = new ConcurrentHashMap<>();
+            latest.forEach((node, v) -> {
+                if (v.atNanos > sinceNanos) {
+                    fresh.put(node, v);
                 }
-                TimeUnit.MILLISECONDS.sleep(20);
-            }
-            throw new AssertionError(
-                    "no " + what + " within " + timeout + "; latest views " + latest.values() + diagnostics());
+            });
+            return fresh;
         }
 
         /** Each node's answers after {@code sinceNanos}, one line wherever they changed. */

@@ -6,6 +6,7 @@ import dev.tenure.client.ServerStatus;
 import dev.tenure.client.Session;
 import dev.tenure.client.TenureClient;
 import dev.tenure.client.TenureException;
+import dev.tenure.testkit.Pause;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
@@ -59,7 +60,7 @@ public final class PartitionWorker {
                                     view = "-1 unavailable";
                                 }
                                 print("status " + index + " " + System.nanoTime() + " " + view);
-                                Thread.sleep(intervalMs);
+                                Pause.forMillis(intervalMs);
                             }
                         } catch (InterruptedException e) {
                             Thread.currentThread().interrupt();
@@ -95,7 +96,7 @@ public final class PartitionWorker {
                 print("horizon " + horizon);
                 shown = horizon;
             }
-            Thread.sleep(5);
+            Pause.forMillis(5); // how often the horizon is looked at
         }
         long horizon = lease.horizonNanos();
         if (horizon != shown) {

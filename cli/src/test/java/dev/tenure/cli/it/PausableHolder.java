@@ -4,6 +4,7 @@ import dev.tenure.client.Lease;
 import dev.tenure.client.Session;
 import dev.tenure.client.StaleTokenException;
 import dev.tenure.client.TenureClient;
+import dev.tenure.testkit.Pause;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
@@ -32,7 +33,7 @@ public final class PausableHolder {
             boolean reportedLoss = false;
             int rejected = 0;
             while (rejected < 3) {
-                Thread.sleep(100);
+                Pause.forMillis(100); // one write every 100 ms
                 if (lease.lost().isDone() && !reportedLoss) {
                     System.out.println("lost " + lease.lost().join());
                     reportedLoss = true;

@@ -1,14 +1,15 @@
 package dev.tenure.cli.it;
 
-import dev.tenure.lab.process.Signals;
-import java.io.BufferedReader;
+import dev.tenure.testkit.ChildProcess;
+import dev.tenure.testkit.JavaCommand;
+import dev.tenure.testkit.TimeScale;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -16,13 +17,11 @@ import java.util.concurrent.TimeUnit;
 /** Real `tenure` processes started from the shaded jar, with their output lines captured. */
 final class Processes {
 
-    /** Scales every wait in these tests; raise it on a slow machine (-Dtenure.test.timeScale=2). */
-    static final double TIME_SCALE = Double.parseDouble(System.getProperty("tenure.test.timeScale", "1"));
-
     private Processes() {}
 
+    /** Every wait in these tests is scaled ({@link TimeScale}: raise it on a slow machine). */
     static Duration scaled(Duration d) {
-        return Duration.ofNanos((long) (d.toNanos() * TIME_SCALE));
+        return TimeScale.scaled(d);
     }
 
     static Path jar() {
@@ -45,18 +44,7 @@ final class Processes {
     }
 
     private static List<String> javaCommand(String classpath, String mainClass, List<String> args) {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.add("-XX:+UseSerialGC");
-        cmd.add("-XX:TieredStopAtLevel=1");
-        cmd.add("-Xmx256m");
-        cmd.add("--add-exports");
-        cmd.add("java.base/jdk.internal.misc=ALL-UNNAMED");
-        cmd.add("--add-opens");
-        cmd.add("java.base/sun.nio.ch=ALL-UNNAMED");
-        cmd.add("-cp");
-        cmd.add(classpath);
-        cmd.add(mainClass);
+        List<String> cmd = new ArrayList<>(JavaCommand.of(JavaCommand.SMALL_JVM, classpath, mainClass));
         cmd.addAll(args);
         return cmd;
     }
@@ -65,34 +53,21 @@ final class Processes {
     static final class Running implements AutoCloseable {
         final Process process;
         final BlockingQueue<String> stdout = new LinkedBlockingQueue<>();
-        final List<String> all = java.util.Collections.synchronizedList(new ArrayList<>());
+        final List<String> all = Collections.synchronizedList(new ArrayList<>());
+        private final ChildProcess child;
 
-        Running(List<String> command, java.util.Map<String, String> env) throws IOException {
+        Running(List<String> command, Map<String, String> env) throws IOException {
             ProcessBuilder pb = new ProcessBuilder(command);
             pb.environment().putAll(env);
-            process = pb.start();
-            pump(process.getInputStream(), stdout, "out");
-            pump(process.getErrorStream(), null, "err");
-        }
-
-        private void pump(java.io.InputStream in, BlockingQueue<String> queue, String name) {
-            Thread t = new Thread(
-                    () -> {
-                        try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-                            String line;
-                            while ((line = r.readLine()) != null) {
-                                all.add(name + ": " + line);
-                                if (queue != null) {
-                                    queue.add(line);
-                                }
-                            }
-                        } catch (IOException e) {
-                            // process gone
-                        }
+            child = ChildProcess.start(
+                    "pump",
+                    pb,
+                    line -> {
+                        all.add("out: " + line);
+                        stdout.add(line);
                     },
-                    "pump-" + name);
-            t.setDaemon(true);
-            t.start();
+                    line -> all.add("err: " + line));
+            process = child.process();
         }
 
         /** The next stdout line, waiting up to {@code timeout}; fails with everything seen so far. */
@@ -105,12 +80,12 @@ final class Processes {
             return line;
         }
 
+        /** Waits for the exit and for its last output lines to be collected; returns the exit code. */
         int waitFor(Duration timeout) throws InterruptedException {
-            if (!process.waitFor(scaled(timeout).toMillis(), TimeUnit.MILLISECONDS)) {
+            if (!child.awaitExit(scaled(timeout))) {
                 throw new AssertionError(
                         "process did not exit within " + timeout + "; output:\n" + String.join("\n", all));
             }
-            Thread.sleep(50); // let the pumps drain
             return process.exitValue();
         }
 
@@ -123,24 +98,17 @@ final class Processes {
         }
 
         void signal(String name) throws IOException, InterruptedException {
-            Signals.send(pid(), name);
+            child.signal(name);
         }
 
         void kill9() throws InterruptedException {
-            process.destroyForcibly();
-            process.waitFor();
+            child.kill9();
         }
 
+        /** Resumes it if stopped and kills it, with every process it started. */
         @Override
         public void close() {
-            if (process.isAlive()) {
-                try {
-                    signal("CONT");
-                } catch (IOException | InterruptedException | IllegalStateException e) {
-                    // best effort
-                }
-                process.destroyForcibly();
-            }
+            child.close();
         }
     }
 }

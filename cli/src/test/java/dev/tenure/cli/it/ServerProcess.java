@@ -1,6 +1,7 @@
 package dev.tenure.cli.it;
 
 import dev.tenure.server.TestPorts;
+import dev.tenure.testkit.LoopbackPorts;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,7 +18,7 @@ final class ServerProcess implements AutoCloseable {
 
     ServerProcess(Path data) {
         this.data = data;
-        this.port = TestPorts.freeTcpPort();
+        this.port = LoopbackPorts.freeTcpPort();
         this.clusterPortBase = TestPorts.freeAeronPortBase();
     }
 

@@ -6,6 +6,7 @@ import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import dev.tenure.lab.fault.FaultMode;
 import dev.tenure.lab.fault.FaultProxy;
+import dev.tenure.testkit.Pause;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -98,9 +99,9 @@ class TakeoverIT {
             try (var waiter = tenure("acquire", "grace-lock", "--json")) {
                 awaitQueued("grace-lock");
                 link.mode(FaultMode.RESET); // every connection reset, new ones too
-                Thread.sleep(500);
+                Pause.forMillis(500); // how long the resets last
                 link.mode(FaultMode.PASS);
-                Thread.sleep(6_000); // twice the grace: a session ended by the reset would have passed on
+                Pause.forMillis(6_000); // twice the grace: a session ended by the reset would have passed on
                 assertThat(waiter.stdout.poll())
                         .as("the waiter was not granted")
                         .isNull();

@@ -124,7 +124,7 @@ public final class LocalCluster {
      * Starts every node whose recorded process is not running. Options given replace the stored
      * ones; with none, a restarted node gets the options it was first started with.
      */
-    public void startMissing(JavaLauncher.Tenure tenure, List<String> serverOptions) throws IOException {
+    public void startMissing(TenureCommand tenure, List<String> serverOptions) throws IOException {
         Files.createDirectories(dir);
         if (!serverOptions.isEmpty() || state.serverOptions == null) {
             state.serverOptions = new ArrayList<>(serverOptions);
@@ -155,7 +155,7 @@ public final class LocalCluster {
         return dir.toAbsolutePath().normalize().resolve("node-" + n.id);
     }
 
-    private long start(JavaLauncher.Tenure tenure, Node n, List<String> serverOptions) throws IOException {
+    private long start(TenureCommand tenure, Node n, List<String> serverOptions) throws IOException {
         List<String> cmd = new ArrayList<>();
         if (n.netns != null) {
             // ip netns exec execs what follows in the namespace: the pid stays the node's.

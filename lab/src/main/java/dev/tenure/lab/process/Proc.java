@@ -1,8 +1,7 @@
 package dev.tenure.lab.process;
 
-import java.io.BufferedReader;
+import dev.tenure.testkit.ChildProcess;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -12,7 +11,6 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -22,20 +20,13 @@ import java.util.function.Consumer;
  */
 public final class Proc implements AutoCloseable {
     private final String name;
-    private final Process process;
-    private final PrintWriter stdin;
+    private final ChildProcess child;
     private final PrintWriter log;
-    private final Thread outPump;
 
-    private Proc(String name, Process process, Path logFile, Consumer<String> onLine) throws IOException {
+    private Proc(String name, ChildProcess child, PrintWriter log) {
         this.name = name;
-        this.process = process;
-        this.stdin = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
-        OutputStream logOut = Files.newOutputStream(
-                logFile, StandardOpenOption.CREATE, StandardOpenOption.APPEND, StandardOpenOption.WRITE);
-        this.log = new PrintWriter(logOut, true, StandardCharsets.UTF_8);
-        this.outPump = pump(process.getInputStream(), "out", onLine);
-        pump(process.getErrorStream(), "err", line -> {});
+        this.child = child;
+        this.log = log;
     }
 
     /** Starts {@code command}; {@code onLine} gets each stdout line on the pump thread. */
@@ -51,28 +42,29 @@ public final class Proc implements AutoCloseable {
         Files.createDirectories(logFile.toAbsolutePath().getParent());
         ProcessBuilder builder = new ProcessBuilder(command);
         builder.environment().putAll(env);
-        return new Proc(name, builder.start(), logFile, onLine);
+        OutputStream logOut = Files.newOutputStream(
+                logFile, StandardOpenOption.CREATE, StandardOpenOption.APPEND, StandardOpenOption.WRITE);
+        PrintWriter log = new PrintWriter(logOut, true, StandardCharsets.UTF_8);
+        try {
+            ChildProcess child = ChildProcess.start(
+                    "lab-" + name,
+                    builder,
+                    line -> {
+                        log(log, "out", line);
+                        onLine.accept(line);
+                    },
+                    line -> log(log, "err", line));
+            return new Proc(name, child, log);
+        } catch (IOException | RuntimeException e) {
+            log.close();
+            throw e;
+        }
     }
 
-    private Thread pump(java.io.InputStream in, String stream, Consumer<String> onLine) {
-        Thread t = new Thread(
-                () -> {
-                    try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-                        String line;
-                        while ((line = r.readLine()) != null) {
-                            synchronized (log) {
-                                log.println(stream + ": " + line);
-                            }
-                            onLine.accept(line);
-                        }
-                    } catch (IOException gone) {
-                        // the process is gone; its exit is observed through waitFor
-                    }
-                },
-                "lab-" + name + "-" + stream);
-        t.setDaemon(true);
-        t.start();
-        return t;
+    private static void log(PrintWriter log, String stream, String line) {
+        synchronized (log) {
+            log.println(stream + ": " + line);
+        }
     }
 
     public String name() {
@@ -80,24 +72,24 @@ public final class Proc implements AutoCloseable {
     }
 
     public long pid() {
-        return process.pid();
+        return child.pid();
     }
 
     public boolean isAlive() {
-        return process.isAlive();
+        return child.isAlive();
     }
 
     /** Writes one line to the process's stdin (ignored once it is gone). */
     public void send(String line) {
-        stdin.println(line);
+        child.send(line);
     }
 
     /** {@code kill -NAME pid}: STOP (returning once it has stopped), CONT, TERM, KILL. */
     public void signal(String signal) {
         try {
-            Signals.send(pid(), signal);
+            child.signal(signal);
         } catch (IOException e) {
-            if (!process.isAlive()) {
+            if (!child.isAlive()) {
                 return; // it exited first: nothing left to signal
             }
             throw new IllegalStateException("cannot signal " + name + ": " + e.getMessage(), e);
@@ -109,39 +101,26 @@ public final class Proc implements AutoCloseable {
 
     /** SIGKILL, and waits until the process is gone. */
     public void kill9() {
-        process.destroyForcibly();
         try {
-            process.waitFor();
+            child.kill9();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
     }
 
-    /** Waits for the exit and for its last stdout lines to be handled; false on timeout. */
+    /** Waits for the exit and for its last lines to be handled; false on timeout. */
     public boolean awaitExit(Duration timeout) throws InterruptedException {
-        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-            return false;
-        }
-        outPump.join(TimeUnit.SECONDS.toMillis(5));
-        return true;
+        return child.awaitExit(timeout);
     }
 
     public int exitValue() {
-        return process.exitValue();
+        return child.exitValue();
     }
 
-    /** Resumes a stopped process, then kills it if it is still running. */
+    /** Resumes a stopped process, then kills it (and anything it started) if it is still running. */
     @Override
     public void close() {
-        if (process.isAlive()) {
-            try {
-                signal("CONT");
-            } catch (IllegalStateException e) {
-                // it may have exited in between
-            }
-            kill9();
-        }
-        stdin.close();
+        child.close();
         synchronized (log) {
             log.close();
         }

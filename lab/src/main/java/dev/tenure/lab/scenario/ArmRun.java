@@ -12,11 +12,11 @@ import dev.tenure.lab.history.Op;
 import dev.tenure.lab.history.Violation;
 import dev.tenure.lab.history.Window;
 import dev.tenure.lab.naive.NaiveLockServer;
-import dev.tenure.lab.process.JavaLauncher;
 import dev.tenure.lab.process.Proc;
 import dev.tenure.lab.store.Backend;
 import dev.tenure.lab.store.LabStore;
 import dev.tenure.lab.worker.LabWorker;
+import dev.tenure.testkit.JavaCommand;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -109,7 +109,7 @@ public final class ArmRun implements AutoCloseable {
         List<String> endpoints = new ArrayList<>();
         for (int i = nodes - 1; i >= 0; i--) {
             List<String> cmd = new ArrayList<>(
-                    JavaLauncher.javaCommand(JavaLauncher.SMALL_JVM, env.classpath(), NaiveLockServer.class.getName()));
+                    JavaCommand.of(JavaCommand.SMALL_JVM, env.classpath(), NaiveLockServer.class.getName()));
             if (i == 0 && nodes > 1) {
                 cmd.addAll(List.of("--replicas", String.join(",", endpoints), "--lag-ms", Long.toString(lagMs)));
             }
@@ -142,8 +142,8 @@ public final class ArmRun implements AutoCloseable {
     public synchronized Proc worker(
             String name, List<String> lockEndpoints, Map<String, String> environment, String... options)
             throws IOException {
-        List<String> cmd = new ArrayList<>(
-                JavaLauncher.javaCommand(JavaLauncher.SMALL_JVM, env.classpath(), LabWorker.class.getName()));
+        List<String> cmd =
+                new ArrayList<>(JavaCommand.of(JavaCommand.SMALL_JVM, env.classpath(), LabWorker.class.getName()));
         cmd.addAll(List.of(
                 "--name", name,
                 "--service", arm.id(),

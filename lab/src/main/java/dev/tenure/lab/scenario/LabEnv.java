@@ -1,11 +1,11 @@
 package dev.tenure.lab.scenario;
 
 import dev.tenure.client.ServerStatus;
-import dev.tenure.lab.process.JavaLauncher;
 import dev.tenure.lab.process.LabNetwork;
 import dev.tenure.lab.process.LocalCluster;
 import dev.tenure.lab.process.Proc;
-import dev.tenure.lab.process.Signals;
+import dev.tenure.lab.process.TenureCommand;
+import dev.tenure.testkit.Signals;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -32,7 +32,7 @@ public final class LabEnv implements AutoCloseable {
     private final long seed;
     private final int scale;
     private final Random random;
-    private final JavaLauncher.Tenure tenure;
+    private final TenureCommand tenure;
     private final String classpath;
     private final int basePort;
     private final PrintStream progress;
@@ -45,7 +45,7 @@ public final class LabEnv implements AutoCloseable {
             Path dir,
             long seed,
             int scale,
-            JavaLauncher.Tenure tenure,
+            TenureCommand tenure,
             String classpath,
             int basePort,
             PrintStream progress,

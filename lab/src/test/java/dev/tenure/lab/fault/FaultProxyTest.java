@@ -3,6 +3,7 @@ package dev.tenure.lab.fault;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tenure.testkit.Await;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -149,9 +150,9 @@ class FaultProxyTest {
         Client c = new Client(proxy.endpoint());
         c.out.println("late");
         long sent = System.nanoTime();
-        while (proxy.bytesUp() == 0) {
-            Thread.sleep(5);
-        }
+        Await.atMost(Duration.ofSeconds(10))
+                .every(Duration.ofMillis(5))
+                .until("the proxy read the chunk from the client", () -> proxy.bytesUp() > 0);
         c.socket.setSoLinger(true, 0);
         c.close(); // the sender is gone (RST) with its write in flight
         assertThat(serverGot()).isEqualTo("late");

@@ -2,7 +2,11 @@ package dev.tenure.server.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tenure.testkit.Await;
+import dev.tenure.testkit.Pause;
 import java.nio.channels.Selector;
+import java.time.Duration;
+import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -45,25 +49,24 @@ class AgentWakeupTest {
         return idles;
     }
 
-    private static void awaitTrue(java.util.function.BooleanSupplier condition) throws InterruptedException {
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("condition not reached in 10 s").isLessThan(until);
-            Thread.sleep(1);
-        }
+    private static void awaitTrue(String what, Await.Condition<RuntimeException> condition)
+            throws InterruptedException {
+        Await.atMost(Duration.ofSeconds(10)).every(Duration.ofMillis(1)).until(what, condition);
     }
 
     /** Waits until the agent made no idle call for a second; returns its count then. */
     private static int awaitQuiet(AtomicInteger idles) throws InterruptedException {
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (true) {
-            int seen = idles.get();
-            Thread.sleep(1_000);
-            if (idles.get() == seen) {
-                return seen;
-            }
-            assertThat(System.nanoTime()).as("agent never went quiet").isLessThan(until);
-        }
+        return Await.atMost(Duration.ofSeconds(20))
+                .every(Duration.ZERO) // each look is a second long
+                .until("a second without an idle call", () -> quietFor(idles, 1_000), OptionalInt::isPresent)
+                .getAsInt();
+    }
+
+    /** The agent's idle calls, if it made none in the next {@code ms}. */
+    private static OptionalInt quietFor(AtomicInteger idles, long ms) throws InterruptedException {
+        int seen = idles.get();
+        Pause.forMillis(ms);
+        return idles.get() == seen ? OptionalInt.of(seen) : OptionalInt.empty();
     }
 
     @Test
@@ -80,9 +83,9 @@ class AgentWakeupTest {
         wakeup.requestEntered();
         // Hot for 20 ms after the wake-up: 1 ms parks, so many idle calls, where its own
         // back-off would give at most one in the next second.
-        awaitTrue(() -> idles.get() >= before + 5);
+        awaitTrue("five idle calls after the wake-up", () -> idles.get() >= before + 5);
         assertThat(System.nanoTime() - woken).isLessThan(TimeUnit.SECONDS.toNanos(1));
-        awaitTrue(strategy::coldParked);
+        awaitTrue("back in its cold park", strategy::coldParked);
     }
 
     @Test
@@ -91,13 +94,13 @@ class AgentWakeupTest {
         AdaptiveIdleStrategy strategy =
                 new AdaptiveIdleStrategy(0, SHORT, TimeUnit.SECONDS.toNanos(60), LONG, LONG, wakeup, null);
         AtomicInteger idles = run(strategy);
-        awaitTrue(() -> wakeup.registered() == 1);
-        Thread.sleep(100);
+        awaitTrue("the agent registered", () -> wakeup.registered() == 1);
+        Pause.forMillis(100); // time to settle into its long park, which nothing shows from outside
         int before = idles.get();
         assertThat(strategy.coldParked()).isFalse();
 
         wakeup.requestEntered();
-        Thread.sleep(300);
+        Pause.forMillis(300); // a wake-up would have moved it by now
         assertThat(idles.get()).as("still in its hot park").isEqualTo(before);
     }
 
@@ -106,10 +109,10 @@ class AgentWakeupTest {
         // Its first cold park is already 30 s long (the back-off starts at the hot park).
         AdaptiveIdleStrategy strategy = new AdaptiveIdleStrategy(0, SHORT, 0, LONG, LONG, null, null);
         AtomicInteger idles = run(strategy);
-        Thread.sleep(200);
+        Pause.forMillis(200); // into its first cold park
         int before = idles.get();
         wakeup.requestEntered();
-        Thread.sleep(200);
+        Pause.forMillis(200); // a wake-up would have moved it by now
         assertThat(idles.get()).isEqualTo(before);
         assertThat(wakeup.registered()).isZero();
     }
@@ -120,14 +123,14 @@ class AgentWakeupTest {
         AdaptiveIdleStrategy strategy = new AdaptiveIdleStrategy(0, SHORT, 0, SHORT, LONG, wakeup, null);
         wakeup.inFlight(1);
         AtomicInteger idles = run(strategy);
-        Thread.sleep(300);
+        Pause.forMillis(300); // the window the idle calls are counted in
         int during = idles.get();
         // 1 ms parks for 300 ms; a cold agent would have made one or two park calls at most.
         assertThat(during).isGreaterThan(50);
         assertThat(strategy.coldParked()).isFalse();
 
         wakeup.inFlight(0);
-        awaitTrue(strategy::coldParked);
+        awaitTrue("back in its cold park", strategy::coldParked);
     }
 
     @Test
@@ -137,12 +140,12 @@ class AgentWakeupTest {
         assertThat(wakeup.loneMember()).isFalse();
         // A member of a cluster backs off from 1 ms, doubling: several parks in its first second.
         AtomicInteger backingOff = run(new AdaptiveIdleStrategy(0, SHORT, 0, SHORT, LONG, wakeup, null));
-        Thread.sleep(1_000);
+        Pause.forMillis(1_000); // its first second
         stopAgent();
         stop.set(false);
         // A lone member, whose every request wakes it, goes straight to the 30 s park.
         AtomicInteger straight = run(new AdaptiveIdleStrategy(0, SHORT, 0, SHORT, LONG, lone, null));
-        Thread.sleep(1_000);
+        Pause.forMillis(1_000); // its first second
         int spinsAndYields = AdaptiveIdleStrategy.SPINS + AdaptiveIdleStrategy.YIELDS;
         assertThat(straight.get()).isLessThanOrEqualTo(spinsAndYields);
         assertThat(backingOff.get()).isGreaterThanOrEqualTo(spinsAndYields + 5);
@@ -156,8 +159,8 @@ class AgentWakeupTest {
     /** Runs {@code strategy}'s agent until it sits in its first long park; returns its idle calls. */
     private AtomicInteger parkedAgent(AdaptiveIdleStrategy strategy) throws InterruptedException {
         AtomicInteger idles = run(strategy);
-        awaitTrue(() -> wakeup.registered() == 1);
-        Thread.sleep(100);
+        awaitTrue("the agent registered", () -> wakeup.registered() == 1);
+        Pause.forMillis(100); // time to settle into its long park, which nothing shows from outside
         return idles;
     }
 
@@ -166,7 +169,7 @@ class AgentWakeupTest {
         int before = idles.get();
         long handed = System.nanoTime();
         handOff.run();
-        awaitTrue(() -> idles.get() > before);
+        awaitTrue("the agent unparked", () -> idles.get() > before);
         assertThat(System.nanoTime() - handed).isLessThan(TimeUnit.SECONDS.toNanos(5));
     }
 
@@ -175,7 +178,7 @@ class AgentWakeupTest {
             throws InterruptedException {
         int before = idles.get();
         handOff.run();
-        Thread.sleep(300);
+        Pause.forMillis(300); // an unpark would have moved it by now
         assertThat(idles.get()).as(why).isEqualTo(before);
     }
 
@@ -206,10 +209,10 @@ class AgentWakeupTest {
         wakeup.roleChanged(false);
         // Parking 30 s at a time as the leader's; as a follower's it parks from 1 ms, doubling.
         AtomicInteger idles = run(hotFor(AgentWakeup.Hop.SERVICE));
-        awaitTrue(() -> idles.get() >= 5);
+        awaitTrue("five idle calls", () -> idles.get() >= 5);
         // Once a park lasted a second, the next one that begins is at least two seconds long.
         int quiet = awaitQuiet(idles);
-        awaitTrue(() -> idles.get() > quiet);
+        awaitTrue("the next park begun", () -> idles.get() > quiet);
         assertLeftParkedBy(idles, wakeup::committed, "nobody awaits a follower's service");
         wakeup.roleChanged(true);
         assertUnparkedBy(idles, wakeup::committed);

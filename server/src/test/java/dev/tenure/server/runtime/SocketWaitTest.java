@@ -3,6 +3,7 @@ package dev.tenure.server.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenure.server.cluster.ClusterNode;
+import dev.tenure.testkit.Pause;
 import io.aeron.Aeron;
 import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
@@ -52,7 +53,7 @@ class SocketWaitTest {
     private static CompletableFuture<Void> sendLater(InetSocketAddress to) {
         return CompletableFuture.runAsync(() -> {
             try (DatagramChannel sender = DatagramChannel.open()) {
-                Thread.sleep(200);
+                Pause.forMillis(200); // the wait has begun by then
                 sender.send(ByteBuffer.wrap(new byte[] {1, 2, 3}), to);
             } catch (IOException | InterruptedException e) {
                 throw new IllegalStateException(e);
@@ -81,7 +82,7 @@ class SocketWaitTest {
         SocketWait wait = new SocketWait(selector);
         CompletableFuture<Void> woken = CompletableFuture.runAsync(() -> {
             try {
-                Thread.sleep(200);
+                Pause.forMillis(200); // the wait has begun by then
             } catch (InterruptedException e) {
                 throw new IllegalStateException(e);
             }

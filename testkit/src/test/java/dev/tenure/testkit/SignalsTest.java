@@ -1,11 +1,11 @@
-package dev.tenure.lab.process;
+package dev.tenure.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class SignalsTest {
@@ -30,13 +30,9 @@ class SignalsTest {
                     .isTrue();
 
             Signals.send(p.pid(), "CONT");
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (Signals.allThreadsStopped(p.pid()) && System.nanoTime() < deadline) {
-                TimeUnit.MILLISECONDS.sleep(1);
-            }
-            assertThat(Signals.allThreadsStopped(p.pid()))
-                    .as("running again after CONT")
-                    .isFalse();
+            Await.atMost(Duration.ofSeconds(10))
+                    .every(Duration.ofMillis(1))
+                    .until("running again after CONT", () -> !Signals.allThreadsStopped(p.pid()));
         } finally {
             p.destroyForcibly().waitFor();
         }

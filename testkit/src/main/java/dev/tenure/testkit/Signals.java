@@ -1,4 +1,4 @@
-package dev.tenure.lab.process;
+package dev.tenure.testkit;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,0 +1,143 @@
+package dev.tenure.server;
+
+import dev.tenure.api.v1.TenureGrpc;
+import dev.tenure.core.Limits;
+import dev.tenure.testkit.Await;
+import dev.tenure.testkit.Dirs;
+import dev.tenure.testkit.LoopbackPorts;
+import dev.tenure.testkit.TimeScale;
+import io.grpc.ManagedChannel;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * Real nodes in this JVM for one test class, on free loopback ports: a lone member or a cluster
+ * of three, each under a data directory of its own, healthy (a leader elected) before the first
+ * test and closed, data and all, after the last. Tests talk to them over gRPC, as clients do.
+ *
+ * <pre>{@code
+ * @RegisterExtension
+ * static final NodeExtension node = NodeExtension.lone();
+ * }</pre>
+ */
+final class NodeExtension implements BeforeAllCallback, AfterAllCallback {
+    private static final Duration HEALTHY_TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration CALL_DEADLINE = Duration.ofSeconds(30);
+
+    private final int members;
+    private Path data;
+    private final List<TenureServer> servers = new ArrayList<>();
+    private ManagedChannel channel;
+
+    private NodeExtension(int members) {
+        this.members = members;
+    }
+
+    /** One member alone: a cluster of one, as `tenure server` runs by default. */
+    static NodeExtension lone() {
+        return new NodeExtension(1);
+    }
+
+    /** Three members in this JVM. */
+    static NodeExtension cluster() {
+        return new NodeExtension(3);
+    }
+
+    @Override
+    public void beforeAll(ExtensionContext context) throws Exception {
+        data = Files.createTempDirectory("tenure-test-node-");
+        List<ServerConfig.Member> planned = new ArrayList<>();
+        for (int i = 0; i < members; i++) {
+            planned.add(new ServerConfig.Member(
+                    i, "127.0.0.1", LoopbackPorts.freeTcpPort(), TestPorts.freeAeronPortBase()));
+        }
+        try {
+            for (int i = 0; i < members; i++) {
+                Path dir = members == 1 ? data : data.resolve("node-" + i);
+                servers.add(TenureServer.start(config(i, planned, dir), System.err));
+            }
+            for (TenureServer server : servers) {
+                awaitHealthy(server);
+            }
+        } catch (Exception | AssertionError e) {
+            afterAll(context);
+            throw e;
+        }
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) throws Exception {
+        if (channel != null) {
+            channel.shutdownNow();
+            channel = null;
+        }
+        for (TenureServer server : servers) {
+            server.close();
+        }
+        servers.clear();
+        if (data != null) {
+            Dirs.deleteTree(data);
+        }
+    }
+
+    private static ServerConfig config(int nodeId, List<ServerConfig.Member> members, Path data) {
+        return new ServerConfig(
+                nodeId,
+                members,
+                data,
+                "127.0.0.1",
+                LoopbackPorts.freeTcpPort(),
+                Duration.ofMillis(5),
+                Duration.ofSeconds(5),
+                Limits.defaults().valueBytesMax() + 65536,
+                Limits.defaults(),
+                Duration.ofSeconds(1),
+                Duration.ofMillis(100),
+                Duration.ofMinutes(10),
+                false);
+    }
+
+    private static void awaitHealthy(TenureServer server) throws InterruptedException {
+        Await.atMost(HEALTHY_TIMEOUT)
+                .every(Duration.ofMillis(50))
+                .until("node on port " + server.port() + " healthy", server::status, s -> "ok".equals(s.getHealth()));
+    }
+
+    /** The lone member, or member 0 of the cluster. */
+    TenureServer server() {
+        return servers.get(0);
+    }
+
+    List<TenureServer> servers() {
+        return List.copyOf(servers);
+    }
+
+    /** A plaintext channel to {@link #server()}'s gateway, shared by the class's tests. */
+    synchronized ManagedChannel channel() {
+        if (channel == null) {
+            channel = newChannel();
+        }
+        return channel;
+    }
+
+    /** A plaintext channel of its own to {@link #server()}'s gateway (the caller shuts it down). */
+    ManagedChannel newChannel() {
+        return NettyChannelBuilder.forAddress("127.0.0.1", server().port())
+                .usePlaintext()
+                .build();
+    }
+
+    /** A blocking stub on {@link #channel()} whose calls fail after 30 s (scaled) instead of hanging. */
+    TenureGrpc.TenureBlockingStub stub() {
+        return TenureGrpc.newBlockingStub(channel())
+                .withDeadlineAfter(TimeScale.scaled(CALL_DEADLINE).toMillis(), TimeUnit.MILLISECONDS);
+    }
+}

@@ -1,0 +1,61 @@
+package dev.tenure.testkit;
+
+import java.net.URISyntaxException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Command lines for Java child processes started from this JVM's Java: `tenure` nodes, lab
+ * workers, test programs, bench holders. Every child gets the flags Aeron and gRPC need, so any
+ * of them can run a node or a client.
+ */
+public final class JavaCommand {
+
+    /** Small JVMs: several nodes, workers and the test or lab JVM share two cores. */
+    public static final List<String> SMALL_JVM = List.of("-XX:+UseSerialGC", "-Xmx256m", "-XX:TieredStopAtLevel=1");
+
+    /** What Aeron (and the JDK internals it reaches into) needs on Java 17. */
+    public static final List<String> ACCESS_FLAGS = List.of(
+            "--add-exports",
+            "java.base/jdk.internal.misc=ALL-UNNAMED",
+            "--add-opens",
+            "java.base/sun.nio.ch=ALL-UNNAMED");
+
+    private JavaCommand() {}
+
+    /** This JVM's own {@code java} executable. */
+    public static Path java() {
+        return Path.of(System.getProperty("java.home"), "bin", "java");
+    }
+
+    /** {@code java JVM_OPTIONS <access flags> -cp CLASSPATH MAIN_CLASS}; the caller appends arguments. */
+    public static List<String> of(List<String> jvmOptions, String classpath, String mainClass) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(java().toString());
+        cmd.addAll(jvmOptions);
+        cmd.addAll(ACCESS_FLAGS);
+        cmd.add("-cp");
+        cmd.add(classpath);
+        cmd.add(mainClass);
+        return cmd;
+    }
+
+    /**
+     * The class path that runs {@code anchor}'s code in a child: the jar it was loaded from when
+     * that jar is whole (the shaded `tenure.jar`, a benchmarks jar), else this JVM's class path (a
+     * build tree, or a module's own {@code tenure-*.jar}, which holds that module alone).
+     */
+    public static String selfClasspath(Class<?> anchor) {
+        try {
+            Path self = Path.of(
+                    anchor.getProtectionDomain().getCodeSource().getLocation().toURI());
+            String name = self.getFileName().toString();
+            return name.endsWith(".jar") && !name.startsWith("tenure-")
+                    ? self.toString()
+                    : System.getProperty("java.class.path");
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
