@@ -33,7 +33,19 @@ final class DataDirLock implements AutoCloseable {
     }
 
     static DataDirLock acquire(Path dataDir) throws IOException {
-        Files.createDirectories(dataDir);
+        Path where = dataDir.toAbsolutePath().normalize();
+        // Said in the operator's terms: the JDK's own exceptions here carry only the path.
+        if (Files.exists(where) && !Files.isDirectory(where)) {
+            throw new IOException("data directory " + where + " is a file, not a directory");
+        }
+        try {
+            Files.createDirectories(where);
+        } catch (IOException e) {
+            throw new IOException("data directory " + where + " cannot be created: " + e, e);
+        }
+        if (!Files.isWritable(where)) {
+            throw new IOException("data directory " + where + " is not writable by this process");
+        }
         FileChannel channel =
                 FileChannel.open(dataDir.resolve("tenure.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
         FileLock lock = channel.tryLock();

@@ -11,7 +11,11 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
@@ -20,21 +24,45 @@ import java.util.function.Supplier;
  * {@code /metrics} has the node's metrics in Prometheus' text format (see {@link NodeMetrics}).
  */
 public final class AdminHttp implements AutoCloseable {
+    /**
+     * Threads that serve admin requests, started as needed and ended when idle: slow clients hold
+     * up {@code /health} only once there are more of them than threads, and then each for at most
+     * {@link #REQUEST_SECONDS_MAX}.
+     */
+    static final int THREADS = 32;
+    /** Seconds a client has to send its whole request, and to take the whole response. */
+    static final int REQUEST_SECONDS_MAX = 5;
 
     private final HttpServer http;
+    private final ExecutorService executor;
 
-    private AdminHttp(HttpServer http) {
+    private AdminHttp(HttpServer http, ExecutorService executor) {
         this.http = http;
+        this.executor = executor;
     }
 
     public static AdminHttp start(
             String host, int port, Supplier<ServerStatusResponse> status, Supplier<String> metrics) throws IOException {
+        // The JDK's server reads a request on the thread that serves it, and waits for a partial
+        // request forever unless told otherwise: with one thread, one client that sends half a
+        // request (a slowloris) would hold /health until it left. These limits are read once, when
+        // the first server is made; a value the operator set is kept.
+        System.setProperty(
+                "sun.net.httpserver.maxReqTime",
+                System.getProperty("sun.net.httpserver.maxReqTime", Integer.toString(REQUEST_SECONDS_MAX)));
+        System.setProperty(
+                "sun.net.httpserver.maxRspTime",
+                System.getProperty("sun.net.httpserver.maxRspTime", Integer.toString(REQUEST_SECONDS_MAX)));
         HttpServer http = HttpServer.create(new InetSocketAddress(host, port), 16);
-        http.setExecutor(Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "tenure-admin");
-            t.setDaemon(true);
-            return t;
-        }));
+        AtomicInteger threads = new AtomicInteger();
+        ThreadPoolExecutor executor =
+                new ThreadPoolExecutor(THREADS, THREADS, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+                    Thread t = new Thread(r, "tenure-admin-" + threads.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                });
+        executor.allowCoreThreadTimeOut(true);
+        http.setExecutor(executor);
         http.createContext("/health", exchange -> {
             ServerStatusResponse s = status.get();
             JsonObject body = new JsonObject();
@@ -50,7 +78,7 @@ public final class AdminHttp implements AutoCloseable {
                 "/metrics",
                 exchange -> respond(exchange, 200, metrics.get(), "text/plain; version=0.0.4; charset=utf-8"));
         http.start();
-        return new AdminHttp(http);
+        return new AdminHttp(http, executor);
     }
 
     private static String json(ServerStatusResponse status) {
@@ -85,5 +113,6 @@ public final class AdminHttp implements AutoCloseable {
     @Override
     public void close() {
         http.stop(0);
+        executor.shutdownNow();
     }
 }
