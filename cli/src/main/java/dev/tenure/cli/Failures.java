@@ -2,6 +2,7 @@ package dev.tenure.cli;
 
 import dev.tenure.cli.ExitCodes.CliException;
 import dev.tenure.client.InvalidRequestException;
+import dev.tenure.client.KeyFencedException;
 import dev.tenure.client.LeaseLostException;
 import dev.tenure.client.LimitExceededException;
 import dev.tenure.client.LockHeldException;
@@ -27,6 +28,12 @@ final class Failures {
         if (e instanceof StaleTokenException s) {
             return new CliException(
                     ExitCodes.CONFLICT, "stale token: the current token is " + s.currentToken() + "; nothing changed");
+        }
+        if (e instanceof KeyFencedException) {
+            return new CliException(
+                    ExitCodes.CONFLICT,
+                    "key fenced: " + e.getMessage() + "; nothing changed (--lock/--token to write it fenced, "
+                            + KvCommand.OVERRIDE_FENCE + " to write it unfenced anyway)");
         }
         if (e instanceof LeaseLostException || e instanceof SessionLostException) {
             return new CliException(ExitCodes.LEASE_LOST, "lease lost: " + e.getMessage());

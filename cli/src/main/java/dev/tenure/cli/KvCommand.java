@@ -29,10 +29,23 @@ final class KvCommand {
         long token;
     }
 
+    static final String OVERRIDE_FENCE = "--override-fence";
+
+    /** {@code --override-fence} makes sense only for an unfenced write. */
+    private static void checkOverride(boolean overrideFence, FenceOptions fence) {
+        if (overrideFence && fence != null) {
+            throw new CliException(
+                    ExitCodes.BAD_INPUT, OVERRIDE_FENCE + " is for unfenced writes; it cannot go with --lock/--token");
+        }
+    }
+
     @Command(
             name = "put",
-            description =
-                    "Writes VALUE under KEY; with --lock/--token only if TOKEN is the lock's current grant (else exit 3).")
+            description = {
+                "Writes VALUE under KEY; with --lock/--token only if TOKEN is the lock's current grant (else exit 3).",
+                "Without them, a key whose last write was fenced is refused (exit 3, naming the lock)" + " unless "
+                        + OVERRIDE_FENCE + " is given."
+            })
     static final class Put implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "KEY")
         String key;
@@ -43,14 +56,23 @@ final class KvCommand {
         @ArgGroup(exclusive = false)
         FenceOptions fence;
 
+        @Option(
+                names = OVERRIDE_FENCE,
+                description = "Write unfenced even if KEY's last write was fenced: it lands whatever the"
+                        + " fencing lock's holder believes (a repair, a migration).")
+        boolean overrideFence;
+
         @Mixin
         ClientOptions client;
 
         @Override
         public Integer call() {
+            checkOverride(overrideFence, fence);
             byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
             try (TenureClient tenure = client.client()) {
-                if (fence == null) {
+                if (overrideFence) {
+                    tenure.putOverridingFence(key, bytes);
+                } else if (fence == null) {
                     tenure.put(key, bytes);
                 } else {
                     tenure.put(key, bytes, fence.lock, fence.token);
@@ -104,7 +126,11 @@ final class KvCommand {
 
     @Command(
             name = "del",
-            description = "Deletes KEY; with --lock/--token only if TOKEN is the lock's current grant (else exit 3).")
+            description = {
+                "Deletes KEY; with --lock/--token only if TOKEN is the lock's current grant (else exit 3).",
+                "Without them, a key whose last write was fenced is refused (exit 3, naming the lock)" + " unless "
+                        + OVERRIDE_FENCE + " is given."
+            })
     static final class Del implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "KEY")
         String key;
@@ -112,13 +138,19 @@ final class KvCommand {
         @ArgGroup(exclusive = false)
         FenceOptions fence;
 
+        @Option(names = OVERRIDE_FENCE, description = "Delete unfenced even if KEY's last write was fenced.")
+        boolean overrideFence;
+
         @Mixin
         ClientOptions client;
 
         @Override
         public Integer call() {
+            checkOverride(overrideFence, fence);
             try (TenureClient tenure = client.client()) {
-                boolean existed = fence == null ? tenure.delete(key) : tenure.delete(key, fence.lock, fence.token);
+                boolean existed = overrideFence
+                        ? tenure.deleteOverridingFence(key)
+                        : fence == null ? tenure.delete(key) : tenure.delete(key, fence.lock, fence.token);
                 System.out.println(existed ? "deleted" : "absent");
                 return ExitCodes.OK;
             } catch (TenureException e) {

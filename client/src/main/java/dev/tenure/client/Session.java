@@ -239,7 +239,7 @@ public final class Session implements AutoCloseable {
 
     // ---- fenced key-value store ----
 
-    /** Unfenced write. */
+    /** Unfenced write; refused with {@link KeyFencedException} if the key's last write was fenced. */
     public void put(String key, byte[] value) {
         write(key, value, null);
     }
@@ -258,7 +258,7 @@ public final class Session implements AutoCloseable {
         Writes.put(ctx, id(), requestIds.incrementAndGet(), key, value, fence, this::failure);
     }
 
-    /** Unfenced delete; returns whether the key existed. */
+    /** Unfenced delete; returns whether the key existed. Refused like {@link #put(String, byte[])}. */
     public boolean delete(String key) {
         return remove(key, null);
     }

@@ -76,10 +76,22 @@ public final class TenureClient implements AutoCloseable {
 
     /**
      * Unfenced write without a session. Writes need no session: a fenced write's authority is its
-     * token, and a retry writes the same value again.
+     * token, and a retry writes the same value again. A key whose last write was fenced stays
+     * fenced: this write is then refused with {@link KeyFencedException} (naming the lock) and
+     * nothing changes; see {@link #putOverridingFence(String, byte[])}.
      */
     public void put(String key, byte[] value) {
         Writes.put(ctx, 0, 0, key, value, null, Outcomes::unexpected);
+    }
+
+    /**
+     * Unfenced write that is accepted even if the key's last write was fenced: an explicit act
+     * (an operator's repair, a migration), since it lands whatever the fencing lock's holder
+     * believes. Afterwards the key is unfenced until a fenced write. On an unfenced key it is
+     * {@link #put(String, byte[])}.
+     */
+    public void putOverridingFence(String key, byte[] value) {
+        Writes.put(ctx, 0, 0, key, value, null, true, Outcomes::unexpected);
     }
 
     /**
@@ -102,9 +114,21 @@ public final class TenureClient implements AutoCloseable {
         Writes.checkpoint(ctx, 0, 0, lock, token, value, Outcomes::unexpected);
     }
 
-    /** Unfenced delete without a session; returns whether the key existed. */
+    /**
+     * Unfenced delete without a session; returns whether the key existed. Refused with
+     * {@link KeyFencedException} if the key's last write was fenced; see
+     * {@link #deleteOverridingFence(String)}.
+     */
     public boolean delete(String key) {
         return Writes.delete(ctx, 0, 0, key, null, Outcomes::unexpected);
+    }
+
+    /**
+     * Unfenced delete that is accepted even if the key's last write was fenced; an explicit act,
+     * as {@link #putOverridingFence(String, byte[])}. Returns whether the key existed.
+     */
+    public boolean deleteOverridingFence(String key) {
+        return Writes.delete(ctx, 0, 0, key, null, true, Outcomes::unexpected);
     }
 
     /** Fenced delete without a session; see {@link #put(String, byte[], String, long)}. */

@@ -26,11 +26,28 @@ final class Writes {
 
     static void put(
             ClientContext ctx, long sessionId, long requestId, String key, byte[] value, Fence fence, Failure failure) {
+        put(ctx, sessionId, requestId, key, value, fence, false, failure);
+    }
+
+    /**
+     * {@code overrideFence}: an unfenced write to a key last written fenced lands anyway; without
+     * it the server refuses (KEY_FENCED, thrown as {@link KeyFencedException}).
+     */
+    static void put(
+            ClientContext ctx,
+            long sessionId,
+            long requestId,
+            String key,
+            byte[] value,
+            Fence fence,
+            boolean overrideFence,
+            Failure failure) {
         KvPutRequest.Builder b = KvPutRequest.newBuilder()
                 .setSessionId(sessionId)
                 .setRequestId(requestId)
                 .setKey(key)
-                .setValue(ByteString.copyFrom(value));
+                .setValue(ByteString.copyFrom(value))
+                .setOverrideFence(overrideFence);
         if (fence != null) {
             b.setFence(fence);
         }
@@ -38,6 +55,8 @@ final class Writes {
                 Blocking.join(ctx.retrier.call(TenureGrpc.getKvPutMethod(), b.build(), ctx.requestTimeoutNanos));
         if (r.getCode() == Code.CODE_STALE_TOKEN) {
             throw stale(key, fence, r.getCurrentToken());
+        } else if (r.getCode() == Code.CODE_KEY_FENCED) {
+            throw new KeyFencedException(key, r.getMessage());
         } else if (r.getCode() != Code.CODE_OK) {
             throw failure.of("put '" + key + "'", r.getCode(), r.getMessage());
         }
@@ -45,10 +64,23 @@ final class Writes {
 
     /** Returns whether the key existed. */
     static boolean delete(ClientContext ctx, long sessionId, long requestId, String key, Fence fence, Failure failure) {
+        return delete(ctx, sessionId, requestId, key, fence, false, failure);
+    }
+
+    /** Returns whether the key existed; {@code overrideFence} as for {@code put}. */
+    static boolean delete(
+            ClientContext ctx,
+            long sessionId,
+            long requestId,
+            String key,
+            Fence fence,
+            boolean overrideFence,
+            Failure failure) {
         KvDeleteRequest.Builder b = KvDeleteRequest.newBuilder()
                 .setSessionId(sessionId)
                 .setRequestId(requestId)
-                .setKey(key);
+                .setKey(key)
+                .setOverrideFence(overrideFence);
         if (fence != null) {
             b.setFence(fence);
         }
@@ -61,6 +93,8 @@ final class Writes {
                 return false;
             case CODE_STALE_TOKEN:
                 throw stale(key, fence, r.getCurrentToken());
+            case CODE_KEY_FENCED:
+                throw new KeyFencedException(key, r.getMessage());
             default:
                 throw failure.of("delete '" + key + "'", r.getCode(), r.getMessage());
         }

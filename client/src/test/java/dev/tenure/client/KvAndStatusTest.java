@@ -70,6 +70,38 @@ class KvAndStatusTest {
     }
 
     @Test
+    void anUnfencedWriteToAFencedKeyIsATypedRejectionAndTheOverrideIsExplicit() {
+        String refused = "key k was last written fenced by lock a (token 4): ...";
+        h.fake.onPut = r -> r.getOverrideFence()
+                ? KvPutResponse.newBuilder().setCode(Code.CODE_OK).build()
+                : KvPutResponse.newBuilder()
+                        .setCode(Code.CODE_KEY_FENCED)
+                        .setMessage(refused)
+                        .build();
+        h.fake.onDelete = r -> r.getOverrideFence()
+                ? KvDeleteResponse.newBuilder().setCode(Code.CODE_OK).build()
+                : KvDeleteResponse.newBuilder()
+                        .setCode(Code.CODE_KEY_FENCED)
+                        .setMessage(refused)
+                        .build();
+        assertThatThrownBy(() -> h.client().put("k", bytes("v")))
+                .isInstanceOfSatisfying(
+                        KeyFencedException.class, e -> assertThat(e.key()).isEqualTo("k"))
+                .hasMessage(refused);
+        assertThatThrownBy(() -> h.client().delete("k")).isInstanceOf(KeyFencedException.class);
+        assertThatThrownBy(() -> session.put("k", bytes("v"))).isInstanceOf(KeyFencedException.class);
+        h.client().putOverridingFence("k", bytes("v"));
+        assertThat(h.client().deleteOverridingFence("k")).isTrue();
+
+        var puts = h.fake.requests(KvPutRequest.class);
+        assertThat(puts).extracting(KvPutRequest::getOverrideFence).containsExactly(false, false, true);
+        assertThat(puts.get(2).hasFence()).isFalse();
+        assertThat(h.fake.requests(KvDeleteRequest.class))
+                .extracting(KvDeleteRequest::getOverrideFence)
+                .containsExactly(false, true);
+    }
+
+    @Test
     void deleteSaysWhetherTheKeyExisted() {
         assertThat(session.delete("k")).isTrue();
         h.fake.onDelete =

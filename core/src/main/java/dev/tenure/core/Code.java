@@ -20,5 +20,10 @@ public enum Code {
     /** Input the gateway should have refused. */
     INVALID,
     /** A wait was cancelled by its client. */
-    CANCELLED
+    CANCELLED,
+    /**
+     * An unfenced write to a key whose last write was fenced, without the explicit override; the
+     * message names the lock that fences the key.
+     */
+    KEY_FENCED
 }

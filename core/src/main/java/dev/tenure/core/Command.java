@@ -86,11 +86,32 @@ public sealed interface Command {
      */
     record Release(long sessionId, long requestId, String lock, long token, boolean anySession) implements Command {}
 
-    /** A write; when {@code fenceLock} is not null, accepted only if {@code fenceToken} is that lock's current grant. */
-    record Put(long sessionId, long requestId, String key, byte[] value, String fenceLock, long fenceToken)
-            implements Command {}
+    /**
+     * A write; when {@code fenceLock} is not null, accepted only if {@code fenceToken} is that lock's
+     * current grant. An unfenced write (no {@code fenceLock}) to a key last written fenced is
+     * refused unless {@code overrideFence}.
+     */
+    record Put(
+            long sessionId,
+            long requestId,
+            String key,
+            byte[] value,
+            String fenceLock,
+            long fenceToken,
+            boolean overrideFence)
+            implements Command {
+        Put(long sessionId, long requestId, String key, byte[] value, String fenceLock, long fenceToken) {
+            this(sessionId, requestId, key, value, fenceLock, fenceToken, false);
+        }
+    }
 
-    record Delete(long sessionId, long requestId, String key, String fenceLock, long fenceToken) implements Command {}
+    /** Checked like {@link Put}. */
+    record Delete(long sessionId, long requestId, String key, String fenceLock, long fenceToken, boolean overrideFence)
+            implements Command {
+        Delete(long sessionId, long requestId, String key, String fenceLock, long fenceToken) {
+            this(sessionId, requestId, key, fenceLock, fenceToken, false);
+        }
+    }
 
     /** A read through the log, so it is linearizable. */
     record Get(String key) implements Command {}

@@ -14,6 +14,10 @@ import dev.tenure.core.Result.Rejected;
  * in log order. A holder that paused past its lease presents an older token than the lease
  * now current (tokens only grow), so its late write is refused; a write fenced on a free lock
  * is refused too, since no lease is current.
+ *
+ * <p>A key written fenced stays fenced: an unfenced put or delete of it is refused
+ * ({@link Code#KEY_FENCED}) unless the command asks to override, because such a write would
+ * land whatever the lock's holder believes, which is exactly what the fence exists to prevent.
  */
 final class KvCommands {
     private final State state;
@@ -71,6 +75,10 @@ final class KvCommands {
         if (stale != null) {
             return stale;
         }
+        Rejected fenced = fencedKey(c.fenceLock(), c.overrideFence(), c.key());
+        if (fenced != null) {
+            return fenced;
+        }
         if (!state.kv.contains(c.key()) && state.kv.size() >= state.limits.kvKeysMax()) {
             return new Rejected(Code.LIMIT, "kvKeysMax (" + state.limits.kvKeysMax() + ") reached", 0);
         }
@@ -84,6 +92,10 @@ final class KvCommands {
         Rejected stale = fence(c.fenceLock(), c.fenceToken(), c.key());
         if (stale != null) {
             return stale; // fence first: a stale writer must not even learn whether the key exists
+        }
+        Rejected fenced = fencedKey(c.fenceLock(), c.overrideFence(), c.key());
+        if (fenced != null) {
+            return fenced;
         }
         if (!state.kv.contains(c.key())) {
             return notFound(c.key());
@@ -108,6 +120,26 @@ final class KvCommands {
                 "fence token " + fenceToken + " is not the current token of lock " + fenceLock + " (current token "
                         + current + (current == 0 ? ": the lock is free)" : ")"),
                 current);
+    }
+
+    /**
+     * Refuses an unfenced write to a key whose stored value was written fenced, unless overridden.
+     * Decided from the stored entry alone (its lock), so every replica decides the same.
+     */
+    private Rejected fencedKey(String fenceLock, boolean overrideFence, String key) {
+        if (fenceLock != null || overrideFence) {
+            return null;
+        }
+        FencedKv.Entry e = state.kv.get(key);
+        if (e == null || e.lock() == null) {
+            return null;
+        }
+        return new Rejected(
+                Code.KEY_FENCED,
+                "key " + key + " was last written fenced by lock " + e.lock() + " (token " + e.token()
+                        + "): write it with the lock's current token, or override the fence explicitly"
+                        + " to write it unfenced",
+                0);
     }
 
     private static Rejected notFound(String key) {

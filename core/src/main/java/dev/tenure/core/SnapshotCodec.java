@@ -61,7 +61,8 @@ final class SnapshotCodec {
         Code.LIMIT,
         Code.REQUEST_TOO_OLD,
         Code.INVALID,
-        Code.CANCELLED
+        Code.CANCELLED,
+        Code.KEY_FENCED
     };
 
     private SnapshotCodec() {}

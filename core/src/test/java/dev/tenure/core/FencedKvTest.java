@@ -46,6 +46,65 @@ class FencedKvTest {
     }
 
     @Test
+    void anUnfencedWriteToAKeyLastWrittenFencedIsRefusedNamingTheLock() {
+        Fixture f = new Fixture();
+        long a = f.open(1_000);
+        Grant g = f.grant(a, 1, "x");
+        f.apply(new Put(a, 2, "k", V1, "x", g.token()));
+        Rejected expected = new Rejected(
+                Code.KEY_FENCED,
+                "key k was last written fenced by lock x (token " + g.token() + "): write it with the lock's"
+                        + " current token, or override the fence explicitly to write it unfenced",
+                0);
+        assertThat(f.apply(new Put(0, 0, "k", V2, null, 0))).isEqualTo(expected);
+        assertThat(f.apply(new Put(a, 3, "k", V2, null, 0))).isEqualTo(expected);
+        assertThat(f.apply(new Delete(0, 0, "k", null, 0))).isEqualTo(expected);
+        assertThat(f.apply(new Put(a, 3, "k", V2, null, 0, true))).isEqualTo(expected); // a retry: the first answer
+        // nothing changed, and it is not a stale write: no token was presented
+        KvValue v = value(f.apply(new Get("k")));
+        assertThat(v).extracting(KvValue::token, KvValue::lock).containsExactly(g.token(), "x");
+        assertThat(v.value()).containsExactly(V1);
+        assertThat(((Result.Stats) f.apply(new Command.Stats())).staleWritesRejected())
+                .isZero();
+        // the key stays fenced after its lock is released: the next holder writes it fenced
+        f.release(a, 4, "x", g.token());
+        assertThat(code(f.apply(new Put(0, 0, "k", V2, null, 0)))).isEqualTo(Code.KEY_FENCED);
+    }
+
+    @Test
+    void theExplicitOverrideWritesAFencedKeyUnfencedAndOnlyThen() {
+        Fixture f = new Fixture();
+        long a = f.open(1_000);
+        Grant g = f.grant(a, 1, "x");
+        f.apply(new Put(a, 2, "k", V1, "x", g.token()));
+        f.apply(new Put(a, 3, "j", V1, "x", g.token()));
+        assertThat(f.apply(new Put(0, 0, "k", V2, null, 0, true))).isEqualTo(new Ok());
+        KvValue v = value(f.apply(new Get("k")));
+        assertThat(v).extracting(KvValue::token, KvValue::lock).containsExactly(0L, null);
+        assertThat(f.apply(new Put(0, 0, "k", V1, null, 0))).isEqualTo(new Ok()); // unfenced now: no override needed
+        assertThat(f.apply(new Delete(a, 4, "j", null, 0, true))).isEqualTo(new Ok());
+        assertThat(code(f.apply(new Get("j")))).isEqualTo(Code.NOT_FOUND);
+        // the override never weakens a fenced write: its token is still checked
+        Rejected stale = rejected(f.apply(new Put(0, 0, "k", V2, "x", g.token() + 1, true)));
+        assertThat(stale.code()).isEqualTo(Code.STALE_TOKEN);
+        assertThat(stale.currentToken()).isEqualTo(g.token());
+    }
+
+    @Test
+    void aFencedWriteTakesOverAnUnfencedKeyAndAFencedDeleteFreesIt() {
+        Fixture f = new Fixture();
+        long a = f.open(1_000);
+        Grant g = f.grant(a, 1, "x");
+        f.apply(new Put(0, 0, "k", V1, null, 0));
+        assertThat(f.apply(new Put(a, 2, "k", V2, "x", g.token()))).isEqualTo(new Ok());
+        assertThat(code(f.apply(new Put(0, 0, "k", V1, null, 0)))).isEqualTo(Code.KEY_FENCED);
+        assertThat(f.apply(new Delete(a, 3, "k", "x", g.token()))).isEqualTo(new Ok());
+        // deleted: no record keeps the fence, so an unfenced write starts the key afresh
+        assertThat(f.apply(new Put(0, 0, "k", V1, null, 0))).isEqualTo(new Ok());
+        assertThat(value(f.apply(new Get("k"))).token()).isZero();
+    }
+
+    @Test
     void fencedWriteOnAFreeOrUnknownLockIsStale() {
         Fixture f = new Fixture();
         long a = f.open(1_000);

@@ -178,6 +178,7 @@ class ModelCheckTest {
                             "Rejected.REQUEST_TOO_OLD",
                             "Rejected.INVALID",
                             "Rejected.CANCELLED",
+                            "Rejected.KEY_FENCED",
                             "WaitResolved.GRANTED",
                             "WaitResolved.HELD",
                             "WaitResolved.CANCELLED",
@@ -419,8 +420,9 @@ class ModelCheckTest {
                 case RESUME -> new ResumeSession(sid);
                 case PUT_FENCED -> new Put(sid, rid(sid), key, new byte[] {(byte) op.d()}, lock, current);
                 case PUT_STALE -> new Put(op.d() % 2 == 0 ? 0 : sid, rid(sid), key, new byte[] {1, 2}, lock, stale);
-                case PUT_UNFENCED -> new Put(op.d() % 2 == 0 ? 0 : sid, rid(sid), key, new byte[op.d() % 3], null, 0);
-                case DELETE -> new Delete(sid, rid(sid), key, op.d() % 2 == 0 ? null : lock, current);
+                case PUT_UNFENCED ->
+                    new Put(op.d() % 2 == 0 ? 0 : sid, rid(sid), key, new byte[op.d() % 3], null, 0, op.a() % 4 == 0);
+                case DELETE -> new Delete(sid, rid(sid), key, op.d() % 2 == 0 ? null : lock, current, op.a() % 4 == 0);
                 case GET -> new Get(key);
                 case STATUS -> new Status(lock);
                 case STATS -> new Stats();

@@ -529,6 +529,8 @@ final class ReferenceModel {
                 return new Rejected(Code.STALE_TOKEN, "", tokenOf(c.fenceLock()));
             }
             K k = entry(c.key());
+            if (c.fenceLock() == null && !c.overrideFence() && k != null && k.lock != null)
+                return new Rejected(Code.KEY_FENCED, "", 0);
             if (k == null) {
                 if (kv.size() >= lim.kvKeysMax()) return new Rejected(Code.LIMIT, "", 0);
                 k = new K();
@@ -552,6 +554,8 @@ final class ReferenceModel {
                 return new Rejected(Code.STALE_TOKEN, "", tokenOf(c.fenceLock()));
             }
             K k = entry(c.key());
+            if (c.fenceLock() == null && !c.overrideFence() && k != null && k.lock != null)
+                return new Rejected(Code.KEY_FENCED, "", 0);
             if (k == null) return new Rejected(Code.NOT_FOUND, "", 0);
             kv.remove(k);
             return new Ok();

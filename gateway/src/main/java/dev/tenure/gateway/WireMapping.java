@@ -3,6 +3,7 @@ package dev.tenure.gateway;
 import static dev.tenure.api.v1.Code.CODE_CANCELLED_VALUE;
 import static dev.tenure.api.v1.Code.CODE_HELD_VALUE;
 import static dev.tenure.api.v1.Code.CODE_INVALID_VALUE;
+import static dev.tenure.api.v1.Code.CODE_KEY_FENCED_VALUE;
 import static dev.tenure.api.v1.Code.CODE_LIMIT_VALUE;
 import static dev.tenure.api.v1.Code.CODE_NOT_FOUND_VALUE;
 import static dev.tenure.api.v1.Code.CODE_NOT_OWNER_VALUE;
@@ -117,7 +118,8 @@ public final class WireMapping {
                         r.getKey(),
                         r.getValue().toByteArray(),
                         r.hasFence() ? r.getFence().getLock() : null,
-                        r.hasFence() ? r.getFence().getToken() : 0);
+                        r.hasFence() ? r.getFence().getToken() : 0,
+                        r.getOverrideFence());
             }
             case KV_GET -> new Command.Get(log.getKvGet().getKey());
             case KV_DELETE -> {
@@ -127,7 +129,8 @@ public final class WireMapping {
                         r.getRequestId(),
                         r.getKey(),
                         r.hasFence() ? r.getFence().getLock() : null,
-                        r.hasFence() ? r.getFence().getToken() : 0);
+                        r.hasFence() ? r.getFence().getToken() : 0,
+                        r.getOverrideFence());
             }
             case STATS -> new Command.Stats();
             case CMD_NOT_SET -> throw new IllegalArgumentException("log command without a body");
@@ -381,6 +384,7 @@ public final class WireMapping {
             case REQUEST_TOO_OLD -> CODE_REQUEST_TOO_OLD_VALUE;
             case INVALID -> CODE_INVALID_VALUE;
             case CANCELLED -> CODE_CANCELLED_VALUE;
+            case KEY_FENCED -> CODE_KEY_FENCED_VALUE;
         };
     }
 

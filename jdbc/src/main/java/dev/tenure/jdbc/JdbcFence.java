@@ -34,6 +34,11 @@ import javax.sql.DataSource;
  * before any higher token is accepted for the resource: the tokens of committed writes, in commit
  * order, never go down. A newer holder that got in first makes an older one's guard wait for it and
  * then fail, so nothing the older one wrote lands.
+ *
+ * <p>A fence is built either with a {@link TokenVerifier} (normally {@link TenureTokenVerifier}),
+ * which confirms with Tenure every token it has not seen before it lets it raise a resource's mark,
+ * or with the explicit opt-in {@link Builder#trustTokens()}, which accepts any number and so lets
+ * one forged high token lock a resource out for good (docs/fencing.md, "Forged tokens").
  */
 public final class JdbcFence {
     public static final String TABLE_DEFAULT = "tenure_fence";
@@ -51,7 +56,7 @@ public final class JdbcFence {
 
     private final String table;
     private final Dialect dialect; // null: detected from each connection
-    private final TokenVerifier verifier; // null: tokens are trusted
+    private final TokenVerifier verifier; // null: tokens are trusted (Builder.trustTokens())
     private final Map<Dialect, FenceSql> sqlByDialect = new EnumMap<>(Dialect.class);
 
     private JdbcFence(Builder b) {
@@ -253,11 +258,15 @@ public final class JdbcFence {
         }
     }
 
-    /** Builds a {@link JdbcFence}; every setting has a default. */
+    /**
+     * Builds a {@link JdbcFence}. Table and dialect have defaults; how tokens are checked does not:
+     * choose {@link #verifier(TokenVerifier)} or {@link #trustTokens()}.
+     */
     public static final class Builder {
         private String table = TABLE_DEFAULT;
         private Dialect dialect;
         private TokenVerifier verifier;
+        private boolean trustTokens;
 
         private Builder() {}
 
@@ -279,15 +288,41 @@ public final class JdbcFence {
         }
 
         /**
-         * Confirms a token before it raises a resource's mark; default none (tokens are trusted).
-         * See {@link TenureTokenVerifier} and docs/fencing.md, "Forged tokens".
+         * Confirms a token before it raises a resource's mark, normally with
+         * {@link TenureTokenVerifier}: a forged or superseded token is refused and the mark does not
+         * move. See docs/fencing.md, "Forged tokens".
          */
         public Builder verifier(TokenVerifier verifier) {
             this.verifier = Objects.requireNonNull(verifier, "verifier");
             return this;
         }
 
+        /**
+         * Opt-in, unsafe against forged tokens: accept any token not lower than a resource's mark
+         * without asking Tenure. One token higher than any Tenure issued (a bug, a writer that
+         * claims any number) is then accepted once and refuses every real holder of the resource
+         * for ever, until the row is repaired by hand. It saves one round trip to Tenure per new
+         * holder and resource; use it only where every token comes straight from a lease.
+         */
+        public Builder trustTokens() {
+            this.trustTokens = true;
+            return this;
+        }
+
+        /**
+         * @throws IllegalStateException neither {@link #verifier(TokenVerifier)} nor
+         *     {@link #trustTokens()} was chosen, or both were
+         */
         public JdbcFence build() {
+            if (verifier == null && !trustTokens) {
+                throw new IllegalStateException("JdbcFence needs a way to check tokens it has not seen: give it"
+                        + " .verifier(new TenureTokenVerifier(client)) to confirm each new token with Tenure, or"
+                        + " opt in to .trustTokens(), which is unsafe against forged tokens (docs/fencing.md,"
+                        + " \"Forged tokens\")");
+            }
+            if (verifier != null && trustTokens) {
+                throw new IllegalStateException("JdbcFence: choose one of .verifier(...) and .trustTokens(), not both");
+            }
             return new JdbcFence(this);
         }
     }

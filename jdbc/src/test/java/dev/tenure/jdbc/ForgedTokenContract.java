@@ -31,16 +31,17 @@ abstract class ForgedTokenContract extends DatabaseTest {
 
     @Test
     void aForgedTokenBricksAResourceWhenTokensAreTrusted() throws SQLException {
-        write("orders", 5, "real-5");
-        write("orders", FORGED, "forged"); // accepted: nothing tells the fence it is not genuine
+        JdbcFence trusting = fence(JdbcFence.builder().trustTokens()); // the explicit, unsafe opt-in
+        write(trusting, "orders", 5, "real-5");
+        write(trusting, "orders", FORGED, "forged"); // accepted: nothing tells the fence it is not genuine
         // Every real holder from now on is refused, for ever: real tokens never reach FORGED.
         for (long real : new long[] {6, 1_000, 1_000_000}) {
-            assertThatThrownBy(() -> write("orders", real, "real-" + real))
+            assertThatThrownBy(() -> write(trusting, "orders", real, "real-" + real))
                     .isInstanceOfSatisfying(
                             FenceRejectedException.class,
                             e -> assertThat(e.highestAccepted()).isEqualTo(FORGED));
         }
-        assertThat(Tables.storedToken(ds, fence, "orders")).hasValue(FORGED);
+        assertThat(Tables.storedToken(ds, trusting, "orders")).hasValue(FORGED);
     }
 
     @Test

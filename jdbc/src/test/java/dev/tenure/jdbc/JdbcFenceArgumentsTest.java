@@ -11,9 +11,31 @@ import org.junit.jupiter.api.Test;
 class JdbcFenceArgumentsTest {
 
     @Test
+    void aFenceMustBeToldHowToCheckTokensItHasNotSeen() {
+        assertThatThrownBy(() -> JdbcFence.builder().build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining(".verifier(new TenureTokenVerifier(client))")
+                .hasMessageContaining(".trustTokens()")
+                .hasMessageContaining("unsafe against forged tokens");
+        assertThatThrownBy(() -> JdbcFence.builder()
+                        .verifier((lock, token) -> true)
+                        .trustTokens()
+                        .build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("not both");
+        assertThat(JdbcFence.builder().verifier((lock, token) -> true).build().table())
+                .isEqualTo(JdbcFence.TABLE_DEFAULT);
+    }
+
+    @Test
     void theTableNameIsAnIdentifierNeverSql() {
-        assertThat(JdbcFence.builder().build().table()).isEqualTo("tenure_fence");
-        assertThat(JdbcFence.builder().table("ops.fence_v2").build().table()).isEqualTo("ops.fence_v2");
+        assertThat(JdbcFence.builder().trustTokens().build().table()).isEqualTo("tenure_fence");
+        assertThat(JdbcFence.builder()
+                        .trustTokens()
+                        .table("ops.fence_v2")
+                        .build()
+                        .table())
+                .isEqualTo("ops.fence_v2");
         for (String bad : new String[] {"", "f; DROP TABLE x", "a.b.c", "1fence", "f\"", "x".repeat(64)}) {
             assertThatThrownBy(() -> JdbcFence.builder().table(bad)).isInstanceOf(IllegalArgumentException.class);
         }
@@ -21,14 +43,14 @@ class JdbcFenceArgumentsTest {
 
     @Test
     void theDdlIsDocumented() {
-        assertThat(JdbcFence.builder().build().ddl())
+        assertThat(JdbcFence.builder().trustTokens().build().ddl())
                 .isEqualTo("CREATE TABLE IF NOT EXISTS tenure_fence (resource VARCHAR(512) PRIMARY KEY,"
                         + " token BIGINT NOT NULL, updated_at TIMESTAMP)");
     }
 
     @Test
     void resourceAndTokenAreCheckedBeforeAnySql() throws SQLException {
-        JdbcFence fence = JdbcFence.builder().build();
+        JdbcFence fence = JdbcFence.builder().trustTokens().build();
         H2Database h2 = new H2Database();
         try (Connection c = h2.dataSource().getConnection()) {
             c.setAutoCommit(false);
@@ -45,7 +67,8 @@ class JdbcFenceArgumentsTest {
 
     @Test
     void aMissingTableIsADatabaseFailureNotARejection() throws SQLException {
-        JdbcFence fence = JdbcFence.builder().table("no_such_table").build();
+        JdbcFence fence =
+                JdbcFence.builder().trustTokens().table("no_such_table").build();
         H2Database h2 = new H2Database();
         try (Connection c = h2.dataSource().getConnection()) {
             c.setAutoCommit(false);

@@ -10,6 +10,7 @@ import dev.tenure.api.v1.AttachRequest;
 import dev.tenure.api.v1.AttachResponse;
 import dev.tenure.api.v1.Code;
 import dev.tenure.api.v1.Fence;
+import dev.tenure.api.v1.KvDeleteRequest;
 import dev.tenure.api.v1.KvGetRequest;
 import dev.tenure.api.v1.KvPutRequest;
 import dev.tenure.api.v1.LockStatusRequest;
@@ -266,6 +267,32 @@ class InProcessServerTest {
         var got = node.stub().kvGet(KvGetRequest.newBuilder().setKey("k").build());
         assertThat(got.getValue().toStringUtf8()).isEqualTo("v1");
         assertThat(got.getToken()).isEqualTo(token);
+    }
+
+    @Test
+    void anUnfencedWriteToAFencedKeyIsRefusedUnlessItOverridesTheFence() throws Exception {
+        SessionStream a = new SessionStream();
+        long sa = a.open(10_000);
+        long token = stub.acquire(acquire(sa, 1, "guarded", 0)).getGrant().getToken();
+        assertThat(stub.kvPut(put(sa, 2, "gk", "v1", "guarded", token)).getCode())
+                .isEqualTo(Code.CODE_OK);
+        var refused = stub.kvPut(put(0, 0, "gk", "v2", null, 0));
+        assertThat(refused.getCode()).isEqualTo(Code.CODE_KEY_FENCED);
+        assertThat(refused.getMessage()).contains("fenced by lock guarded (token " + token + ")");
+        var refusedDelete =
+                stub.kvDelete(KvDeleteRequest.newBuilder().setKey("gk").build());
+        assertThat(refusedDelete.getCode()).isEqualTo(Code.CODE_KEY_FENCED);
+        assertThat(stub.kvGet(KvGetRequest.newBuilder().setKey("gk").build())
+                        .getValue()
+                        .toStringUtf8())
+                .isEqualTo("v1");
+        var overridden = stub.kvPut(put(0, 0, "gk", "v3", null, 0).toBuilder()
+                .setOverrideFence(true)
+                .build());
+        assertThat(overridden.getCode()).isEqualTo(Code.CODE_OK);
+        var got = stub.kvGet(KvGetRequest.newBuilder().setKey("gk").build());
+        assertThat(got.getValue().toStringUtf8()).isEqualTo("v3");
+        assertThat(got.getToken()).isZero();
     }
 
     @Test

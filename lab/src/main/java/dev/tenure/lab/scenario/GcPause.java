@@ -8,6 +8,8 @@ import dev.tenure.lab.history.Op;
 import dev.tenure.lab.process.Proc;
 import dev.tenure.lab.store.Backend;
 import dev.tenure.lab.store.JdbcBackend;
+import java.io.IOException;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -29,8 +31,8 @@ final class GcPause implements Scenario {
     }
 
     @Override
-    public Backend tenureStore(ArmRun run) {
-        return new JdbcBackend(run.dir());
+    public Backend tenureStore(ArmRun run) throws IOException, InterruptedException {
+        return new JdbcBackend(run.dir(), String.join(",", run.env().nodeEndpoints()), Duration.ofSeconds(5));
     }
 
     @Override

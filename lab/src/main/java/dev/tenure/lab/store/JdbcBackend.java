@@ -1,25 +1,38 @@
 package dev.tenure.lab.store;
 
+import dev.tenure.client.TenureClient;
 import dev.tenure.client.fence.FenceRejectedException;
 import dev.tenure.jdbc.JdbcFence;
+import dev.tenure.jdbc.TenureTokenVerifier;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.Optional;
 import org.h2.jdbcx.JdbcDataSource;
 
 /**
  * A SQL table fenced by {@link JdbcFence} in an H2 file database: the write and the fence's
- * conditional update commit in one transaction, so a stale token leaves nothing behind.
+ * conditional update commit in one transaction, so a stale token leaves nothing behind. The fence
+ * verifies every token it has not seen with Tenure (reached directly, never through a worker's
+ * fault proxy), as a fence should by default.
  */
 public final class JdbcBackend implements Backend {
     private final JdbcDataSource dataSource = new JdbcDataSource();
-    private final JdbcFence fence = JdbcFence.builder().build();
+    private final TenureClient client;
+    private final JdbcFence fence;
 
-    public JdbcBackend(Path dir) {
+    public JdbcBackend(Path dir, String endpoints, Duration requestTimeout) {
+        this.client = TenureClient.builder()
+                .endpoints(endpoints)
+                .requestTimeout(requestTimeout)
+                .clientName("tenure lab jdbc verifier")
+                .build();
+        this.fence =
+                JdbcFence.builder().verifier(new TenureTokenVerifier(client)).build();
         dataSource.setURL("jdbc:h2:file:" + dir.toAbsolutePath().resolve("store") + ";DB_CLOSE_DELAY=-1");
         try (Connection c = dataSource.getConnection();
                 Statement s = c.createStatement()) {
@@ -27,6 +40,7 @@ public final class JdbcBackend implements Backend {
             s.execute("CREATE TABLE IF NOT EXISTS lab_value"
                     + " (resource VARCHAR(512) PRIMARY KEY, v VARCHAR(1024) NOT NULL, token BIGINT NOT NULL)");
         } catch (SQLException e) {
+            client.close();
             throw new IllegalStateException("cannot set up the H2 store in " + dir + ": " + e.getMessage(), e);
         }
     }
@@ -74,6 +88,8 @@ public final class JdbcBackend implements Backend {
             s.execute("SHUTDOWN");
         } catch (SQLException e) {
             // closing anyway
+        } finally {
+            client.close();
         }
     }
 }
