@@ -11,8 +11,12 @@ import picocli.CommandLine.Parameters;
 
 @Command(
         name = "release",
-        description =
-                "Releases LOCK if TOKEN is its current grant (compare-and-delete); otherwise exits 3 and changes nothing.")
+        description = {
+            "Releases LOCK if TOKEN is its current grant and this command's session holds it"
+                    + " (compare-and-delete); otherwise exits 3 and changes nothing.",
+            "With --force, ends the lease holding TOKEN whichever session holds it: it ends REVOKED,"
+                    + " the lock's lock delay applies, its holder is told, and the history names this session."
+        })
 final class ReleaseCommand implements Callable<Integer> {
 
     @Parameters(index = "0", paramLabel = "LOCK")
@@ -21,6 +25,11 @@ final class ReleaseCommand implements Callable<Integer> {
     @Option(names = "--token", required = true, description = "The fencing token of the lease to end.")
     long token;
 
+    @Option(
+            names = "--force",
+            description = "A forced release: end another session's lease (REVOKED, lock delay applies).")
+    boolean force;
+
     @Mixin
     ClientOptions client;
 
@@ -28,8 +37,13 @@ final class ReleaseCommand implements Callable<Integer> {
     public Integer call() {
         try (TenureClient tenure = client.client();
                 Session session = tenure.openSession()) {
-            session.release(lock, token);
-            System.out.printf("released %s token %d%n", lock, token);
+            if (force) {
+                session.forceRelease(lock, token);
+                System.out.printf("revoked %s token %d (forced by session %d)%n", lock, token, session.id());
+            } else {
+                session.release(lock, token);
+                System.out.printf("released %s token %d%n", lock, token);
+            }
             return ExitCodes.OK;
         } catch (TenureException e) {
             throw Failures.of(e);

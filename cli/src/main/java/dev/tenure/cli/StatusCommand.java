@@ -83,6 +83,14 @@ final class StatusCommand implements Callable<Integer> {
             t.addProperty("granted_at_ms", h.grantedAtMs());
             t.addProperty("ended_at_ms", h.endedAtMs());
             t.addProperty("end", h.end().name());
+            if (h.forced()) {
+                JsonObject by = new JsonObject();
+                by.addProperty("session", h.forcedBySessionId());
+                by.addProperty("client", h.forcedByClient());
+                t.add("forced_by", by);
+            } else {
+                t.add("forced_by", null);
+            }
             history.add(t);
         }
         o.add("history", history);
@@ -132,12 +140,15 @@ final class StatusCommand implements Callable<Integer> {
         b.append("  history  (oldest first)\n");
         for (var h : s.history()) {
             b.append(String.format(
-                    "    token %d session %d %s .. %s %s%n",
+                    "    token %d session %d %s .. %s %s%s%n",
                     h.token(),
                     h.sessionId(),
                     Instant.ofEpochMilli(h.grantedAtMs()),
                     Instant.ofEpochMilli(h.endedAtMs()),
-                    h.end()));
+                    h.end(),
+                    h.forced()
+                            ? String.format(" (forced by session %d, %s)", h.forcedBySessionId(), h.forcedByClient())
+                            : ""));
         }
         s.checkpoint()
                 .ifPresent(c -> b.append(String.format(

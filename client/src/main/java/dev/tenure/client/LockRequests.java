@@ -48,19 +48,27 @@ final class LockRequests {
     }
 
     /**
-     * Releases whichever lease holds {@code token} on {@code lock}, from any session; waits for
-     * the answer. NOT_OWNER becomes {@link NotOwnerException}, other codes go through {@code failure}.
+     * Releases the lease holding {@code token} on {@code lock}; waits for the answer. Without
+     * {@code force} only a lease of session {@code sessionId} is ended; with it, whichever session
+     * holds it (a forced release, which the server ends REVOKED). NOT_OWNER becomes
+     * {@link NotOwnerException}, other codes go through {@code failure}.
      */
-    static void releaseAny(
-            ClientContext ctx, long sessionId, long requestId, String lock, long token, Writes.Failure failure) {
+    static void releaseByToken(
+            ClientContext ctx,
+            long sessionId,
+            long requestId,
+            String lock,
+            long token,
+            boolean force,
+            Writes.Failure failure) {
         ReleaseRequest request =
-                release(sessionId, requestId, lock, token).setAnySession(true).build();
+                release(sessionId, requestId, lock, token).setForce(force).build();
         ReleaseResponse r =
                 Blocking.join(ctx.retrier.call(TenureGrpc.getReleaseMethod(), request, ctx.requestTimeoutNanos));
         if (r.getCode() == Code.CODE_NOT_OWNER) {
             throw new NotOwnerException(lock, token, r.getCurrentToken());
         } else if (r.getCode() != Code.CODE_OK) {
-            throw failure.of("release '" + lock + "'", r.getCode(), r.getMessage());
+            throw failure.of((force ? "force release '" : "release '") + lock + "'", r.getCode(), r.getMessage());
         }
     }
 

@@ -54,8 +54,30 @@ public record LockStatus(
 
     public record Waiter(long sessionId, long sinceMs, String clientName) {}
 
-    /** One ended tenure: who held the lock, with which token, from when to when, how it ended. */
-    public record PastTenure(long sessionId, long token, long grantedAtMs, long endedAtMs, TenureEnd end) {}
+    /**
+     * One ended tenure: who held the lock, with which token, from when to when, how it ended.
+     *
+     * @param forcedBySessionId the session that ended it by a forced release (then {@code end}
+     *     is REVOKED), or 0
+     * @param forcedByClient that session's client name; empty if not forced
+     */
+    public record PastTenure(
+            long sessionId,
+            long token,
+            long grantedAtMs,
+            long endedAtMs,
+            TenureEnd end,
+            long forcedBySessionId,
+            String forcedByClient) {
+
+        public PastTenure(long sessionId, long token, long grantedAtMs, long endedAtMs, TenureEnd end) {
+            this(sessionId, token, grantedAtMs, endedAtMs, end, 0, "");
+        }
+
+        public boolean forced() {
+            return forcedBySessionId != 0;
+        }
+    }
 
     static LockStatus from(String lock, LockStatusResponse r) {
         var held = r.getHolder();
@@ -79,7 +101,9 @@ public record LockStatus(
                         h.getToken(),
                         h.getGrantedAtMs(),
                         h.getEndedAtMs(),
-                        WireValues.tenureEnd(h.getEndValue())))
+                        WireValues.tenureEnd(h.getEndValue()),
+                        h.getForcedBySessionId(),
+                        h.getForcedByClient()))
                 .toList();
         String name = r.getLock().isEmpty() ? lock : r.getLock();
         var sw = r.getStaleWrites();

@@ -185,15 +185,34 @@ public final class Session implements AutoCloseable {
     }
 
     /**
-     * Releases whichever lease holds {@code token} on {@code lock}, from any session (an
-     * operator's release). Throws {@link NotOwnerException} if the token is not current.
+     * Releases this session's lease that holds {@code token} on {@code lock} (compare-and-delete;
+     * it ends RELEASED). Throws {@link NotOwnerException}, and changes nothing, if the token is
+     * not current or another session holds it: ending another session's lease is
+     * {@link #forceRelease}.
      */
     public void release(String lock, long token) {
         requireLive();
-        LockRequests.releaseAny(ctx, id(), requestIds.incrementAndGet(), lock, token, this::failure);
+        LockRequests.releaseByToken(ctx, id(), requestIds.incrementAndGet(), lock, token, false, this::failure);
+        markReleased(lock, token, LossReason.RELEASED);
+    }
+
+    /**
+     * A forced release: ends the lease that holds {@code token} on {@code lock}, whichever
+     * session holds it. The server ends it REVOKED, so the lock's lock delay applies as after any
+     * unclean end; its holder is told before the next waiter is granted, and the lock's history
+     * names this session (and its client name) as the one that forced it. Throws
+     * {@link NotOwnerException}, and changes nothing, if the token is not current.
+     */
+    public void forceRelease(String lock, long token) {
+        requireLive();
+        LockRequests.releaseByToken(ctx, id(), requestIds.incrementAndGet(), lock, token, true, this::failure);
+        markReleased(lock, token, LossReason.REVOKED);
+    }
+
+    private void markReleased(String lock, long token, LossReason reason) {
         Lease own = leases.get(token);
         if (own != null && own.lock().equals(lock)) {
-            own.markLost(LossReason.RELEASED);
+            own.markLost(reason);
         }
     }
 

@@ -178,7 +178,7 @@ class AcquireTest {
         assertThat(h.fake.requests(ReleaseRequest.class)).singleElement().satisfies(r -> {
             assertThat(r.getToken()).isEqualTo(lease.token());
             assertThat(r.getSessionId()).isEqualTo(session.id());
-            assertThat(r.getAnySession()).isFalse();
+            assertThat(r.getForce()).isFalse();
             assertThat(r.getRequestId()).isEqualTo(2);
         });
         assertThat(lease.lost().getNow(null)).isEqualTo(LossReason.RELEASED);
@@ -203,16 +203,27 @@ class AcquireTest {
     }
 
     @Test
-    void releaseByTokenWorksFromAnySession() {
+    void releaseByTokenIsOwnerBoundAndForceReleaseIsExplicit() {
         Lease lease = session.acquire("a");
         session.release("a", lease.token());
-        assertThat(h.fake.requests(ReleaseRequest.class).get(0).getAnySession()).isTrue();
+        ReleaseRequest own = h.fake.requests(ReleaseRequest.class).get(0);
+        assertThat(own.getForce()).isFalse();
+        assertThat(own.getSessionId()).isEqualTo(session.id());
         assertThat(lease.lost().getNow(null)).isEqualTo(LossReason.RELEASED);
+
+        Lease b = session.acquire("b");
+        session.forceRelease("b", b.token());
+        ReleaseRequest forced = h.fake.requests(ReleaseRequest.class).get(1);
+        assertThat(forced.getForce()).isTrue();
+        assertThat(forced.getSessionId()).isEqualTo(session.id());
+        assertThat(forced.getToken()).isEqualTo(b.token());
+        assertThat(b.lost().getNow(null)).isEqualTo(LossReason.REVOKED);
 
         h.fake.onRelease = r -> ReleaseResponse.newBuilder()
                 .setCode(Code.CODE_NOT_OWNER)
                 .setCurrentToken(5)
                 .build();
         assertThatThrownBy(() -> session.release("a", 4)).isInstanceOf(NotOwnerException.class);
+        assertThatThrownBy(() -> session.forceRelease("a", 4)).isInstanceOf(NotOwnerException.class);
     }
 }

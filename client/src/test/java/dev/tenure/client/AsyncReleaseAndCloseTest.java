@@ -48,7 +48,7 @@ class AsyncReleaseAndCloseTest {
         assertThat(h.fake.requests(ReleaseRequest.class)).hasSize(3).allSatisfy(r -> {
             assertThat(r.getToken()).isEqualTo(lease.token());
             assertThat(r.getRequestId()).as("one request, retried").isEqualTo(2);
-            assertThat(r.getAnySession()).isFalse();
+            assertThat(r.getForce()).isFalse();
         });
     }
 

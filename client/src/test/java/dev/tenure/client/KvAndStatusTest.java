@@ -1,6 +1,7 @@
 package dev.tenure.client;
 
 import static dev.tenure.api.v1.TenureEnd.TENURE_END_EXPIRED;
+import static dev.tenure.api.v1.TenureEnd.TENURE_END_REVOKED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -142,11 +143,22 @@ class KvAndStatusTest {
                         .setGrantedAtMs(10)
                         .setEndedAtMs(40)
                         .setEnd(TENURE_END_EXPIRED))
+                .addHistory(TenureRecord.newBuilder()
+                        .setSessionId(7)
+                        .setToken(65)
+                        .setGrantedAtMs(40)
+                        .setEndedAtMs(45)
+                        .setEnd(TENURE_END_REVOKED)
+                        .setForcedBySessionId(9)
+                        .setForcedByClient("ops"))
                 .build();
         LockStatus s = h.client().status("a");
         assertThat(s.holder()).contains(new LockStatus.Holder(7, 70, 50, "java 1@h", 0, 0, 0, 0));
         assertThat(s.waiters()).containsExactly(new LockStatus.Waiter(8, 60, "w"));
-        assertThat(s.history()).containsExactly(new LockStatus.PastTenure(6, 60, 10, 40, TenureEnd.EXPIRED));
+        assertThat(s.history())
+                .containsExactly(
+                        new LockStatus.PastTenure(6, 60, 10, 40, TenureEnd.EXPIRED),
+                        new LockStatus.PastTenure(7, 65, 40, 45, TenureEnd.REVOKED, 9, "ops"));
         assertThat(s.nowMs()).isEqualTo(100);
     }
 

@@ -81,10 +81,12 @@ public sealed interface Command {
     }
 
     /**
-     * Compare-and-delete: ends the lease only if {@code token} is the lock's current grant and,
-     * unless {@code anySession}, the caller's session holds it.
+     * Compare-and-delete: ends the lease only if {@code token} is the lock's current grant and the
+     * caller's session holds it (it ends RELEASED). With {@code force}, a forced release: the lease
+     * ends REVOKED whichever session holds it, its lock delay applies, its holder is told by a
+     * LeaseEnded event, and the history names the caller's session as the forcer.
      */
-    record Release(long sessionId, long requestId, String lock, long token, boolean anySession) implements Command {}
+    record Release(long sessionId, long requestId, String lock, long token, boolean force) implements Command {}
 
     /**
      * A write; when {@code fenceLock} is not null, accepted only if {@code fenceToken} is that lock's

@@ -235,6 +235,11 @@ final class Invariants {
                     "lock %s bad history record %s",
                     lock.name,
                     r);
+            require(
+                    r.forcedByClient() != null && (!r.forced() || r.end() == TenureEnd.REVOKED),
+                    "lock %s bad forcer in history record %s",
+                    lock.name,
+                    r);
             previous = r.token();
         }
         require(

@@ -87,9 +87,21 @@ final class LeaseLifecycle {
      * holder may still have writes in flight to storage that cannot check tokens.
      */
     void endLease(LockRecord lock, TenureEnd end) {
+        endLease(lock, end, null);
+    }
+
+    /** {@link #endLease(LockRecord, TenureEnd)}, recording {@code forcer} (if not null) as the session that forced it. */
+    void endLease(LockRecord lock, TenureEnd end, SessionRecord forcer) {
         LeaseRecord lease = lock.lease;
         lock.addHistory(
-                new TenureRecord(lease.sessionId(), lease.token(), lease.grantedAtMs(), state.nowMs, end),
+                new TenureRecord(
+                        lease.sessionId(),
+                        lease.token(),
+                        lease.grantedAtMs(),
+                        state.nowMs,
+                        end,
+                        forcer == null ? 0 : forcer.id,
+                        forcer == null ? "" : forcer.clientName),
                 state.limits.historyPerLockMax());
         lock.lastEnd = end;
         lock.lastToken = lease.token();

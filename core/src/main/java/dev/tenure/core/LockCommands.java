@@ -156,53 +156,72 @@ final class LockCommands {
     }
 
     Result release(Release c) {
-        boolean anonymous = c.anySession() && c.sessionId() == 0 && c.requestId() == 0;
-        Rejected bad = Shapes.first(
-                Shapes.lockName(c.lock(), state.limits), anonymous ? null : Shapes.requestId(c.requestId()));
+        Rejected bad = Shapes.first(Shapes.lockName(c.lock(), state.limits), Shapes.requestId(c.requestId()));
         if (bad != null) {
             return bad;
         }
-        if (anonymous) {
-            return decideRelease(null, c); // an operator's forced release: no session, no dedup
-        }
-        return Requests.once(state, c.sessionId(), c.requestId(), s -> decideRelease(s, c));
+        // A forced release needs a session too: the history names who forced it, and its request
+        // id makes a retry a no-op instead of a second end.
+        return Requests.once(
+                state, c.sessionId(), c.requestId(), s -> c.force() ? decideForcedRelease(s, c) : decideRelease(s, c));
     }
 
     /**
-     * Compare-and-delete on the token: a stale release (an old token, or someone else's lease)
-     * changes nothing, so a process that paused past its lease cannot free its successor's lock.
+     * Compare-and-delete on the token and the session: a stale release (an old token, or someone
+     * else's lease) changes nothing, so a process that paused past its lease, or one that read a
+     * token from a status, cannot free another holder's lock.
      */
     private Result decideRelease(SessionRecord caller, Release c) {
         LockRecord lock = state.locks.get(c.lock());
         LeaseRecord lease = lock == null ? null : lock.lease;
         if (lease == null || lease.token() != c.token()) {
-            lifecycle.staleWrite(c.lock(), c.token(), "release");
-            String current = lease == null ? "the lock is free" : "current token " + lease.token();
-            return new Rejected(
-                    Code.NOT_OWNER,
-                    "token " + c.token() + " is not the current lease of lock " + c.lock() + " (" + current + ")",
-                    lease == null ? 0 : lease.token());
+            return staleRelease(c, lease);
         }
-        if (!c.anySession() && lease.sessionId() != caller.id) {
+        if (lease.sessionId() != caller.id) {
             return new Rejected(
                     Code.NOT_OWNER,
                     "token " + c.token() + " of lock " + c.lock() + " is held by session " + lease.sessionId()
-                            + ", not " + caller.id + " (current token " + lease.token() + ")",
+                            + ", not " + caller.id + " (current token " + lease.token()
+                            + "; ending another session's lease is a forced release)",
                     lease.token());
         }
-        if (caller != null
-                && lease.sessionId() == caller.id
-                && caller.requests.grantedAfter(c.requestId(), c.token())) {
+        if (caller.requests.grantedAfter(c.requestId(), c.token())) {
             // Sent before the session acquired this lock again and was given the same lease: the
             // release is superseded, the newer acquire holds the lease.
             return new Ok();
         }
         lifecycle.endLease(lock, TenureEnd.RELEASED);
-        if (caller == null || lease.sessionId() != caller.id) {
-            state.events.add(new LeaseEnded(lease.sessionId(), lock.name, lease.token(), TenureEnd.RELEASED));
+        lifecycle.handOff(lock);
+        return new Ok();
+    }
+
+    /**
+     * Ends the lease holding {@code c.token()}, whichever session holds it, as REVOKED: it is not a
+     * clean end (the holder may still be writing), so the lease's lock delay applies. The holder's
+     * LeaseEnded event is added before the hand-off, so it comes out of this step ahead of the next
+     * waiter's grant. Who may force is not decided here: the gateway checks it before the log.
+     */
+    private Result decideForcedRelease(SessionRecord forcer, Release c) {
+        LockRecord lock = state.locks.get(c.lock());
+        LeaseRecord lease = lock == null ? null : lock.lease;
+        if (lease == null || lease.token() != c.token()) {
+            return staleRelease(c, lease);
+        }
+        lifecycle.endLease(lock, TenureEnd.REVOKED, forcer);
+        if (lease.sessionId() != forcer.id) {
+            state.events.add(new LeaseEnded(lease.sessionId(), lock.name, lease.token(), TenureEnd.REVOKED));
         }
         lifecycle.handOff(lock);
         return new Ok();
+    }
+
+    private Rejected staleRelease(Release c, LeaseRecord lease) {
+        lifecycle.staleWrite(c.lock(), c.token(), "release");
+        String current = lease == null ? "the lock is free" : "current token " + lease.token();
+        return new Rejected(
+                Code.NOT_OWNER,
+                "token " + c.token() + " is not the current lease of lock " + c.lock() + " (" + current + ")",
+                lease == null ? 0 : lease.token());
     }
 
     /**

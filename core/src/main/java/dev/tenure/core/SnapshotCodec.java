@@ -6,12 +6,13 @@ import java.util.TreeMap;
 import java.util.zip.CRC32;
 
 /**
- * The versioned binary snapshot format. Version 3, all integers big-endian. This build reads
- * version 3 only and refuses any other version with an error that names it (docs/architecture.md
- * says what each new version must ship with):
+ * The versioned binary snapshot format. Version 4, all integers big-endian. This build writes
+ * version 4 and reads versions 4 and 3 (the previous one, for one release; docs/architecture.md
+ * says what each new version must ship with), and refuses any other version with an error that
+ * names it:
  *
  * <pre>
- * header   magic i32 "TNUR", version i32 = 3
+ * header   magic i32 "TNUR", version i32 = 4
  * clock    nowMs i64, lastToken i64, lastSessionId i64, staleWritesRejected i64
  * sessions count i32, ascending id: id i64, ttlMs i64, clientName str, deadlineMs i64, attachment i64,
  *          highestEvictedRequestId i64, cache count i32, ascending request id: requestId i64, outcome,
@@ -21,6 +22,7 @@ import java.util.zip.CRC32;
  *           previousCheckpoint ckpt, policy, renewDeadlineMs i64, maxHoldAtMs i64],
  *          waiter count i32, FIFO: sessionId i64, requestId i64, sinceMs i64, deadlineMs i64, policy,
  *          history count i32, oldest first: sessionId i64, token i64, grantedAtMs i64, endedAtMs i64, end u8,
+ *            forcedBySessionId i64, forcedByClient str,
  *          lastEnd u8, lastToken i64, delayUntilMs i64, checkpoint ckpt,
  *          staleWrites: count i64, lastToken i64, lastCurrentToken i64, lastTarget str, lastAtMs i64
  * idle     count i32, oldest first: lock name str
@@ -41,10 +43,16 @@ import java.util.zip.CRC32;
  * so {@code encode(decode(s))} equals {@code s} byte for byte. Enums are written as their index
  * in the tables below, not their ordinal, so reordering an enum cannot silently change the
  * meaning of a snapshot already written; a new constant must be appended to its table.
+ *
+ * <p>Version 3 is version 4 without the two forcer fields of a history record: a version 3 record
+ * is read with {@code forcedBySessionId} 0 and {@code forcedByClient} empty (no forced release).
  */
 final class SnapshotCodec {
     static final int MAGIC = 0x544E5552; // "TNUR"
-    static final int VERSION = 3;
+    static final int VERSION = 4;
+    /** The previous format version, still read (see {@link #decode}). */
+    static final int VERSION_PREVIOUS = 3;
+
     private static final int HEADER_BYTES = 8;
     private static final int CHECKSUM_BYTES = 4;
 
@@ -100,6 +108,7 @@ final class SnapshotCodec {
 
     static State decode(byte[] snapshot, Limits limits) {
         SnapshotReader r = checkedBody(snapshot);
+        int version = version(snapshot);
         State state = new State(limits, r.i64(), r.i64(), r.i64());
         state.staleWritesRejected = r.i64();
         int sessions = r.count(40);
@@ -113,7 +122,7 @@ final class SnapshotCodec {
             state.sessions.restore(s);
             state.deadlines.addSession(s.id, s.deadlineMs);
         }
-        readLocks(r, state);
+        readLocks(r, state, version);
         int idle = r.count(4);
         for (int i = 0; i < idle; i++) {
             state.locks.restoreIdle(r.nonNullString());
@@ -136,11 +145,11 @@ final class SnapshotCodec {
             throw new IllegalArgumentException("not a Tenure snapshot: magic " + Integer.toHexString(magic));
         }
         int version = body.i32();
-        if (version != VERSION) {
+        if (version != VERSION && version != VERSION_PREVIOUS) {
             // Before the checksum and the body: a snapshot from a build of another version is
             // reported as that, not as corruption, and no field is read under the wrong layout.
-            throw new IllegalArgumentException(
-                    "unsupported snapshot version " + version + ": this build reads version " + VERSION + " only");
+            throw new IllegalArgumentException("unsupported snapshot version " + version
+                    + ": this build reads versions " + VERSION_PREVIOUS + " and " + VERSION + " only");
         }
         CRC32 crc = new CRC32();
         crc.update(snapshot, 0, bodyEnd);
@@ -149,6 +158,13 @@ final class SnapshotCodec {
             throw new IllegalArgumentException("snapshot checksum mismatch: corrupt or truncated");
         }
         return body;
+    }
+
+    /** The header's version; {@link #checkedBody} has checked that it is one this build reads. */
+    private static int version(byte[] snapshot) {
+        SnapshotReader header = new SnapshotReader(snapshot, HEADER_BYTES);
+        header.i32();
+        return header.i32();
     }
 
     private static void writeSession(SnapshotWriter w, SessionRecord s) {
@@ -234,6 +250,8 @@ final class SnapshotCodec {
             w.i64(t.grantedAtMs());
             w.i64(t.endedAtMs());
             w.u8(index(ENDS, t.end()));
+            w.i64(t.forcedBySessionId());
+            w.string(t.forcedByClient());
         }
         w.u8(index(ENDS, lock.lastEnd));
         w.i64(lock.lastToken);
@@ -277,7 +295,7 @@ final class SnapshotCodec {
         return new Checkpoint(r.bytes(), r.i64(), r.i64());
     }
 
-    private static void readLocks(SnapshotReader r, State state) {
+    private static void readLocks(SnapshotReader r, State state, int version) {
         int count = r.count(22);
         String previous = null;
         for (int i = 0; i < count; i++) {
@@ -292,13 +310,25 @@ final class SnapshotCodec {
             readWaiters(r, state, lock);
             int history = r.count(33);
             for (int h = 0; h < history; h++) {
-                lock.addHistory(new TenureRecord(r.i64(), r.i64(), r.i64(), r.i64(), end(r)), Integer.MAX_VALUE);
+                lock.addHistory(readTenure(r, version), Integer.MAX_VALUE);
             }
             lock.lastEnd = end(r);
             lock.lastToken = r.i64();
             readDelayCheckpointAndStaleWrites(r, state, lock);
             state.locks.restore(lock);
         }
+    }
+
+    private static TenureRecord readTenure(SnapshotReader r, int version) {
+        long sessionId = r.i64();
+        long token = r.i64();
+        long grantedAtMs = r.i64();
+        long endedAtMs = r.i64();
+        TenureEnd end = end(r);
+        if (version == VERSION_PREVIOUS) {
+            return new TenureRecord(sessionId, token, grantedAtMs, endedAtMs, end);
+        }
+        return new TenureRecord(sessionId, token, grantedAtMs, endedAtMs, end, r.i64(), r.nonNullString());
     }
 
     private static void readLease(SnapshotReader r, State state, LockRecord lock) {

@@ -136,22 +136,97 @@ class LockRulesTest {
     }
 
     @Test
-    void anySessionReleaseEndsAnotherSessionsLeaseAndTellsIt() {
+    void releaseOfAnotherSessionsLeaseIsNotOwnerAndChangesNothing() {
         Fixture f = new Fixture();
         long a = f.open(1_000);
         long b = f.open(1_000);
         Grant ga = f.grant(a, 1, "x");
         f.apply(new Acquire(b, 1, "x", -1));
         f.events();
-        assertThat(code(f.apply(new Release(0, 0, "x", 99, true)))).isEqualTo(Code.NOT_OWNER);
-        assertThat(f.apply(new Release(0, 0, "x", ga.token(), true))).isEqualTo(new Ok());
-        List<Event> ev = f.events();
-        assertThat(ev.get(0)).isEqualTo(new LeaseEnded(a, "x", ga.token(), TenureEnd.RELEASED));
-        assertThat(ev.get(1)).isInstanceOf(WaitResolved.class);
-        assertThat(code(f.apply(new Release(0, 0, "x", 2, false)))).isEqualTo(Code.INVALID); // rid 0 needs anySession
-        assertThat(code(f.apply(new Release(0, 1, "x", 2, true)))).isEqualTo(Code.SESSION_LOST);
-        assertThat(f.apply(new Release(a, 2, "x", 2, true))).isEqualTo(new Ok()); // a session may force too
-        assertThat(f.events()).containsExactly(new LeaseEnded(b, "x", 2, TenureEnd.RELEASED));
+        LockView before = (LockView) f.apply(new Status("x"));
+        assertThat(f.release(b, 2, "x", ga.token()))
+                .isEqualTo(new Rejected(
+                        Code.NOT_OWNER,
+                        "token 1 of lock x is held by session 1, not 2 (current token 1; ending another"
+                                + " session's lease is a forced release)",
+                        1));
+        assertThat(f.events()).isEmpty();
+        assertThat(f.apply(new Status("x"))).isEqualTo(before); // holder, waiter, history, stale writes
+        assertThat(before.holder().sessionId()).isEqualTo(a);
+        assertThat(before.history()).isEmpty();
+        assertThat(code(f.apply(new Release(0, 0, "x", ga.token(), true)))).isEqualTo(Code.INVALID);
+        assertThat(code(f.apply(new Release(0, 1, "x", ga.token(), true)))).isEqualTo(Code.SESSION_LOST);
+        assertThat(f.apply(new Status("x"))).isEqualTo(before);
+    }
+
+    @Test
+    void forcedReleaseEndsRevokedTellsTheHolderBeforeTheNextGrantAndNamesTheForcer() {
+        Fixture f = new Fixture();
+        long a = f.open(1_000, "holder");
+        long b = f.open(1_000, "waiter");
+        long op = f.open(1_000, "ops");
+        Grant ga = f.grant(a, 1, "x");
+        f.apply(new Acquire(b, 1, "x", -1));
+        f.events();
+        f.now += 10;
+        assertThat(f.apply(new Release(op, 1, "x", ga.token(), true))).isEqualTo(new Ok());
+        Grant gb = new Grant("x", 2, b, f.now, 1_000, TenureEnd.REVOKED, 1, null, Policy.NONE);
+        assertThat(f.events())
+                .containsExactly(new LeaseEnded(a, "x", 1, TenureEnd.REVOKED), new WaitResolved(b, 1, new Granted(gb)));
+        LockView v = (LockView) f.apply(new Status("x"));
+        assertThat(v.history())
+                .containsExactly(new TenureRecord(a, 1, f.now - 10, f.now, TenureEnd.REVOKED, op, "ops"));
+        assertThat(v.holder().sessionId()).isEqualTo(b);
+
+        f.now += 10;
+        assertThat(f.apply(new Release(op, 1, "x", ga.token(), true))).isEqualTo(new Ok()); // a retry
+        assertThat(f.apply(new Release(op, 1, "x", gb.token(), true)))
+                .isEqualTo(new Ok()); // same id: the first outcome
+        assertThat(f.events()).isEmpty();
+        assertThat(((LockView) f.apply(new Status("x"))).history()).isEqualTo(v.history());
+        assertThat(f.apply(new Release(op, 2, "x", ga.token(), true)))
+                .isEqualTo(new Rejected(
+                        Code.NOT_OWNER, "token 1 is not the current lease of lock x (current token 2)", 2));
+        assertThat(f.release(a, 2, "x", ga.token())).isInstanceOf(Rejected.class); // the old holder cannot end it
+        assertThat(((LockView) f.apply(new Status("x"))).holder().sessionId()).isEqualTo(b);
+    }
+
+    @Test
+    void forcedReleaseAppliesTheLockDelayAndTheHolderHearsFirst() {
+        Fixture f = new Fixture();
+        long a = f.open(10_000, "holder");
+        long b = f.open(10_000, "waiter");
+        long op = f.open(10_000, "ops");
+        Grant ga = ((Granted) f.apply(new Acquire(a, 1, "x", 0, Policy.of(500, 0, 0)))).grant();
+        f.apply(new Acquire(b, 1, "x", -1));
+        f.events();
+        assertThat(f.apply(new Release(op, 1, "x", ga.token(), true))).isEqualTo(new Ok());
+        long ended = f.now;
+        assertThat(f.events()).containsExactly(new LeaseEnded(a, "x", 1, TenureEnd.REVOKED));
+        LockView v = (LockView) f.apply(new Status("x"));
+        assertThat(v.holder()).isNull();
+        assertThat(v.delayUntilMs()).isEqualTo(ended + 500);
+        assertThat(v.history()).containsExactly(new TenureRecord(a, 1, ended, ended, TenureEnd.REVOKED, op, "ops"));
+        assertThat(f.apply(new Release(op, 1, "x", ga.token(), true))).isEqualTo(new Ok()); // a retry: no-op
+        assertThat(f.events()).isEmpty();
+        assertThat(f.apply(new Status("x"))).isEqualTo(v);
+
+        f.advanceTo(ended + 499);
+        assertThat(f.events()).isEmpty();
+        f.advanceTo(ended + 500);
+        Grant gb = new Grant("x", 2, b, ended + 500, 10_000, TenureEnd.REVOKED, 1, null, Policy.NONE);
+        assertThat(f.events()).containsExactly(new WaitResolved(b, 1, new Granted(gb)));
+    }
+
+    @Test
+    void aSessionMayForceItsOwnLeaseAndIsNotToldByEvent() {
+        Fixture f = new Fixture();
+        long a = f.open(1_000, "self");
+        Grant ga = f.grant(a, 1, "x");
+        assertThat(f.apply(new Release(a, 2, "x", ga.token(), true))).isEqualTo(new Ok());
+        assertThat(f.events()).isEmpty(); // its own reply tells it
+        assertThat(((LockView) f.apply(new Status("x"))).history())
+                .containsExactly(new TenureRecord(a, 1, f.now, f.now, TenureEnd.REVOKED, a, "self"));
     }
 
     @Test

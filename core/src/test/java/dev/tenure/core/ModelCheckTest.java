@@ -413,7 +413,7 @@ class ModelCheckTest {
                 case GIVE_UP -> new CloseSession(sid, TenureEnd.EXPIRED);
                 case RELEASE_OWN -> new Release(sid, rid(sid), lock, current, false);
                 case RELEASE_STALE -> new Release(sid, rid(sid), lock, stale, op.d() % 2 == 0);
-                case RELEASE_FORCED -> new Release(0, 0, lock, op.d() % 4 == 0 ? stale : current, true);
+                case RELEASE_FORCED -> new Release(sid, rid(sid), lock, op.d() % 4 == 0 ? stale : current, true);
                 case CANCEL -> cancel(op, sid);
                 case CLOSE -> new CloseSession(sid, TenureEnd.RELEASED);
                 case DISCONNECT -> new CloseSession(sid, TenureEnd.DISCONNECTED, attachment(op, sid));

@@ -235,7 +235,7 @@ class PolicyRulesTest {
         Grant g2 = f.grant(a, 3, "x");
         f.apply(new Put(0, 0, "k", new byte[] {1}, "x", g1.token()));
         f.apply(new Delete(a, 4, "k", "x", g1.token()));
-        f.apply(new Release(0, 0, "x", g1.token(), true));
+        f.apply(new Release(a, 5, "x", g1.token(), true)); // forced, with a stale token
         f.apply(new Put(0, 0, "k", new byte[] {1}, "x", g2.token())); // current: not counted
         f.apply(new Delete(a, 4, "k", "x", g1.token())); // a retry: answered from the cache, not counted again
         StaleWrites sw = view(f, "x").staleWrites();

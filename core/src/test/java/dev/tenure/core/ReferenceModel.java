@@ -239,7 +239,18 @@ final class ReferenceModel {
     }
 
     void endLease(L l, TenureEnd end) {
-        l.hist.add(new TenureRecord(l.lease.sessionId(), l.lease.token(), l.lease.grantedAtMs(), now, end));
+        endLease(l, end, null);
+    }
+
+    void endLease(L l, TenureEnd end, S forcer) {
+        l.hist.add(new TenureRecord(
+                l.lease.sessionId(),
+                l.lease.token(),
+                l.lease.grantedAtMs(),
+                now,
+                end,
+                forcer == null ? 0 : forcer.id,
+                forcer == null ? "" : forcer.name));
         while (l.hist.size() > lim.historyPerLockMax()) l.hist.remove(0);
         l.lastEnd = end;
         l.lastTok = l.lease.token();
@@ -486,34 +497,35 @@ final class ReferenceModel {
     }
 
     Result release(Release c) {
-        boolean anon = c.anySession() && c.sessionId() == 0 && c.requestId() == 0;
-        if (!nameOk(c.lock(), lim.lockNameBytesMax()) || (!anon && c.requestId() <= 0)) return invalid();
-        if (anon) return doRelease(0, c);
+        if (!nameOk(c.lock(), lim.lockNameBytesMax()) || c.requestId() <= 0) return invalid();
         S s = session(c.sessionId());
         if (s == null) return lost();
         Result cached = lookup(s, c.requestId());
         if (cached != null) return cached;
-        Result r = doRelease(s.id, c);
+        Result r = doRelease(s, c);
         remember(s, c.requestId(), r, null);
         return r;
     }
 
-    private Result doRelease(long caller, Release c) {
+    private Result doRelease(S caller, Release c) {
         L l = lock(c.lock());
         long current = l == null || l.lease == null ? 0 : l.lease.token();
         if (current == 0 || current != c.token()) {
             stale(c.lock(), c.token(), "release");
             return new Rejected(Code.NOT_OWNER, "", current);
         }
-        if (!c.anySession() && l.lease.sessionId() != caller) {
-            return new Rejected(Code.NOT_OWNER, "", current);
-        }
         long holder = l.lease.sessionId();
-        if (caller != 0 && holder == caller && grantedAfter(session(caller), c.requestId(), c.token())) {
+        if (c.force()) {
+            endLease(l, TenureEnd.REVOKED, caller);
+            if (holder != caller.id) events.add(new Event.LeaseEnded(holder, l.name, current, TenureEnd.REVOKED));
+            handOff(l);
+            return new Ok();
+        }
+        if (holder != caller.id) return new Rejected(Code.NOT_OWNER, "", current);
+        if (grantedAfter(caller, c.requestId(), c.token())) {
             return new Ok(); // sent before the session was given this same lease again
         }
         endLease(l, TenureEnd.RELEASED);
-        if (holder != caller) events.add(new Event.LeaseEnded(holder, l.name, current, TenureEnd.RELEASED));
         handOff(l);
         return new Ok();
     }

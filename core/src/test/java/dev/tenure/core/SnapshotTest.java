@@ -36,6 +36,8 @@ class SnapshotTest {
         f.apply(new Acquire(c, 1, "x", -1));
         Grant y = f.grant(c, 2, "y");
         f.release(c, 3, "y", y.token());
+        Grant y2 = f.grant(a, 6, "y");
+        f.apply(new Release(b, 6, "y", y2.token(), true)); // forced: the history names b
         f.grant(a, 4, "z");
         f.release(a, 5, "z", 3); // NOT_OWNER, cached
         f.apply(new Put(b, 2, "k1", new byte[] {1, 2}, "x", x2.token()));
@@ -162,15 +164,106 @@ class SnapshotTest {
     @Test
     void aSnapshotOfAnyOtherVersionIsRefusedWithAnErrorNamingIt() {
         byte[] s = richState().sm.snapshot();
-        assertThat(ByteBuffer.wrap(s).getInt(4)).isEqualTo(3);
-        // 1 and 2 are earlier layouts this build no longer reads; 4 is one it does not know yet.
-        for (int version : new int[] {0, 1, 2, 4, 9, -1}) {
+        assertThat(ByteBuffer.wrap(s).getInt(4)).isEqualTo(4);
+        // 1 and 2 are earlier layouts this build no longer reads; 5 is one it does not know yet.
+        for (int version : new int[] {0, 1, 2, 5, 9, -1}) {
             byte[] other = withVersion(s, version);
             assertThatThrownBy(() -> StateMachine.restore(other, Fixture.small()))
                     .as("version %d", version)
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessage("unsupported snapshot version " + version + ": this build reads version 3 only");
+                    .hasMessage("unsupported snapshot version " + version + ": this build reads versions 3 and 4 only");
         }
+    }
+
+    /**
+     * Version 3, written field by field: one session holding lock x, whose history has two past
+     * tenures. Version 3 history records have no forcer; they are read as not forced.
+     */
+    private static byte[] versionThreeSnapshot() {
+        SnapshotWriter w = new SnapshotWriter();
+        w.i32(SnapshotCodec.MAGIC);
+        w.i32(3);
+        w.i64(5_000); // now
+        w.i64(3); // lastToken
+        w.i64(2); // lastSessionId
+        w.i64(0); // staleWritesRejected
+        w.i32(1); // one session
+        w.i64(2); // id
+        w.i64(1_000); // ttlMs
+        w.string("b");
+        w.i64(6_000); // deadlineMs
+        w.i64(1); // attachment
+        w.i64(0); // highestEvictedRequestId
+        w.i32(0); // cached outcomes
+        w.i32(0); // attempts
+        w.i32(1); // one lock
+        w.string("x");
+        w.bool(true); // lease: session 2, token 3, granted at 3000, previous EXPIRED token 2
+        w.i64(2);
+        w.i64(3);
+        w.i64(3_000);
+        w.u8(2);
+        w.i64(2);
+        SnapshotCodec.writeCheckpoint(w, null);
+        SnapshotCodec.writePolicy(w, Policy.NONE);
+        w.i64(LockRecord.NONE); // renewDeadlineMs
+        w.i64(LockRecord.NONE); // maxHoldAtMs
+        w.i32(0); // waiters
+        w.i32(2); // history, oldest first, each without the forcer fields
+        w.i64(1);
+        w.i64(1);
+        w.i64(1_000);
+        w.i64(2_000);
+        w.u8(1); // RELEASED
+        w.i64(1);
+        w.i64(2);
+        w.i64(2_000);
+        w.i64(3_000);
+        w.u8(2); // EXPIRED
+        w.u8(2); // lastEnd EXPIRED
+        w.i64(2); // lastToken
+        w.i64(0); // delayUntilMs
+        SnapshotCodec.writeCheckpoint(w, null);
+        w.i64(0); // staleWrites
+        w.i64(0);
+        w.i64(0);
+        w.string("");
+        w.i64(0);
+        w.i32(0); // idle
+        w.i32(0); // kv
+        return w.finishWithChecksum();
+    }
+
+    @Test
+    void aVersionThreeSnapshotLoadsWithoutForcersAndIsWrittenBackAsVersionFour() {
+        byte[] v3 = versionThreeSnapshot();
+        StateMachine sm = StateMachine.restore(v3, Limits.defaults());
+        var x = (Result.LockView) sm.apply(5_000, new Status("x"));
+        assertThat(x.history())
+                .containsExactly(
+                        new TenureRecord(1, 1, 1_000, 2_000, TenureEnd.RELEASED, 0, ""),
+                        new TenureRecord(1, 2, 2_000, 3_000, TenureEnd.EXPIRED, 0, ""));
+        assertThat(x.holder().sessionId()).isEqualTo(2);
+        assertThat(x.holder().token()).isEqualTo(3);
+
+        byte[] v4 = sm.snapshot();
+        assertThat(ByteBuffer.wrap(v4).getInt(4))
+                .isEqualTo(SnapshotCodec.VERSION)
+                .isEqualTo(4);
+        assertThat(v4.length).isEqualTo(v3.length + 2 * (8 + 4)); // each record gains an i64 and an empty str
+        assertThat(StateMachine.restore(v4, Limits.defaults()).snapshot()).isEqualTo(v4);
+    }
+
+    @Test
+    void aForcedEndKeepsItsForcerThroughASnapshot() {
+        Fixture f = richState();
+        var y = (Result.LockView) f.apply(new Status("y"));
+        TenureRecord forced = y.history().get(y.history().size() - 1);
+        assertThat(forced.end()).isEqualTo(TenureEnd.REVOKED);
+        assertThat(forced.forcedBySessionId()).isEqualTo(2);
+        assertThat(forced.forcedByClient()).isEqualTo("\u00e9");
+        StateMachine restored = StateMachine.restore(f.sm.snapshot(), Fixture.small());
+        assertThat(restored.apply(f.now, new Status("y"))).isEqualTo(y);
     }
 
     /** {@code snapshot} relabelled as {@code version}, with a valid checksum, so only the version is wrong. */

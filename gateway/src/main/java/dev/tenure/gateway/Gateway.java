@@ -118,6 +118,8 @@ public final class Gateway {
     }
 
     public void release(ReleaseRequest request, Answer<ReleaseResponse> answer) {
+        // A forced release ends another session's lease: this is the one place that decides who
+        // may send one (today any session may; permissions will make it an admin act here).
         if (validated(() -> validator.release(request), answer)) {
             call(LogCommand.newBuilder().setRelease(request), Reply::getRelease, answer, r -> {
                 if (r.getCode() == Code.CODE_NOT_OWNER && r.getCurrentToken() != request.getToken()) {

@@ -35,6 +35,7 @@ import dev.tenure.api.v1.KvDeleteResponse;
 import dev.tenure.api.v1.KvGetResponse;
 import dev.tenure.api.v1.KvPutResponse;
 import dev.tenure.api.v1.LockStatusResponse;
+import dev.tenure.api.v1.ReleaseRequest;
 import dev.tenure.api.v1.ReleaseResponse;
 import dev.tenure.api.v1.RenewLeaseResponse;
 import dev.tenure.api.v1.Waiter;
@@ -106,8 +107,8 @@ public final class WireMapping {
                         log.getCancelWait().getAttempt());
             case RELEASE -> {
                 var r = log.getRelease();
-                yield new Command.Release(
-                        r.getSessionId(), r.getRequestId(), r.getLock(), r.getToken(), r.getAnySession());
+                // any_session is what older clients send for a release by token alone: forced.
+                yield new Command.Release(r.getSessionId(), r.getRequestId(), r.getLock(), r.getToken(), forced(r));
             }
             case LOCK_STATUS -> new Command.Status(log.getLockStatus().getLock());
             case KV_PUT -> {
@@ -138,6 +139,12 @@ public final class WireMapping {
     }
 
     /** The reply to {@code log}: the result shaped as the response its request expects. */
+    /** A forced release: {@code force}, or the deprecated {@code any_session} of older clients. */
+    @SuppressWarnings("deprecation")
+    public static boolean forced(ReleaseRequest r) {
+        return r.getForce() || r.getAnySession();
+    }
+
     public static Reply toReply(LogCommand log, Result result) {
         Reply.Builder reply = Reply.newBuilder().setCorrelationId(log.getCorrelationId());
         switch (log.getCmdCase()) {
@@ -352,7 +359,9 @@ public final class WireMapping {
                     .setToken(r.token())
                     .setGrantedAtMs(r.grantedAtMs())
                     .setEndedAtMs(r.endedAtMs())
-                    .setEndValue(toWire(r.end()));
+                    .setEndValue(toWire(r.end()))
+                    .setForcedBySessionId(r.forcedBySessionId())
+                    .setForcedByClient(r.forcedByClient());
         }
         return b.build();
     }

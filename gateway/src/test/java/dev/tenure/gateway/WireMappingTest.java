@@ -13,7 +13,10 @@ import dev.tenure.core.Command;
 import dev.tenure.core.Grant;
 import dev.tenure.core.Policy;
 import dev.tenure.core.Result;
+import dev.tenure.core.StaleWrites;
 import dev.tenure.core.TenureEnd;
+import dev.tenure.core.TenureRecord;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The one mapping between the log's messages and the core's values: every value, both ways. */
@@ -95,6 +98,49 @@ class WireMappingTest {
         assertThat(reply.getCode().name()).isEqualTo("CODE_NOT_OWNER");
         assertThat(reply.getMessage()).isEqualTo("not yours");
         assertThat(reply.getCurrentToken()).isEqualTo(8);
+    }
+
+    @Test
+    @SuppressWarnings("deprecation")
+    void aForcedReleaseIsForcedAndSoIsTheDeprecatedAnySession() {
+        ReleaseRequest base = ReleaseRequest.newBuilder()
+                .setSessionId(3)
+                .setRequestId(5)
+                .setLock("a")
+                .setToken(7)
+                .build();
+        assertThat(WireMapping.toCommand(LogCommand.newBuilder()
+                        .setRelease(base.toBuilder().setForce(true))
+                        .build()))
+                .isEqualTo(new Command.Release(3, 5, "a", 7, true));
+        assertThat(WireMapping.toCommand(LogCommand.newBuilder()
+                        .setRelease(base.toBuilder().setAnySession(true))
+                        .build()))
+                .isEqualTo(new Command.Release(3, 5, "a", 7, true));
+    }
+
+    @Test
+    void aStatusNamesTheForcerOfAForcedEnd() {
+        LogCommand status = LogCommand.newBuilder()
+                .setLockStatus(LockStatusRequest.newBuilder().setLock("a"))
+                .build();
+        var view = new Result.LockView(
+                "a",
+                null,
+                List.of(),
+                List.of(
+                        new TenureRecord(1, 2, 10, 20, TenureEnd.RELEASED),
+                        new TenureRecord(3, 4, 20, 30, TenureEnd.REVOKED, 5, "ops")),
+                40,
+                0,
+                null,
+                StaleWrites.NONE);
+        var history = WireMapping.toReply(status, view).getLockStatus().getHistoryList();
+        assertThat(history.get(0).getForcedBySessionId()).isZero();
+        assertThat(history.get(0).getForcedByClient()).isEmpty();
+        assertThat(history.get(1).getEnd().name()).isEqualTo("TENURE_END_REVOKED");
+        assertThat(history.get(1).getForcedBySessionId()).isEqualTo(5);
+        assertThat(history.get(1).getForcedByClient()).isEqualTo("ops");
     }
 
     @Test

@@ -69,7 +69,7 @@ class TakeoverIT {
         assertThat(view.get("holder").isJsonNull()).isTrue();
         var history = view.getAsJsonArray("history");
         assertThat(history.get(history.size() - 1).getAsJsonObject().get("end").getAsString())
-                .isEqualTo("RELEASED");
+                .isEqualTo("REVOKED"); // forced (see handOver)
         assertThat(history.get(history.size() - 2).getAsJsonObject().get("end").getAsString())
                 .isEqualTo("DISCONNECTED");
     }
@@ -178,9 +178,36 @@ class TakeoverIT {
         assertThat(view.getAsJsonObject("holder").get("token").getAsLong())
                 .isEqualTo(second.get("token").getAsLong());
 
-        // SIGTERM: the holder releases and exits 0.
-        waiter.signal("TERM");
-        assertThat(waiter.waitFor(Duration.ofSeconds(30))).isEqualTo(0);
+        // The current token, released from another session, is not that session's: NOT_OWNER.
+        String current = Long.toString(second.get("token").getAsLong());
+        var notOwner = tenure("release", "crash-lock", "--token", current);
+        assertThat(notOwner.waitFor(Duration.ofSeconds(30))).isEqualTo(3);
+        var unchanged = tenure("status", "crash-lock", "--json");
+        assertThat(unchanged.waitFor(Duration.ofSeconds(30))).isEqualTo(0);
+        assertThat(json(unchanged.nextLine(Duration.ofSeconds(1)))
+                        .getAsJsonObject("holder")
+                        .get("token")
+                        .getAsString())
+                .isEqualTo(current);
+
+        // A forced release ends it REVOKED and names its session; the holder is told and exits 4.
+        var forced = tenure("release", "crash-lock", "--token", current, "--force");
+        assertThat(forced.waitFor(Duration.ofSeconds(30))).isEqualTo(0);
+        assertThat(waiter.waitFor(Duration.ofSeconds(30))).isEqualTo(4);
+        var after = tenure("status", "crash-lock", "--json");
+        assertThat(after.waitFor(Duration.ofSeconds(30))).isEqualTo(0);
+        JsonObject afterView = json(after.nextLine(Duration.ofSeconds(1)));
+        var history = afterView.getAsJsonArray("history");
+        JsonObject last = history.get(history.size() - 1).getAsJsonObject();
+        assertThat(last.get("token").getAsString()).isEqualTo(current);
+        assertThat(last.get("end").getAsString()).isEqualTo("REVOKED");
+        assertThat(last.getAsJsonObject("forced_by").get("session").getAsLong())
+                .isNotEqualTo(second.get("session").getAsLong());
+        assertThat(history.get(history.size() - 2)
+                        .getAsJsonObject()
+                        .get("forced_by")
+                        .isJsonNull())
+                .isTrue();
     }
 
     @Test
