@@ -273,24 +273,27 @@ class InProcessServerTest {
     void anUnfencedWriteToAFencedKeyIsRefusedUnlessItOverridesTheFence() throws Exception {
         SessionStream a = new SessionStream();
         long sa = a.open(10_000);
-        long token = stub.acquire(acquire(sa, 1, "guarded", 0)).getGrant().getToken();
-        assertThat(stub.kvPut(put(sa, 2, "gk", "v1", "guarded", token)).getCode())
+        long token =
+                node.stub().acquire(acquire(sa, 1, "guarded", 0)).getGrant().getToken();
+        assertThat(node.stub().kvPut(put(sa, 2, "gk", "v1", "guarded", token)).getCode())
                 .isEqualTo(Code.CODE_OK);
-        var refused = stub.kvPut(put(0, 0, "gk", "v2", null, 0));
+        var refused = node.stub().kvPut(put(0, 0, "gk", "v2", null, 0));
         assertThat(refused.getCode()).isEqualTo(Code.CODE_KEY_FENCED);
         assertThat(refused.getMessage()).contains("fenced by lock guarded (token " + token + ")");
         var refusedDelete =
-                stub.kvDelete(KvDeleteRequest.newBuilder().setKey("gk").build());
+                node.stub().kvDelete(KvDeleteRequest.newBuilder().setKey("gk").build());
         assertThat(refusedDelete.getCode()).isEqualTo(Code.CODE_KEY_FENCED);
-        assertThat(stub.kvGet(KvGetRequest.newBuilder().setKey("gk").build())
+        assertThat(node.stub()
+                        .kvGet(KvGetRequest.newBuilder().setKey("gk").build())
                         .getValue()
                         .toStringUtf8())
                 .isEqualTo("v1");
-        var overridden = stub.kvPut(put(0, 0, "gk", "v3", null, 0).toBuilder()
-                .setOverrideFence(true)
-                .build());
+        var overridden = node.stub()
+                .kvPut(put(0, 0, "gk", "v3", null, 0).toBuilder()
+                        .setOverrideFence(true)
+                        .build());
         assertThat(overridden.getCode()).isEqualTo(Code.CODE_OK);
-        var got = stub.kvGet(KvGetRequest.newBuilder().setKey("gk").build());
+        var got = node.stub().kvGet(KvGetRequest.newBuilder().setKey("gk").build());
         assertThat(got.getValue().toStringUtf8()).isEqualTo("v3");
         assertThat(got.getToken()).isZero();
     }
