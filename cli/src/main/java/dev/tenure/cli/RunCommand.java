@@ -17,7 +17,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -29,7 +31,9 @@ import picocli.CommandLine.Parameters;
             "Runs CMD while holding LOCK and returns its exit code. CMD sees TENURE_LOCK, TENURE_TOKEN,",
             "TENURE_SESSION, TENURE_ENDPOINT, TENURE_PREVIOUS_END, TENURE_PREVIOUS_TOKEN and, if a holder",
             "left one, TENURE_CHECKPOINT (UTF-8 text), TENURE_CHECKPOINT_B64 and TENURE_CHECKPOINT_TOKEN.",
-            "If the lease is lost, CMD gets SIGTERM (SIGKILL after --grace) and tenure exits 4.",
+            "CMD runs in a process group of its own. When less than --grace of the lease's validity is left",
+            "without a renewal, or the lease is lost, the whole group gets SIGTERM, then SIGKILL once --grace",
+            "has passed, and tenure exits 4. If tenure run is killed, the group is killed with it.",
             "With --renew manual, CMD renews the lease by writing a line to the named pipe TENURE_RENEW",
             "(echo >\"$TENURE_RENEW\"); a CMD that stops writing loses the lease after --lease-ttl."
         })
@@ -56,13 +60,16 @@ final class RunCommand implements Callable<Integer> {
 
     @Option(
             names = "--grace",
-            description = "Time between SIGTERM and SIGKILL when the lease is lost (default: ${DEFAULT-VALUE}).",
-            defaultValue = "5s",
+            description = "Time between SIGTERM and SIGKILL to CMD's process group when the lease ends. At most"
+                    + " a quarter of the lease's validity window (--ttl, or --disconnect-grace or --lease-ttl when"
+                    + " shorter); larger values are lowered to it (default: that quarter).",
             converter = DurationConverter.class)
     Duration grace;
 
     @Override
     public Integer call() throws IOException, InterruptedException {
+        Supervisor.check();
+        grace = fittingGrace();
         CompletableFuture<String> stop = Signals.termination();
         try (TenureClient tenure = client.client();
                 Session session = tenure.openSession()) {
@@ -75,28 +82,104 @@ final class RunCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * The grace must end before the lease does: the group gets SIGTERM once no more than the grace
+     * is left of the lease's validity, so SIGKILL lands by the client's horizon, which is itself
+     * a drift margin before the server could grant the lock to anyone else. A quarter of the
+     * validity window W never trips on a healthy lease: keepalives go every W/3, so what is left
+     * stays above W - W/3 - margin (W/20) - one round trip, about 0.6 W.
+     */
+    private Duration fittingGrace() {
+        Duration window = client.ttl;
+        if (!client.disconnectGrace.isZero() && client.disconnectGrace.compareTo(window) < 0) {
+            window = client.disconnectGrace;
+        }
+        if (policy.manual() && policy.leaseTtl != null && policy.leaseTtl.compareTo(window) < 0) {
+            window = policy.leaseTtl;
+        }
+        Duration max = window.dividedBy(4);
+        if (grace == null) {
+            return max;
+        }
+        if (grace.compareTo(max) > 0) {
+            System.err.println("tenure: --grace " + grace.toMillis() + "ms does not fit the lease's "
+                    + window.toMillis() + "ms validity window; using a quarter of it, " + max.toMillis() + "ms");
+            return max;
+        }
+        return grace;
+    }
+
     private int runUnder(Lease lease, RenewPipe renew, CompletableFuture<String> stop)
             throws IOException, InterruptedException {
-        Process child = start(lease, renew);
-        Object first =
-                CompletableFuture.anyOf(child.onExit(), lease.lost(), stop).join();
-        if (first instanceof LossReason reason) {
-            stopChild(child);
-            throw new CliException(
-                    ExitCodes.LEASE_LOST,
-                    "lease on " + lock + " (token " + lease.token() + ") lost: " + reason + "; stopped the command");
+        Process supervisor = start(lease, renew);
+        CompletableFuture<Object> first = CompletableFuture.anyOf(supervisor.onExit(), lease.lost(), stop);
+        Object why = awaitEnd(lease, first);
+        if (why instanceof Process) {
+            int code = supervisor.exitValue();
+            lease.release();
+            return code;
         }
-        if (first instanceof String) {
-            // tenure itself was asked to stop: pass it on, then release.
-            stopChild(child);
+        stopGroup(supervisor);
+        if (why instanceof String) {
+            // tenure itself was asked to stop: the group is gone, release.
+            lease.release();
+            return supervisor.exitValue();
         }
-        int code = child.waitFor();
-        lease.release();
-        return code;
+        String reason = why instanceof LossReason r
+                ? r.toString()
+                : "no renewal confirmed with only --grace (" + grace.toMillis() + " ms) of its validity left";
+        String message = "lease on " + lock + " (token " + lease.token() + ") lost: " + reason
+                + "; stopped the command's process group";
+        if (why == null) {
+            awaitLoss(lease, message);
+        }
+        throw new CliException(ExitCodes.LEASE_LOST, message);
+    }
+
+    /**
+     * The command was stopped before the lease ran out. The next holder must not read that as a
+     * clean release, which is what closing the session would record while the lease is still
+     * current: so wait for the lease to run out (no more than the grace, unless a renewal came
+     * through meanwhile). If one did, leave without closing the session, which the node then ends
+     * as DISCONNECTED: the cautious reading for the next holder.
+     */
+    private static void awaitLoss(Lease lease, String message) throws InterruptedException {
+        try {
+            lease.lost().get(lease.remaining().toMillis() + 1000, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            System.err.println("tenure: " + message + "; the lease was renewed meanwhile, so the session is left"
+                    + " to end as DISCONNECTED");
+            System.err.flush();
+            Runtime.getRuntime().halt(ExitCodes.LEASE_LOST);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(e.getCause());
+        }
+    }
+
+    /**
+     * The first of: the command's end (the Process), the lease's loss (its LossReason), a
+     * termination signal (its name), or the moment no more than the grace is left of the lease
+     * (null), checked again whenever that moment comes, since renewals move it.
+     */
+    private Object awaitEnd(Lease lease, CompletableFuture<Object> first) throws InterruptedException {
+        long graceNanos = grace.toNanos();
+        while (true) {
+            long waitNanos = lease.remaining().toNanos() - graceNanos;
+            if (waitNanos <= 0 && !first.isDone()) {
+                return null;
+            }
+            try {
+                return first.get(Math.max(waitNanos, 0), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                // look at the lease again
+            } catch (ExecutionException e) {
+                throw new IllegalStateException(e.getCause());
+            }
+        }
     }
 
     private Process start(Lease lease, RenewPipe renew) throws IOException {
-        ProcessBuilder pb = new ProcessBuilder(command).inheritIO();
+        ProcessBuilder pb = new ProcessBuilder(Supervisor.command(command, grace)).inheritIO();
         Map<String, String> env = pb.environment();
         env.put("TENURE_LOCK", lease.lock());
         env.put("TENURE_TOKEN", Long.toString(lease.token()));
@@ -138,11 +221,17 @@ final class RunCommand implements Callable<Integer> {
         }
     }
 
-    private void stopChild(Process child) throws InterruptedException {
-        child.destroy(); // SIGTERM
-        if (!child.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
-            child.destroyForcibly(); // SIGKILL
-            child.waitFor();
+    /**
+     * SIGTERM to the supervisor, which stops the group (SIGTERM, SIGKILL after the grace) and exits
+     * once no process of it is left. Should it not exit, its descendants still parented under it
+     * get SIGKILL from here.
+     */
+    private void stopGroup(Process supervisor) throws InterruptedException {
+        supervisor.destroy();
+        if (!supervisor.waitFor(grace.toMillis() + 2000, TimeUnit.MILLISECONDS)) {
+            supervisor.descendants().forEach(ProcessHandle::destroyForcibly);
+            supervisor.destroyForcibly();
+            supervisor.waitFor();
         }
     }
 }

@@ -283,6 +283,14 @@ public final class Lease implements AutoCloseable {
 
     /** Returns false if the lease was already lost (the first reason stands). */
     boolean markLost(LossReason reason) {
+        if (lost.isDone()) {
+            return false;
+        }
+        if (reason == LossReason.HORIZON_PASSED) {
+            // Before lost() completes: code woken by it may close the session at once, and that
+            // close must already say EXPIRED (a race with another reason only makes it cautious).
+            session.gaveUp();
+        }
         if (!lost.complete(reason)) {
             return false;
         }

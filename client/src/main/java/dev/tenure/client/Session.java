@@ -350,6 +350,11 @@ public final class Session implements AutoCloseable {
         return ctx.time;
     }
 
+    /** A lease was given up at its own horizon: a close from now on says EXPIRED. */
+    void gaveUp() {
+        gaveUpALease = true;
+    }
+
     void forget(Lease lease, LossReason reason) {
         if (reason == LossReason.HORIZON_PASSED) {
             gaveUpALease = true;

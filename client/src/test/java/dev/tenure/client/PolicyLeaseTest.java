@@ -1,6 +1,7 @@
 package dev.tenure.client;
 
 import static dev.tenure.api.v1.TenureEnd.TENURE_END_DISCONNECTED;
+import static dev.tenure.api.v1.TenureEnd.TENURE_END_EXPIRED;
 import static dev.tenure.api.v1.TenureEnd.TENURE_END_REVOKED;
 import static dev.tenure.client.Harness.TTL;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -8,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenure.api.v1.AcquireRequest;
 import dev.tenure.api.v1.AcquireResponse;
+import dev.tenure.api.v1.AttachRequest;
 import dev.tenure.api.v1.Code;
 import dev.tenure.api.v1.RenewLeaseRequest;
 import dev.tenure.api.v1.RenewLeaseResponse;
@@ -95,6 +97,31 @@ class PolicyLeaseTest {
         assertThat(lease.lost().getNow(null)).isEqualTo(LossReason.HORIZON_PASSED);
         assertThat(s.state()).isEqualTo(Session.State.CONNECTED);
         assertThatThrownBy(() -> lease.fence(Duration.ZERO)).isInstanceOf(LeaseLostException.class);
+    }
+
+    @Test
+    void aSessionClosedAsSoonAsAManualLeaseIsLostSaysExpired() {
+        Duration leaseTtl = Duration.ofSeconds(1);
+        Session s = h.client().openSession();
+        h.fake.onRenew = r -> RenewLeaseResponse.newBuilder()
+                .setCode(Code.CODE_OK)
+                .setRemainingMs(leaseTtl.toMillis())
+                .build();
+        Lease lease = s.acquire(
+                "a",
+                AcquireOptions.builder()
+                        .renew(AcquireOptions.Renew.MANUAL)
+                        .leaseTtl(leaseTtl)
+                        .build());
+        // As `tenure run` does: the moment the lease is lost, close the session.
+        lease.lost().thenRun(s::closeAsync);
+
+        h.time.advance(leaseTtl);
+        assertThat(lease.lost().getNow(null)).isEqualTo(LossReason.HORIZON_PASSED);
+        assertThat(h.fake.attachLog.stream()
+                        .filter(r -> r.getKindCase() == AttachRequest.KindCase.CLOSE)
+                        .map(r -> r.getClose().getEnd()))
+                .containsExactly(TENURE_END_EXPIRED);
     }
 
     @Test

@@ -153,4 +153,116 @@ class RunIT {
         assertThat(next.waitFor(Duration.ofSeconds(60))).isEqualTo(0);
         assertThat(next.output()).contains("EXPIRED");
     }
+
+    // The tree every test below runs: a shell, a child in the background and one in the foreground.
+    private static final String TREE = "sleep 120 & sleep 121";
+
+    /** Waits until the tree under {@code lock} has its supervisor, shell and two sleeps. */
+    private static void awaitTree(String lock, Processes.Running run) throws InterruptedException {
+        long deadline =
+                System.nanoTime() + Processes.scaled(Duration.ofSeconds(30)).toNanos();
+        while (ProcessTree.live(lock).size() < 4) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError(
+                        "no process tree for " + lock + ": " + ProcessTree.live(lock) + "\n" + run.output());
+            }
+            Thread.sleep(20);
+        }
+        // The command and both sleeps are in a process group of their own, led by the command.
+        List<String> tree = ProcessTree.live(lock);
+        assertThat(tree.stream().filter(p -> command(p).startsWith("sleep 12")).map(RunIT::pgid))
+                .as(tree.toString())
+                .hasSize(2)
+                .allMatch(g -> tree.stream().anyMatch(p -> p.startsWith(g + " pgid " + g + " sh -c ")));
+    }
+
+    private static String pgid(String entry) {
+        return entry.split(" ", 4)[2];
+    }
+
+    private static String command(String entry) {
+        return entry.split(" ", 4)[3];
+    }
+
+    @Test
+    void aLostLeaseLeavesNoProcessOfTheCommandsTree() throws Exception {
+        var run = tenure("run", "tree-lost", "--ttl", "4s", "--grace", "1s", "--", "sh", "-c", TREE);
+        awaitTree("tree-lost", run);
+        server.signal("STOP");
+        try {
+            assertThat(run.waitFor(Duration.ofSeconds(30))).as(run.output()).isEqualTo(4);
+        } finally {
+            server.signal("CONT");
+        }
+        // The supervisor exits only once the group is empty, and tenure run only after it.
+        assertThat(ProcessTree.live("tree-lost")).as(run.output()).isEmpty();
+        assertThat(run.output()).contains("lost");
+    }
+
+    @Test
+    void aKilledTenureRunTakesItsCommandsTreeWithIt() throws Exception {
+        var run = tenure("run", "tree-killed", "--", "sh", "-c", TREE);
+        awaitTree("tree-killed", run);
+        var waiter = tenure("acquire", "tree-killed", "--json");
+        awaitWaiter("tree-killed", waiter);
+
+        long killedAt = System.nanoTime();
+        run.process.destroyForcibly(); // SIGKILL
+        long goneNanos = -1;
+        long grantNanos = -1;
+        long deadline = killedAt + Processes.scaled(Duration.ofSeconds(10)).toNanos();
+        while ((goneNanos < 0 || grantNanos < 0) && System.nanoTime() - deadline < 0) {
+            if (goneNanos < 0 && ProcessTree.live("tree-killed").isEmpty()) {
+                goneNanos = System.nanoTime() - killedAt;
+            }
+            if (grantNanos < 0 && !waiter.stdout.isEmpty()) {
+                grantNanos = System.nanoTime() - killedAt;
+            }
+        }
+        System.out.printf(
+                "RunIT: after SIGKILL of tenure run: tree gone in %.1f ms, next holder's grant seen in %.1f ms%n",
+                goneNanos / 1e6, grantNanos / 1e6);
+        assertThat(ProcessTree.live("tree-killed")).as("left after 10 s").isEmpty();
+        assertThat(Duration.ofNanos(goneNanos)).isLessThan(Processes.scaled(Duration.ofSeconds(1)));
+        assertThat(waiter.nextLine(Duration.ofSeconds(10))).contains("\"previous_end\":\"DISCONNECTED\"");
+        waiter.close();
+    }
+
+    private static void awaitWaiter(String lock, Processes.Running waiter) throws Exception {
+        String client = "tenure-cli pid " + waiter.pid();
+        for (int i = 0; i < 30; i++) {
+            var status = tenure("status", lock, "--json");
+            status.waitFor(Duration.ofSeconds(30));
+            String out = status.output();
+            if (out.contains("\"waiters\"")
+                    && out.substring(out.indexOf("\"waiters\"")).contains(client)) {
+                return;
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("the waiter never queued: " + waiter.output());
+    }
+
+    @Test
+    void aCommandThatEndsReturnsItsExitCodeAndTakesWhatItLeftRunningWithIt() throws Exception {
+        var run = tenure("run", "tree-ends", "--", "sh", "-c", "sleep 120 & sleep 121 & echo started; exit 5");
+        assertThat(run.nextLine(Duration.ofSeconds(30))).isEqualTo("started");
+        assertThat(run.waitFor(Duration.ofSeconds(30))).as(run.output()).isEqualTo(5);
+        assertThat(ProcessTree.live("tree-ends")).isEmpty();
+    }
+
+    @Test
+    void withoutSetsidAndSetprivItRefusesToRunTheCommand() throws Exception {
+        Path marker = data.resolve("ran-unsupervised");
+        var run = new Processes.Running(
+                Processes.tenure(List.of("run", "no-tools", "--", "/bin/touch", marker.toString())),
+                Map.of(
+                        "TENURE_ENDPOINT",
+                        server.endpoint(),
+                        "PATH",
+                        data.resolve("empty-path").toString()));
+        assertThat(run.waitFor(Duration.ofSeconds(60))).isEqualTo(1);
+        assertThat(run.output()).contains("setpriv").contains("refusing");
+        assertThat(Files.exists(marker)).isFalse();
+    }
 }
