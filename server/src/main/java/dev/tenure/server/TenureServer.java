@@ -11,7 +11,6 @@ import dev.tenure.server.runtime.AgentWakeup;
 import io.aeron.cluster.service.Cluster;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -35,7 +34,7 @@ public final class TenureServer implements AutoCloseable {
     }
 
     public static TenureServer start(ServerConfig config, PrintStream log) throws IOException {
-        Files.createDirectories(config.dataDir());
+        // The data directory is checked, made and locked first of all, by DataDirLock.
         TenureServer server = new TenureServer(config);
         try {
             server.startAll(log);
