@@ -108,7 +108,7 @@ final class Attachments implements KeepAliveStream.Handler {
     }
 
     @Override
-    public void opened(KeepAliveStream s, long id, long ttlMs, long graceMs) {
+    public void opened(KeepAliveStream s, long id, long ttlMs, long graceMs, boolean echoes) {
         Effects fx = new Effects();
         synchronized (mu) {
             if (s != stream || live.lostReason() != null) {
@@ -119,7 +119,7 @@ final class Attachments implements KeepAliveStream.Handler {
             if (live.sessionId() == 0) {
                 cancel(openTimer);
             }
-            live.attached(id, ttlMs, graceMs, streamSendNanos, fx);
+            live.attached(id, ttlMs, graceMs, echoes, streamSendNanos, fx);
         }
         live.finish(fx);
     }
@@ -136,6 +136,35 @@ final class Attachments implements KeepAliveStream.Handler {
             }
         }
         live.finish(fx);
+    }
+
+    @Override
+    public void echoed(KeepAliveStream s, long seq) {
+        Effects fx = new Effects();
+        synchronized (mu) {
+            if (s != stream || live.lostReason() != null) {
+                return;
+            }
+            live.echoed(seq, fx);
+        }
+        live.finish(fx);
+    }
+
+    /**
+     * The session's stream left an echo sent at {@code sinceNanos} unanswered for too long. If its
+     * call heard nothing at all since, the connection under it is silent (a half-open socket, a
+     * middlebox that dropped it): it is replaced, and every session on it resumes. Otherwise only
+     * this session's stream is left and resumed. Not under mu: the call's break reaches
+     * {@link #broken} of each session on it.
+     */
+    void inDoubt(KeepAliveStream s, long sinceNanos, long waitedMs) {
+        Status status = Status.UNAVAILABLE.withDescription("no echo answered within " + waitedMs + " ms");
+        if (s.callSilentSince(sinceNanos)) {
+            ctx.connectionSilent(s, status.augmentDescription("connection silent, replaced"));
+        } else {
+            s.leave();
+            broken(s, status);
+        }
     }
 
     @Override

@@ -2,8 +2,10 @@ package dev.tenure.client;
 
 import dev.tenure.client.internal.AttachMux;
 import dev.tenure.client.internal.Endpoints;
+import dev.tenure.client.internal.KeepAliveStream;
 import dev.tenure.client.internal.Retrier;
 import io.grpc.Channel;
+import io.grpc.Status;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -24,6 +26,7 @@ final class ClientContext {
     final String clientName;
     final Set<Session> sessions = ConcurrentHashMap.newKeySet();
     private final AttachMux[] muxes; // guarded by this
+    private final Channel[] muxChannels; // guarded by this: the channel each mux was made on
 
     ClientContext(
             Endpoints endpoints,
@@ -44,15 +47,29 @@ final class ClientContext {
         this.requestTimeoutNanos = requestTimeoutNanos;
         this.clientName = clientName;
         this.muxes = new AttachMux[endpoints.size()];
+        this.muxChannels = new Channel[endpoints.size()];
     }
 
     /** The call that carries this client's sessions on endpoint {@code index}; throws once the client is closed. */
     synchronized AttachMux attachMux(int index) {
         Channel channel = endpoints.channel(index);
-        if (muxes[index] == null) {
+        if (muxes[index] == null || muxChannels[index] != channel) {
             muxes[index] = new AttachMux(channel, time);
+            muxChannels[index] = channel;
         }
         return muxes[index];
+    }
+
+    /**
+     * Nothing has arrived on {@code stream}'s connection for too long: a new connection replaces
+     * it, and every session on it resumes (on the new one, or the next endpoint).
+     */
+    void connectionSilent(KeepAliveStream stream, Status status) {
+        Channel channel = stream.channel();
+        if (channel != null) {
+            endpoints.replace(stream.endpoint(), channel);
+        }
+        stream.abandonCall(status);
     }
 
     static long defaultMarginNanos(long ttlNanos) {

@@ -30,6 +30,7 @@ public final class Lease implements AutoCloseable {
     private final long grantedAtMs;
     private final Duration ttl;
     private final CompletableFuture<LossReason> lost = new CompletableFuture<>();
+    private final CompletableFuture<LossReason> invalidated = new CompletableFuture<>();
     private final GrantPolicy policy;
     private final Checkpoint previousCheckpoint;
     /** Its own horizon is bounded (maxHold or manual renewal); else only the session's counts. */
@@ -181,8 +182,9 @@ public final class Lease implements AutoCloseable {
     }
 
     /**
-     * Whether the lease may be trusted now. False before it is lost while a broken connection
-     * waits to be resumed past its grace bound: the node may be ending the session.
+     * Whether the lease may be trusted now. False before it is lost while no stream has proved the
+     * session within its disconnect grace (the node may be ending it); true again if a resume is
+     * confirmed in time. {@link #invalidated()} completes when this first turns false.
      */
     public boolean isValid() {
         return lossReason() == null && session.time().nanoTime() - validUntilNanos() < 0;
@@ -221,7 +223,7 @@ public final class Lease implements AutoCloseable {
             // With a disconnect grace, the session's part ends sooner: see Horizon.validUntilNanos.
             long trustedLeft = Math.min(live.validUntilNanos() - now, sessionLeft);
             long left = Math.min(trustedLeft, ownLeft);
-            if (left >= needNanos) {
+            if (left > 0 && left >= needNanos) { // at 0 the lease is no longer valid: isValid() says so too
                 return token;
             }
             // A renewal gives at most the lifetime (TTL − margin, or the grace's), and never passes maxHold.
@@ -238,9 +240,31 @@ public final class Lease implements AutoCloseable {
         }
     }
 
-    /** Completes exactly once, when the lease stops being valid, with why. */
+    /**
+     * Completes exactly once, when the lease is lost for good, with why. A lease can stop being
+     * valid before that: see {@link #invalidated()}.
+     */
     public CompletableFuture<LossReason> lost() {
         return lost.copy();
+    }
+
+    /**
+     * Completes the first time this lease stops being valid, for any reason: a loss (with its
+     * reason, as {@link #lost()} then says too), or {@link LossReason#CONNECTION_IN_DOUBT} once no
+     * stream has proved the session within its disconnect grace. This is the signal to stop
+     * acting under the lease: it fires when {@link #isValid()} turns false, before the node could
+     * grant the lock to anyone else. It does not complete again: after CONNECTION_IN_DOUBT a
+     * resume confirmed within the grace can make the lease valid again ({@link #isValid()},
+     * {@link #fence(Duration)} then say so), so code that fails closed stops at this signal, and
+     * code that can wait checks {@link #fence(Duration)} before it acts again.
+     */
+    public CompletableFuture<LossReason> invalidated() {
+        return invalidated.copy();
+    }
+
+    /** The lease stopped being valid without being lost (yet). */
+    void markInvalid(LossReason reason) {
+        invalidated.complete(reason);
     }
 
     /**
@@ -294,6 +318,7 @@ public final class Lease implements AutoCloseable {
         if (!lost.complete(reason)) {
             return false;
         }
+        invalidated.complete(reason);
         synchronized (this) {
             if (ownTimer != null) {
                 ownTimer.cancel();

@@ -35,8 +35,14 @@ final class Liveness {
 
         void leaseEnded(long token, LossReason reason);
 
+        /** The leases' validity ran out before their horizon: no stream proved the session in time. */
+        void validityLapsed();
+
         void lost(LossReason reason);
     }
+
+    /** The disconnect grace's default. */
+    static final long DEFAULT_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(800);
 
     private final ClientContext ctx;
     private final TimeSource time;
@@ -61,7 +67,16 @@ final class Liveness {
     private long lastSeq;
     private TenureException openFailure;
     private TimeSource.Cancellable tickTimer;
+    private TimeSource.Cancellable echoTimer;
+    private TimeSource.Cancellable validityTimer;
     private TimeSource.Cancellable horizonTimer;
+    /** The current stream's node answers echoes. */
+    private boolean echoes;
+
+    private long lastEchoSeq;
+    /** validityLapsed was told for the current lapse; cleared when a proof makes leases valid again. */
+    private boolean lapseTold;
+
     private TimeSource.Cancellable closeTimer;
 
     // Written under mu, read without it.
@@ -204,8 +219,9 @@ final class Liveness {
     }
 
     /** The session is on a stream: an Open or a Resume sent at {@code sentNanos} was confirmed. */
-    void attached(long id, long ttlMs, long graceMs, long sentNanos, Effects fx) {
+    void attached(long id, long ttlMs, long graceMs, boolean nodeEchoes, long sentNanos, Effects fx) {
         boolean resumed = sessionId != 0;
+        echoes = nodeEchoes;
         if (!resumed) {
             start(id, ttlMs, sentNanos);
         }
@@ -216,11 +232,19 @@ final class Liveness {
             // A Resume renews: the horizon moves from the Resume's send time, not from the
             // reconnect. Waiters are answered now; fence() re-checks what that gave.
             horizon.renewed(sentNanos);
+            rescheduleTick();
             waiters.forEach(w -> fx.add(() -> w.done.complete(null)));
             waiters.clear();
             setState(CONNECTED);
         }
         horizonMoved();
+    }
+
+    /** Echo {@code seq} was answered: leases are trusted the grace from its send time. */
+    void echoed(long seq, Effects fx) {
+        if (horizon.echoed(seq)) {
+            horizonMoved();
+        }
     }
 
     /** Keepalive {@code seq} was acknowledged; false if it was not one still outstanding. */
@@ -287,6 +311,11 @@ final class Liveness {
         horizon.start(sentNanos, ttlNanos - ctx.marginNanos(ttlNanos));
         horizonMoved();
         tickTimer = time.schedule(this::tick, untilNextTick());
+        if (ctx.graceNanos > 0) {
+            // Without a grace a closed connection ends the session at once: nothing to prove.
+            long echoInterval = echoIntervalNanos();
+            echoTimer = time.schedule(this::echoTick, echoInterval - Math.floorMod(time.nanoTime(), echoInterval));
+        }
         horizonTimer = time.schedule(this::checkHorizon, horizonNanos - time.nanoTime());
         queue.add(() -> opened.complete(null));
     }
@@ -294,13 +323,104 @@ final class Liveness {
     private void horizonMoved() {
         horizonNanos = horizon.valueNanos();
         validUntilNanos = horizon.validUntilNanos();
+        if (validUntilNanos - time.nanoTime() > 0) {
+            lapseTold = false;
+        }
+        if (validityTimer == null && validUntilNanos != horizonNanos && lostReason == null) {
+            validityTimer = time.schedule(this::checkValidity, validUntilNanos - time.nanoTime());
+        }
+    }
+
+    /**
+     * Tells the session once its leases' validity has run out before the horizon (which LOST
+     * covers): they may be valid again if a stream proves the session in time. Lazily re-armed:
+     * echoes move the bound many times per grace, the timer follows when it fires.
+     */
+    private void checkValidity() {
+        synchronized (mu) {
+            validityTimer = null;
+            if (lostReason != null) {
+                return;
+            }
+            long left = validUntilNanos - time.nanoTime();
+            if (left > 0) {
+                validityTimer = time.schedule(this::checkValidity, left);
+                return;
+            }
+            if (!lapseTold) {
+                lapseTold = true;
+                queue.add(events::validityLapsed);
+            }
+            if (validUntilNanos != horizonNanos) {
+                // Armed again by the next proof (horizonMoved); until then nothing can change.
+                validityTimer = null;
+            }
+        }
+        queue.drain();
     }
 
     // ---- the keepalive schedule ----
 
-    /** A third of the TTL, or of the grace: leases stay valid only that long after a confirmed renewal. */
+    /**
+     * A third of the TTL. A node that does not answer echoes proves the stream by renewals alone,
+     * so with a grace they go every third of it: leases stay valid only that long after one.
+     */
     private long keepAliveIntervalNanos() {
-        return (ctx.graceNanos > 0 ? Math.min(ttlNanos, ctx.graceNanos) : ttlNanos) / 3;
+        return (!echoes && ctx.graceNanos > 0 ? Math.min(ttlNanos, ctx.graceNanos) : ttlNanos) / 3;
+    }
+
+    /** The window echoes keep proven: the grace (echoes go only with one). */
+    private long proofWindowNanos() {
+        return Math.min(ttlNanos, ctx.graceNanos);
+    }
+
+    /** An echo every eighth of the window: a healthy stream's proof lags it by that and a round trip. */
+    private long echoIntervalNanos() {
+        return Math.max(proofWindowNanos() / 8, TimeUnit.MILLISECONDS.toNanos(5));
+    }
+
+    /** An echo unanswered for a third of the window puts the stream in doubt, well before validity runs out. */
+    private long doubtAfterNanos() {
+        return proofWindowNanos() / 3;
+    }
+
+    private void rescheduleTick() {
+        cancel(tickTimer);
+        tickTimer = time.schedule(this::tick, untilNextTick());
+    }
+
+    /** Echo ticks fall on a grid too, so every session of a process asks in one message. */
+    private void echoTick() {
+        KeepAliveStream s;
+        long seq;
+        long doubtSince = 0;
+        long waited = 0;
+        synchronized (mu) {
+            if (lostReason != null) {
+                return;
+            }
+            long interval = echoIntervalNanos();
+            echoTimer = time.schedule(this::echoTick, interval - Math.floorMod(time.nanoTime(), interval));
+            s = attachments.openStream();
+            if (closing || s == null || !echoes || ctx.graceNanos == 0) {
+                return;
+            }
+            long now = time.nanoTime();
+            var oldest = horizon.oldestEchoNanos();
+            if (oldest.isPresent() && now - oldest.getAsLong() >= doubtAfterNanos()) {
+                doubtSince = oldest.getAsLong();
+                waited = TimeUnit.NANOSECONDS.toMillis(now - doubtSince);
+                seq = 0;
+            } else {
+                seq = ++lastEchoSeq;
+                horizon.echoSent(seq, now);
+            }
+        }
+        if (seq == 0) {
+            attachments.inDoubt(s, doubtSince, waited);
+        } else {
+            s.sendEcho(seq);
+        }
     }
 
     /**
@@ -380,6 +500,8 @@ final class Liveness {
         state = LOST;
         stateView = LOST;
         cancel(tickTimer);
+        cancel(echoTimer);
+        cancel(validityTimer);
         cancel(horizonTimer);
         cancel(closeTimer);
         waiters.forEach(w -> fx.add(() -> w.done.complete(null)));

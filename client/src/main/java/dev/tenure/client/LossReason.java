@@ -13,7 +13,14 @@ public enum LossReason {
     /** The server revoked it (an operator, or maxHold). */
     REVOKED,
     /** The server ended the session without a more specific reason, or no longer knows it. */
-    SESSION_ENDED;
+    SESSION_ENDED,
+    /**
+     * No stream proved the session within its disconnect grace (the connection is silent or
+     * reset, and no resume has been confirmed yet): the node may be ending the session. Only
+     * {@link Lease#invalidated()} reports it, never {@link Lease#lost()}: a resume confirmed in
+     * time makes the lease valid again.
+     */
+    CONNECTION_IN_DOUBT;
 
     static LossReason of(TenureEnd end) {
         switch (end) {

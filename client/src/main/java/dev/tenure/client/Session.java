@@ -415,6 +415,11 @@ public final class Session implements AutoCloseable {
         }
 
         @Override
+        public void validityLapsed() {
+            leases.invalidateAll(LossReason.CONNECTION_IN_DOUBT);
+        }
+
+        @Override
         public void lost(LossReason reason) {
             leases.loseAll(reason);
             lost.complete(reason);

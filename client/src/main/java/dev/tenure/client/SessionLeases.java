@@ -40,6 +40,8 @@ final class SessionLeases {
         }
         if (endedFirst != null) {
             lease.markLost(endedFirst); // its LeaseEnded push overtook the grant
+        } else if (!lease.isValid()) {
+            lease.markInvalid(LossReason.CONNECTION_IN_DOUBT); // granted while no stream proves the session
         }
         return true;
     }
@@ -64,6 +66,15 @@ final class SessionLeases {
         if (lease != null) {
             lease.markLost(reason);
         }
+    }
+
+    /** No stream proved the session in time: every lease stops being valid now (for now). */
+    void invalidateAll(LossReason reason) {
+        List<Lease> held;
+        synchronized (this) {
+            held = new ArrayList<>(byToken.values());
+        }
+        held.forEach(l -> l.markInvalid(reason));
     }
 
     /** The session is lost: so is every lease, and every grant that arrives from now on. */

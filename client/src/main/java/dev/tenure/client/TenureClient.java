@@ -158,7 +158,9 @@ public final class TenureClient implements AutoCloseable {
     public static final class Builder {
         private List<String> endpoints = List.of();
         private Duration sessionTtl = Duration.ofSeconds(10);
-        private Duration disconnectGrace = Duration.ZERO;
+        /** Null: the default, 800 ms or the TTL if shorter. */
+        private Duration disconnectGrace;
+
         private Duration driftMargin;
         private Duration requestTimeout = Duration.ofSeconds(5);
         private String clientName;
@@ -191,14 +193,17 @@ public final class TenureClient implements AutoCloseable {
 
         /**
          * How long the server keeps a session whose connection closed, waiting for this client to
-         * resume it on a new one. Default 0: a closed connection ends the session at once, which
-         * hands a dead holder's locks on fastest, but a connection reset by the network (the
-         * process alive) then ends the session while this client still counts its leases valid
-         * until their horizon (GUARANTEES.md, section 1). Above 0 (at least 100 ms, at most the
-         * TTL), a dead holder's locks pass on after the grace, a reset connection is resumed with
-         * its leases, and leases count as valid only up to the grace after the last renewal the
-         * current connection confirmed: renewals go every grace/3, and {@code fence} can promise
-         * at most the grace.
+         * resume it on a new one. Default 800 ms (the TTL, if shorter). Leases count as valid only
+         * up to the grace (less the drift margin) after the send time of the last request the
+         * session's stream answered: an echo every grace/8, answered by the node at once without
+         * the log, keeps that bound ahead, so a silent or reset connection makes leases invalid
+         * (see {@link Lease#invalidated()}) before the node can end the session, and is replaced
+         * and resumed within a third of the grace. A dead holder's locks pass on after the grace;
+         * {@code fence} can promise at most the grace. 0 is the unsafe opt-in: a closed connection
+         * ends the session at once, the fastest handover, but a connection reset by the network
+         * (the process alive) then ends the session while this client still counts its leases
+         * valid until their horizon (GUARANTEES.md, section 1). Otherwise at least 100 ms, at most
+         * the TTL.
          */
         public Builder disconnectGrace(Duration grace) {
             this.disconnectGrace = Objects.requireNonNull(grace, "grace");
@@ -242,8 +247,9 @@ public final class TenureClient implements AutoCloseable {
          * channels (tests), or a channel configured your own way (transport security,
          * interceptors, executors). The client owns the channels it makes:
          * {@link TenureClient#close()} shuts them down. Leave HTTP/2 keepalive pings off: a server
-         * may count them as abuse and close the connection, which ends the session at once; the
-         * session's own keepalives are what detect a dead peer.
+         * may count them as abuse and close the connection; the sessions' echoes are what detect
+         * a silent connection, within a third of the grace, where gRPC allows pings every 10 s at
+         * most.
          */
         public Builder channelFactory(Function<String, ManagedChannel> factory) {
             this.channelFactory = Objects.requireNonNull(factory, "factory");
@@ -280,16 +286,19 @@ public final class TenureClient implements AutoCloseable {
                     throw new IllegalArgumentException("driftMargin must be in [0, sessionTtl): " + driftMargin);
                 }
             }
-            if (!disconnectGrace.isZero()
-                    && (disconnectGrace.toMillis() < 100 || disconnectGrace.compareTo(sessionTtl) > 0)) {
-                throw new IllegalArgumentException("disconnectGrace must be 0 or between 100 ms and sessionTtl ("
-                        + sessionTtl + "): " + disconnectGrace);
+            Duration grace = disconnectGrace != null
+                    ? disconnectGrace
+                    : Duration.ofNanos(Math.min(Liveness.DEFAULT_GRACE_NANOS, ttlNanos));
+            if (!grace.isZero()
+                    && (grace.toMillis() < 100 && disconnectGrace != null || grace.compareTo(sessionTtl) > 0)) {
+                throw new IllegalArgumentException(
+                        "disconnectGrace must be 0 or between 100 ms and sessionTtl (" + sessionTtl + "): " + grace);
             }
             long timeoutNanos = positiveNanos("requestTimeout", requestTimeout);
             String name = clientName != null ? clientName : defaultClientName();
             Endpoints eps = new Endpoints(endpoints, channelFactory, carryCalls, timeSource);
             return new TenureClient(new ClientContext(
-                    eps, timeSource, listener, ttlNanos, disconnectGrace.toNanos(), marginNanos, timeoutNanos, name));
+                    eps, timeSource, listener, ttlNanos, grace.toNanos(), marginNanos, timeoutNanos, name));
         }
 
         private static long positiveNanos(String what, Duration d) {
@@ -305,8 +314,7 @@ public final class TenureClient implements AutoCloseable {
 
         /**
          * Plaintext Netty. No keepalive pings: the server may count a ping rate it finds abusive as
-         * a reason to close the connection, and closing the connection ends the session at once.
-         * The session's own keepalives are what detect a dead peer.
+         * a reason to close the connection. The sessions' echoes are what detect a silent one.
          */
         private static ManagedChannel plaintextChannel(String target) {
             return NettyChannelBuilder.forTarget(target).usePlaintext().build();

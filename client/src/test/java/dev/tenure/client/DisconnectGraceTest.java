@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * With a disconnect grace, the node keeps a session whose connection closed for the grace, so a
- * client trusts its leases only up to the grace after the send time of the last renewal its
- * current stream confirmed; LOST still comes at the horizon.
+ * client trusts its leases only up to the grace after the send time of the last request its
+ * stream answered (an echo, a renewal, a resume); LOST still comes at the horizon.
  */
 class DisconnectGraceTest {
     private static final Duration GRACE = Duration.ofMillis(900);
@@ -27,7 +27,64 @@ class DisconnectGraceTest {
     }
 
     @Test
-    void leasesAreTrustedUpToTheGraceAfterTheLastConfirmedRenewal() {
+    void theDefaultGraceIs800MsAndEchoesKeepLeasesValidBetweenRenewals() {
+        Session s = h.defaultsBuilder().build().openSession();
+        Lease lease = s.acquire("a");
+        assertThat(h.fake.attachLog.get(0).getOpen().getDisconnectGraceMs()).isEqualTo(800);
+        h.fake.acks = FakeTenure.Acks.HOLD; // no renewal confirmed from now on: only echoes prove the stream
+        long echoInterval = Duration.ofMillis(100).toNanos(); // a grace/8 grid
+        long graceLifetime = Duration.ofMillis(760).toNanos();
+        for (int i = 0; i < 20; i++) {
+            h.time.advance(Duration.ofMillis(50));
+            assertThat(lease.isValid()).isTrue();
+            assertThat(lease.remaining().toNanos()).isGreaterThan(graceLifetime - echoInterval - 1);
+        }
+        assertThat(h.fake.attachCount(AttachRequest.KindCase.ECHO)).isBetween(9L, 11L);
+        assertThat(h.fake.attachCount(AttachRequest.KindCase.KEEP_ALIVE))
+                .as("renewals still every TTL/3, not every grace/3")
+                .isEqualTo(1);
+        assertThat(lease.invalidated()).isNotDone();
+    }
+
+    @Test
+    void aSilentConnectionMakesLeasesInvalidWithinTheGraceAndIsReplacedAndResumed() {
+        Session s = h.builder().disconnectGrace(GRACE).build().openSession();
+        Lease lease = s.acquire("a");
+        h.time.advance(Duration.ofMillis(300)); // a few echoes answered
+        long answeredAttaches = h.fake.attachCount(AttachRequest.KindCase.RESUME);
+        h.fake.echoes = FakeTenure.Echoes.DROP; // the connection goes silent
+        h.fake.resumes = FakeTenure.Resumes.SILENT; // and no resume is confirmed yet
+        long lastAnswered = h.time.nanoTime()
+                - Math.floorMod(h.time.nanoTime(), GRACE.dividedBy(8).toNanos());
+        h.time.advance(GRACE.dividedBy(3).plus(GRACE.dividedBy(8)));
+        assertThat(h.fake.attachCount(AttachRequest.KindCase.RESUME))
+                .as("in doubt after a third of the grace: the stream is replaced and resumed")
+                .isGreaterThan(answeredAttaches);
+        assertThat(s.state()).isEqualTo(Session.State.UNCERTAIN);
+        assertThat(lease.isValid()).as("still within the grace").isTrue();
+
+        h.time.advanceTo(lastAnswered + GRACE_LIFETIME_NANOS);
+        assertThat(lease.isValid())
+                .as("the grace, less the margin, after the last answered echo")
+                .isFalse();
+        assertThat(lease.invalidated()).isCompletedWithValue(LossReason.CONNECTION_IN_DOUBT);
+        assertThat(lease.lost()).as("not lost: a resume may still come in time").isNotDone();
+        assertThatThrownBy(() -> lease.fence(Duration.ZERO)).isInstanceOf(LeaseExpiringException.class);
+
+        h.fake.echoes = FakeTenure.Echoes.ANSWER;
+        h.fake.resumes = FakeTenure.Resumes.OPENED;
+        h.fake.latest().fail(); // the silent try breaks; the next one is answered
+        h.time.advance(Duration.ofMillis(100));
+        assertThat(s.state()).isEqualTo(Session.State.CONNECTED);
+        assertThat(lease.isValid())
+                .as("valid again after a resume within the grace")
+                .isTrue();
+        assertThat(lease.fence(Duration.ofMillis(500))).isEqualTo(lease.token());
+    }
+
+    @Test
+    void aNodeWithoutEchoesIsProvedByRenewalsEveryThirdOfTheGrace() {
+        h.fake.echoes = FakeTenure.Echoes.UNSUPPORTED;
         TenureClient client = h.builder().disconnectGrace(GRACE).build();
         long t0 = h.time.nanoTime();
         Session s = client.openSession();
@@ -107,10 +164,12 @@ class DisconnectGraceTest {
     }
 
     @Test
-    void withoutAGraceTheHorizonAloneBoundsTrust() {
+    void aGraceOfZeroLeavesTheHorizonAloneToBoundTrustAndSendsNoEchoes() {
         Session s = h.client().openSession();
         Lease lease = s.acquire("a");
         assertThat(h.fake.attachLog.get(0).getOpen().getDisconnectGraceMs()).isZero();
         assertThat(lease.remaining()).isEqualTo(Duration.ofNanos(LIFETIME_NANOS));
+        h.time.advance(Duration.ofSeconds(2));
+        assertThat(h.fake.attachCount(AttachRequest.KindCase.ECHO)).isZero();
     }
 }

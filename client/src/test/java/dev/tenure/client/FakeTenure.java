@@ -59,6 +59,13 @@ final class FakeTenure extends TenureGrpc.TenureImplBase {
         DROP
     }
 
+    /** ANSWER them; DROP them (a stream whose connection went silent); UNSUPPORTED: a node that predates them. */
+    enum Echoes {
+        ANSWER,
+        DROP,
+        UNSUPPORTED
+    }
+
     enum Resumes {
         OPENED,
         ENDED,
@@ -67,6 +74,7 @@ final class FakeTenure extends TenureGrpc.TenureImplBase {
 
     volatile Acks acks = Acks.AUTO;
     volatile Resumes resumes = Resumes.OPENED;
+    volatile Echoes echoes = Echoes.ANSWER;
     volatile boolean answerClose = true;
 
     final List<AttachRequest> attachLog = new CopyOnWriteArrayList<>();
@@ -358,6 +366,17 @@ final class FakeTenure extends TenureGrpc.TenureImplBase {
                 }
                 case RESUME -> resume(r.getResume().getSessionId());
                 case KEEP_ALIVE -> keepAlive(r.getKeepAlive().getSeq());
+                case ECHO -> {
+                    switch (echoes) {
+                        case ANSWER ->
+                            send(AttachResponse.newBuilder()
+                                    .setEchoed(AttachResponse.Echoed.newBuilder()
+                                            .setSeq(r.getEcho().getSeq()))
+                                    .build());
+                        case DROP -> {}
+                        case UNSUPPORTED -> throw new AssertionError("an echo to a node that did not offer them");
+                    }
+                }
                 case CLOSE -> {
                     if (answerClose) {
                         end(TenureEnd.TENURE_END_RELEASED, "closed by client");
@@ -433,7 +452,8 @@ final class FakeTenure extends TenureGrpc.TenureImplBase {
                     .setOpened(AttachResponse.Opened.newBuilder()
                             .setSessionId(id)
                             .setTtlMs(ttlMs)
-                            .setDisconnectGraceMs(graceBySession.getOrDefault(id, 0L)))
+                            .setDisconnectGraceMs(graceBySession.getOrDefault(id, 0L))
+                            .setEchoes(echoes != Echoes.UNSUPPORTED))
                     .build();
         }
     }

@@ -54,7 +54,13 @@ final class Harness implements AutoCloseable {
         }
     }
 
+    /** Most tests here are about the horizon alone: no grace, unless they set their own. */
     TenureClient.Builder builder() {
+        return defaultsBuilder().disconnectGrace(Duration.ZERO);
+    }
+
+    /** The client's own defaults, disconnect grace included. */
+    TenureClient.Builder defaultsBuilder() {
         return TenureClient.builder()
                 .endpoints(endpoints)
                 .sessionTtl(TTL)

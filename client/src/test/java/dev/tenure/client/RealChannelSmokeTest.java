@@ -33,7 +33,11 @@ class RealChannelSmokeTest {
                 Thread.onSpinWait(); // until a keepalive's ack moves the horizon
             }
             assertThat(lease.horizonNanos()).isGreaterThan(firstHorizon);
-            assertThat(lease.fence(Duration.ofSeconds(1))).isEqualTo(lease.token());
+            // The default grace, 800 ms, bounds what fence can promise.
+            assertThat(lease.fence(Duration.ofMillis(500))).isEqualTo(lease.token());
+            assertThat(fake.attachCount(AttachRequest.KindCase.ECHO))
+                    .as("echoes went")
+                    .isPositive();
             session.close();
             assertThat(lease.lost().get(5, TimeUnit.SECONDS)).isEqualTo(LossReason.RELEASED);
             assertThat(fake.attachCount(AttachRequest.KindCase.CLOSE)).isEqualTo(1);

@@ -27,9 +27,10 @@ import io.grpc.stub.StreamObserver;
  * holder is gone.
  *
  * <p>Why a client may count on the grace: every answer that proves the session to the client (an
- * Opened, a keepalive ack) is sent under this stream's lock before the stream is marked gone, so
- * it leaves before the grace starts; the client, counting from that request's send time, stops
- * trusting its leases within the grace, before the close can be applied.
+ * Opened, a keepalive ack, an Echoed) is sent under this stream's lock before the stream is marked
+ * gone, so it leaves before the grace starts; the client, counting from that request's send time,
+ * stops trusting its leases within the grace, before the close can be applied. Echoes are what let
+ * the grace be short: they cost no log entry, so a client can ask several times per grace.
  */
 final class AttachStream implements StreamObserver<AttachRequest> {
 
@@ -64,6 +65,7 @@ final class AttachStream implements StreamObserver<AttachRequest> {
                 case RESUME -> resume(request.getResume());
                 case KEEP_ALIVE -> keepAlive(request.getKeepAlive().getSeq());
                 case CLOSE -> close(request.getClose().getEnd());
+                case ECHO -> echo(request.getEcho().getSeq());
                 case KIND_NOT_SET -> throw RequestValidator.invalid("empty attach message");
             }
         } catch (StatusRuntimeException e) {
@@ -137,6 +139,18 @@ final class AttachStream implements StreamObserver<AttachRequest> {
                 ack(seq);
             }
         });
+    }
+
+    /**
+     * Answered here, not through the log: an Echoed proves only that this stream still carries
+     * the session, which is the stream's to know. It goes under the stream lock like an ack, so
+     * none leaves once the stream is marked gone and the grace has started.
+     */
+    private void echo(long seq) {
+        boundSession();
+        sendWhileBound(AttachResponse.newBuilder()
+                .setEchoed(AttachResponse.Echoed.newBuilder().setSeq(seq))
+                .build());
     }
 
     private void ack(long seq) {
@@ -235,7 +249,8 @@ final class AttachStream implements StreamObserver<AttachRequest> {
                     .setOpened(AttachResponse.Opened.newBuilder()
                             .setSessionId(id)
                             .setTtlMs(ttlMs)
-                            .setDisconnectGraceMs(grace))
+                            .setDisconnectGraceMs(grace)
+                            .setEchoes(true))
                     .build());
         }
     }

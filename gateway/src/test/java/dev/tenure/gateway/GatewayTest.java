@@ -40,6 +40,37 @@ class GatewayTest {
     }
 
     @Test
+    void anEchoIsAnsweredAtOnceWithoutTheLogAndNotOnceTheStreamIsGone() {
+        Gateway gateway = new Gateway(log, scheduler, Limits.defaults(), new Gateway.Listener() {});
+        Recorder<AttachResponse> out = new Recorder<>();
+        StreamObserver<AttachRequest> in = opened(gateway, out, 800);
+        assertThat(out.messages.get(0).getOpened().getEchoes())
+                .as("the Opened says echoes")
+                .isTrue();
+        int submitted = log.submitted.size();
+
+        in.onNext(echo(3));
+        assertThat(out.messages).hasSize(2);
+        assertThat(out.messages.get(1).getEchoed().getSeq()).isEqualTo(3);
+        assertThat(log.submitted).as("no log entry").hasSize(submitted);
+        assertThat(log.renewals).as("no renewal").isEmpty();
+
+        in.onError(Status.UNAVAILABLE.asRuntimeException());
+        in.onNext(echo(4));
+        assertThat(out.messages).as("no proof once the grace has started").hasSize(2);
+    }
+
+    @Test
+    void anEchoBeforeTheSessionIsBoundFailsTheStream() {
+        Gateway gateway = new Gateway(log, scheduler, Limits.defaults(), new Gateway.Listener() {});
+        Recorder<AttachResponse> out = new Recorder<>();
+        StreamObserver<AttachRequest> in = gateway.attach(out);
+        in.onNext(echo(1));
+        assertThat(out.messages).isEmpty();
+        assertThat(out.error).isNotNull();
+    }
+
+    @Test
     void theBrokenVariantAcksOnReceipt() {
         Gateway gateway =
                 new Gateway(log, scheduler, Limits.defaults(), new Gateway.Listener() {}, Mutation.ACK_BEFORE_COMMIT);
@@ -128,6 +159,12 @@ class GatewayTest {
     }
 
     // ---- helpers ----
+
+    private static AttachRequest echo(long seq) {
+        return AttachRequest.newBuilder()
+                .setEcho(AttachRequest.Echo.newBuilder().setSeq(seq))
+                .build();
+    }
 
     /** An Attach stream whose session 7 is open with {@code graceMs}; the Opened is out[0]. */
     private StreamObserver<AttachRequest> opened(Gateway gateway, Recorder<AttachResponse> out, long graceMs) {

@@ -43,6 +43,10 @@ public final class AttachMux {
         this.time = time;
     }
 
+    Channel channel() {
+        return channel;
+    }
+
     /** Puts {@code stream} on the current call, opening one if there is none. */
     synchronized void join(KeepAliveStream stream) {
         if (current == null) {
@@ -107,6 +111,27 @@ public final class AttachMux {
         c.endIfEmptyLocked();
     }
 
+    /** True if {@code stream}'s call has received nothing since {@code sinceNanos}. */
+    synchronized boolean silentSince(KeepAliveStream stream, long sinceNanos) {
+        Call c = stream.call;
+        return c != null && !c.dead && c.lastHeardNanos - sinceNanos < 0;
+    }
+
+    /**
+     * The connection under {@code stream}'s call is silent: every sub-stream on it is broken with
+     * {@code status} (they resume elsewhere or on a new connection) and the call is cancelled.
+     */
+    public void abandon(KeepAliveStream stream, Status status) {
+        Call c;
+        synchronized (this) {
+            c = stream.call;
+        }
+        if (c != null) {
+            c.broken(status);
+            c.cancelQuietly(status);
+        }
+    }
+
     /** Sub-streams on the current call (for tests). */
     synchronized int carried() {
         return current == null ? 0 : current.subs.size();
@@ -119,6 +144,8 @@ public final class AttachMux {
         boolean flushScheduled; // guarded by AttachMux.this
         boolean dead; // guarded by AttachMux.this
         ClientCallStreamObserver<AttachFrames> requests; // guarded by AttachMux.this
+        /** When the call last received anything: a silent connection is one that stopped. */
+        volatile long lastHeardNanos = time.nanoTime();
 
         @Override
         public void beforeStart(ClientCallStreamObserver<AttachFrames> requestStream) {
@@ -164,6 +191,7 @@ public final class AttachMux {
 
         @Override
         public void onNext(AttachEvents events) {
+            lastHeardNanos = time.nanoTime();
             for (AttachEvent e : events.getEventsList()) {
                 KeepAliveStream s;
                 synchronized (AttachMux.this) {
@@ -198,7 +226,21 @@ public final class AttachMux {
             broken(Status.UNAVAILABLE.withDescription("server completed the stream without SessionEnded"));
         }
 
-        private void broken(Status status) {
+        void cancelQuietly(Status status) {
+            ClientCallStreamObserver<AttachFrames> r;
+            synchronized (AttachMux.this) {
+                r = requests;
+            }
+            if (r != null) {
+                try {
+                    r.cancel(status.getDescription(), null);
+                } catch (RuntimeException e) {
+                    // already ended
+                }
+            }
+        }
+
+        void broken(Status status) {
             List<KeepAliveStream> carried;
             synchronized (AttachMux.this) {
                 dead = true;

@@ -115,6 +115,28 @@ public final class Endpoints implements AutoCloseable {
         return muxes[index];
     }
 
+    /**
+     * The connection to endpoint {@code index} went silent while its peer may have dropped it (a
+     * middlebox that lost its state, a half-open socket): the channel would keep sending into it,
+     * since to the channel the connection looks alive. Shuts it down at once, failing whatever is
+     * still on it (UNAVAILABLE, which requests retry), so that the next call makes a new one.
+     * {@code seen}: the channel the caller found silent; a channel made since is left alone.
+     */
+    public void replace(int index, Channel seen) {
+        ManagedChannel old;
+        synchronized (this) {
+            if (closed || channels[index] == null || channels[index] != seen) {
+                return;
+            }
+            old = channels[index];
+            channels[index] = null;
+            if (muxes != null) {
+                muxes[index] = null;
+            }
+        }
+        old.shutdownNow();
+    }
+
     /** Shuts every channel down, waiting briefly for calls in flight, then forcibly. */
     @Override
     public void close() {

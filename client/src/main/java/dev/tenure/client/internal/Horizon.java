@@ -16,16 +16,21 @@ import java.util.TreeMap;
  * (not the ack's arrival) also charges the whole round trip and any pause to the client.
  *
  * <p>With a disconnect grace, leases are trusted only up to {@link #validUntilNanos()}: the send
- * time of the last renewal answered on the session's current stream plus the grace (less its own
- * margin). The node sent that answer while the stream still carried the session, so if the
- * connection closed afterwards (a reset, not a dead process), the node ends the session no
- * earlier than the grace after the answer, which is after this bound. The horizon alone would
- * overrun it: a reset stream gives no renewal, but the TTL deadline would run on.
+ * time of the last request the session's stream answered (an Open or Resume, a renewal, an echo)
+ * plus the grace (less its own margin). The node sent that answer while the stream still carried
+ * the session, so if the connection closed afterwards (a reset, not a dead process), the node
+ * ends the session no earlier than the grace after the answer, which is after this bound. The
+ * horizon alone would overrun it: a reset stream gives no renewal, but the TTL deadline would run
+ * on. A proof never moves back, across streams too: a stream the session left can no longer end
+ * it (the node's close names the attachment it carried).
  */
 public final class Horizon {
     private final TreeMap<Long, Long> sendNanosBySeq = new TreeMap<>();
+    private final TreeMap<Long, Long> echoSendNanosBySeq = new TreeMap<>();
     private long lifetimeNanos;
     private long valueNanos;
+    /** Send time of the latest request a stream answered while it carried the session. */
+    private long proofNanos;
     /** Negative: no grace bound (the node ends the session at once when the connection closes). */
     private long graceLifetimeNanos = -1;
 
@@ -33,6 +38,7 @@ public final class Horizon {
     public void start(long sendNanos, long lifetimeNanos) {
         this.lifetimeNanos = lifetimeNanos;
         this.valueNanos = sendNanos + lifetimeNanos;
+        this.proofNanos = sendNanos;
     }
 
     public long valueNanos() {
@@ -53,7 +59,18 @@ public final class Horizon {
 
     /** Until when leases may be trusted: the horizon, or earlier by the grace bound. */
     public long validUntilNanos() {
-        return graceLifetimeNanos < 0 ? valueNanos : valueNanos - lifetimeNanos + graceLifetimeNanos;
+        if (graceLifetimeNanos < 0) {
+            return valueNanos;
+        }
+        long bound = proofNanos + graceLifetimeNanos;
+        return bound - valueNanos < 0 ? bound : valueNanos;
+    }
+
+    /** A stream answered, while it carried the session, a request sent at {@code sendNanos}. */
+    public void proved(long sendNanos) {
+        if (sendNanos - proofNanos > 0) {
+            proofNanos = sendNanos;
+        }
     }
 
     public long lifetimeNanos() {
@@ -70,6 +87,7 @@ public final class Horizon {
      * for an older renewal must not undo what a newer one gave.
      */
     public boolean renewed(long sendNanos) {
+        proved(sendNanos);
         long candidate = sendNanos + lifetimeNanos;
         if (candidate - valueNanos > 0) {
             valueNanos = candidate;
@@ -97,6 +115,30 @@ public final class Horizon {
         return OptionalLong.of(sendNanos);
     }
 
+    public void echoSent(long seq, long sendNanos) {
+        echoSendNanosBySeq.put(seq, sendNanos);
+    }
+
+    /**
+     * The answer to echo {@code seq} arrived: a proof from its send time. Forgets it and every
+     * older one; false for a seq that is not outstanding.
+     */
+    public boolean echoed(long seq) {
+        Long sendNanos = echoSendNanosBySeq.get(seq);
+        if (sendNanos == null) {
+            return false;
+        }
+        echoSendNanosBySeq.headMap(seq, true).clear();
+        proved(sendNanos);
+        return true;
+    }
+
+    /** Send time of the oldest echo still unanswered, or empty. */
+    public OptionalLong oldestEchoNanos() {
+        Map.Entry<Long, Long> oldest = echoSendNanosBySeq.firstEntry();
+        return oldest == null ? OptionalLong.empty() : OptionalLong.of(oldest.getValue());
+    }
+
     /** True if some keepalive has waited at least {@code graceNanos} for its ack. */
     public boolean overdue(long nowNanos, long graceNanos) {
         Map.Entry<Long, Long> oldest = sendNanosBySeq.firstEntry();
@@ -106,5 +148,6 @@ public final class Horizon {
     /** The stream that carried them is gone: their acks can never arrive. */
     public void forgetOutstanding() {
         sendNanosBySeq.clear();
+        echoSendNanosBySeq.clear();
     }
 }

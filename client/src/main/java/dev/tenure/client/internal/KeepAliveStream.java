@@ -3,6 +3,7 @@ package dev.tenure.client.internal;
 import dev.tenure.api.v1.AttachRequest;
 import dev.tenure.api.v1.AttachResponse;
 import dev.tenure.client.TenureEnd;
+import io.grpc.Channel;
 import io.grpc.Status;
 
 /**
@@ -14,10 +15,15 @@ import io.grpc.Status;
 public final class KeepAliveStream {
     /** What the stream saw. Called on gRPC threads, one event at a time per stream. */
     public interface Handler {
-        /** {@code graceMs}: the disconnect grace the node applies (0 from a node that has none). */
-        void opened(KeepAliveStream stream, long sessionId, long ttlMs, long graceMs);
+        /**
+         * {@code graceMs}: the disconnect grace the node applies (0 from a node that has none).
+         * {@code echoes}: the node answers echoes.
+         */
+        void opened(KeepAliveStream stream, long sessionId, long ttlMs, long graceMs, boolean echoes);
 
         void acked(KeepAliveStream stream, long seq);
+
+        void echoed(KeepAliveStream stream, long seq);
 
         void leaseEnded(KeepAliveStream stream, String lock, long token, TenureEnd end);
 
@@ -93,6 +99,47 @@ public final class KeepAliveStream {
                 !batched);
     }
 
+    /** Asks whether the stream still carries the session; queued, to leave with the other sessions' echoes. */
+    public void sendEcho(long seq) {
+        send(
+                AttachRequest.newBuilder()
+                        .setEcho(AttachRequest.Echo.newBuilder().setSeq(seq))
+                        .build(),
+                false);
+    }
+
+    /**
+     * True if nothing at all has arrived on this stream's call since {@code sinceNanos}: the
+     * connection under it is silent, not just this session's answers late.
+     */
+    public boolean callSilentSince(long sinceNanos) {
+        AttachMux m;
+        synchronized (this) {
+            m = mux;
+        }
+        return m != null && m.silentSince(this, sinceNanos);
+    }
+
+    /** The channel this stream's call runs on, or null before it started. */
+    public Channel channel() {
+        AttachMux m;
+        synchronized (this) {
+            m = mux;
+        }
+        return m == null ? null : m.channel();
+    }
+
+    /** Breaks this stream's whole call with {@code status}: see {@link AttachMux#abandon}. */
+    public void abandonCall(Status status) {
+        AttachMux m;
+        synchronized (this) {
+            m = mux;
+        }
+        if (m != null) {
+            m.abandon(this, status);
+        }
+    }
+
     /** Ends the session; {@code end} is RELEASED, or EXPIRED for a client that gave up at its horizon. */
     public void sendClose(TenureEnd end) {
         send(
@@ -133,10 +180,13 @@ public final class KeepAliveStream {
         switch (r.getKindCase()) {
             case OPENED:
                 AttachResponse.Opened o = r.getOpened();
-                handler.opened(this, o.getSessionId(), o.getTtlMs(), o.getDisconnectGraceMs());
+                handler.opened(this, o.getSessionId(), o.getTtlMs(), o.getDisconnectGraceMs(), o.getEchoes());
                 break;
             case ACK:
                 handler.acked(this, r.getAck().getSeq());
+                break;
+            case ECHOED:
+                handler.echoed(this, r.getEchoed().getSeq());
                 break;
             case LEASE_ENDED:
                 AttachResponse.LeaseEnded e = r.getLeaseEnded();
