@@ -7,6 +7,7 @@ import dev.tenure.client.Session;
 import dev.tenure.client.TenureClient;
 import dev.tenure.client.TenureException;
 import java.util.concurrent.Callable;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -38,7 +39,7 @@ final class AcquireCommand implements Callable<Integer> {
     boolean json;
 
     @Override
-    public Integer call() {
+    public Integer call() throws InterruptedException {
         CompletableFuture<String> stop = Signals.termination();
         try (TenureClient tenure = client.client();
                 Session session = tenure.openSession()) {
@@ -47,7 +48,16 @@ final class AcquireCommand implements Callable<Integer> {
             if (policy.manual()) {
                 renewPerInputLine(lease);
             }
-            Object first = CompletableFuture.anyOf(stop, lease.lost()).join();
+            // Not the loss but the first invalidity, and before it by the time an exit takes: a
+            // lease whose connection is in doubt may pass to another holder once the node's grace
+            // ends, and this process must be gone by then.
+            Duration lead = LeaseWatch.exitLead(LeaseWatch.window(client, policy));
+            Object first = LeaseWatch.firstOf(lease, lead, stop, lease.invalidated());
+            if (first == null || first == LossReason.CONNECTION_IN_DOUBT) {
+                ExitCodes.haltLeaseLost("lease on " + lock + " (token " + lease.token() + ") lost: "
+                        + LossReason.CONNECTION_IN_DOUBT + " (no answer on the connection: less than "
+                        + lead.toMillis() + " ms of its validity left)");
+            }
             if (first instanceof LossReason reason) {
                 throw new CliException(
                         ExitCodes.LEASE_LOST, "lease on " + lock + " (token " + lease.token() + ") lost: " + reason);

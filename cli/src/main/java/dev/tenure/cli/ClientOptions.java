@@ -26,9 +26,12 @@ final class ClientOptions {
     @Option(
             names = "--disconnect-grace",
             description = "How long the server keeps the session after its connection closes, waiting for a"
-                    + " resume: 0 hands a dead holder's lock on at once; above 0 (100 ms to the TTL) a reset"
-                    + " connection keeps the lease (default: ${DEFAULT-VALUE}).",
-            defaultValue = "0s",
+                    + " resume (100 ms to the TTL): a dead holder's lock passes on after it, a reset connection"
+                    + " is resumed with the lease, and the lease counts as valid only up to it after the last"
+                    + " answer on the connection. 0 hands a dead holder's lock on at once but is unsafe: a"
+                    + " connection reset by the network then ends the lease while this process still holds it"
+                    + " (default: ${DEFAULT-VALUE}, or the TTL if shorter).",
+            defaultValue = "900ms",
             converter = DurationConverter.class)
     Duration disconnectGrace;
 
@@ -47,11 +50,18 @@ final class ClientOptions {
         return env == null || env.isBlank() ? DEFAULT_ENDPOINT : env;
     }
 
+    /** The grace asked for, or the default lowered to a TTL shorter than it. */
+    Duration effectiveGrace() {
+        return disconnectGrace.compareTo(ttl) > 0 && disconnectGrace.equals(DEFAULT_GRACE) ? ttl : disconnectGrace;
+    }
+
+    private static final Duration DEFAULT_GRACE = Duration.ofMillis(900);
+
     TenureClient client() {
         return TenureClient.builder()
                 .endpoints(endpoints())
                 .sessionTtl(ttl)
-                .disconnectGrace(disconnectGrace)
+                .disconnectGrace(effectiveGrace())
                 .requestTimeout(timeout)
                 .clientName("tenure-cli pid " + ProcessHandle.current().pid())
                 .build();

@@ -28,6 +28,18 @@ final class ExitCodes {
         return message == null || message.isBlank() ? e.toString() : message;
     }
 
+    /**
+     * Exits 4 at once, without closing the session: a lease given up while it may still be
+     * current must not be recorded as a clean release, which a Close would say. The node ends the
+     * session as DISCONNECTED once the connection closes and the grace has passed.
+     */
+    static void haltLeaseLost(String message) {
+        System.out.flush();
+        System.err.println("tenure: " + message);
+        System.err.flush();
+        Runtime.getRuntime().halt(LEASE_LOST);
+    }
+
     /** A failure that knows its exit code. */
     static final class CliException extends RuntimeException {
         private final int exitCode;

@@ -86,17 +86,12 @@ final class RunCommand implements Callable<Integer> {
      * The grace must end before the lease does: the group gets SIGTERM once no more than the grace
      * is left of the lease's validity, so SIGKILL lands by the client's horizon, which is itself
      * a drift margin before the server could grant the lock to anyone else. A quarter of the
-     * validity window W never trips on a healthy lease: keepalives go every W/3, so what is left
-     * stays above W - W/3 - margin (W/20) - one round trip, about 0.6 W.
+     * validity window W never trips on a healthy lease: with a disconnect grace (W is then the
+     * grace) echoes go every W/8, and without one keepalives every W/3, so what is left stays above
+     * W - W/3 - margin (W/20) - one round trip, about 0.6 W.
      */
     private Duration fittingGrace() {
-        Duration window = client.ttl;
-        if (!client.disconnectGrace.isZero() && client.disconnectGrace.compareTo(window) < 0) {
-            window = client.disconnectGrace;
-        }
-        if (policy.manual() && policy.leaseTtl != null && policy.leaseTtl.compareTo(window) < 0) {
-            window = policy.leaseTtl;
-        }
+        Duration window = LeaseWatch.window(client, policy);
         Duration max = window.dividedBy(4);
         if (grace == null) {
             return max;
@@ -112,8 +107,9 @@ final class RunCommand implements Callable<Integer> {
     private int runUnder(Lease lease, RenewPipe renew, CompletableFuture<String> stop)
             throws IOException, InterruptedException {
         Process supervisor = start(lease, renew);
-        CompletableFuture<Object> first = CompletableFuture.anyOf(supervisor.onExit(), lease.lost(), stop);
-        Object why = awaitEnd(lease, first);
+        // The command's end (the Process), the lease's first invalidity (its LossReason), a
+        // termination signal (its name), or no more than the grace left of the lease (null).
+        Object why = LeaseWatch.firstOf(lease, grace, supervisor.onExit(), lease.invalidated(), stop);
         if (why instanceof Process) {
             int code = supervisor.exitValue();
             lease.release();
@@ -130,6 +126,9 @@ final class RunCommand implements Callable<Integer> {
                 : "no renewal confirmed with only --grace (" + grace.toMillis() + " ms) of its validity left";
         String message = "lease on " + lock + " (token " + lease.token() + ") lost: " + reason
                 + "; stopped the command's process group";
+        if (why == LossReason.CONNECTION_IN_DOUBT) {
+            ExitCodes.haltLeaseLost(message + " (no answer on the connection within the disconnect grace)");
+        }
         if (why == null) {
             awaitLoss(lease, message);
         }
@@ -147,34 +146,10 @@ final class RunCommand implements Callable<Integer> {
         try {
             lease.lost().get(lease.remaining().toMillis() + 1000, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            System.err.println("tenure: " + message + "; the lease was renewed meanwhile, so the session is left"
-                    + " to end as DISCONNECTED");
-            System.err.flush();
-            Runtime.getRuntime().halt(ExitCodes.LEASE_LOST);
+            ExitCodes.haltLeaseLost(
+                    message + "; the lease is not lost (yet), so the session is left to end as" + " DISCONNECTED");
         } catch (ExecutionException e) {
             throw new IllegalStateException(e.getCause());
-        }
-    }
-
-    /**
-     * The first of: the command's end (the Process), the lease's loss (its LossReason), a
-     * termination signal (its name), or the moment no more than the grace is left of the lease
-     * (null), checked again whenever that moment comes, since renewals move it.
-     */
-    private Object awaitEnd(Lease lease, CompletableFuture<Object> first) throws InterruptedException {
-        long graceNanos = grace.toNanos();
-        while (true) {
-            long waitNanos = lease.remaining().toNanos() - graceNanos;
-            if (waitNanos <= 0 && !first.isDone()) {
-                return null;
-            }
-            try {
-                return first.get(Math.max(waitNanos, 0), TimeUnit.NANOSECONDS);
-            } catch (TimeoutException e) {
-                // look at the lease again
-            } catch (ExecutionException e) {
-                throw new IllegalStateException(e.getCause());
-            }
         }
     }
 

@@ -42,7 +42,7 @@ final class Liveness {
     }
 
     /** The disconnect grace's default. */
-    static final long DEFAULT_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(800);
+    static final long DEFAULT_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(900);
 
     private final ClientContext ctx;
     private final TimeSource time;
@@ -238,6 +238,25 @@ final class Liveness {
             setState(CONNECTED);
         }
         horizonMoved();
+        if (echoes && ctx.graceNanos > 0) {
+            // At once, not at the next tick: the proof so far dates from the Open or Resume's send
+            // time, which on a cold start or a slow reconnect may be most of a grace ago.
+            fx.add(this::echoNow);
+        }
+    }
+
+    private void echoNow() {
+        KeepAliveStream s;
+        long seq;
+        synchronized (mu) {
+            s = attachments.openStream();
+            if (lostReason != null || closing || s == null) {
+                return;
+            }
+            seq = ++lastEchoSeq;
+            horizon.echoSent(seq, time.nanoTime());
+        }
+        s.sendEcho(seq);
     }
 
     /** Echo {@code seq} was answered: leases are trusted the grace from its send time. */
@@ -392,9 +411,8 @@ final class Liveness {
     /** Echo ticks fall on a grid too, so every session of a process asks in one message. */
     private void echoTick() {
         KeepAliveStream s;
-        long seq;
-        long doubtSince = 0;
-        long waited = 0;
+        long doubtSince;
+        long waited;
         synchronized (mu) {
             if (lostReason != null) {
                 return;
@@ -402,24 +420,24 @@ final class Liveness {
             long interval = echoIntervalNanos();
             echoTimer = time.schedule(this::echoTick, interval - Math.floorMod(time.nanoTime(), interval));
             s = attachments.openStream();
-            if (closing || s == null || !echoes || ctx.graceNanos == 0) {
+            if (closing || s == null || !echoes) {
                 return;
             }
             long now = time.nanoTime();
             var oldest = horizon.oldestEchoNanos();
-            if (oldest.isPresent() && now - oldest.getAsLong() >= doubtAfterNanos()) {
+            if (oldest.isEmpty() || now - oldest.getAsLong() < doubtAfterNanos()) {
+                s = null;
+                doubtSince = 0;
+                waited = 0;
+            } else {
                 doubtSince = oldest.getAsLong();
                 waited = TimeUnit.NANOSECONDS.toMillis(now - doubtSince);
-                seq = 0;
-            } else {
-                seq = ++lastEchoSeq;
-                horizon.echoSent(seq, now);
             }
         }
-        if (seq == 0) {
+        if (s != null) {
             attachments.inDoubt(s, doubtSince, waited);
         } else {
-            s.sendEcho(seq);
+            echoNow();
         }
     }
 

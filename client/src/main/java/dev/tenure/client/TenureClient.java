@@ -158,7 +158,7 @@ public final class TenureClient implements AutoCloseable {
     public static final class Builder {
         private List<String> endpoints = List.of();
         private Duration sessionTtl = Duration.ofSeconds(10);
-        /** Null: the default, 800 ms or the TTL if shorter. */
+        /** Null: the default, 900 ms or the TTL if shorter. */
         private Duration disconnectGrace;
 
         private Duration driftMargin;
@@ -193,7 +193,7 @@ public final class TenureClient implements AutoCloseable {
 
         /**
          * How long the server keeps a session whose connection closed, waiting for this client to
-         * resume it on a new one. Default 800 ms (the TTL, if shorter). Leases count as valid only
+         * resume it on a new one. Default 900 ms (the TTL, if shorter). Leases count as valid only
          * up to the grace (less the drift margin) after the send time of the last request the
          * session's stream answered: an echo every grace/8, answered by the node at once without
          * the log, keeps that bound ahead, so a silent or reset connection makes leases invalid

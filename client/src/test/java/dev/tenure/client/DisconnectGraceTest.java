@@ -27,19 +27,24 @@ class DisconnectGraceTest {
     }
 
     @Test
-    void theDefaultGraceIs800MsAndEchoesKeepLeasesValidBetweenRenewals() {
+    void theDefaultGraceIs900MsAndEchoesKeepLeasesValidBetweenRenewals() {
         Session s = h.defaultsBuilder().build().openSession();
         Lease lease = s.acquire("a");
-        assertThat(h.fake.attachLog.get(0).getOpen().getDisconnectGraceMs()).isEqualTo(800);
+        assertThat(h.fake.attachLog.get(0).getOpen().getDisconnectGraceMs()).isEqualTo(900);
+        h.time.advance(Duration.ZERO); // the flush of what is queued at this instant
+        assertThat(h.fake.attachLog.get(1).hasEcho())
+                .as("an echo right after the Opened")
+                .isTrue();
         h.fake.acks = FakeTenure.Acks.HOLD; // no renewal confirmed from now on: only echoes prove the stream
-        long echoInterval = Duration.ofMillis(100).toNanos(); // a grace/8 grid
-        long graceLifetime = Duration.ofMillis(760).toNanos();
+        long echoInterval = Duration.ofMillis(900).dividedBy(8).toNanos(); // a grace/8 grid
+        long graceLifetime = Duration.ofMillis(900 - 45).toNanos();
         for (int i = 0; i < 20; i++) {
             h.time.advance(Duration.ofMillis(50));
             assertThat(lease.isValid()).isTrue();
             assertThat(lease.remaining().toNanos()).isGreaterThan(graceLifetime - echoInterval - 1);
         }
-        assertThat(h.fake.attachCount(AttachRequest.KindCase.ECHO)).isBetween(9L, 11L);
+        assertThat(h.fake.attachCount(AttachRequest.KindCase.ECHO))
+                .isBetween(9L, 11L); // 1 s of echoes every 112.5 ms, and the first
         assertThat(h.fake.attachCount(AttachRequest.KindCase.KEEP_ALIVE))
                 .as("renewals still every TTL/3, not every grace/3")
                 .isEqualTo(1);

@@ -33,7 +33,7 @@ class RealChannelSmokeTest {
                 Thread.onSpinWait(); // until a keepalive's ack moves the horizon
             }
             assertThat(lease.horizonNanos()).isGreaterThan(firstHorizon);
-            // The default grace, 800 ms, bounds what fence can promise.
+            // The default grace, 900 ms, bounds what fence can promise.
             assertThat(lease.fence(Duration.ofMillis(500))).isEqualTo(lease.token());
             assertThat(fake.attachCount(AttachRequest.KindCase.ECHO))
                     .as("echoes went")

@@ -162,16 +162,19 @@ public final class AttachMux {
                 queued.clear();
                 return;
             }
+            // Taken first: a direct-executor transport may answer inside onNext, on this thread,
+            // and what that answer queues must wait for the next flush, not be cleared with this one.
+            List<AttachFrame> batch = new ArrayList<>(queued);
+            queued.clear();
             try {
-                for (int from = 0; from < queued.size(); from += FRAMES_PER_MESSAGE_MAX) {
+                for (int from = 0; from < batch.size(); from += FRAMES_PER_MESSAGE_MAX) {
                     requests.onNext(AttachFrames.newBuilder()
-                            .addAllFrames(queued.subList(from, Math.min(queued.size(), from + FRAMES_PER_MESSAGE_MAX)))
+                            .addAllFrames(batch.subList(from, Math.min(batch.size(), from + FRAMES_PER_MESSAGE_MAX)))
                             .build());
                 }
             } catch (RuntimeException e) {
                 // The call already ended; its onError tells every sub-stream.
             }
-            queued.clear();
         }
 
         void endIfEmptyLocked() {

@@ -22,6 +22,7 @@ public final class FaultProxy implements AutoCloseable {
     private final List<Link> links = new ArrayList<>(); // guarded by this
     private final AtomicLong bytesUp = new AtomicLong();
     private final AtomicLong bytesDown = new AtomicLong();
+    private final AtomicLong accepted = new AtomicLong();
     private volatile FaultMode mode = FaultMode.PASS;
     private volatile long delayNanos;
     private volatile boolean closed;
@@ -71,6 +72,50 @@ public final class FaultProxy implements AutoCloseable {
         mode(FaultMode.DELAY);
     }
 
+    /** Connections accepted so far. */
+    public long accepted() {
+        return accepted.get();
+    }
+
+    /**
+     * A half reset, as a NAT or middlebox that lost its state makes one: every open connection's
+     * server side is closed (with an RST if {@code rst}, else a FIN: a proxy that closes its
+     * upstream cleanly on an idle timeout), while its client side stays open and silent: nothing
+     * more is delivered to it, and it is never closed. New connections follow the mode.
+     */
+    public void cutServerSide(boolean rst) {
+        for (Link l : takeLinks()) {
+            l.up().sever();
+            l.down().sever();
+            if (rst) {
+                reset(l.server());
+            } else {
+                try {
+                    l.server().shutdownOutput();
+                } catch (IOException e) {
+                    // already gone
+                }
+            }
+        }
+    }
+
+    /** The other half reset: every open connection's client side gets an RST, its server side stays open and silent. */
+    public void cutClientSide() {
+        for (Link l : takeLinks()) {
+            l.up().sever();
+            l.down().sever();
+            reset(l.client());
+        }
+    }
+
+    private List<Link> takeLinks() {
+        synchronized (this) {
+            List<Link> all = new ArrayList<>(links);
+            links.clear();
+            return all;
+        }
+    }
+
     /** Bytes read from clients so far (whatever was done with them). */
     public long bytesUp() {
         return bytesUp.get();
@@ -97,6 +142,7 @@ public final class FaultProxy implements AutoCloseable {
             } catch (IOException e) {
                 return; // closed
             }
+            accepted.incrementAndGet();
             if (mode == FaultMode.RESET) {
                 reset(client);
                 continue;
@@ -120,12 +166,7 @@ public final class FaultProxy implements AutoCloseable {
     }
 
     private void resetAll() {
-        List<Link> all;
-        synchronized (this) {
-            all = new ArrayList<>(links);
-            links.clear();
-        }
-        for (Link l : all) {
+        for (Link l : takeLinks()) {
             reset(l.client());
             reset(l.server());
         }

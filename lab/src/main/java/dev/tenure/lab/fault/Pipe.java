@@ -28,6 +28,8 @@ final class Pipe {
     private final BlockingQueue<Chunk> queue = new LinkedBlockingQueue<>();
     private final AtomicLong received;
     private long lastDueNanos;
+    /** The connection was cut: nothing read from now on is delivered, whatever the mode. */
+    private volatile boolean severed;
 
     Pipe(FaultProxy proxy, boolean up, Socket from, Socket to, AtomicLong received) {
         this.proxy = proxy;
@@ -44,6 +46,11 @@ final class Pipe {
         writer.setDaemon(true);
         reader.start();
         writer.start();
+    }
+
+    void sever() {
+        severed = true;
+        queue.clear();
     }
 
     int pending() {
@@ -68,6 +75,9 @@ final class Pipe {
 
     /** Decides the chunk's fate by the mode now; end-of-stream follows the same rule as data. */
     private void offer(byte[] bytes) {
+        if (severed) {
+            return;
+        }
         FaultMode mode = proxy.mode();
         long now = System.nanoTime();
         long due;
