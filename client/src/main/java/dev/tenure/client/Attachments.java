@@ -30,6 +30,7 @@ final class Attachments implements KeepAliveStream.Handler {
     private long openGiveUpNanos;
     private TimeSource.Cancellable retryTimer;
     private TimeSource.Cancellable openTimer;
+    private TimeSource.Cancellable resumeTimer;
 
     /** {@code mu}: the lock of {@code live}, which guards this too. */
     Attachments(ClientContext ctx, Liveness live, Object mu) {
@@ -61,6 +62,7 @@ final class Attachments implements KeepAliveStream.Handler {
     void stop(boolean sayExpired, Effects fx) {
         cancel(retryTimer);
         cancel(openTimer);
+        cancel(resumeTimer);
         KeepAliveStream s = stream;
         boolean tell = sayExpired && streamOpened;
         stream = null;
@@ -100,6 +102,13 @@ final class Attachments implements KeepAliveStream.Handler {
             return;
         }
         long graceMs = TimeUnit.NANOSECONDS.toMillis(ctx.graceNanos);
+        if (resumeId != 0) {
+            synchronized (mu) {
+                // A Resume on a connection that went silent is never answered, and no echo goes
+                // on a stream not yet resumed: without this the session would wait for its horizon.
+                resumeTimer = time.schedule(() -> resumeTimedOut(s), live.doubtAfterNanos());
+            }
+        }
         if (resumeId == 0) {
             s.sendOpen(TimeUnit.NANOSECONDS.toMillis(ctx.ttlNanos), ctx.clientName, graceMs);
         } else {
@@ -116,6 +125,7 @@ final class Attachments implements KeepAliveStream.Handler {
             }
             streamOpened = true;
             connectFailures = 0;
+            cancel(resumeTimer);
             if (live.sessionId() == 0) {
                 cancel(openTimer);
             }
@@ -151,20 +161,33 @@ final class Attachments implements KeepAliveStream.Handler {
     }
 
     /**
-     * The session's stream left an echo sent at {@code sinceNanos} unanswered for too long. If its
-     * call heard nothing at all since, the connection under it is silent (a half-open socket, a
+     * The session's stream left an echo unanswered for {@code waitedMs}, too long. If its call has
+     * heard nothing at all lately, the connection under it is silent (a half-open socket, a
      * middlebox that dropped it): it is replaced, and every session on it resumes. Otherwise only
-     * this session's stream is left and resumed. Not under mu: the call's break reaches
+     * this session's stream is left and resumed (on the same call; should that Resume go
+     * unanswered too, the connection is replaced then). Not under mu: the call's break reaches
      * {@link #broken} of each session on it.
      */
-    void inDoubt(KeepAliveStream s, long sinceNanos, long waitedMs) {
+    void inDoubt(KeepAliveStream s, long waitedMs) {
         Status status = Status.UNAVAILABLE.withDescription("no echo answered within " + waitedMs + " ms");
-        if (s.callSilentSince(sinceNanos)) {
+        // Silent: nothing at all for half as long, not merely nothing since this echo left (an
+        // answer to another request may have come in just before the connection died).
+        if (s.callSilentSince(time.nanoTime() - live.doubtAfterNanos() / 2)) {
             ctx.connectionSilent(s, status.augmentDescription("connection silent, replaced"));
         } else {
             s.leave();
             broken(s, status);
         }
+    }
+
+    private void resumeTimedOut(KeepAliveStream s) {
+        synchronized (mu) {
+            if (s != stream || streamOpened || live.lostReason() != null) {
+                return;
+            }
+        }
+        long ms = TimeUnit.NANOSECONDS.toMillis(live.doubtAfterNanos());
+        ctx.connectionSilent(s, Status.UNAVAILABLE.withDescription("no answer to the resume within " + ms + " ms"));
     }
 
     @Override

@@ -398,9 +398,12 @@ final class Liveness {
         return Math.max(proofWindowNanos() / 8, TimeUnit.MILLISECONDS.toNanos(5));
     }
 
-    /** An echo unanswered for a third of the window puts the stream in doubt, well before validity runs out. */
-    private long doubtAfterNanos() {
-        return proofWindowNanos() / 3;
+    /**
+     * An echo (or a Resume) unanswered for a third of the grace puts the stream in doubt, well
+     * before validity runs out. Without a grace, a third of the TTL.
+     */
+    long doubtAfterNanos() {
+        return (ctx.graceNanos > 0 ? proofWindowNanos() : ttlNanos) / 3;
     }
 
     private void rescheduleTick() {
@@ -411,7 +414,6 @@ final class Liveness {
     /** Echo ticks fall on a grid too, so every session of a process asks in one message. */
     private void echoTick() {
         KeepAliveStream s;
-        long doubtSince;
         long waited;
         synchronized (mu) {
             if (lostReason != null) {
@@ -427,15 +429,13 @@ final class Liveness {
             var oldest = horizon.oldestEchoNanos();
             if (oldest.isEmpty() || now - oldest.getAsLong() < doubtAfterNanos()) {
                 s = null;
-                doubtSince = 0;
                 waited = 0;
             } else {
-                doubtSince = oldest.getAsLong();
-                waited = TimeUnit.NANOSECONDS.toMillis(now - doubtSince);
+                waited = TimeUnit.NANOSECONDS.toMillis(now - oldest.getAsLong());
             }
         }
         if (s != null) {
-            attachments.inDoubt(s, doubtSince, waited);
+            attachments.inDoubt(s, waited);
         } else {
             echoNow();
         }

@@ -51,7 +51,7 @@ class HalfResetIT {
     void aServerSideResetIsResumedOnANewConnectionAndTheLockStays() throws Exception {
         try (FaultProxy link = new FaultProxy("holder-link", server.endpoint());
                 var holder = holderThrough(link, "half-rst-resume");
-                var waiter = tenure("acquire", "half-rst-resume", "--json")) {
+                var waiter = waiterAfter(holder, "half-rst-resume")) {
             long token =
                     json(holder.nextLine(Duration.ofSeconds(30))).get("token").getAsLong();
             awaitQueued("half-rst-resume");
@@ -71,7 +71,7 @@ class HalfResetIT {
     void aClientSideResetIsResumedAndTheLockStays() throws Exception {
         try (FaultProxy link = new FaultProxy("holder-link", server.endpoint());
                 var holder = holderThrough(link, "half-client-rst");
-                var waiter = tenure("acquire", "half-client-rst", "--json")) {
+                var waiter = waiterAfter(holder, "half-client-rst")) {
             long token =
                     json(holder.nextLine(Duration.ofSeconds(30))).get("token").getAsLong();
             awaitQueued("half-client-rst");
@@ -146,7 +146,8 @@ class HalfResetIT {
         try {
             grant = holder.nextLine(Duration.ofSeconds(30));
         } catch (AssertionError e) {
-            throw new AssertionError("holder " + holder.process.info().commandLine().orElse("?") + ": " + e.getMessage(), e);
+            throw new AssertionError(
+                    "holder " + holder.process.info().commandLine().orElse("?") + ": " + e.getMessage(), e);
         }
         holder.stdout.add(grant);
         return tenure("acquire", lock, "--json");
