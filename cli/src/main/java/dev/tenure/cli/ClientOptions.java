@@ -63,6 +63,7 @@ final class ClientOptions {
                 .sessionTtl(ttl)
                 .disconnectGrace(effectiveGrace())
                 .requestTimeout(timeout)
+                .channelFactory(CliChannels::plaintext)
                 .clientName("tenure-cli pid " + ProcessHandle.current().pid())
                 .build();
     }

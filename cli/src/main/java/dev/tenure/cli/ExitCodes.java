@@ -34,6 +34,7 @@ final class ExitCodes {
      * session as DISCONNECTED once the connection closes and the grace has passed.
      */
     static void haltLeaseLost(String message) {
+        CliChannels.stopNow(); // else the exit itself may take 300 ms: see CliChannels
         System.out.flush();
         System.err.println("tenure: " + message);
         System.err.flush();

@@ -14,10 +14,10 @@ import java.util.concurrent.TimeoutException;
  */
 final class LeaseWatch {
     /**
-     * How long this process takes to be gone once it decides to stop: a JVM exit waits up to
-     * 300 ms for threads blocked in native calls (the channels' event loops) before it ends.
+     * How long this process may take to be gone once it decides to stop: tens of milliseconds
+     * once its event loop is stopped (see {@link CliChannels}), with room for a slow scheduler.
      */
-    static final Duration EXIT_LEAD = Duration.ofMillis(400);
+    static final Duration EXIT_LEAD = Duration.ofMillis(150);
 
     private LeaseWatch() {}
 

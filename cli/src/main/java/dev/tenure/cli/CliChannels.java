@@ -1,0 +1,35 @@
+package dev.tenure.cli;
+
+import io.grpc.ManagedChannel;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.netty.channel.nio.NioEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioSocketChannel;
+import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The CLI's channels, on one event loop of its own. A JVM exit waits up to 300 ms for threads
+ * blocked in native calls, which an event loop idling in its selector is; a command that must be
+ * gone before its lease's validity ends stops this loop first (see {@link #stopNow()}), and then
+ * exits in tens of milliseconds.
+ */
+final class CliChannels {
+    private static final NioEventLoopGroup LOOP =
+            new NioEventLoopGroup(1, new DefaultThreadFactory("tenure-cli-io", true));
+
+    private CliChannels() {}
+
+    /** Plaintext, no HTTP/2 keepalive pings: see {@code TenureClient.Builder.channelFactory}. */
+    static ManagedChannel plaintext(String target) {
+        return NettyChannelBuilder.forTarget(target)
+                .usePlaintext()
+                .eventLoopGroup(LOOP)
+                .channelType(NioSocketChannel.class)
+                .build();
+    }
+
+    /** Ends the event loop at once (its connections with it), waiting for that at most 100 ms. */
+    static void stopNow() {
+        LOOP.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).awaitUninterruptibly(100, TimeUnit.MILLISECONDS);
+    }
+}
