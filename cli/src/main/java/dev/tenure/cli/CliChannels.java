@@ -6,6 +6,8 @@ import io.grpc.netty.shaded.io.netty.channel.nio.NioEventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioSocketChannel;
 import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * The CLI's channels, on one event loop of its own. A JVM exit waits up to 300 ms for threads
@@ -16,6 +18,9 @@ import java.util.concurrent.TimeUnit;
 final class CliChannels {
     private static final NioEventLoopGroup LOOP =
             new NioEventLoopGroup(1, new DefaultThreadFactory("tenure-cli-io", true));
+
+    /** Held, so that the level set on it stays: the log manager keeps loggers only weakly. */
+    private static final Logger GRPC_LOG = Logger.getLogger("io.grpc");
 
     private CliChannels() {}
 
@@ -30,6 +35,8 @@ final class CliChannels {
 
     /** Ends the event loop at once (its connections with it), waiting for that at most 100 ms. */
     static void stopNow() {
+        // Channels still open panic, in their log, at a loop that is gone: expected, and no news.
+        GRPC_LOG.setLevel(Level.OFF);
         LOOP.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).awaitUninterruptibly(100, TimeUnit.MILLISECONDS);
     }
 }
