@@ -92,6 +92,13 @@ final class BenchCommand implements Callable<Integer> {
     Duration ttl;
 
     @Option(
+            names = "--disconnect-grace",
+            description = "Disconnect grace of every bench session, as tenure acquire's (default: the client's, 900ms;"
+                    + " 0s is the unsafe fast handover).",
+            converter = DurationConverter.class)
+    Duration disconnectGrace;
+
+    @Option(
             names = "--server-pid",
             split = ",",
             description = "hold: pids of the server processes whose CPU and memory to read.")
@@ -186,7 +193,10 @@ final class BenchCommand implements Callable<Integer> {
                 n = clients == null ? Workloads.defaultClients(name) : clients;
                 Workloads.check(name, n);
             }
-            configs.put(name, new LoadConfig(target, n, warmup, duration, rounds, sessions, ttl, pids, System.err));
+            configs.put(
+                    name,
+                    new LoadConfig(
+                            target, n, warmup, duration, rounds, sessions, ttl, disconnectGrace, pids, System.err));
         }
         return configs;
     }

@@ -77,6 +77,7 @@ final class Describe {
             case RESUME -> "Resume(s" + r.getResume().getSessionId() + ")";
             case KEEP_ALIVE -> "KeepAlive(#" + r.getKeepAlive().getSeq() + ")";
             case CLOSE -> "Close(" + WireMapping.toCore(r.getClose().getEndValue()) + ")";
+            case ECHO -> "Echo(#" + r.getEcho().getSeq() + ")";
             case KIND_NOT_SET -> "an empty request";
         };
     }

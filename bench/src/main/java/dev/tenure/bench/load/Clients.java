@@ -14,13 +14,16 @@ final class Clients implements AutoCloseable {
     private final List<TenureClient> open = new ArrayList<>();
 
     TenureClient open(LoadConfig config, String name) {
-        TenureClient c = TenureClient.builder()
+        TenureClient.Builder b = TenureClient.builder()
                 .endpoints(config.endpoints())
                 .sessionTtl(config.ttl())
                 .requestTimeout(REQUEST_TIMEOUT)
                 .clientName("tenure-bench " + name + " pid "
-                        + ProcessHandle.current().pid())
-                .build();
+                        + ProcessHandle.current().pid());
+        if (config.disconnectGrace() != null) {
+            b.disconnectGrace(config.disconnectGrace());
+        }
+        TenureClient c = b.build();
         open.add(c);
         return c;
     }

@@ -18,6 +18,7 @@ import java.util.Objects;
  * @param rounds kill-and-takeover rounds of {@code takeover}
  * @param sessions sessions, each holding one lock, of {@code hold}
  * @param ttl every bench session's TTL
+ * @param disconnectGrace every bench session's disconnect grace; null for the client's default
  * @param serverPids the server processes whose CPU and memory {@code hold} reads; may be empty
  * @param progress where a progress line goes every few seconds on long runs
  */
@@ -29,6 +30,7 @@ public record LoadConfig(
         int rounds,
         int sessions,
         Duration ttl,
+        Duration disconnectGrace,
         List<Long> serverPids,
         PrintStream progress) {
 
@@ -56,11 +58,15 @@ public record LoadConfig(
         between("--duration", duration, DURATION_MIN, DURATION_MAX);
         between("--warmup", warmup, Duration.ZERO, WARMUP_MAX);
         between("--ttl", ttl, TTL_MIN, TTL_MAX);
+        if (disconnectGrace != null && !disconnectGrace.isZero()) {
+            between("--disconnect-grace", disconnectGrace, Duration.ofMillis(100), ttl);
+        }
     }
 
     /** A copy with another client count (a workload with a fixed shape, e.g. one client). */
     public LoadConfig withClients(int n) {
-        return new LoadConfig(endpoints, n, warmup, duration, rounds, sessions, ttl, serverPids, progress);
+        return new LoadConfig(
+                endpoints, n, warmup, duration, rounds, sessions, ttl, disconnectGrace, serverPids, progress);
     }
 
     static void between(String option, long value, long min, long max) {

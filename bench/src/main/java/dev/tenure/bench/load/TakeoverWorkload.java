@@ -46,7 +46,7 @@ final class TakeoverWorkload {
             Session waiter = tenure.openSession();
             for (int i = 0; i < config.rounds(); i++) {
                 String lock = "bench-takeover-" + run + "-" + i;
-                Process holder = startHolder(config.endpoints(), lock);
+                Process holder = startHolder(config, lock);
                 try {
                     awaitGranted(holder);
                     CompletableFuture<Lease> next = waiter.acquireAsync(lock, GRANT_TIMEOUT);
@@ -67,19 +67,27 @@ final class TakeoverWorkload {
             }
         }
         Figures f = Figures.of("takeover", 1, h.getTotalCount(), (System.nanoTime() - began) / 1e9, h)
-                .with("latency", "SIGKILL of the holder to the waiter's grant");
+                .with("latency", "SIGKILL of the holder to the waiter's grant")
+                .with(
+                        "disconnect_grace",
+                        config.disconnectGrace() == null
+                                ? "default"
+                                : config.disconnectGrace().toMillis() + "ms");
         for (Map.Entry<TenureEnd, Integer> e : ends.entrySet()) {
             f = f.with("previous_end_" + e.getKey().name().toLowerCase(java.util.Locale.ROOT), e.getValue());
         }
         return f;
     }
 
-    private static Process startHolder(String endpoints, String lock) throws IOException {
+    private static Process startHolder(LoadConfig config, String lock) throws IOException {
         List<String> cmd = new ArrayList<>(JavaCommand.of(
                 List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx128m"),
                 JavaCommand.selfClasspath(TakeoverWorkload.class),
                 Holder.class.getName()));
-        cmd.addAll(List.of(endpoints, lock, Long.toString(HOLDER_TTL_SECONDS)));
+        cmd.addAll(List.of(config.endpoints(), lock, Long.toString(HOLDER_TTL_SECONDS)));
+        if (config.disconnectGrace() != null) {
+            cmd.add(Long.toString(config.disconnectGrace().toMillis()));
+        }
         return new ProcessBuilder(cmd).redirectErrorStream(true).start();
     }
 

@@ -29,10 +29,12 @@ class ReadmeExampleIT {
                             .build();
                     Session session = tenure.openSession();
                     Lease lease = session.acquire("orders", Duration.ofSeconds(5))) { // LockHeldException after 5 s
-                lease.lost().thenAccept(reason -> System.err.println("lease lost: " + reason)); // at the local horizon
+                lease.invalidated()
+                        .thenAccept(
+                                reason -> System.err.println("stop: " + reason)); // the first moment it is not valid
                 System.out.println("token " + lease.token() + ", previous tenure ended " + lease.previousEnd());
                 for (String order : List.of("o-1", "o-2", "o-3")) {
-                    long token = lease.fence(Duration.ofSeconds(2)); // current with >= 2 s left, or it throws
+                    long token = lease.fence(Duration.ofMillis(500)); // current with >= 500 ms left, or it throws
                     tenure.put("orders/cursor", order.getBytes(UTF_8), "orders", token); // a stale token is refused
                 }
             } // the lease is released (compare-and-delete), then the session is closed
