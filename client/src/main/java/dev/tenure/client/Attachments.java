@@ -31,6 +31,12 @@ final class Attachments implements KeepAliveStream.Handler {
     private TimeSource.Cancellable retryTimer;
     private TimeSource.Cancellable openTimer;
     private TimeSource.Cancellable resumeTimer;
+    /**
+     * The session's attachment as last confirmed, which the next Resume expects: a Resume sent on a
+     * stream given up since then can then no longer take the session from the stream that
+     * carries it now, and so no stream's proof can outlive the attachment it was given on.
+     */
+    private long knownAttachment;
 
     /** {@code mu}: the lock of {@code live}, which guards this too. */
     Attachments(ClientContext ctx, Liveness live, Object mu) {
@@ -81,6 +87,7 @@ final class Attachments implements KeepAliveStream.Handler {
         KeepAliveStream s;
         int index;
         long resumeId;
+        long expected;
         synchronized (mu) {
             retryTimer = null;
             if (!live.wantsStream() || stream != null) {
@@ -91,6 +98,7 @@ final class Attachments implements KeepAliveStream.Handler {
             stream = s;
             streamOpened = false;
             resumeId = live.sessionId();
+            expected = knownAttachment;
             // Taken before the Open/Resume leaves, so the renewal it carries is dated no later than
             // the server's commit of it.
             streamSendNanos = time.nanoTime();
@@ -102,22 +110,24 @@ final class Attachments implements KeepAliveStream.Handler {
             return;
         }
         long graceMs = TimeUnit.NANOSECONDS.toMillis(ctx.graceNanos);
-        if (resumeId != 0) {
+        if (resumeId != 0 && ctx.graceNanos > 0) {
             synchronized (mu) {
                 // A Resume on a connection that went silent is never answered, and no echo goes
                 // on a stream not yet resumed: without this the session would wait for its horizon.
+                // Not without a grace: replacing the connection would end, at once, every other
+                // session on it that its node still holds.
                 resumeTimer = time.schedule(() -> resumeTimedOut(s), live.doubtAfterNanos());
             }
         }
         if (resumeId == 0) {
             s.sendOpen(TimeUnit.NANOSECONDS.toMillis(ctx.ttlNanos), ctx.clientName, graceMs);
         } else {
-            s.sendResume(resumeId, graceMs);
+            s.sendResume(resumeId, graceMs, expected);
         }
     }
 
     @Override
-    public void opened(KeepAliveStream s, long id, long ttlMs, long graceMs, boolean echoes) {
+    public void opened(KeepAliveStream s, long id, long ttlMs, long graceMs, boolean echoes, long attachment) {
         Effects fx = new Effects();
         synchronized (mu) {
             if (s != stream || live.lostReason() != null) {
@@ -125,6 +135,7 @@ final class Attachments implements KeepAliveStream.Handler {
             }
             streamOpened = true;
             connectFailures = 0;
+            knownAttachment = attachment;
             cancel(resumeTimer);
             if (live.sessionId() == 0) {
                 cancel(openTimer);
@@ -177,6 +188,17 @@ final class Attachments implements KeepAliveStream.Handler {
         } else {
             s.leave();
             broken(s, status);
+        }
+    }
+
+    @Override
+    public void superseded(KeepAliveStream s, long attachment) {
+        synchronized (mu) {
+            if (s == stream && attachment > knownAttachment) {
+                // A Resume of ours sent on a stream given up since was applied after all: expect
+                // its attachment, which no stream we use carries, and resume again.
+                knownAttachment = attachment;
+            }
         }
     }
 

@@ -37,7 +37,12 @@ public sealed interface Command {
      * Binds a live session to a new connection and renews it, as a keepalive does. Every resume
      * starts a new attachment (an open is attachment 1); closes sent for an older one change nothing.
      */
-    record ResumeSession(long sessionId) implements Command {}
+    /** {@code expectedAttachment}: resume only from that attachment; 0, from any. */
+    record ResumeSession(long sessionId, long expectedAttachment) implements Command {
+        public ResumeSession(long sessionId) {
+            this(sessionId, 0);
+        }
+    }
 
     /**
      * waitMs: 0 do not wait, &gt; 0 wait up to that long, &lt; 0 wait until granted or the session

@@ -10,6 +10,9 @@ public sealed interface Result {
     /** The session lives and is now carried by attachment {@code attachment}. */
     record SessionResumed(long sessionId, long ttlMs, long attachment) implements Result {}
 
+    /** A resume that expected another attachment: nothing changed; the session is on {@code attachment}. */
+    record ResumeSuperseded(long sessionId, long attachment) implements Result {}
+
     /** The sessions of a keepalive batch that no longer exist; every other one was renewed. */
     record KeepAliveResult(List<Long> lostSessionIds) implements Result {}
 

@@ -94,6 +94,9 @@ final class SessionCommands {
         if (s == null) {
             return Requests.sessionLost(c.sessionId());
         }
+        if (c.expectedAttachment() != 0 && c.expectedAttachment() != s.attachment) {
+            return new Result.ResumeSuperseded(s.id, s.attachment);
+        }
         s.attachment++;
         extend(s, state.nowPlus(s.ttlMs));
         return new SessionResumed(s.id, s.ttlMs, s.attachment);

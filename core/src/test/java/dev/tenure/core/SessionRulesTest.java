@@ -110,6 +110,24 @@ class SessionRulesTest {
         assertThat(code(f.apply(new ResumeSession(a + 1)))).isEqualTo(Code.SESSION_LOST);
     }
 
+    /**
+     * A Resume sent on a connection the client gave up on, applied after the one it sent next:
+     * expecting the attachment the client last saw, it changes nothing, so the stream the client
+     * moved to keeps the session (and a close of the given-up stream cannot end it).
+     */
+    @Test
+    void aResumeExpectingAnEarlierAttachmentIsSupersededAndChangesNothing() {
+        Fixture f = new Fixture();
+        long a = f.open(1_000);
+        assertThat(f.apply(new ResumeSession(a, 1))).isEqualTo(new SessionResumed(a, 1_000, 2)); // the next connection
+        f.now += 300;
+        assertThat(f.apply(new ResumeSession(a, 1)))
+                .isEqualTo(new Result.ResumeSuperseded(a, 2)); // the given-up one, late
+        assertThat(code(f.apply(new CloseSession(a, TenureEnd.DISCONNECTED, 1))))
+                .isEqualTo(Code.NOT_OWNER);
+        assertThat(f.apply(new ResumeSession(a, 2))).isEqualTo(new SessionResumed(a, 1_000, 3));
+    }
+
     @Test
     void aCloseForAnEarlierAttachmentChangesNothing() {
         Fixture f = new Fixture();

@@ -96,10 +96,18 @@ final class AttachStream implements StreamObserver<AttachRequest> {
         validator.resume(resume);
         long id = resume.getSessionId();
         LogCommand.Builder cmd = LogCommand.newBuilder()
-                .setResumeSession(ResumeSession.newBuilder().setSessionId(id));
+                .setResumeSession(ResumeSession.newBuilder()
+                        .setSessionId(id)
+                        .setExpectedAttachment(resume.getExpectedAttachment()));
         log.submit(cmd).whenComplete((reply, error) -> {
             if (error != null) {
                 fail(Status.UNAVAILABLE.withDescription(error.getMessage()));
+            } else if (reply.hasResumed() && reply.getResumed().getSuperseded()) {
+                send(AttachResponse.newBuilder()
+                        .setSuperseded(AttachResponse.Superseded.newBuilder()
+                                .setAttachment(reply.getResumed().getAttachment()))
+                        .build());
+                finish(null);
             } else if (reply.hasResumed()) {
                 Resumed r = reply.getResumed();
                 bind(id, r.getTtlMs(), r.getAttachment(), resume.getDisconnectGraceMs());
@@ -250,7 +258,8 @@ final class AttachStream implements StreamObserver<AttachRequest> {
                             .setSessionId(id)
                             .setTtlMs(ttlMs)
                             .setDisconnectGraceMs(grace)
-                            .setEchoes(true))
+                            .setEchoes(true)
+                            .setAttachment(carried))
                     .build());
         }
     }

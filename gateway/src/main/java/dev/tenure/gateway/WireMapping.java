@@ -73,7 +73,9 @@ public final class WireMapping {
                         toCore(log.getCloseSession().getEndValue()),
                         log.getCloseSession().getAttachment());
             case RESUME_SESSION ->
-                new Command.ResumeSession(log.getResumeSession().getSessionId());
+                new Command.ResumeSession(
+                        log.getResumeSession().getSessionId(),
+                        log.getResumeSession().getExpectedAttachment());
             case ACQUIRE -> {
                 var r = log.getAcquire();
                 yield new Command.Acquire(
@@ -163,6 +165,11 @@ public final class WireMapping {
                             .setSessionId(resumed.sessionId())
                             .setTtlMs(resumed.ttlMs())
                             .setAttachment(resumed.attachment()));
+                } else if (result instanceof Result.ResumeSuperseded superseded) {
+                    reply.setResumed(Resumed.newBuilder()
+                            .setSessionId(superseded.sessionId())
+                            .setAttachment(superseded.attachment())
+                            .setSuperseded(true));
                 } else {
                     reply.setDone(done(result));
                 }

@@ -49,6 +49,8 @@ final class Describe {
             return "Opened(s" + x.sessionId() + ")";
         } else if (r instanceof Result.SessionResumed x) {
             return "Resumed(s" + x.sessionId() + ",a" + x.attachment() + ")";
+        } else if (r instanceof Result.ResumeSuperseded x) {
+            return "Superseded(s" + x.sessionId() + ",a" + x.attachment() + ")";
         } else if (r instanceof Result.KeepAliveResult x) {
             return x.lostSessionIds().isEmpty() ? "renewed" : "lost" + x.lostSessionIds();
         } else if (r instanceof Result.Queued x) {

@@ -101,6 +101,65 @@ class HalfResetIT {
         stopsBeforeTheGrant("half-fin-stuck", false);
     }
 
+    /** `tenure run`: its whole command tree is gone before the waiter's grant. */
+    @Test
+    void aRunWhoseConnectionCannotBeResumedStopsItsCommandTreeBeforeTheWaitersGrant() throws Exception {
+        String lock = "half-run";
+        try (FaultProxy link = new FaultProxy("holder-link", server.endpoint());
+                var holder = new Processes.Running(
+                        Processes.tenure(List.of(
+                                "run",
+                                lock,
+                                "--ttl",
+                                "30s",
+                                "--endpoint",
+                                link.endpoint(),
+                                "--",
+                                "sh",
+                                "-c",
+                                "sleep 120 & sleep 121")),
+                        Map.of())) {
+            long deadline =
+                    System.nanoTime() + Processes.scaled(Duration.ofSeconds(30)).toNanos();
+            while (ProcessTree.live(lock).stream()
+                            .filter(p -> p.contains("sleep"))
+                            .count()
+                    < 2) {
+                assertThat(System.nanoTime())
+                        .as("the command runs; %s", holder.output())
+                        .isLessThan(deadline);
+                Pause.forMillis(20);
+            }
+            try (var waiter = tenure("acquire", lock, "--json")) {
+                awaitQueued(lock);
+                link.mode(FaultMode.BLACKHOLE);
+                long cut = System.nanoTime();
+                link.cutServerSide(true);
+                long goneAt = 0;
+                String grant = null;
+                while (grant == null) {
+                    assertThat(System.nanoTime() - cut)
+                            .as("the waiter is granted")
+                            .isLessThan(Processes.scaled(Duration.ofSeconds(20)).toNanos());
+                    if (goneAt == 0 && ProcessTree.live(lock).isEmpty()) {
+                        goneAt = System.nanoTime();
+                    }
+                    grant = waiter.stdout.poll(2, TimeUnit.MILLISECONDS);
+                }
+                long grantedMs = msSince(cut);
+                assertThat(goneAt)
+                        .as(
+                                "no process of the command's tree was left before the grant (%d ms); left: %s",
+                                grantedMs, ProcessTree.live(lock))
+                        .isNotZero();
+                assertThat(holder.waitFor(Duration.ofSeconds(10))).isEqualTo(4);
+                System.out.println("[half reset, tenure run, no resume] command tree gone "
+                        + TimeUnit.NANOSECONDS.toMillis(goneAt - cut) + " ms after the cut, waiter granted " + grantedMs
+                        + " ms after it");
+            }
+        }
+    }
+
     private void stopsBeforeTheGrant(String lock, boolean rst) throws Exception {
         try (FaultProxy link = new FaultProxy("holder-link", server.endpoint());
                 var holder = holderThrough(link, lock);

@@ -19,7 +19,10 @@ public final class KeepAliveStream {
          * {@code graceMs}: the disconnect grace the node applies (0 from a node that has none).
          * {@code echoes}: the node answers echoes.
          */
-        void opened(KeepAliveStream stream, long sessionId, long ttlMs, long graceMs, boolean echoes);
+        void opened(KeepAliveStream stream, long sessionId, long ttlMs, long graceMs, boolean echoes, long attachment);
+
+        /** The Resume expected another attachment; the session is on {@code attachment}. The stream ends next. */
+        void superseded(KeepAliveStream stream, long attachment);
 
         void acked(KeepAliveStream stream, long seq);
 
@@ -77,12 +80,14 @@ public final class KeepAliveStream {
                 true);
     }
 
-    public void sendResume(long sessionId, long graceMs) {
+    /** {@code expectedAttachment}: the one last confirmed (0: any, for a node that names none). */
+    public void sendResume(long sessionId, long graceMs, long expectedAttachment) {
         send(
                 AttachRequest.newBuilder()
                         .setResume(AttachRequest.Resume.newBuilder()
                                 .setSessionId(sessionId)
-                                .setDisconnectGraceMs(graceMs))
+                                .setDisconnectGraceMs(graceMs)
+                                .setExpectedAttachment(expectedAttachment))
                         .build(),
                 true);
     }
@@ -180,13 +185,22 @@ public final class KeepAliveStream {
         switch (r.getKindCase()) {
             case OPENED:
                 AttachResponse.Opened o = r.getOpened();
-                handler.opened(this, o.getSessionId(), o.getTtlMs(), o.getDisconnectGraceMs(), o.getEchoes());
+                handler.opened(
+                        this,
+                        o.getSessionId(),
+                        o.getTtlMs(),
+                        o.getDisconnectGraceMs(),
+                        o.getEchoes(),
+                        o.getAttachment());
                 break;
             case ACK:
                 handler.acked(this, r.getAck().getSeq());
                 break;
             case ECHOED:
                 handler.echoed(this, r.getEchoed().getSeq());
+                break;
+            case SUPERSEDED:
+                handler.superseded(this, r.getSuperseded().getAttachment());
                 break;
             case LEASE_ENDED:
                 AttachResponse.LeaseEnded e = r.getLeaseEnded();
