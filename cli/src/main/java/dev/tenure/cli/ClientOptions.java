@@ -30,10 +30,9 @@ final class ClientOptions {
                     + " is resumed with the lease, and the lease counts as valid only up to it after the last"
                     + " answer on the connection. 0 hands a dead holder's lock on at once but is unsafe: a"
                     + " connection reset by the network then ends the lease while this process still holds it"
-                    + " (default: ${DEFAULT-VALUE}, or the TTL if shorter).",
-            defaultValue = "900ms",
+                    + " (default: 900ms, or the TTL if shorter).",
             converter = DurationConverter.class)
-    Duration disconnectGrace;
+    Duration disconnectGrace; // null: the client's default
 
     @Option(
             names = "--timeout",
@@ -50,21 +49,26 @@ final class ClientOptions {
         return env == null || env.isBlank() ? DEFAULT_ENDPOINT : env;
     }
 
-    /** The grace asked for, or the default lowered to a TTL shorter than it. */
+    /** The grace asked for, or the client's default: 900 ms, or the TTL if shorter. */
     Duration effectiveGrace() {
-        return disconnectGrace.compareTo(ttl) > 0 && disconnectGrace.equals(DEFAULT_GRACE) ? ttl : disconnectGrace;
+        if (disconnectGrace != null) {
+            return disconnectGrace;
+        }
+        return DEFAULT_GRACE.compareTo(ttl) > 0 ? ttl : DEFAULT_GRACE;
     }
 
     private static final Duration DEFAULT_GRACE = Duration.ofMillis(900);
 
     TenureClient client() {
-        return TenureClient.builder()
+        TenureClient.Builder b = TenureClient.builder()
                 .endpoints(endpoints())
                 .sessionTtl(ttl)
-                .disconnectGrace(effectiveGrace())
                 .requestTimeout(timeout)
                 .channelFactory(CliChannels::plaintext)
-                .clientName("tenure-cli pid " + ProcessHandle.current().pid())
-                .build();
+                .clientName("tenure-cli pid " + ProcessHandle.current().pid());
+        if (disconnectGrace != null) {
+            b.disconnectGrace(disconnectGrace);
+        }
+        return b.build();
     }
 }

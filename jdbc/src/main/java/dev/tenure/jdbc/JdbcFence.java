@@ -23,7 +23,7 @@ import javax.sql.DataSource;
  *
  * <pre>{@code
  * connection.setAutoCommit(false);
- * fence.guard(connection, "orders", lease.fence(Duration.ofSeconds(2))); // first, then write
+ * fence.guard(connection, "orders", lease.fence(Duration.ofMillis(500))); // first, then write
  * try (PreparedStatement s = connection.prepareStatement("INSERT INTO shipped VALUES (?)")) { ... }
  * connection.commit();
  * }</pre>

@@ -120,7 +120,7 @@ class ClusterIT {
             }
             // The live holder kept its lease across the failover.
             assertThat(held.isValid()).isTrue();
-            assertThat(held.fence(Duration.ofSeconds(1))).isEqualTo(held.token());
+            assertThat(held.fence(Duration.ofMillis(500))).isEqualTo(held.token());
             assertThat(tenure.status("cluster-held").holder().orElseThrow().token())
                     .isEqualTo(held.token());
         }

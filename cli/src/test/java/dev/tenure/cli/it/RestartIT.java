@@ -106,7 +106,7 @@ class RestartIT {
             }
             // The holder resumed its session on the restarted node and still holds a valid lease.
             assertThat(held.isValid()).isTrue();
-            assertThat(held.fence(Duration.ofSeconds(1))).isEqualTo(held.token());
+            assertThat(held.fence(Duration.ofMillis(500))).isEqualTo(held.token());
         }
     }
 
