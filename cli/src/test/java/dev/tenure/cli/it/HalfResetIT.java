@@ -3,17 +3,16 @@ package dev.tenure.cli.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.gson.JsonObject;
-import com.google.gson.JsonParser;
 import dev.tenure.lab.fault.FaultMode;
 import dev.tenure.lab.fault.FaultProxy;
 import dev.tenure.testkit.Pause;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -34,10 +33,12 @@ class HalfResetIT {
     static Path data;
 
     static ServerProcess server;
+    static TenureCli cli;
 
     @BeforeAll
     static void start() throws Exception {
         server = new ServerProcess(data).start();
+        cli = new TenureCli(server.endpoint());
     }
 
     @AfterAll
@@ -49,41 +50,31 @@ class HalfResetIT {
 
     @Test
     void aServerSideResetIsResumedOnANewConnectionAndTheLockStays() throws Exception {
-        try (FaultProxy link = new FaultProxy("holder-link", server.endpoint());
-                var holder = holderThrough(link, "half-rst-resume");
-                var waiter = waiterAfter(holder, "half-rst-resume")) {
-            long token =
-                    json(holder.nextLine(Duration.ofSeconds(30))).get("token").getAsLong();
-            awaitQueued("half-rst-resume");
-            long before = link.accepted();
-            long cut = System.nanoTime();
-            link.cutServerSide(true);
-            long resumedMs = awaitNewConnection(link, before, cut);
-            System.out.println("[half reset, RST to the server] holder reconnected " + resumedMs + " ms after the cut");
-            Pause.forMillis(3_000); // several graces: a session ended by the reset would have passed on
-            assertThat(waiter.stdout.poll()).as("the waiter was not granted").isNull();
-            assertThat(holder.process.isAlive()).as("the holder still holds").isTrue();
-            assertThat(holderToken("half-rst-resume")).isEqualTo(token);
-        }
+        resumedAndTheLockStays("half-rst-resume", "RST to the server", link -> link.cutServerSide(true));
     }
 
     @Test
     void aClientSideResetIsResumedAndTheLockStays() throws Exception {
+        // the server's side stays open and silent: it never learns of the cut
+        resumedAndTheLockStays("half-client-rst", "RST to the client", FaultProxy::cutClientSide);
+    }
+
+    private void resumedAndTheLockStays(String lock, String what, Consumer<FaultProxy> cut) throws Exception {
         try (FaultProxy link = new FaultProxy("holder-link", server.endpoint());
-                var holder = holderThrough(link, "half-client-rst");
-                var waiter = waiterAfter(holder, "half-client-rst")) {
+                var holder = holderThrough(link, lock);
+                var waiter = waiterAfter(holder, lock)) {
             long token =
                     json(holder.nextLine(Duration.ofSeconds(30))).get("token").getAsLong();
-            awaitQueued("half-client-rst");
+            cli.awaitQueued(lock);
             long before = link.accepted();
-            long cut = System.nanoTime();
-            link.cutClientSide(); // the server's side stays open and silent: it never learns of the cut
-            long resumedMs = awaitNewConnection(link, before, cut);
-            System.out.println("[half reset, RST to the client] holder reconnected " + resumedMs + " ms after the cut");
-            Pause.forMillis(3_000);
+            long cutAt = System.nanoTime();
+            cut.accept(link);
+            long resumedMs = awaitNewConnection(link, before, cutAt);
+            System.out.println("[half reset, " + what + "] holder reconnected " + resumedMs + " ms after the cut");
+            Pause.forMillis(3_000); // several graces: a session ended by the reset would have passed on
             assertThat(waiter.stdout.poll()).as("the waiter was not granted").isNull();
             assertThat(holder.process.isAlive()).as("the holder still holds").isTrue();
-            assertThat(holderToken("half-client-rst")).isEqualTo(token);
+            assertThat(cli.holderToken(lock)).isEqualTo(token);
         }
     }
 
@@ -131,7 +122,7 @@ class HalfResetIT {
                 Pause.forMillis(20);
             }
             try (var waiter = tenure("acquire", lock, "--json")) {
-                awaitQueued(lock);
+                cli.awaitQueued(lock);
                 link.mode(FaultMode.BLACKHOLE);
                 long cut = System.nanoTime();
                 link.cutServerSide(true);
@@ -166,7 +157,7 @@ class HalfResetIT {
                 var waiter = waiterAfter(holder, lock)) {
             long token =
                     json(holder.nextLine(Duration.ofSeconds(30))).get("token").getAsLong();
-            awaitQueued(lock);
+            cli.awaitQueued(lock);
             link.mode(FaultMode.BLACKHOLE); // new connections are accepted, then silent: no resume
             AtomicLong exitedAt = new AtomicLong();
             holder.process.onExit().thenRun(() -> exitedAt.set(System.nanoTime()));
@@ -213,14 +204,11 @@ class HalfResetIT {
     }
 
     static Processes.Running tenure(String... args) throws Exception {
-        List<String> all = new ArrayList<>(List.of(args));
-        all.add("--endpoint");
-        all.add(server.endpoint());
-        return new Processes.Running(Processes.tenure(all), Map.of());
+        return cli.run(args);
     }
 
     static JsonObject json(String line) {
-        return JsonParser.parseString(line).getAsJsonObject();
+        return TenureCli.json(line);
     }
 
     private static long msSince(long nanos) {
@@ -236,29 +224,5 @@ class HalfResetIT {
             Pause.forMillis(5);
         }
         return msSince(cut);
-    }
-
-    private static long holderToken(String lock) throws Exception {
-        var status = tenure("status", lock, "--json");
-        assertThat(status.waitFor(Duration.ofSeconds(30))).isEqualTo(0);
-        return json(status.nextLine(Duration.ofSeconds(1)))
-                .getAsJsonObject("holder")
-                .get("token")
-                .getAsLong();
-    }
-
-    /** Polls the lock's status until one waiter is queued on the server. */
-    private static void awaitQueued(String lock) throws Exception {
-        long deadline =
-                System.nanoTime() + Processes.scaled(Duration.ofSeconds(30)).toNanos();
-        while (true) {
-            var status = tenure("status", lock, "--json");
-            status.waitFor(Duration.ofSeconds(30));
-            String line = status.stdout.poll();
-            if (line != null && json(line).getAsJsonArray("waiters").size() == 1) {
-                return;
-            }
-            assertThat(System.nanoTime()).as("a waiter queued on %s", lock).isLessThan(deadline);
-        }
     }
 }

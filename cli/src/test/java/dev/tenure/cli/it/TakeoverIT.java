@@ -3,7 +3,6 @@ package dev.tenure.cli.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.gson.JsonObject;
-import com.google.gson.JsonParser;
 import dev.tenure.lab.fault.FaultMode;
 import dev.tenure.lab.fault.FaultProxy;
 import dev.tenure.testkit.Pause;
@@ -42,14 +41,11 @@ class TakeoverIT {
     }
 
     static Processes.Running tenure(String... args) throws Exception {
-        List<String> all = new ArrayList<>(List.of(args));
-        all.add("--endpoint");
-        all.add(server.endpoint());
-        return new Processes.Running(Processes.tenure(all), Map.of());
+        return new TenureCli(server.endpoint()).run(args);
     }
 
     static JsonObject json(String line) {
-        return JsonParser.parseString(line).getAsJsonObject();
+        return TenureCli.json(line);
     }
 
     @Test
@@ -126,19 +122,8 @@ class TakeoverIT {
         }
     }
 
-    /** Polls the lock's status until one waiter is queued on the server. */
     private static void awaitQueued(String lock) throws Exception {
-        long deadline =
-                System.nanoTime() + Processes.scaled(Duration.ofSeconds(30)).toNanos();
-        while (true) {
-            var status = tenure("status", lock, "--json");
-            status.waitFor(Duration.ofSeconds(30));
-            String line = status.stdout.poll();
-            if (line != null && json(line).getAsJsonArray("waiters").size() == 1) {
-                return;
-            }
-            assertThat(System.nanoTime()).as("a waiter queued on %s", lock).isLessThan(deadline);
-        }
+        new TenureCli(server.endpoint()).awaitQueued(lock);
     }
 
     /** The waiter's grant after the holder's kill -9, and how long after the kill it came. */
