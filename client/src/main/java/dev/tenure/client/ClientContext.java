@@ -26,7 +26,6 @@ final class ClientContext {
     final String clientName;
     final Set<Session> sessions = ConcurrentHashMap.newKeySet();
     private final AttachMux[] muxes; // guarded by this
-    private final Channel[] muxChannels; // guarded by this: the channel each mux was made on
 
     ClientContext(
             Endpoints endpoints,
@@ -47,15 +46,14 @@ final class ClientContext {
         this.requestTimeoutNanos = requestTimeoutNanos;
         this.clientName = clientName;
         this.muxes = new AttachMux[endpoints.size()];
-        this.muxChannels = new Channel[endpoints.size()];
     }
 
     /** The call that carries this client's sessions on endpoint {@code index}; throws once the client is closed. */
     synchronized AttachMux attachMux(int index) {
         Channel channel = endpoints.channel(index);
-        if (muxes[index] == null || muxChannels[index] != channel) {
+        // A channel replaced since (a silent connection) gets a mux of its own.
+        if (muxes[index] == null || muxes[index].channel() != channel) {
             muxes[index] = new AttachMux(channel, time);
-            muxChannels[index] = channel;
         }
         return muxes[index];
     }

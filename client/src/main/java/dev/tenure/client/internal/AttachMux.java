@@ -43,7 +43,7 @@ public final class AttachMux {
         this.time = time;
     }
 
-    Channel channel() {
+    public Channel channel() {
         return channel;
     }
 
