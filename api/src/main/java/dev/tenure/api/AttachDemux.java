@@ -43,6 +43,7 @@ public final class AttachDemux implements StreamObserver<AttachFrames> {
     private final List<AttachEvent> queued = new ArrayList<>(); // guarded by lock
     private boolean flushScheduled; // guarded by lock
     private boolean done; // guarded by lock: the stream ended, on either side
+    private long echoToAnswer; // guarded by lock: the latest echo asked and not yet answered, or 0
 
     /**
      * @param attach makes the handler of one sub-stream, given where its responses go (an Attach
@@ -72,6 +73,28 @@ public final class AttachDemux implements StreamObserver<AttachFrames> {
                     return;
                 }
             }
+        }
+        if (frames.getEcho() > 0) {
+            echo(frames.getEcho());
+        }
+    }
+
+    /**
+     * Answers an echo after what this message's frames made the handlers send. It needs no look at
+     * the sub-streams: a handler starts its session's grace only when its sub-stream ends, which is
+     * the client's own Detach, the whole stream's end (after which nothing is answered), or an
+     * ending the handler sent first, which is queued ahead of this answer.
+     *
+     * <p>Sent from here, with what is queued, not by the scheduled flush: a node busy enough to
+     * delay its flushes must not look to the client like a silent connection.
+     */
+    private void echo(long seq) {
+        synchronized (lock) {
+            if (done) {
+                return;
+            }
+            echoToAnswer = Math.max(echoToAnswer, seq);
+            flushLocked();
         }
     }
 
@@ -191,18 +214,33 @@ public final class AttachDemux implements StreamObserver<AttachFrames> {
 
     private void flush() {
         synchronized (lock) {
-            flushScheduled = false;
-            // Sent under the lock: a call's outbound side takes one message at a time, in order.
-            for (int from = 0; from < queued.size() && !done; from += EVENTS_PER_MESSAGE_MAX) {
-                List<AttachEvent> part = queued.subList(from, Math.min(queued.size(), from + EVENTS_PER_MESSAGE_MAX));
-                try {
-                    out.onNext(AttachEvents.newBuilder().addAllEvents(part).build());
-                } catch (RuntimeException cancelled) {
-                    done = true; // the call is gone; its onError tells the handlers
-                }
-            }
-            queued.clear();
+            flushLocked();
         }
+    }
+
+    private void flushLocked() {
+        flushScheduled = false;
+        // Sent under the lock: a call's outbound side takes one message at a time, in order.
+        // The echo's answer rides on the last message, after every event queued before it.
+        int from = 0;
+        do {
+            int to = Math.min(queued.size(), from + EVENTS_PER_MESSAGE_MAX);
+            AttachEvents.Builder message = AttachEvents.newBuilder().addAllEvents(queued.subList(from, to));
+            if (to == queued.size()) {
+                message.setEchoed(echoToAnswer);
+                echoToAnswer = 0;
+            }
+            if (done || (message.getEventsCount() == 0 && message.getEchoed() == 0)) {
+                break;
+            }
+            try {
+                out.onNext(message.build());
+            } catch (RuntimeException cancelled) {
+                done = true; // the call is gone; its onError tells the handlers
+            }
+            from = to;
+        } while (from < queued.size());
+        queued.clear();
     }
 
     private static AttachEvent failed(long ref, Status status) {

@@ -116,7 +116,8 @@ final class Attachments implements KeepAliveStream.Handler {
                 // on a stream not yet resumed: without this the session would wait for its horizon.
                 // Not without a grace: replacing the connection would end, at once, every other
                 // session on it that its node still holds.
-                resumeTimer = time.schedule(() -> resumeTimedOut(s), live.doubtAfterNanos());
+                long due = time.nanoTime() + live.doubtAfterNanos();
+                resumeTimer = time.schedule(() -> resumeTimedOut(s, due), live.doubtAfterNanos());
             }
         }
         if (resumeId == 0) {
@@ -140,7 +141,13 @@ final class Attachments implements KeepAliveStream.Handler {
             if (live.sessionId() == 0) {
                 cancel(openTimer);
             }
-            live.attached(id, ttlMs, graceMs, echoes, streamSendNanos, fx);
+            live.attached(s, id, ttlMs, graceMs, echoes, streamSendNanos, fx);
+            if (echoes && ctx.graceNanos > 0) {
+                // At once, not at the call's next tick: the proof so far dates from the Open or
+                // Resume's send time, which on a cold start or a slow reconnect may be most of a
+                // grace ago.
+                fx.add(s::echoSoon);
+            }
         }
         live.finish(fx);
     }
@@ -159,36 +166,19 @@ final class Attachments implements KeepAliveStream.Handler {
         live.finish(fx);
     }
 
+    /**
+     * The proof the stream's call gave it lapsed. (An echo unanswered too long on a silent
+     * connection breaks the call, see {@link dev.tenure.client.internal.AttachMux}, which reaches
+     * {@link #broken}.)
+     */
     @Override
-    public void echoed(KeepAliveStream s, long seq) {
-        Effects fx = new Effects();
+    public void proofLapsed(KeepAliveStream s) {
         synchronized (mu) {
-            if (s != stream || live.lostReason() != null) {
+            if (s != stream) {
                 return;
             }
-            live.echoed(seq, fx);
         }
-        live.finish(fx);
-    }
-
-    /**
-     * The session's stream left an echo unanswered for {@code waitedMs}, too long. If its call has
-     * heard nothing at all lately, the connection under it is silent (a half-open socket, a
-     * middlebox that dropped it): it is replaced, and every session on it resumes. Otherwise only
-     * this session's stream is left and resumed (on the same call; should that Resume go
-     * unanswered too, the connection is replaced then). Not under mu: the call's break reaches
-     * {@link #broken} of each session on it.
-     */
-    void inDoubt(KeepAliveStream s, long waitedMs) {
-        Status status = Status.UNAVAILABLE.withDescription("no echo answered within " + waitedMs + " ms");
-        // Silent: nothing at all for half as long, not merely nothing since this echo left (an
-        // answer to another request may have come in just before the connection died).
-        if (s.callSilentSince(time.nanoTime() - live.doubtAfterNanos() / 2)) {
-            ctx.connectionSilent(s, status.augmentDescription("connection silent, replaced"));
-        } else {
-            s.leave();
-            broken(s, status);
-        }
+        live.checkValidity();
     }
 
     @Override
@@ -202,14 +192,28 @@ final class Attachments implements KeepAliveStream.Handler {
         }
     }
 
-    private void resumeTimedOut(KeepAliveStream s) {
+    /**
+     * Only a silent call is replaced: on one that hears from its node (other sessions' answers),
+     * the Resume is merely slow, and replacing the connection would make every session on it
+     * resume too. Checked again after another doubt time until it is answered or the call falls
+     * silent.
+     */
+    private void resumeTimedOut(KeepAliveStream s, long dueNanos) {
+        long doubt = live.doubtAfterNanos();
         synchronized (mu) {
             if (s != stream || streamOpened || live.lostReason() != null) {
                 return;
             }
+            if (!s.callSilentFor(doubt, time.nanoTime() - dueNanos)) {
+                long due = time.nanoTime() + doubt / 3;
+                resumeTimer = time.schedule(() -> resumeTimedOut(s, due), doubt / 3);
+                return;
+            }
         }
-        long ms = TimeUnit.NANOSECONDS.toMillis(live.doubtAfterNanos());
-        ctx.connectionSilent(s, Status.UNAVAILABLE.withDescription("no answer to the resume within " + ms + " ms"));
+        long ms = TimeUnit.NANOSECONDS.toMillis(doubt);
+        ctx.connectionSilent(
+                s,
+                Status.UNAVAILABLE.withDescription("no answer to the resume, and nothing else, within " + ms + " ms"));
     }
 
     @Override
@@ -234,6 +238,7 @@ final class Attachments implements KeepAliveStream.Handler {
             if (s != stream) {
                 return;
             }
+            live.streamLeft(s);
             stream = null;
             streamOpened = false;
             ctx.endpoints.failed(s.endpoint());

@@ -53,7 +53,13 @@ final class ClientContext {
         Channel channel = endpoints.channel(index);
         // A channel replaced since (a silent connection) gets a mux of its own.
         if (muxes[index] == null || muxes[index].channel() != channel) {
-            muxes[index] = new AttachMux(channel, time);
+            muxes[index] = new AttachMux(
+                    channel,
+                    time,
+                    echoIntervalNanos(),
+                    doubtAfterNanos(),
+                    proofLifetimeNanos(),
+                    () -> endpoints.replace(index, channel));
         }
         return muxes[index];
     }
@@ -68,6 +74,33 @@ final class ClientContext {
             endpoints.replace(stream.endpoint(), channel);
         }
         stream.abandonCall(status);
+    }
+
+    /** The window echoes keep proven: the grace, or the TTL if shorter (it ends the session first). */
+    private long proofWindowNanos() {
+        return Math.min(ttlNanos, graceNanos);
+    }
+
+    /**
+     * An echo every eighth of the window: a healthy stream's proof lags it by that and a round
+     * trip. None without a grace: a closed connection then ends its sessions at once, and there is
+     * nothing to prove.
+     */
+    long echoIntervalNanos() {
+        return graceNanos > 0 ? Math.max(proofWindowNanos() / 8, TimeUnit.MILLISECONDS.toNanos(5)) : 0;
+    }
+
+    /** An echo unanswered for a third of the window puts its call in doubt, well before validity runs out. */
+    long doubtAfterNanos() {
+        return proofWindowNanos() / 3;
+    }
+
+    /**
+     * How long after a proof leases stay valid: the grace less its margin, no longer than the
+     * TTL less its (see {@link dev.tenure.client.internal.Horizon#validUntilNanos()}).
+     */
+    long proofLifetimeNanos() {
+        return Math.min(graceNanos - marginNanos(graceNanos), ttlNanos - marginNanos(ttlNanos));
     }
 
     static long defaultMarginNanos(long ttlNanos) {

@@ -67,22 +67,24 @@ final class Liveness {
     private long lastSeq;
     private TenureException openFailure;
     private TimeSource.Cancellable tickTimer;
-    private TimeSource.Cancellable echoTimer;
     private TimeSource.Cancellable validityTimer;
     private TimeSource.Cancellable horizonTimer;
     /** The current stream's node answers echoes. */
     private boolean echoes;
 
-    private long lastEchoSeq;
-    /** validityLapsed was told for the current lapse; cleared when a proof makes leases valid again. */
-    private boolean lapseTold;
+    /** The validity bound whose lapse was last told: a later lapse has a later bound, and is told too. */
+    private long lapseToldFor = Long.MIN_VALUE;
 
     private TimeSource.Cancellable closeTimer;
 
     // Written under mu, read without it.
     private volatile long horizonNanos;
     /** The horizon, or earlier with a disconnect grace: see {@link Horizon#validUntilNanos()}. */
-    private volatile long validUntilNanos;
+    private volatile long ownValidUntilNanos;
+    /** The grace's bound after a proof ({@link Horizon#graceLifetimeNanos()}), for lock-free reads. */
+    private volatile long graceLifetimeNanos = -1;
+    /** The current stream, when its call's echoes prove it: its proof counts too ({@link #validUntilNanos()}). */
+    private volatile KeepAliveStream provingStream;
 
     private volatile Session.State stateView = CONNECTED;
     private volatile LossReason lostReason;
@@ -117,9 +119,32 @@ final class Liveness {
         return horizonNanos;
     }
 
-    /** Until when this session's leases may be trusted: the horizon, or earlier with a grace. */
+    /**
+     * Until when this session's leases may be trusted: the horizon, or earlier with a grace. The
+     * latest proof is the session's own (an Open, Resume or renewal) or its stream's call's echo,
+     * read here rather than handed to each session on every answer.
+     */
     long validUntilNanos() {
-        return validUntilNanos;
+        long own = ownValidUntilNanos;
+        KeepAliveStream s = provingStream;
+        long proof = s == null ? KeepAliveStream.NO_PROOF : s.proofNanos();
+        if (proof == KeepAliveStream.NO_PROOF) {
+            return own;
+        }
+        long viaCall = proof + graceLifetimeNanos;
+        long h = horizonNanos;
+        if (viaCall - h > 0) {
+            viaCall = h;
+        }
+        return viaCall - own > 0 ? viaCall : own;
+    }
+
+    /**
+     * True if the call's proof is what keeps leases valid until {@code untilNanos}: its own lapse
+     * timer then tells this session in time, and the session needs no timer of its own.
+     */
+    private boolean callCovers(long untilNanos) {
+        return untilNanos != ownValidUntilNanos && graceLifetimeNanos == ctx.proofLifetimeNanos();
     }
 
     /** The longest a renewal can make leases trustworthy for: the lifetime, or the grace's. */
@@ -219,7 +244,8 @@ final class Liveness {
     }
 
     /** The session is on a stream: an Open or a Resume sent at {@code sentNanos} was confirmed. */
-    void attached(long id, long ttlMs, long graceMs, boolean nodeEchoes, long sentNanos, Effects fx) {
+    void attached(
+            KeepAliveStream s, long id, long ttlMs, long graceMs, boolean nodeEchoes, long sentNanos, Effects fx) {
         boolean resumed = sessionId != 0;
         echoes = nodeEchoes;
         if (!resumed) {
@@ -228,6 +254,8 @@ final class Liveness {
         // The grace the node applies, never more than asked: a node without it says 0.
         long graceNanos = Math.min(ctx.graceNanos, TimeUnit.MILLISECONDS.toNanos(graceMs));
         horizon.grace(graceNanos > 0 ? graceNanos - ctx.marginNanos(graceNanos) : -1);
+        graceLifetimeNanos = horizon.graceLifetimeNanos();
+        provingStream = echoes && ctx.graceNanos > 0 ? s : null;
         if (resumed) {
             // A Resume renews: the horizon moves from the Resume's send time, not from the
             // reconnect. Waiters are answered now; fence() re-checks what that gave.
@@ -238,32 +266,22 @@ final class Liveness {
             setState(CONNECTED);
         }
         horizonMoved();
-        if (echoes && ctx.graceNanos > 0) {
-            // At once, not at the next tick: the proof so far dates from the Open or Resume's send
-            // time, which on a cold start or a slow reconnect may be most of a grace ago.
-            fx.add(this::echoNow);
-        }
     }
 
-    private void echoNow() {
-        KeepAliveStream s;
-        long seq;
-        synchronized (mu) {
-            s = attachments.openStream();
-            if (lostReason != null || closing || s == null) {
-                return;
-            }
-            seq = ++lastEchoSeq;
-            horizon.echoSent(seq, time.nanoTime());
+    /**
+     * The session leaves stream {@code s}: what its call proved stays proved (the node had not
+     * seen it end then), so it becomes the session's own proof. Under mu.
+     */
+    void streamLeft(KeepAliveStream s) {
+        if (provingStream != s) {
+            return;
         }
-        s.sendEcho(seq);
-    }
-
-    /** Echo {@code seq} was answered: leases are trusted the grace from its send time. */
-    void echoed(long seq, Effects fx) {
-        if (horizon.echoed(seq)) {
-            horizonMoved();
+        long proof = s.proofNanos();
+        if (proof != KeepAliveStream.NO_PROOF) {
+            horizon.proved(proof);
         }
+        provingStream = null;
+        horizonMoved();
     }
 
     /** Keepalive {@code seq} was acknowledged; false if it was not one still outstanding. */
@@ -330,50 +348,48 @@ final class Liveness {
         horizon.start(sentNanos, ttlNanos - ctx.marginNanos(ttlNanos));
         horizonMoved();
         tickTimer = time.schedule(this::tick, untilNextTick());
-        if (ctx.graceNanos > 0) {
-            // Without a grace a closed connection ends the session at once: nothing to prove.
-            long echoInterval = echoIntervalNanos();
-            echoTimer = time.schedule(this::echoTick, echoInterval - Math.floorMod(time.nanoTime(), echoInterval));
-        }
         horizonTimer = time.schedule(this::checkHorizon, horizonNanos - time.nanoTime());
         queue.add(() -> opened.complete(null));
     }
 
     private void horizonMoved() {
         horizonNanos = horizon.valueNanos();
-        validUntilNanos = horizon.validUntilNanos();
-        if (validUntilNanos - time.nanoTime() > 0) {
-            lapseTold = false;
+        ownValidUntilNanos = horizon.validUntilNanos();
+        if (validityTimer != null || lostReason != null) {
+            return;
         }
-        if (validityTimer == null && validUntilNanos != horizonNanos && lostReason == null) {
-            validityTimer = time.schedule(this::checkValidity, validUntilNanos - time.nanoTime());
+        long until = validUntilNanos();
+        if (until != horizonNanos && !callCovers(until)) {
+            validityTimer = time.schedule(this::checkValidity, until - time.nanoTime());
         }
     }
 
     /**
      * Tells the session once its leases' validity has run out before the horizon (which LOST
      * covers): they may be valid again if a stream proves the session in time. Lazily re-armed:
-     * echoes move the bound many times per grace, the timer follows when it fires.
+     * proofs move the bound many times per grace, the timer follows when it fires. While the
+     * call's echoes keep the leases valid, the call's lapse is what runs this instead.
      */
-    private void checkValidity() {
+    void checkValidity() {
         synchronized (mu) {
             validityTimer = null;
             if (lostReason != null) {
                 return;
             }
-            long left = validUntilNanos - time.nanoTime();
+            long until = validUntilNanos();
+            long left = until - time.nanoTime();
             if (left > 0) {
-                validityTimer = time.schedule(this::checkValidity, left);
+                if (!callCovers(until)) {
+                    validityTimer = time.schedule(this::checkValidity, left);
+                }
                 return;
             }
-            if (!lapseTold) {
-                lapseTold = true;
+            if (until != lapseToldFor) {
+                lapseToldFor = until;
                 queue.add(events::validityLapsed);
             }
-            if (validUntilNanos != horizonNanos) {
-                // Armed again by the next proof (horizonMoved); until then nothing can change.
-                validityTimer = null;
-            }
+            // Armed again by the next proof of the session's own (horizonMoved) or the call's
+            // next lapse; until then nothing can change.
         }
         queue.drain();
     }
@@ -388,57 +404,14 @@ final class Liveness {
         return (!echoes && ctx.graceNanos > 0 ? Math.min(ttlNanos, ctx.graceNanos) : ttlNanos) / 3;
     }
 
-    /** The window echoes keep proven: the grace (echoes go only with one). */
-    private long proofWindowNanos() {
-        return Math.min(ttlNanos, ctx.graceNanos);
-    }
-
-    /** An echo every eighth of the window: a healthy stream's proof lags it by that and a round trip. */
-    private long echoIntervalNanos() {
-        return Math.max(proofWindowNanos() / 8, TimeUnit.MILLISECONDS.toNanos(5));
-    }
-
-    /**
-     * An echo (or a Resume) unanswered for a third of the grace puts the stream in doubt, well
-     * before validity runs out. Without a grace, a third of the TTL.
-     */
+    /** A Resume unanswered this long replaces the connection: as an echo's, see {@link ClientContext#doubtAfterNanos}. */
     long doubtAfterNanos() {
-        return (ctx.graceNanos > 0 ? proofWindowNanos() : ttlNanos) / 3;
+        return ctx.graceNanos > 0 ? ctx.doubtAfterNanos() : ttlNanos / 3;
     }
 
     private void rescheduleTick() {
         cancel(tickTimer);
         tickTimer = time.schedule(this::tick, untilNextTick());
-    }
-
-    /** Echo ticks fall on a grid too, so every session of a process asks in one message. */
-    private void echoTick() {
-        KeepAliveStream s;
-        long waited;
-        synchronized (mu) {
-            if (lostReason != null) {
-                return;
-            }
-            long interval = echoIntervalNanos();
-            echoTimer = time.schedule(this::echoTick, interval - Math.floorMod(time.nanoTime(), interval));
-            s = attachments.openStream();
-            if (closing || s == null || !echoes) {
-                return;
-            }
-            long now = time.nanoTime();
-            var oldest = horizon.oldestEchoNanos();
-            if (oldest.isEmpty() || now - oldest.getAsLong() < doubtAfterNanos()) {
-                s = null;
-                waited = 0;
-            } else {
-                waited = TimeUnit.NANOSECONDS.toMillis(now - oldest.getAsLong());
-            }
-        }
-        if (s != null) {
-            attachments.inDoubt(s, waited);
-        } else {
-            echoNow();
-        }
     }
 
     /**
@@ -518,7 +491,6 @@ final class Liveness {
         state = LOST;
         stateView = LOST;
         cancel(tickTimer);
-        cancel(echoTimer);
         cancel(validityTimer);
         cancel(horizonTimer);
         cancel(closeTimer);

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenure.api.v1.AttachRequest;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -32,9 +34,9 @@ class DisconnectGraceTest {
         Lease lease = s.acquire("a");
         assertThat(h.fake.attachLog.get(0).getOpen().getDisconnectGraceMs()).isEqualTo(900);
         h.time.advance(Duration.ZERO); // the flush of what is queued at this instant
-        assertThat(h.fake.attachLog.get(1).hasEcho())
+        assertThat(h.fake.echoesAsked.get())
                 .as("an echo right after the Opened")
-                .isTrue();
+                .isEqualTo(1);
         h.fake.acks = FakeTenure.Acks.HOLD; // no renewal confirmed from now on: only echoes prove the stream
         long echoInterval = Duration.ofMillis(900).dividedBy(8).toNanos(); // a grace/8 grid
         long graceLifetime = Duration.ofMillis(900 - 45).toNanos();
@@ -43,12 +45,31 @@ class DisconnectGraceTest {
             assertThat(lease.isValid()).isTrue();
             assertThat(lease.remaining().toNanos()).isGreaterThan(graceLifetime - echoInterval - 1);
         }
-        assertThat(h.fake.attachCount(AttachRequest.KindCase.ECHO))
-                .isBetween(9L, 11L); // 1 s of echoes every 112.5 ms, and the first
+        assertThat(h.fake.echoesAsked.get()).isBetween(9, 11); // 1 s of echoes every 112.5 ms, and the first
         assertThat(h.fake.attachCount(AttachRequest.KindCase.KEEP_ALIVE))
                 .as("renewals still every TTL/3, not every grace/3")
                 .isEqualTo(1);
         assertThat(lease.invalidated()).isNotDone();
+    }
+
+    @Test
+    void oneEchoAnIntervalProvesEverySessionOfAClient() {
+        TenureClient client = h.builder().disconnectGrace(GRACE).build();
+        List<Lease> leases = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            leases.add(client.openSession().acquire("lock-" + i));
+        }
+        h.time.advance(Duration.ZERO);
+        h.fake.acks = FakeTenure.Acks.HOLD; // only echoes prove the sessions from now on
+        int asked = h.fake.echoesAsked.get();
+        h.time.advance(Duration.ofSeconds(1));
+        assertThat(h.fake.echoesAsked.get() - asked)
+                .as("a second of echoes every grace/8 for the whole call, not one per session")
+                .isBetween(8, 9);
+        long echoInterval = GRACE.dividedBy(8).toNanos();
+        for (Lease lease : leases) {
+            assertThat(lease.remaining().toNanos()).isGreaterThan(GRACE_LIFETIME_NANOS - echoInterval - 1);
+        }
     }
 
     @Test
@@ -85,6 +106,30 @@ class DisconnectGraceTest {
                 .as("valid again after a resume within the grace")
                 .isTrue();
         assertThat(lease.fence(Duration.ofMillis(500))).isEqualTo(lease.token());
+    }
+
+    @Test
+    void aSecondLapseAfterARecoveryIsToldToo() {
+        Session s = h.builder().disconnectGrace(GRACE).build().openSession();
+        Lease first = s.acquire("a");
+        h.time.advance(Duration.ofMillis(300));
+        h.fake.acks = FakeTenure.Acks.HOLD; // echoes alone prove the session
+        h.fake.echoes = FakeTenure.Echoes.DROP; // the connection goes silent
+        h.fake.resumes = FakeTenure.Resumes.SILENT; // and so does the one that replaces it
+        h.time.advance(GRACE);
+        assertThat(first.invalidated()).isCompletedWithValue(LossReason.CONNECTION_IN_DOUBT);
+        h.fake.echoes = FakeTenure.Echoes.ANSWER;
+        h.fake.resumes = FakeTenure.Resumes.OPENED;
+        h.fake.latest().fail(); // the silent try breaks; the next one is answered
+        h.time.advance(Duration.ofMillis(100));
+        Lease second = s.acquire("b");
+        assertThat(second.isValid()).as("valid again after the resume").isTrue();
+        h.fake.echoes = FakeTenure.Echoes.DROP;
+        h.fake.resumes = FakeTenure.Resumes.SILENT;
+        h.time.advance(GRACE);
+        assertThat(second.invalidated())
+                .as("the lease taken after the recovery hears of the next lapse")
+                .isCompletedWithValue(LossReason.CONNECTION_IN_DOUBT);
     }
 
     @Test
@@ -177,6 +222,6 @@ class DisconnectGraceTest {
         assertThat(h.fake.attachLog.get(0).getOpen().getDisconnectGraceMs()).isZero();
         assertThat(lease.remaining()).isEqualTo(Duration.ofNanos(LIFETIME_NANOS));
         h.time.advance(Duration.ofSeconds(2));
-        assertThat(h.fake.attachCount(AttachRequest.KindCase.ECHO)).isZero();
+        assertThat(h.fake.echoesAsked.get()).isZero();
     }
 }

@@ -82,6 +82,9 @@ final class FakeTenure extends TenureGrpc.TenureImplBase {
     final AtomicInteger attachManyCalls = new AtomicInteger();
 
     final List<Integer> framesPerMessage = new CopyOnWriteArrayList<>();
+    /** Echoes asked on AttachMany calls (AttachFrames.echo), whatever became of them. */
+    final AtomicInteger echoesAsked = new AtomicInteger();
+
     final List<Stream> streams = new CopyOnWriteArrayList<>();
     private final List<Held> held = new ArrayList<>(); // guarded by this
     private final AtomicLong sessionIds = new AtomicLong(100);
@@ -203,6 +206,14 @@ final class FakeTenure extends TenureGrpc.TenureImplBase {
             @Override
             public void onNext(AttachFrames frames) {
                 framesPerMessage.add(frames.getFramesCount());
+                if (frames.getEcho() > 0) {
+                    echoesAsked.incrementAndGet();
+                    switch (echoes) {
+                        case ANSWER -> {}
+                        case DROP -> frames = frames.toBuilder().clearEcho().build();
+                        case UNSUPPORTED -> throw new AssertionError("an echo to a node that did not offer them");
+                    }
+                }
                 demux.onNext(frames);
             }
 

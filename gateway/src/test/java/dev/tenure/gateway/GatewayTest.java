@@ -2,11 +2,16 @@ package dev.tenure.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tenure.api.internal.Event;
 import dev.tenure.api.internal.LogCommand;
 import dev.tenure.api.internal.Queued;
 import dev.tenure.api.internal.Reply;
+import dev.tenure.api.internal.SessionEnded;
 import dev.tenure.api.v1.AcquireRequest;
 import dev.tenure.api.v1.AcquireResponse;
+import dev.tenure.api.v1.AttachEvents;
+import dev.tenure.api.v1.AttachFrame;
+import dev.tenure.api.v1.AttachFrames;
 import dev.tenure.api.v1.AttachRequest;
 import dev.tenure.api.v1.AttachResponse;
 import dev.tenure.api.v1.TenureEnd;
@@ -58,6 +63,50 @@ class GatewayTest {
         in.onError(Status.UNAVAILABLE.asRuntimeException());
         in.onNext(echo(4));
         assertThat(out.messages).as("no proof once the grace has started").hasSize(2);
+    }
+
+    @Test
+    void anAttachManyEchoIsAnsweredAfterWhatItsStreamSentBeforeAndNotOnceTheStreamIsGone() {
+        Gateway gateway = new Gateway(log, scheduler, Limits.defaults(), new Gateway.Listener() {});
+        Recorder<AttachEvents> out = new Recorder<>();
+        StreamObserver<AttachFrames> in = gateway.attachMany(out);
+        in.onNext(AttachFrames.newBuilder()
+                .addFrames(AttachFrame.newBuilder().setRef(1).setRequest(open(800)))
+                .build());
+        log.submitted
+                .remove(0)
+                .reply
+                .complete(Reply.newBuilder()
+                        .setOpened(AttachResponse.Opened.newBuilder()
+                                .setSessionId(7)
+                                .setTtlMs(10_000))
+                        .build());
+        scheduler.runAll();
+        assertThat(out.messages.get(0).getEvents(0).getResponse().getOpened().getEchoes())
+                .isTrue();
+
+        in.onNext(AttachFrames.newBuilder().setEcho(3).build());
+        scheduler.runAll();
+        assertThat(out.messages).hasSize(2);
+        assertThat(out.messages.get(1).getEventsList()).isEmpty();
+        assertThat(out.messages.get(1).getEchoed()).isEqualTo(3);
+        assertThat(log.submitted).as("no log entry").isEmpty();
+
+        // The session ends on the node before the next echo is asked: its end comes first.
+        gateway.onEvent(Event.newBuilder()
+                .setSessionEnded(SessionEnded.newBuilder().setSessionId(7).setEnd(TenureEnd.TENURE_END_EXPIRED))
+                .build());
+        in.onNext(AttachFrames.newBuilder().setEcho(4).build());
+        scheduler.runAll();
+        assertThat(out.messages).hasSize(3);
+        assertThat(out.messages.get(2).getEvents(0).getResponse().hasSessionEnded())
+                .isTrue();
+        assertThat(out.messages.get(2).getEchoed()).isEqualTo(4);
+
+        in.onError(Status.UNAVAILABLE.asRuntimeException());
+        in.onNext(AttachFrames.newBuilder().setEcho(5).build());
+        scheduler.runAll();
+        assertThat(out.messages).as("no answer once the stream is gone").hasSize(3);
     }
 
     @Test
@@ -166,15 +215,19 @@ class GatewayTest {
                 .build();
     }
 
-    /** An Attach stream whose session 7 is open with {@code graceMs}; the Opened is out[0]. */
-    private StreamObserver<AttachRequest> opened(Gateway gateway, Recorder<AttachResponse> out, long graceMs) {
-        StreamObserver<AttachRequest> in = gateway.attach(out);
-        in.onNext(AttachRequest.newBuilder()
+    private static AttachRequest open(long graceMs) {
+        return AttachRequest.newBuilder()
                 .setOpen(AttachRequest.Open.newBuilder()
                         .setTtlMs(10_000)
                         .setClientName("t")
                         .setDisconnectGraceMs(graceMs))
-                .build());
+                .build();
+    }
+
+    /** An Attach stream whose session 7 is open with {@code graceMs}; the Opened is out[0]. */
+    private StreamObserver<AttachRequest> opened(Gateway gateway, Recorder<AttachResponse> out, long graceMs) {
+        StreamObserver<AttachRequest> in = gateway.attach(out);
+        in.onNext(open(graceMs));
         log.submitted
                 .remove(0)
                 .reply

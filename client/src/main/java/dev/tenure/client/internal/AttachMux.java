@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Every session a client has on one endpoint, carried on one AttachMany call: each session's
@@ -28,19 +29,54 @@ import java.util.TreeMap;
  *
  * <p>The call starts with the first sub-stream and is half-closed when the last one leaves; when it
  * breaks, every sub-stream on it is broken, and the next one to start opens a new call.
+ *
+ * <p>Echoes prove the call, not each session: one echo an interval asks the node whether the call
+ * still stands, and its answer proves, from the echo's send time, every sub-stream that was seen
+ * opened before it left and has neither left nor ended since (see AttachFrames.echo). So a
+ * process's 10,000 sessions cost the node one echo an interval, not 10,000, and the client no
+ * work per session either: a session reads its call's proof when it needs it
+ * ({@link KeepAliveStream#proofNanos()}), and the call tells its sessions only when its proof
+ * lapses. An echo unanswered for the doubt time, on a call that has heard nothing at all for as
+ * long, means a silent connection: it is replaced, and the call broken, so its sessions resume on
+ * the new one.
  */
 public final class AttachMux {
     /** Frames per AttachFrames message: a burst of keepalives stays far below the message limit. */
     static final int FRAMES_PER_MESSAGE_MAX = 1_000;
+    /** How late a check may run and still judge a connection silent: see {@link Call#silentFor}. */
+    public static final long LATE_TOLERANCE_NANOS = TimeUnit.MILLISECONDS.toNanos(25);
 
     private final Channel channel;
     private final TimeSource time;
+    private final long echoIntervalNanos;
+    private final long doubtAfterNanos;
+    private final long proofLifetimeNanos;
+    private final Runnable replaceConnection;
     private Call current; // guarded by this
     private long nextRef; // guarded by this
 
-    public AttachMux(Channel channel, TimeSource time) {
+    /**
+     * @param echoIntervalNanos how often to echo; 0 for never (without a disconnect grace there is
+     *     nothing to prove: a closed connection ends its sessions at once)
+     * @param doubtAfterNanos how long an echo may go unanswered before the call is in doubt
+     * @param proofLifetimeNanos how long after an answered echo's send time its sessions' leases
+     *     stay valid on its account: when the proof lapses, the call tells them
+     * @param replaceConnection replaces {@code channel} for the sessions that resume after a silent
+     *     connection
+     */
+    public AttachMux(
+            Channel channel,
+            TimeSource time,
+            long echoIntervalNanos,
+            long doubtAfterNanos,
+            long proofLifetimeNanos,
+            Runnable replaceConnection) {
         this.channel = channel;
         this.time = time;
+        this.echoIntervalNanos = echoIntervalNanos;
+        this.doubtAfterNanos = doubtAfterNanos;
+        this.proofLifetimeNanos = proofLifetimeNanos;
+        this.replaceConnection = replaceConnection;
     }
 
     public Channel channel() {
@@ -52,6 +88,9 @@ public final class AttachMux {
         if (current == null) {
             Call c = new Call();
             current = c;
+            if (echoIntervalNanos > 0) {
+                c.echoTimer = time.schedule(() -> echoTick(c), untilNextEcho());
+            }
             // The call lives in the root context: a session opened from inside a gRPC handler
             // must outlive that handler's call. An immediate failure comes back through
             // c.onError, on this thread (the lock is reentrant) or once join returns.
@@ -111,10 +150,84 @@ public final class AttachMux {
         c.endIfEmptyLocked();
     }
 
-    /** True if {@code stream}'s call has received nothing since {@code sinceNanos}. */
-    synchronized boolean silentSince(KeepAliveStream stream, long sinceNanos) {
+    /**
+     * {@code stream}'s Open or Resume was confirmed: echoes sent from now on prove it, if its node
+     * answers them.
+     */
+    synchronized void confirmed(KeepAliveStream stream, boolean nodeEchoes) {
         Call c = stream.call;
-        return c != null && !c.dead && c.lastHeardNanos - sinceNanos < 0;
+        if (c == null || c.dead || c.subs.get(stream.ref) != stream || !nodeEchoes) {
+            return;
+        }
+        c.nodeEchoes = true;
+        stream.provedFromEcho = c.echoSeq + 1;
+    }
+
+    /** Sends an echo now, with whatever is queued: a stream just confirmed wants a fresh proof. */
+    void echoSoon(KeepAliveStream stream) {
+        Call c;
+        synchronized (this) {
+            c = stream.call;
+            if (c == null || c.dead || !c.nodeEchoes) {
+                return;
+            }
+            c.echoWanted = true;
+            if (c.flushScheduled) {
+                return;
+            }
+            c.flushScheduled = true;
+        }
+        time.schedule(() -> flush(c), 0);
+    }
+
+    /** Echo ticks fall on a grid of the interval, as keepalives do: every call of a process asks at one instant. */
+    private long untilNextEcho() {
+        return echoIntervalNanos - Math.floorMod(time.nanoTime(), echoIntervalNanos);
+    }
+
+    private void echoTick(Call c) {
+        Status doubt = null;
+        boolean schedule = false;
+        synchronized (this) {
+            if (c.dead) {
+                return;
+            }
+            c.echoTimer = time.schedule(() -> echoTick(c), untilNextEcho());
+            long now = time.nanoTime();
+            Map.Entry<Long, Long> oldest = c.echoSendNanos.firstEntry();
+            // The tick was due on the grid: how late it runs is how late this process ran.
+            long late = Math.floorMod(now, echoIntervalNanos);
+            if (oldest != null
+                    && now - oldest.getValue() >= doubtAfterNanos
+                    && c.silentFor(doubtAfterNanos, now, late)) {
+                doubt = Status.UNAVAILABLE.withDescription("no echo answered within "
+                        + TimeUnit.NANOSECONDS.toMillis(now - oldest.getValue())
+                        + " ms and the connection silent: replaced");
+            } else if (c.nodeEchoes) {
+                // Also while an echo is overdue on a call that still hears from its node: the node
+                // is slow, and when it catches up the latest answer is the freshest proof.
+                c.echoWanted = true;
+                schedule = !c.flushScheduled;
+                c.flushScheduled = true;
+            }
+        }
+        if (doubt != null) {
+            // First, so that the sessions' resumes go out on the new connection.
+            replaceConnection.run();
+            c.broken(doubt);
+            c.cancelQuietly(doubt);
+        } else if (schedule) {
+            time.schedule(() -> flush(c), 0);
+        }
+    }
+
+    /**
+     * True if {@code stream}'s call has heard nothing for {@code nanos}, judged by a check that ran
+     * {@code lateNanos} after it was due (see {@link Call#silentFor}).
+     */
+    synchronized boolean silentFor(KeepAliveStream stream, long nanos, long lateNanos) {
+        Call c = stream.call;
+        return c != null && !c.dead && c.silentFor(nanos, time.nanoTime(), lateNanos);
     }
 
     /**
@@ -141,8 +254,22 @@ public final class AttachMux {
     final class Call implements ClientResponseObserver<AttachFrames, AttachEvents> {
         final Map<Long, KeepAliveStream> subs = new TreeMap<>(); // guarded by AttachMux.this
         final List<AttachFrame> queued = new ArrayList<>(); // guarded by AttachMux.this
+        /** Send time of each echo not yet answered, by seq. */
+        final TreeMap<Long, Long> echoSendNanos = new TreeMap<>(); // guarded by AttachMux.this
+        // The latest answered echo: nanos written before seq, read after it, so a reader that
+        // sees a seq sees a send time at least as late as that echo's.
+        private volatile long provedNanos;
+        private volatile long provedSeq;
+        TimeSource.Cancellable lapseTimer; // guarded by AttachMux.this
+
         boolean flushScheduled; // guarded by AttachMux.this
         boolean dead; // guarded by AttachMux.this
+        /** The call's node answers echoes (a sub-stream's Opened said so). */
+        boolean nodeEchoes; // guarded by AttachMux.this
+
+        boolean echoWanted; // guarded by AttachMux.this: the next flush carries an echo
+        long echoSeq; // guarded by AttachMux.this: the last echo sent
+        TimeSource.Cancellable echoTimer; // guarded by AttachMux.this
         ClientCallStreamObserver<AttachFrames> requests; // guarded by AttachMux.this
         /** When the call last received anything: a silent connection is one that stopped. */
         volatile long lastHeardNanos = time.nanoTime();
@@ -160,18 +287,33 @@ public final class AttachMux {
             // lock: a live call always has it.
             if (dead || requests == null) {
                 queued.clear();
+                echoWanted = false;
                 return;
             }
             // Taken first: a direct-executor transport may answer inside onNext, on this thread,
             // and what that answer queues must wait for the next flush, not be cleared with this one.
             List<AttachFrame> batch = new ArrayList<>(queued);
             queued.clear();
+            long echo = 0;
+            if (echoWanted) {
+                echoWanted = false;
+                echo = ++echoSeq;
+                // Dated before it leaves: the node answers no earlier.
+                echoSendNanos.put(echo, time.nanoTime());
+            }
             try {
-                for (int from = 0; from < batch.size(); from += FRAMES_PER_MESSAGE_MAX) {
-                    requests.onNext(AttachFrames.newBuilder()
-                            .addAllFrames(batch.subList(from, Math.min(batch.size(), from + FRAMES_PER_MESSAGE_MAX)))
-                            .build());
-                }
+                int from = 0;
+                do {
+                    int to = Math.min(batch.size(), from + FRAMES_PER_MESSAGE_MAX);
+                    AttachFrames.Builder message = AttachFrames.newBuilder().addAllFrames(batch.subList(from, to));
+                    if (to == batch.size()) {
+                        message.setEcho(echo); // after every frame: the frames come first on the node too
+                    }
+                    if (message.getFramesCount() > 0 || message.getEcho() > 0) {
+                        requests.onNext(message.build());
+                    }
+                    from = to;
+                } while (from < batch.size());
             } catch (RuntimeException e) {
                 // The call already ended; its onError tells every sub-stream.
             }
@@ -182,6 +324,7 @@ public final class AttachMux {
                 return;
             }
             dead = true;
+            cancelEchoes();
             if (current == this) {
                 current = null;
             }
@@ -217,6 +360,95 @@ public final class AttachMux {
                     s.received(e.getResponse());
                 }
             }
+            if (events.getEchoed() > 0) {
+                echoed(events.getEchoed());
+            }
+            // Again at the end: gRPC hands this call its messages one at a time, so the time spent
+            // on a large one is not silence of the connection.
+            lastHeardNanos = time.nanoTime();
+        }
+
+        /**
+         * Echo {@code seq} was answered: every sub-stream confirmed before it left, and still on
+         * the call (the events before this answer have been handled), is proved from its send
+         * time. Nothing is done per sub-stream: each reads the proof when it needs it.
+         */
+        private void echoed(long seq) {
+            synchronized (AttachMux.this) {
+                Long sent = echoSendNanos.get(seq);
+                if (sent == null || dead) {
+                    return; // not outstanding: an older answer than one already handled
+                }
+                echoSendNanos.headMap(seq, true).clear();
+                provedNanos = sent;
+                provedSeq = seq;
+                if (lapseTimer == null) {
+                    lapseTimer = time.schedule(this::checkLapse, sent + proofLifetimeNanos - time.nanoTime());
+                }
+            }
+        }
+
+        /**
+         * The send time of the latest answered echo that proves a sub-stream first proved by echo
+         * {@code fromSeq}, or {@link KeepAliveStream#NO_PROOF}.
+         */
+        long proofNanos(long fromSeq) {
+            return provedSeq >= fromSeq ? provedNanos : KeepAliveStream.NO_PROOF;
+        }
+
+        /**
+         * Lazily re-armed, as a session's validity timer is: echoes move the proof many times per
+         * lifetime, the timer follows when it fires. Once the proof has lapsed, the sessions that
+         * counted on it are told (they decide what it means for their leases), and the next answer
+         * arms the timer again.
+         */
+        private void checkLapse() {
+            List<KeepAliveStream> told = new ArrayList<>();
+            synchronized (AttachMux.this) {
+                lapseTimer = null;
+                if (dead) {
+                    return;
+                }
+                long left = provedNanos + proofLifetimeNanos - time.nanoTime();
+                if (left > 0) {
+                    lapseTimer = time.schedule(this::checkLapse, left);
+                    return;
+                }
+                for (KeepAliveStream s : subs.values()) {
+                    if (s.provedFromEcho > 0) {
+                        told.add(s);
+                    }
+                }
+            }
+            for (KeepAliveStream s : told) {
+                s.proofLapsed();
+            }
+        }
+
+        /**
+         * Nothing at all heard for {@code nanos}: not merely no answer to one request (an answer
+         * to another may have come in just before the connection died), and judged only by a
+         * check that ran on time. One that ran more than {@link #LATE_TOLERANCE_NANOS} late says
+         * this process was paused or starved, and what arrived meanwhile may not have been read
+         * yet: the next check judges. A call that still hears from its node is never silent, so
+         * a slow node keeps its connection (resuming its sessions would only load it more); their
+         * leases lapse until its answers catch up.
+         */
+        boolean silentFor(long nanos, long nowNanos, long lateNanos) {
+            return lateNanos <= LATE_TOLERANCE_NANOS && nowNanos - lastHeardNanos >= nanos;
+        }
+
+        /** Under the mux's lock. */
+        void cancelEchoes() {
+            if (echoTimer != null) {
+                echoTimer.cancel();
+                echoTimer = null;
+            }
+            if (lapseTimer != null) {
+                lapseTimer.cancel();
+                lapseTimer = null;
+            }
+            echoSendNanos.clear();
         }
 
         @Override
@@ -247,6 +479,7 @@ public final class AttachMux {
             List<KeepAliveStream> carried;
             synchronized (AttachMux.this) {
                 dead = true;
+                cancelEchoes();
                 if (current == this) {
                     current = null;
                 }

@@ -26,7 +26,6 @@ import java.util.TreeMap;
  */
 public final class Horizon {
     private final TreeMap<Long, Long> sendNanosBySeq = new TreeMap<>();
-    private final TreeMap<Long, Long> echoSendNanosBySeq = new TreeMap<>();
     private long lifetimeNanos;
     private long valueNanos;
     /** Send time of the latest request a stream answered while it carried the session. */
@@ -115,30 +114,6 @@ public final class Horizon {
         return OptionalLong.of(sendNanos);
     }
 
-    public void echoSent(long seq, long sendNanos) {
-        echoSendNanosBySeq.put(seq, sendNanos);
-    }
-
-    /**
-     * The answer to echo {@code seq} arrived: a proof from its send time. Forgets it and every
-     * older one; false for a seq that is not outstanding.
-     */
-    public boolean echoed(long seq) {
-        Long sendNanos = echoSendNanosBySeq.get(seq);
-        if (sendNanos == null) {
-            return false;
-        }
-        echoSendNanosBySeq.headMap(seq, true).clear();
-        proved(sendNanos);
-        return true;
-    }
-
-    /** Send time of the oldest echo still unanswered, or empty. */
-    public OptionalLong oldestEchoNanos() {
-        Map.Entry<Long, Long> oldest = echoSendNanosBySeq.firstEntry();
-        return oldest == null ? OptionalLong.empty() : OptionalLong.of(oldest.getValue());
-    }
-
     /** True if some keepalive has waited at least {@code graceNanos} for its ack. */
     public boolean overdue(long nowNanos, long graceNanos) {
         Map.Entry<Long, Long> oldest = sendNanosBySeq.firstEntry();
@@ -148,6 +123,5 @@ public final class Horizon {
     /** The stream that carried them is gone: their acks can never arrive. */
     public void forgetOutstanding() {
         sendNanosBySeq.clear();
-        echoSendNanosBySeq.clear();
     }
 }

@@ -26,7 +26,11 @@ public final class KeepAliveStream {
 
         void acked(KeepAliveStream stream, long seq);
 
-        void echoed(KeepAliveStream stream, long seq);
+        /**
+         * The proof the stream's call gave it ({@link #proofNanos()}) is older than its lifetime:
+         * the session decides whether its leases are still valid.
+         */
+        void proofLapsed(KeepAliveStream stream);
 
         void leaseEnded(KeepAliveStream stream, String lock, long token, TenureEnd end);
 
@@ -41,9 +45,15 @@ public final class KeepAliveStream {
     private AttachMux mux; // set by start
     private boolean finished; // guarded by this
     private volatile boolean sessionEnded;
-    // The mux's: which call carries this stream and under which ref (guarded by the mux).
-    AttachMux.Call call;
+    /** What {@link #proofNanos()} says while no echo has proved the stream. */
+    public static final long NO_PROOF = Long.MIN_VALUE;
+
+    // The mux's: which call carries this stream and under which ref (written under the mux's
+    // lock; volatile for proofNanos, which takes none).
+    volatile AttachMux.Call call;
     long ref;
+    /** The first echo of the call that proves this stream; 0 while none can. */
+    volatile long provedFromEcho;
 
     /** Creates the stream without starting it, so the owner can register it first. */
     public KeepAliveStream(int endpoint, Handler handler) {
@@ -104,42 +114,32 @@ public final class KeepAliveStream {
                 !batched);
     }
 
-    /** Asks whether the stream still carries the session; queued, to leave with the other sessions' echoes. */
-    public void sendEcho(long seq) {
-        send(
-                AttachRequest.newBuilder()
-                        .setEcho(AttachRequest.Echo.newBuilder().setSeq(seq))
-                        .build(),
-                false);
+    /** Has the call send an echo now rather than at its next tick (a fresh proof after a confirmation). */
+    public void echoSoon() {
+        AttachMux m = currentMux();
+        if (m != null) {
+            m.echoSoon(this);
+        }
     }
 
     /**
-     * True if nothing at all has arrived on this stream's call since {@code sinceNanos}: the
-     * connection under it is silent, not just this session's answers late.
+     * True if this stream's call has heard nothing at all for {@code nanos}, judged by a check
+     * that ran {@code lateNanos} after it was due: see {@link AttachMux}.
      */
-    public boolean callSilentSince(long sinceNanos) {
-        AttachMux m;
-        synchronized (this) {
-            m = mux;
-        }
-        return m != null && m.silentSince(this, sinceNanos);
+    public boolean callSilentFor(long nanos, long lateNanos) {
+        AttachMux m = currentMux();
+        return m != null && m.silentFor(this, nanos, lateNanos);
     }
 
     /** The channel this stream's call runs on, or null before it started. */
     public Channel channel() {
-        AttachMux m;
-        synchronized (this) {
-            m = mux;
-        }
+        AttachMux m = currentMux();
         return m == null ? null : m.channel();
     }
 
     /** Breaks this stream's whole call with {@code status}: see {@link AttachMux#abandon}. */
     public void abandonCall(Status status) {
-        AttachMux m;
-        synchronized (this) {
-            m = mux;
-        }
+        AttachMux m = currentMux();
         if (m != null) {
             m.abandon(this, status);
         }
@@ -185,6 +185,7 @@ public final class KeepAliveStream {
         switch (r.getKindCase()) {
             case OPENED:
                 AttachResponse.Opened o = r.getOpened();
+                currentMux().confirmed(this, o.getEchoes()); // a response means it started
                 handler.opened(
                         this,
                         o.getSessionId(),
@@ -195,9 +196,6 @@ public final class KeepAliveStream {
                 break;
             case ACK:
                 handler.acked(this, r.getAck().getSeq());
-                break;
-            case ECHOED:
-                handler.echoed(this, r.getEchoed().getSeq());
                 break;
             case SUPERSEDED:
                 handler.superseded(this, r.getSuperseded().getAttachment());
@@ -214,6 +212,26 @@ public final class KeepAliveStream {
             default:
                 break; // a newer server's message kind: nothing this client can act on
         }
+    }
+
+    private synchronized AttachMux currentMux() {
+        return mux;
+    }
+
+    /**
+     * The send time of the latest echo answered on this stream's call since the stream's Open or
+     * Resume was confirmed, or {@link #NO_PROOF}: while the session is still on this stream, the
+     * node had not seen the stream end when it answered. Lock-free, for every validity check.
+     */
+    public long proofNanos() {
+        AttachMux.Call c = call;
+        long from = provedFromEcho;
+        return c == null || from == 0 ? NO_PROOF : c.proofNanos(from);
+    }
+
+    /** From the mux, outside its lock. */
+    void proofLapsed() {
+        handler.proofLapsed(this);
     }
 
     /** The sub-stream or its whole call failed: broken, unless the session had already ended. */
