@@ -26,6 +26,9 @@ final class Attachments implements KeepAliveStream.Handler {
     private KeepAliveStream stream;
     private boolean streamOpened;
     private long streamSendNanos;
+    /** When the current stream's Open or Resume was confirmed. */
+    private long confirmedNanos;
+
     private int connectFailures;
     private long openGiveUpNanos;
     private TimeSource.Cancellable retryTimer;
@@ -54,6 +57,11 @@ final class Attachments implements KeepAliveStream.Handler {
             openTimer = time.schedule(this::openTimedOut, ctx.requestTimeoutNanos);
         }
         connect();
+    }
+
+    /** When the stream {@link #openStream()} returns was confirmed. Under mu. */
+    long confirmedNanos() {
+        return confirmedNanos;
     }
 
     /** The stream to send on, or null while none has been opened or resumed. Under mu. */
@@ -135,6 +143,7 @@ final class Attachments implements KeepAliveStream.Handler {
                 return;
             }
             streamOpened = true;
+            confirmedNanos = time.nanoTime();
             connectFailures = 0;
             knownAttachment = attachment;
             cancel(resumeTimer);

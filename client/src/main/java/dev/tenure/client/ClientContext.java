@@ -6,6 +6,7 @@ import dev.tenure.client.internal.KeepAliveStream;
 import dev.tenure.client.internal.Retrier;
 import io.grpc.Channel;
 import io.grpc.Status;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -25,6 +26,9 @@ final class ClientContext {
     final long requestTimeoutNanos;
     final String clientName;
     final Set<Session> sessions = ConcurrentHashMap.newKeySet();
+    /** Open sessions by id, for the proofs that carried calls bring ({@link #callProved}). */
+    private final Map<Long, Liveness> open = new ConcurrentHashMap<>();
+
     private final AttachMux[] muxes; // guarded by this
 
     ClientContext(
@@ -46,6 +50,22 @@ final class ClientContext {
         this.requestTimeoutNanos = requestTimeoutNanos;
         this.clientName = clientName;
         this.muxes = new AttachMux[endpoints.size()];
+        endpoints.proofs(this::callProved);
+    }
+
+    void opened(long sessionId, Liveness live) {
+        open.put(sessionId, live);
+    }
+
+    void ended(long sessionId) {
+        open.remove(sessionId);
+    }
+
+    private void callProved(Channel channel, long sessionId, long sentNanos) {
+        Liveness live = open.get(sessionId);
+        if (live != null) {
+            live.callProved(channel, sentNanos);
+        }
     }
 
     /** The call that carries this client's sessions on endpoint {@code index}; throws once the client is closed. */

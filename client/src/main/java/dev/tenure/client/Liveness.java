@@ -6,6 +6,7 @@ import static dev.tenure.client.Session.State.UNCERTAIN;
 
 import dev.tenure.client.internal.Horizon;
 import dev.tenure.client.internal.KeepAliveStream;
+import io.grpc.Channel;
 import io.grpc.Status;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -269,6 +270,27 @@ final class Liveness {
     }
 
     /**
+     * A call of this session, sent on {@code channel} at {@code sentNanos}, was answered by a node
+     * that still had the session on a stream it had not seen end (CallResponse.session_attached).
+     * It proves the session as an echo does, if the session's stream runs on that same connection
+     * and was confirmed before the call left: then the stream the node had is this one.
+     */
+    void callProved(Channel channel, long sentNanos) {
+        synchronized (mu) {
+            KeepAliveStream s = attachments.openStream();
+            if (lostReason != null
+                    || s == null
+                    || s.channel() != channel
+                    || sentNanos - attachments.confirmedNanos() <= 0) {
+                return;
+            }
+            horizon.proved(sentNanos);
+            horizonMoved();
+            s.callProved(sentNanos);
+        }
+    }
+
+    /**
      * The session leaves stream {@code s}: what its call proved stays proved (the node had not
      * seen it end then), so it becomes the session's own proof. Under mu.
      */
@@ -343,6 +365,7 @@ final class Liveness {
 
     private void start(long id, long ttlMs, long sentNanos) {
         sessionId = id;
+        ctx.opened(id, this);
         // The server's TTL rules: it is the one that will expire the session.
         ttlNanos = TimeUnit.MILLISECONDS.toNanos(ttlMs > 0 ? ttlMs : ctx.ttlNanos / 1_000_000);
         horizon.start(sentNanos, ttlNanos - ctx.marginNanos(ttlNanos));
@@ -487,6 +510,7 @@ final class Liveness {
             return;
         }
         lostReason = reason;
+        ctx.ended(sessionId);
         Session.State from = state;
         state = LOST;
         stateView = LOST;

@@ -4,6 +4,7 @@ import static dev.tenure.client.Harness.LIFETIME_NANOS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tenure.api.v1.AcquireRequest;
 import dev.tenure.api.v1.AttachRequest;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -70,6 +71,45 @@ class DisconnectGraceTest {
         for (Lease lease : leases) {
             assertThat(lease.remaining().toNanos()).isGreaterThan(GRACE_LIFETIME_NANOS - echoInterval - 1);
         }
+    }
+
+    @Test
+    void callsThatProveTheSessionTakeTheEchoesPlace() {
+        h.fake.servesCalls = true;
+        h.fake.callsProve = true;
+        Session s = h.builder().disconnectGrace(GRACE).build().openSession();
+        h.time.advance(Duration.ofMillis(1)); // calls count only when sent after the stream was confirmed
+        h.fake.acks = FakeTenure.Acks.HOLD; // no renewal confirmed: only echoes or calls prove it
+        int asked = h.fake.echoesAsked.get();
+        Lease held = s.acquire("held");
+        for (int i = 0; i < 40; i++) { // a second of calls, one every 25 ms
+            s.acquire("a").release();
+            h.time.advance(Duration.ofMillis(25));
+        }
+        assertThat(h.fake.echoesAsked.get() - asked)
+                .as("no echo while calls keep proving the session")
+                .isZero();
+        assertThat(held.remaining().toNanos())
+                .as("proved by the last call's send time")
+                .isGreaterThan(GRACE_LIFETIME_NANOS - Duration.ofMillis(26).toNanos());
+
+        h.time.advance(GRACE.dividedBy(4)); // the calls stop: echoes take over within an interval
+        assertThat(h.fake.echoesAsked.get() - asked).isPositive();
+        assertThat(held.isValid()).isTrue();
+    }
+
+    @Test
+    void callsThatDoNotSayTheSessionIsAttachedProveNothing() {
+        h.fake.servesCalls = true; // callsProve stays false: a node that predates it
+        Session s = h.builder().disconnectGrace(GRACE).build().openSession();
+        h.time.advance(Duration.ZERO);
+        int asked = h.fake.echoesAsked.get();
+        for (int i = 0; i < 40; i++) {
+            s.acquire("a").release();
+            h.time.advance(Duration.ofMillis(25));
+        }
+        assertThat(h.fake.echoesAsked.get() - asked).isBetween(8, 9);
+        assertThat(h.fake.requests(AcquireRequest.class)).hasSize(40);
     }
 
     @Test

@@ -8,6 +8,8 @@ import dev.tenure.api.v1.AttachEvents;
 import dev.tenure.api.v1.AttachFrames;
 import dev.tenure.api.v1.AttachRequest;
 import dev.tenure.api.v1.AttachResponse;
+import dev.tenure.api.v1.CallRequest;
+import dev.tenure.api.v1.CallResponse;
 import dev.tenure.api.v1.Checkpoint;
 import dev.tenure.api.v1.Code;
 import dev.tenure.api.v1.Grant;
@@ -76,6 +78,10 @@ final class FakeTenure extends TenureGrpc.TenureImplBase {
     volatile Resumes resumes = Resumes.OPENED;
     volatile Echoes echoes = Echoes.ANSWER;
     volatile boolean answerClose = true;
+    /** Serve the Calls stream (acquire and release only); otherwise it is unimplemented, and calls go unary. */
+    volatile boolean servesCalls;
+    /** On Calls, answers say the session is attached (CallResponse.session_attached). */
+    volatile boolean callsProve;
 
     final List<AttachRequest> attachLog = new CopyOnWriteArrayList<>();
     /** AttachMany calls started, and the frames in each message they carried, in order. */
@@ -225,6 +231,44 @@ final class FakeTenure extends TenureGrpc.TenureImplBase {
             @Override
             public void onCompleted() {
                 demux.onCompleted();
+            }
+        };
+    }
+
+    /** Acquire and release as the unary handlers answer them, each answer tagged as {@link #callsProve} says. */
+    @Override
+    public StreamObserver<CallRequest> calls(StreamObserver<CallResponse> out) {
+        if (!servesCalls) {
+            return super.calls(out);
+        }
+        return new StreamObserver<>() {
+            @Override
+            public void onNext(CallRequest c) {
+                CallResponse.Builder b = CallResponse.newBuilder().setId(c.getId());
+                switch (c.getKindCase()) {
+                    case ACQUIRE -> {
+                        requests.add(c.getAcquire());
+                        b.setAcquire(onAcquire.apply(c.getAcquire()));
+                    }
+                    case RELEASE -> {
+                        requests.add(c.getRelease());
+                        b.setRelease(onRelease.apply(c.getRelease()));
+                    }
+                    default -> throw new AssertionError("not scripted on Calls: " + c.getKindCase());
+                }
+                synchronized (out) {
+                    out.onNext(b.setSessionAttached(callsProve).build());
+                }
+            }
+
+            @Override
+            public void onError(Throwable t) {}
+
+            @Override
+            public void onCompleted() {
+                synchronized (out) {
+                    out.onCompleted();
+                }
             }
         };
     }

@@ -167,6 +167,11 @@ final class AttachStream implements StreamObserver<AttachRequest> {
                 .build());
     }
 
+    /** Bound to {@code id} and not seen to end: what an answer to one of its calls may say. */
+    boolean carries(long id) {
+        return isBound(id);
+    }
+
     private boolean isBound(long id) {
         synchronized (lock) {
             return sessionId == id && !clientGone && !responseDone;

@@ -53,23 +53,63 @@ final class CallsStream implements StreamObserver<CallRequest> {
             return;
         }
         switch (call.getKindCase()) {
-            case ACQUIRE -> serve(id, "Acquire", call.getAcquire(), gateway::acquire, CallResponse.Builder::setAcquire);
-            case RELEASE -> serve(id, "Release", call.getRelease(), gateway::release, CallResponse.Builder::setRelease);
+            case ACQUIRE ->
+                serve(
+                        id,
+                        call.getAcquire().getSessionId(),
+                        "Acquire",
+                        call.getAcquire(),
+                        gateway::acquire,
+                        CallResponse.Builder::setAcquire);
+            case RELEASE ->
+                serve(
+                        id,
+                        call.getRelease().getSessionId(),
+                        "Release",
+                        call.getRelease(),
+                        gateway::release,
+                        CallResponse.Builder::setRelease);
             case RENEW_LEASE ->
-                serve(id, "RenewLease", call.getRenewLease(), gateway::renewLease, CallResponse.Builder::setRenewLease);
+                serve(
+                        id,
+                        call.getRenewLease().getSessionId(),
+                        "RenewLease",
+                        call.getRenewLease(),
+                        gateway::renewLease,
+                        CallResponse.Builder::setRenewLease);
             case WRITE_CHECKPOINT ->
                 serve(
                         id,
+                        call.getWriteCheckpoint().getSessionId(),
                         "WriteCheckpoint",
                         call.getWriteCheckpoint(),
                         gateway::writeCheckpoint,
                         CallResponse.Builder::setWriteCheckpoint);
             case LOCK_STATUS ->
-                serve(id, "LockStatus", call.getLockStatus(), gateway::lockStatus, CallResponse.Builder::setLockStatus);
-            case KV_PUT -> serve(id, "KvPut", call.getKvPut(), gateway::kvPut, CallResponse.Builder::setKvPut);
-            case KV_GET -> serve(id, "KvGet", call.getKvGet(), gateway::kvGet, CallResponse.Builder::setKvGet);
+                serve(
+                        id,
+                        0,
+                        "LockStatus",
+                        call.getLockStatus(),
+                        gateway::lockStatus,
+                        CallResponse.Builder::setLockStatus);
+            case KV_PUT ->
+                serve(
+                        id,
+                        call.getKvPut().getSessionId(),
+                        "KvPut",
+                        call.getKvPut(),
+                        gateway::kvPut,
+                        CallResponse.Builder::setKvPut);
+            case KV_GET -> serve(id, 0, "KvGet", call.getKvGet(), gateway::kvGet, CallResponse.Builder::setKvGet);
             case KV_DELETE ->
-                serve(id, "KvDelete", call.getKvDelete(), gateway::kvDelete, CallResponse.Builder::setKvDelete);
+                serve(
+                        id,
+                        call.getKvDelete().getSessionId(),
+                        "KvDelete",
+                        call.getKvDelete(),
+                        gateway::kvDelete,
+                        CallResponse.Builder::setKvDelete);
             case CANCEL -> cancel(id);
             case KIND_NOT_SET ->
                 sendUnregistered(failed(
@@ -83,11 +123,12 @@ final class CallsStream implements StreamObserver<CallRequest> {
      */
     private <Q, T> void serve(
             long id,
+            long sessionId,
             String method,
             Q request,
             BiConsumer<Q, Answer<T>> handler,
             BiConsumer<CallResponse.Builder, T> set) {
-        Carried<T> call = new Carried<>(id, method, set);
+        Carried<T> call = new Carried<>(id, sessionId, method, set);
         Status refused = null;
         boolean duplicate = false;
         synchronized (lock) {
@@ -203,14 +244,18 @@ final class CallsStream implements StreamObserver<CallRequest> {
     /** One carried call. */
     private final class Carried<T> implements Answer<T> {
         final long id;
+        /** The session the call is made for, 0 for none. */
+        final long sessionId;
+
         final String method;
         final BiConsumer<CallResponse.Builder, T> set;
         final long startNanos = System.nanoTime();
         private boolean cancelled; // guarded by this
         private Runnable onCancel; // guarded by this
 
-        Carried(long id, String method, BiConsumer<CallResponse.Builder, T> set) {
+        Carried(long id, long sessionId, String method, BiConsumer<CallResponse.Builder, T> set) {
             this.id = id;
+            this.sessionId = sessionId;
             this.method = method;
             this.set = set;
         }
@@ -219,6 +264,11 @@ final class CallsStream implements StreamObserver<CallRequest> {
         public void ok(T response) {
             CallResponse.Builder b = CallResponse.newBuilder().setId(id);
             set.accept(b, response);
+            // Checked after the call was sent, so it proves the grace had not started by then;
+            // the client counts from the call's send time.
+            if (gateway.registry().carries(sessionId)) {
+                b.setSessionAttached(true);
+            }
             if (!send(this, b.build())) {
                 throw new IllegalStateException("call " + id + " on a Calls stream is no longer in flight");
             }

@@ -24,6 +24,15 @@ final class SessionRegistry {
         return streams.remove(sessionId, stream);
     }
 
+    /**
+     * True if a stream of this gateway carries session {@code id} and has not been seen to end: an
+     * answer sent after this says, like an echo, that the grace had not started.
+     */
+    boolean carries(long sessionId) {
+        AttachStream s = sessionId == 0 ? null : streams.get(sessionId);
+        return s != null && s.carries(sessionId);
+    }
+
     int boundSessions() {
         return streams.size();
     }

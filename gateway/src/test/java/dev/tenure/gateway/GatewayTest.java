@@ -14,6 +14,11 @@ import dev.tenure.api.v1.AttachFrame;
 import dev.tenure.api.v1.AttachFrames;
 import dev.tenure.api.v1.AttachRequest;
 import dev.tenure.api.v1.AttachResponse;
+import dev.tenure.api.v1.CallRequest;
+import dev.tenure.api.v1.CallResponse;
+import dev.tenure.api.v1.Code;
+import dev.tenure.api.v1.ReleaseRequest;
+import dev.tenure.api.v1.ReleaseResponse;
 import dev.tenure.api.v1.TenureEnd;
 import dev.tenure.core.Limits;
 import io.grpc.Status;
@@ -107,6 +112,52 @@ class GatewayTest {
         in.onNext(AttachFrames.newBuilder().setEcho(5).build());
         scheduler.runAll();
         assertThat(out.messages).as("no answer once the stream is gone").hasSize(3);
+    }
+
+    @Test
+    void aCallAnswerSaysTheSessionIsAttachedOnlyWhileItsStreamHere() {
+        Gateway gateway = new Gateway(log, scheduler, Limits.defaults(), new Gateway.Listener() {});
+        StreamObserver<AttachRequest> in = opened(gateway, new Recorder<>(), 800);
+        Recorder<CallResponse> answers = new Recorder<>();
+        StreamObserver<CallRequest> calls = gateway.calls(answers);
+
+        calls.onNext(release(1, 7));
+        commitRelease();
+        assertThat(answers.messages.get(0).getSessionAttached())
+                .as("session 7's stream is here and live")
+                .isTrue();
+
+        calls.onNext(release(2, 8));
+        commitRelease();
+        assertThat(answers.messages.get(1).getSessionAttached())
+                .as("no stream here carries session 8")
+                .isFalse();
+
+        calls.onNext(release(3, 7));
+        in.onError(Status.UNAVAILABLE.asRuntimeException()); // the stream ends: the grace starts
+        commitRelease();
+        assertThat(answers.messages.get(2).getSessionAttached())
+                .as("not once the stream is seen to end")
+                .isFalse();
+    }
+
+    private static CallRequest release(long id, long sessionId) {
+        return CallRequest.newBuilder()
+                .setId(id)
+                .setRelease(ReleaseRequest.newBuilder()
+                        .setSessionId(sessionId)
+                        .setRequestId(id)
+                        .setLock("l")
+                        .setToken(1))
+                .build();
+    }
+
+    private void commitRelease() {
+        Submission s = log.submitted.remove(log.submitted.size() - 1);
+        assertThat(s.command.hasRelease()).isTrue();
+        s.reply.complete(Reply.newBuilder()
+                .setRelease(ReleaseResponse.newBuilder().setCode(Code.CODE_OK))
+                .build());
     }
 
     @Test

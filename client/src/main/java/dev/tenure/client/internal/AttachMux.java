@@ -203,7 +203,7 @@ public final class AttachMux {
                 doubt = Status.UNAVAILABLE.withDescription("no echo answered within "
                         + TimeUnit.NANOSECONDS.toMillis(now - oldest.getValue())
                         + " ms and the connection silent: replaced");
-            } else if (c.nodeEchoes) {
+            } else if (c.nodeEchoes && !c.provedByCalls(now - echoIntervalNanos / 2)) {
                 // Also while an echo is overdue on a call that still hears from its node: the node
                 // is slow, and when it catches up the latest answer is the freshest proof.
                 c.echoWanted = true;
@@ -436,6 +436,20 @@ public final class AttachMux {
          */
         boolean silentFor(long nanos, long nowNanos, long lateNanos) {
             return lateNanos <= LATE_TOLERANCE_NANOS && nowNanos - lastHeardNanos >= nanos;
+        }
+
+        /**
+         * True if every sub-stream an echo would prove has had a call proved later than
+         * {@code sinceNanos} (CallResponse.session_attached): the echo would tell them nothing
+         * new. Clients busy with calls then send no echoes at all. Under the mux's lock.
+         */
+        boolean provedByCalls(long sinceNanos) {
+            for (KeepAliveStream s : subs.values()) {
+                if (s.provedFromEcho > 0 && !s.callProvedSince(sinceNanos)) {
+                    return false;
+                }
+            }
+            return true;
         }
 
         /** Under the mux's lock. */

@@ -1,8 +1,14 @@
 package dev.tenure.client.internal;
 
+import dev.tenure.api.v1.AcquireRequest;
 import dev.tenure.api.v1.CallRequest;
 import dev.tenure.api.v1.CallResponse;
+import dev.tenure.api.v1.KvDeleteRequest;
+import dev.tenure.api.v1.KvPutRequest;
+import dev.tenure.api.v1.ReleaseRequest;
+import dev.tenure.api.v1.RenewLeaseRequest;
 import dev.tenure.api.v1.TenureGrpc;
+import dev.tenure.api.v1.WriteCheckpointRequest;
 import dev.tenure.client.TimeSource;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
@@ -21,6 +27,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
+import java.util.function.ToLongFunction;
 
 /**
  * A channel that carries the unary lock and key-value calls (Acquire to KvDelete) to its node as
@@ -41,7 +48,10 @@ public final class CallMux extends Channel {
 
     /** How a carried method's request goes into a frame, and its response comes out of one. */
     private record Carrier<Q, R>(
-            BiConsumer<CallRequest.Builder, Q> put, CallResponse.KindCase kind, Function<CallResponse, R> take) {}
+            BiConsumer<CallRequest.Builder, Q> put,
+            CallResponse.KindCase kind,
+            Function<CallResponse, R> take,
+            ToLongFunction<Q> session) {}
 
     private static final Map<String, Carrier<?, ?>> CARRIED = new HashMap<>();
 
@@ -50,62 +60,79 @@ public final class CallMux extends Channel {
                 TenureGrpc.getAcquireMethod(),
                 CallRequest.Builder::setAcquire,
                 CallResponse.KindCase.ACQUIRE,
-                CallResponse::getAcquire);
+                CallResponse::getAcquire,
+                AcquireRequest::getSessionId);
         carry(
                 TenureGrpc.getReleaseMethod(),
                 CallRequest.Builder::setRelease,
                 CallResponse.KindCase.RELEASE,
-                CallResponse::getRelease);
+                CallResponse::getRelease,
+                ReleaseRequest::getSessionId);
         carry(
                 TenureGrpc.getRenewLeaseMethod(),
                 CallRequest.Builder::setRenewLease,
                 CallResponse.KindCase.RENEW_LEASE,
-                CallResponse::getRenewLease);
+                CallResponse::getRenewLease,
+                RenewLeaseRequest::getSessionId);
         carry(
                 TenureGrpc.getWriteCheckpointMethod(),
                 CallRequest.Builder::setWriteCheckpoint,
                 CallResponse.KindCase.WRITE_CHECKPOINT,
-                CallResponse::getWriteCheckpoint);
+                CallResponse::getWriteCheckpoint,
+                WriteCheckpointRequest::getSessionId);
         carry(
                 TenureGrpc.getLockStatusMethod(),
                 CallRequest.Builder::setLockStatus,
                 CallResponse.KindCase.LOCK_STATUS,
-                CallResponse::getLockStatus);
+                CallResponse::getLockStatus,
+                q -> 0);
         carry(
                 TenureGrpc.getKvPutMethod(),
                 CallRequest.Builder::setKvPut,
                 CallResponse.KindCase.KV_PUT,
-                CallResponse::getKvPut);
+                CallResponse::getKvPut,
+                KvPutRequest::getSessionId);
         carry(
                 TenureGrpc.getKvGetMethod(),
                 CallRequest.Builder::setKvGet,
                 CallResponse.KindCase.KV_GET,
-                CallResponse::getKvGet);
+                CallResponse::getKvGet,
+                q -> 0);
         carry(
                 TenureGrpc.getKvDeleteMethod(),
                 CallRequest.Builder::setKvDelete,
                 CallResponse.KindCase.KV_DELETE,
-                CallResponse::getKvDelete);
+                CallResponse::getKvDelete,
+                KvDeleteRequest::getSessionId);
     }
 
     private static <Q, R> void carry(
             MethodDescriptor<Q, R> method,
             BiConsumer<CallRequest.Builder, Q> put,
             CallResponse.KindCase kind,
-            Function<CallResponse, R> take) {
-        CARRIED.put(method.getFullMethodName(), new Carrier<>(put, kind, take));
+            Function<CallResponse, R> take,
+            ToLongFunction<Q> session) {
+        CARRIED.put(method.getFullMethodName(), new Carrier<>(put, kind, take, session));
+    }
+
+    /** Hears of answers that prove a session ({@code CallResponse.session_attached}). */
+    public interface Proofs {
+        /** Session {@code sessionId}'s call, sent on {@code channel} at {@code sentNanos}, proves it. */
+        void proved(Channel channel, long sessionId, long sentNanos);
     }
 
     private final Channel channel;
     private final TimeSource time;
+    private final Proofs proofs;
     private Stream current; // guarded by this
     private long nextId; // guarded by this
     private boolean unary; // guarded by this: the node does not serve Calls
     private boolean closed; // guarded by this
 
-    public CallMux(Channel channel, TimeSource time) {
+    public CallMux(Channel channel, TimeSource time, Proofs proofs) {
         this.channel = channel;
         this.time = time;
+        this.proofs = proofs;
     }
 
     @Override
@@ -277,6 +304,7 @@ public final class CallMux extends Channel {
         Stream stream; // guarded by CallMux.this
         private Listener<R> listener;
         private Q request;
+        private volatile long sentNanos;
         private TimeSource.Cancellable deadline; // guarded by this
         private boolean failedEarly; // set by start, read by halfClose on the caller's thread
         private ClientCall<Q, R> unaryCall; // guarded by this: the node does not serve Calls
@@ -335,6 +363,8 @@ public final class CallMux extends Channel {
             }
             CallRequest.Builder frame = CallRequest.newBuilder();
             carrier.put().accept(frame, request);
+            // Dated before it leaves, as a keepalive is: the node's check comes later.
+            sentNanos = time.nanoTime();
             Status failed = send(this, frame);
             if (failed == null) {
                 return;
@@ -381,6 +411,10 @@ public final class CallMux extends Channel {
                                 "the node answered " + method.getBareMethodName() + " with " + response.getKindCase()),
                         null);
             } else {
+                if (response.getSessionAttached()) {
+                    // Before the caller hears the answer: what it does next may count on the proof.
+                    proofs.proved(channel, carrier.session().applyAsLong(request), sentNanos);
+                }
                 close(Status.OK, carrier.take().apply(response));
             }
         }

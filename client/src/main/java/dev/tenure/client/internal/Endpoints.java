@@ -20,6 +20,7 @@ public final class Endpoints implements AutoCloseable {
     private final ManagedChannel[] channels; // guarded by this
     private final CallMux[] muxes; // guarded by this; null when calls travel unary
     private final TimeSource time;
+    private volatile CallMux.Proofs proofs = (channel, sessionId, sentNanos) -> {};
     private final AtomicInteger preferred = new AtomicInteger();
     private boolean closed; // guarded by this
 
@@ -103,6 +104,11 @@ public final class Endpoints implements AutoCloseable {
         return channels[index];
     }
 
+    /** Where carried calls' proofs of their sessions go (the client's sessions, once it has them). */
+    public void proofs(CallMux.Proofs sink) {
+        proofs = sink;
+    }
+
     /** The channel for unary calls to endpoint {@code index}: they travel on its Calls stream if carried. */
     public synchronized Channel callChannel(int index) {
         Channel channel = channel(index);
@@ -110,7 +116,7 @@ public final class Endpoints implements AutoCloseable {
             return channel;
         }
         if (muxes[index] == null) {
-            muxes[index] = new CallMux(channel, time);
+            muxes[index] = new CallMux(channel, time, (ch, id, sent) -> proofs.proved(ch, id, sent));
         }
         return muxes[index];
     }

@@ -54,6 +54,8 @@ public final class KeepAliveStream {
     long ref;
     /** The first echo of the call that proves this stream; 0 while none can. */
     volatile long provedFromEcho;
+    /** Send time of the latest of the session's calls that proved it: while fresh, no echo is needed. */
+    private volatile long callProvedNanos = NO_PROOF;
 
     /** Creates the stream without starting it, so the owner can register it first. */
     public KeepAliveStream(int endpoint, Handler handler) {
@@ -227,6 +229,19 @@ public final class KeepAliveStream {
         AttachMux.Call c = call;
         long from = provedFromEcho;
         return c == null || from == 0 ? NO_PROOF : c.proofNanos(from);
+    }
+
+    /** A call of the session, sent at {@code sentNanos} while it was on this stream, proved it. */
+    public void callProved(long sentNanos) {
+        if (callProvedNanos == NO_PROOF || sentNanos - callProvedNanos > 0) {
+            callProvedNanos = sentNanos;
+        }
+    }
+
+    /** True if a call proved the session later than {@code sinceNanos}. */
+    boolean callProvedSince(long sinceNanos) {
+        long p = callProvedNanos;
+        return p != NO_PROOF && p - sinceNanos > 0;
     }
 
     /** From the mux, outside its lock. */
