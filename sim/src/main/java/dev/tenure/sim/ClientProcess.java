@@ -41,9 +41,11 @@ final class ClientProcess implements EventLoop.Host {
         if (world.config.mutation() == SimConfig.Mutation.ZERO_DRIFT_MARGIN) {
             builder.driftMargin(Duration.ZERO);
         }
-        // Unary calls: the simulated network loses and duplicates them call by call.
+        // Even slots make unary calls, which the simulated network loses and duplicates call by
+        // call; odd slots carry them on a Calls stream, whose answers can prove a session
+        // (CallResponse.session_attached) in place of echoes.
         this.client = builder.channelFactory(target -> new SimChannel(world, this, node(target)))
-                .unaryCalls(true)
+                .unaryCalls(slot % 2 == 0)
                 .build();
         this.app = new App(world, this);
     }

@@ -70,6 +70,8 @@ final class Node {
         calls.put(call.id, sc);
         if (call.attachMany()) {
             sc.serve(gateway.attachMany(sc.responses()));
+        } else if (call.carriesCalls()) {
+            sc.serve(gateway.calls(sc.responses()));
         } else if (!call.unary()) {
             sc.serve(gateway.attach(sc.responses()));
         }

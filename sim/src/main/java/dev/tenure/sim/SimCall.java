@@ -55,6 +55,11 @@ final class SimCall<Q, R> extends ClientCall<Q, R> {
                 .equals(TenureGrpc.getAttachManyMethod().getFullMethodName());
     }
 
+    /** A Calls stream: unary calls carried as frames. */
+    boolean carriesCalls() {
+        return method.getFullMethodName().equals(TenureGrpc.getCallsMethod().getFullMethodName());
+    }
+
     String name() {
         return method.getBareMethodName() + "#" + id;
     }
