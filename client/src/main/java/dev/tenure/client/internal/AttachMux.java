@@ -203,7 +203,7 @@ public final class AttachMux {
                 doubt = Status.UNAVAILABLE.withDescription("no echo answered within "
                         + TimeUnit.NANOSECONDS.toMillis(now - oldest.getValue())
                         + " ms and the connection silent: replaced");
-            } else if (c.nodeEchoes && !c.provedByCalls(now - echoIntervalNanos / 2)) {
+            } else if (c.nodeEchoes && !c.provedByCalls(now - echoIntervalNanos)) {
                 // Also while an echo is overdue on a call that still hears from its node: the node
                 // is slow, and when it catches up the latest answer is the freshest proof.
                 c.echoWanted = true;
