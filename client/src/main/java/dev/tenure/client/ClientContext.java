@@ -75,6 +75,7 @@ final class ClientContext {
         if (muxes[index] == null || muxes[index].channel() != channel) {
             muxes[index] = new AttachMux(
                     channel,
+                    endpoints.heard(index),
                     time,
                     echoIntervalNanos(),
                     doubtAfterNanos(),

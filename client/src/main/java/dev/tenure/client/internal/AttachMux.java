@@ -47,6 +47,7 @@ public final class AttachMux {
     public static final long LATE_TOLERANCE_NANOS = TimeUnit.MILLISECONDS.toNanos(25);
 
     private final Channel channel;
+    private final Heard heard;
     private final TimeSource time;
     private final long echoIntervalNanos;
     private final long doubtAfterNanos;
@@ -66,12 +67,14 @@ public final class AttachMux {
      */
     public AttachMux(
             Channel channel,
+            Heard heard,
             TimeSource time,
             long echoIntervalNanos,
             long doubtAfterNanos,
             long proofLifetimeNanos,
             Runnable replaceConnection) {
         this.channel = channel;
+        this.heard = heard;
         this.time = time;
         this.echoIntervalNanos = echoIntervalNanos;
         this.doubtAfterNanos = doubtAfterNanos;
@@ -90,6 +93,10 @@ public final class AttachMux {
             current = c;
             if (echoIntervalNanos > 0) {
                 c.echoTimer = time.schedule(() -> echoTick(c), untilNextEcho());
+                // With the call's first frames: answered at once, it tells a live connection
+                // from a silent one while an Open or Resume waits for the log. A node that
+                // predates echoes ignores it.
+                c.echoWanted = true;
             }
             // The call lives in the root context: a session opened from inside a gRPC handler
             // must outlive that handler's call. An immediate failure comes back through
@@ -156,7 +163,12 @@ public final class AttachMux {
      */
     synchronized void confirmed(KeepAliveStream stream, boolean nodeEchoes) {
         Call c = stream.call;
-        if (c == null || c.dead || c.subs.get(stream.ref) != stream || !nodeEchoes) {
+        if (c == null || c.dead || c.subs.get(stream.ref) != stream) {
+            return;
+        }
+        if (!nodeEchoes) {
+            // The call's first echo went to a node that ignores them: never wait for its answer.
+            c.echoSendNanos.clear();
             return;
         }
         c.nodeEchoes = true;
@@ -198,6 +210,7 @@ public final class AttachMux {
             // The tick was due on the grid: how late it runs is how late this process ran.
             long late = Math.floorMod(now, echoIntervalNanos);
             if (oldest != null
+                    && c.nodeEchoes
                     && now - oldest.getValue() >= doubtAfterNanos
                     && c.silentFor(doubtAfterNanos, now, late)) {
                 doubt = Status.UNAVAILABLE.withDescription("no echo answered within "
@@ -271,8 +284,8 @@ public final class AttachMux {
         long echoSeq; // guarded by AttachMux.this: the last echo sent
         TimeSource.Cancellable echoTimer; // guarded by AttachMux.this
         ClientCallStreamObserver<AttachFrames> requests; // guarded by AttachMux.this
-        /** When the call last received anything: a silent connection is one that stopped. */
-        volatile long lastHeardNanos = time.nanoTime();
+        /** When the call started: a connection is not silent for longer than the call has waited. */
+        final long startNanos = time.nanoTime();
 
         @Override
         public void beforeStart(ClientCallStreamObserver<AttachFrames> requestStream) {
@@ -337,7 +350,7 @@ public final class AttachMux {
 
         @Override
         public void onNext(AttachEvents events) {
-            lastHeardNanos = time.nanoTime();
+            heard.at(time.nanoTime());
             for (AttachEvent e : events.getEventsList()) {
                 KeepAliveStream s;
                 synchronized (AttachMux.this) {
@@ -365,7 +378,7 @@ public final class AttachMux {
             }
             // Again at the end: gRPC hands this call its messages one at a time, so the time spent
             // on a large one is not silence of the connection.
-            lastHeardNanos = time.nanoTime();
+            heard.at(time.nanoTime());
         }
 
         /**
@@ -426,8 +439,9 @@ public final class AttachMux {
         }
 
         /**
-         * Nothing at all heard for {@code nanos}: not merely no answer to one request (an answer
-         * to another may have come in just before the connection died), and judged only by a
+         * Nothing at all heard for {@code nanos}, on any call of the connection ({@link Heard}),
+         * nor since this call started: not merely no answer to one request (an answer to another
+         * may have come in just before the connection died), and judged only by a
          * check that ran on time. One that ran more than {@link #LATE_TOLERANCE_NANOS} late says
          * this process was paused or starved, and what arrived meanwhile may not have been read
          * yet: the next check judges. A call that still hears from its node is never silent, so
@@ -435,7 +449,8 @@ public final class AttachMux {
          * leases lapse until its answers catch up.
          */
         boolean silentFor(long nanos, long nowNanos, long lateNanos) {
-            return lateNanos <= LATE_TOLERANCE_NANOS && nowNanos - lastHeardNanos >= nanos;
+            long last = Math.max(heard.lastNanos() - startNanos, 0) + startNanos;
+            return lateNanos <= LATE_TOLERANCE_NANOS && nowNanos - last >= nanos;
         }
 
         /**

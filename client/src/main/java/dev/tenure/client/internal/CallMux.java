@@ -122,6 +122,7 @@ public final class CallMux extends Channel {
     }
 
     private final Channel channel;
+    private final Heard heard;
     private final TimeSource time;
     private final Proofs proofs;
     private Stream current; // guarded by this
@@ -129,8 +130,10 @@ public final class CallMux extends Channel {
     private boolean unary; // guarded by this: the node does not serve Calls
     private boolean closed; // guarded by this
 
-    public CallMux(Channel channel, TimeSource time, Proofs proofs) {
+    /** @param heard what the channel has heard: each answer counts */
+    public CallMux(Channel channel, Heard heard, TimeSource time, Proofs proofs) {
         this.channel = channel;
+        this.heard = heard;
         this.time = time;
         this.proofs = proofs;
     }
@@ -246,6 +249,7 @@ public final class CallMux extends Channel {
 
         @Override
         public void onNext(CallResponse response) {
+            heard.at(time.nanoTime());
             MuxCall<?, ?> call;
             synchronized (CallMux.this) {
                 call = pending.remove(response.getId());

@@ -18,6 +18,7 @@ public final class Endpoints implements AutoCloseable {
     private final List<String> targets;
     private final Function<String, ManagedChannel> channelFactory;
     private final ManagedChannel[] channels; // guarded by this
+    private final Heard[] heard; // guarded by this: one per channel, replaced with it
     private final CallMux[] muxes; // guarded by this; null when calls travel unary
     private final TimeSource time;
     private volatile CallMux.Proofs proofs = (channel, sessionId, sentNanos) -> {};
@@ -40,6 +41,7 @@ public final class Endpoints implements AutoCloseable {
         this.targets = List.copyOf(targets);
         this.channelFactory = channelFactory;
         this.channels = new ManagedChannel[targets.size()];
+        this.heard = new Heard[targets.size()];
         this.muxes = carryCalls ? new CallMux[targets.size()] : null;
         this.time = time;
     }
@@ -100,8 +102,15 @@ public final class Endpoints implements AutoCloseable {
         }
         if (channels[index] == null) {
             channels[index] = channelFactory.apply(targets.get(index));
+            heard[index] = new Heard(time.nanoTime());
         }
         return channels[index];
+    }
+
+    /** What endpoint {@code index}'s current channel ({@link #channel}) has heard. */
+    public synchronized Heard heard(int index) {
+        channel(index);
+        return heard[index];
     }
 
     /** Where carried calls' proofs of their sessions go (the client's sessions, once it has them). */
@@ -116,7 +125,7 @@ public final class Endpoints implements AutoCloseable {
             return channel;
         }
         if (muxes[index] == null) {
-            muxes[index] = new CallMux(channel, time, (ch, id, sent) -> proofs.proved(ch, id, sent));
+            muxes[index] = new CallMux(channel, heard[index], time, (ch, id, sent) -> proofs.proved(ch, id, sent));
         }
         return muxes[index];
     }

@@ -195,7 +195,7 @@ class CallMuxTest {
         String name = "call-mux-" + UUID.randomUUID();
         server = InProcessServerBuilder.forName(name).addService(node).build().start();
         channel = InProcessChannelBuilder.forName(name).build();
-        mux = new CallMux(channel, TimeSource.system(), (ch, id, sent) -> {});
+        mux = new CallMux(channel, new Heard(0), TimeSource.system(), (ch, id, sent) -> {});
         return node;
     }
 
