@@ -268,9 +268,8 @@ final class CallsStream implements StreamObserver<CallRequest> {
             // the client counts from the call's send time. The client also takes it only for a
             // session whose stream runs on this connection and was confirmed before the call
             // left; with this gateway, whose graces start only when the client's side ends, that
-            // alone would do (the simulation found no run where saying yes without looking broke
-            // a property), but an answer travels on another HTTP/2 stream than the session's, so
-            // nothing orders it after a stream's end: the node says only what it checked.
+            // alone would do, but an answer travels on another HTTP/2 stream than the session's,
+            // so nothing orders it after a stream's end: the node says only what it checked.
             if (gateway.registry().carries(sessionId)) {
                 b.setSessionAttached(true);
             }

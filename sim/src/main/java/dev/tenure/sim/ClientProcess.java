@@ -41,11 +41,11 @@ final class ClientProcess implements EventLoop.Host {
         if (world.config.mutation() == SimConfig.Mutation.ZERO_DRIFT_MARGIN) {
             builder.driftMargin(Duration.ZERO);
         }
-        // Even slots make unary calls, which the simulated network loses and duplicates call by
-        // call; odd slots carry them on a Calls stream, whose answers can prove a session
-        // (CallResponse.session_attached) in place of echoes.
+        // Unary calls: the simulated network loses and duplicates them call by call. Not the Calls
+        // stream yet: the client times a carried call's deadline from gRPC's Deadline, which reads
+        // the system clock, so a run would not replay (Node serves Calls for when it can).
         this.client = builder.channelFactory(target -> new SimChannel(world, this, node(target)))
-                .unaryCalls(slot % 2 == 0)
+                .unaryCalls(true)
                 .build();
         this.app = new App(world, this);
     }
