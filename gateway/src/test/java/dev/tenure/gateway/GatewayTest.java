@@ -78,14 +78,7 @@ class GatewayTest {
         in.onNext(AttachFrames.newBuilder()
                 .addFrames(AttachFrame.newBuilder().setRef(1).setRequest(open(800)))
                 .build());
-        log.submitted
-                .remove(0)
-                .reply
-                .complete(Reply.newBuilder()
-                        .setOpened(AttachResponse.Opened.newBuilder()
-                                .setSessionId(7)
-                                .setTtlMs(10_000))
-                        .build());
+        commitOpen();
         scheduler.runAll();
         assertThat(out.messages.get(0).getEvents(0).getResponse().getOpened().getEchoes())
                 .isTrue();
@@ -275,10 +268,8 @@ class GatewayTest {
                 .build();
     }
 
-    /** An Attach stream whose session 7 is open with {@code graceMs}; the Opened is out[0]. */
-    private StreamObserver<AttachRequest> opened(Gateway gateway, Recorder<AttachResponse> out, long graceMs) {
-        StreamObserver<AttachRequest> in = gateway.attach(out);
-        in.onNext(open(graceMs));
+    /** Commits the Open submitted first: the log opens session 7. */
+    private void commitOpen() {
         log.submitted
                 .remove(0)
                 .reply
@@ -287,6 +278,13 @@ class GatewayTest {
                                 .setSessionId(7)
                                 .setTtlMs(10_000))
                         .build());
+    }
+
+    /** An Attach stream whose session 7 is open with {@code graceMs}; the Opened is out[0]. */
+    private StreamObserver<AttachRequest> opened(Gateway gateway, Recorder<AttachResponse> out, long graceMs) {
+        StreamObserver<AttachRequest> in = gateway.attach(out);
+        in.onNext(open(graceMs));
+        commitOpen();
         assertThat(out.messages.get(0).getOpened().getSessionId()).isEqualTo(7);
         return in;
     }
