@@ -204,11 +204,13 @@ final class Attachments implements KeepAliveStream.Handler {
     /**
      * Only a silent call is replaced: on one that hears from its node (other sessions' answers),
      * the Resume is merely slow, and replacing the connection would make every session on it
-     * resume too. Checked again after another doubt time until it is answered or the call falls
-     * silent.
+     * resume too. Checked again every third of the doubt time until it is answered or the call
+     * falls silent (on a connection that has heard nothing yet, that takes longer: see {@link
+     * dev.tenure.client.internal.Heard}).
      */
     private void resumeTimedOut(KeepAliveStream s, long dueNanos) {
         long doubt = live.doubtAfterNanos();
+        long waitedNanos;
         synchronized (mu) {
             if (s != stream || streamOpened || live.lostReason() != null) {
                 return;
@@ -218,11 +220,13 @@ final class Attachments implements KeepAliveStream.Handler {
                 resumeTimer = time.schedule(() -> resumeTimedOut(s, due), doubt / 3);
                 return;
             }
+            waitedNanos = time.nanoTime() - streamSendNanos;
         }
-        long ms = TimeUnit.NANOSECONDS.toMillis(doubt);
+        long ms = TimeUnit.NANOSECONDS.toMillis(waitedNanos);
         ctx.connectionSilent(
                 s,
-                Status.UNAVAILABLE.withDescription("no answer to the resume, and nothing else, within " + ms + " ms"));
+                Status.UNAVAILABLE.withDescription(
+                        "no answer to the resume within " + ms + " ms and the connection silent: replaced"));
     }
 
     @Override

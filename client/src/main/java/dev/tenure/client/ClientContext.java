@@ -80,7 +80,8 @@ final class ClientContext {
                     echoIntervalNanos(),
                     doubtAfterNanos(),
                     proofLifetimeNanos(),
-                    () -> endpoints.replace(index, channel));
+                    why -> replaceConnection(index, channel, why),
+                    graceNanos);
         }
         return muxes[index];
     }
@@ -92,9 +93,16 @@ final class ClientContext {
     void connectionSilent(KeepAliveStream stream, Status status) {
         Channel channel = stream.channel();
         if (channel != null) {
-            endpoints.replace(stream.endpoint(), channel);
+            replaceConnection(stream.endpoint(), channel, status.getDescription());
         }
         stream.abandonCall(status);
+    }
+
+    private void replaceConnection(int index, Channel channel, String why) {
+        // Left open for the grace, as its calls are: see AttachMux#abandon.
+        if (endpoints.replace(index, channel, graceNanos)) {
+            listener.connectionReplaced(endpoints.target(index), why);
+        }
     }
 
     /** The window echoes keep proven: the grace, or the TTL if shorter (it ends the session first). */

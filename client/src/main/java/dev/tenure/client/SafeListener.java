@@ -47,4 +47,9 @@ final class SafeListener implements TenureListener {
     public void leaseLost(Lease lease, LossReason reason) {
         call("leaseLost", () -> delegate.leaseLost(lease, reason));
     }
+
+    @Override
+    public void connectionReplaced(String endpoint, String why) {
+        call("connectionReplaced", () -> delegate.connectionReplaced(endpoint, why));
+    }
 }

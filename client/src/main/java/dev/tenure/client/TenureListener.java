@@ -21,4 +21,12 @@ public interface TenureListener {
 
     /** Called once per lease, whenever its {@link Lease#lost()} completes (release included). */
     default void leaseLost(Lease lease, LossReason reason) {}
+
+    /**
+     * The connection to {@code endpoint} heard nothing for too long and was replaced by a new
+     * one: every session on it resumes (there, or on the next endpoint). {@code why} says what was
+     * not answered and for how long. Frequent replacements mean a node or a network too slow for
+     * the disconnect grace.
+     */
+    default void connectionReplaced(String endpoint, String why) {}
 }

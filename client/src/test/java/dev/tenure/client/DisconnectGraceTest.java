@@ -149,6 +149,64 @@ class DisconnectGraceTest {
     }
 
     @Test
+    void aConnectionGivenUpAsSilentIsClosedOnlyAGraceLaterSoAPausedNodeKeepsItsStreams() {
+        Session s = h.builder().disconnectGrace(GRACE).build().openSession();
+        s.acquire("a");
+        h.time.advance(Duration.ofMillis(300));
+        FakeTenure.Stream first = h.fake.latest();
+        h.fake.echoes = FakeTenure.Echoes.DROP; // a paused node: nothing comes back
+        long resumes = h.fake.attachCount(AttachRequest.KindCase.RESUME);
+        h.time.advance(GRACE.dividedBy(3).plus(GRACE.dividedBy(8)));
+        assertThat(h.fake.attachCount(AttachRequest.KindCase.RESUME))
+                .as("replaced: the session resumed on a new connection")
+                .isGreaterThan(resumes);
+        assertThat(first.clientGone)
+                .as("the node is not told that the old stream ended")
+                .isFalse();
+
+        h.time.advance(GRACE);
+        assertThat(first.clientGone).as("closed a grace after it was given up").isTrue();
+    }
+
+    @Test
+    void aNewConnectionThatHearsNothingIsGivenLongerAtEachReplacement() throws InterruptedException {
+        try (Harness one = new Harness(1)) {
+            List<Long> replacedAt = new ArrayList<>();
+            List<String> reasons = new ArrayList<>();
+            Session s = one.defaultsBuilder()
+                    .disconnectGrace(GRACE)
+                    .listener(new TenureListener() {
+                        @Override
+                        public void connectionReplaced(String endpoint, String why) {
+                            replacedAt.add(one.time.nanoTime());
+                            reasons.add(why);
+                        }
+                    })
+                    .build()
+                    .openSession();
+            s.acquire("a");
+            one.time.advance(Duration.ofMillis(300)); // the connection has heard answers
+            one.fake.echoes = FakeTenure.Echoes.DROP; // then nothing more comes back on it
+            one.fake.resumes = FakeTenure.Resumes.SILENT; // nor on any new one
+            one.time.advance(Duration.ofMillis(2_500));
+
+            long doubt = GRACE.toNanos() / 3;
+            assertThat(replacedAt)
+                    .as("the silent connection, then two new ones that never answered")
+                    .hasSizeGreaterThanOrEqualTo(3);
+            assertThat(reasons.get(0)).startsWith("no echo answered");
+            assertThat(reasons.get(1)).startsWith("no answer to the resume");
+            // The first new connection is judged after twice the doubt time (its Resume left at
+            // once); the next after four times it, plus the 50 ms backoff of a second failure.
+            assertThat(replacedAt.get(1) - replacedAt.get(0)).isBetween(2 * doubt, 2 * doubt + doubt / 3);
+            assertThat(replacedAt.get(2) - replacedAt.get(1))
+                    .isBetween(
+                            4 * doubt + Duration.ofMillis(50).toNanos(),
+                            4 * doubt + Duration.ofMillis(50).toNanos() + doubt / 3);
+        }
+    }
+
+    @Test
     void aSecondLapseAfterARecoveryIsToldToo() {
         Session s = h.builder().disconnectGrace(GRACE).build().openSession();
         Lease first = s.acquire("a");

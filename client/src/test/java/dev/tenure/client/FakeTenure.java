@@ -404,6 +404,8 @@ final class FakeTenure extends TenureGrpc.TenureImplBase {
         private final StreamObserver<AttachResponse> out;
         private boolean done; // guarded by this
         volatile long sessionId;
+        /** The client's side ended: it cancelled the call, or closed the connection. */
+        volatile boolean clientGone;
 
         Stream(StreamObserver<AttachResponse> out, Integer node) {
             this.out = out;
@@ -493,6 +495,7 @@ final class FakeTenure extends TenureGrpc.TenureImplBase {
         @Override
         public synchronized void onError(Throwable t) {
             done = true;
+            clientGone = true;
         }
 
         @Override

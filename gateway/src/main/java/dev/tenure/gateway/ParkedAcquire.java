@@ -39,6 +39,11 @@ final class ParkedAcquire implements SessionRegistry.WaitingAcquire {
     }
 
     @Override
+    public long attempt() {
+        return request.getAttempt();
+    }
+
+    @Override
     public void resolve(AcquireResponse response) {
         answer(response, null);
     }

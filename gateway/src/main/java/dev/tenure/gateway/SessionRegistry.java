@@ -38,11 +38,22 @@ final class SessionRegistry {
     }
 
     void addWait(long sessionId, long requestId, WaitingAcquire wait) {
-        WaitingAcquire previous = waits.put(new WaitKey(sessionId, requestId), wait);
-        if (previous != null && previous != wait) {
-            // A retry of the same request replaced an older call; the older one gets the same
-            // answer as soon as there is one, so tell it to give up instead of hanging.
-            previous.superseded();
+        WaitingAcquire[] loser = new WaitingAcquire[1];
+        waits.compute(new WaitKey(sessionId, requestId), (key, previous) -> {
+            if (previous == null || previous == wait) {
+                return wait;
+            }
+            // Two tries of one request: the later try is the one its client still waits on. Tries
+            // can arrive out of order (an earlier one read late from a connection the client has
+            // since given up), so "later" is the try's number, not the order of arrival; the
+            // other one gets the same answer as soon as there is one, so it gives up instead of
+            // hanging.
+            boolean keepPrevious = previous.attempt() > wait.attempt();
+            loser[0] = keepPrevious ? wait : previous;
+            return keepPrevious ? previous : wait;
+        });
+        if (loser[0] != null) {
+            loser[0].superseded();
         }
     }
 
@@ -85,6 +96,9 @@ final class SessionRegistry {
 
     /** An acquire call parked in this gateway until its lock is granted or its wait ends. */
     interface WaitingAcquire {
+        /** The try's number (AcquireRequest.attempt): a higher one is a later try of the request. */
+        long attempt();
+
         void resolve(AcquireResponse response);
 
         void superseded();

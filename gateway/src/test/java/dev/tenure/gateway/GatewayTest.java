@@ -7,6 +7,7 @@ import dev.tenure.api.internal.LogCommand;
 import dev.tenure.api.internal.Queued;
 import dev.tenure.api.internal.Reply;
 import dev.tenure.api.internal.SessionEnded;
+import dev.tenure.api.internal.WaitResolved;
 import dev.tenure.api.v1.AcquireRequest;
 import dev.tenure.api.v1.AcquireResponse;
 import dev.tenure.api.v1.AttachEvents;
@@ -239,6 +240,59 @@ class GatewayTest {
         assertThat(withdrawal.getSessionId()).isEqualTo(7);
         assertThat(withdrawal.getRequestId()).isEqualTo(2);
         assertThat(withdrawal.getAttempt()).isEqualTo(3);
+    }
+
+    @Test
+    void anEarlierTryReadLateNeverSupersedesALaterTryOfTheSameRequest() {
+        Gateway gateway = new Gateway(log, scheduler, Limits.defaults(), new Gateway.Listener() {});
+        ManualAnswer<AcquireResponse> second = new ManualAnswer<>();
+        ManualAnswer<AcquireResponse> first = new ManualAnswer<>();
+        gateway.acquire(waitingTry(2), second);
+        gateway.acquire(waitingTry(1), first); // from a connection its client gave up: read late
+        assertThat(first.failure.getStatus().getCode()).isEqualTo(Status.Code.ABORTED);
+        assertThat(second.failure)
+                .as("the try its client waits on keeps its wait")
+                .isNull();
+
+        log.submitted.get(1).reply.complete(queued());
+        log.submitted.get(0).reply.complete(queued());
+        AcquireResponse granted =
+                AcquireResponse.newBuilder().setCode(Code.CODE_OK).build();
+        gateway.registry()
+                .onEvent(Event.newBuilder()
+                        .setWaitResolved(WaitResolved.newBuilder()
+                                .setSessionId(7)
+                                .setRequestId(2)
+                                .setResponse(granted))
+                        .build());
+        assertThat(second.responses).containsExactly(granted);
+    }
+
+    @Test
+    void aLaterTrySupersedesAnEarlierOne() {
+        Gateway gateway = new Gateway(log, scheduler, Limits.defaults(), new Gateway.Listener() {});
+        ManualAnswer<AcquireResponse> first = new ManualAnswer<>();
+        ManualAnswer<AcquireResponse> second = new ManualAnswer<>();
+        gateway.acquire(waitingTry(1), first);
+        gateway.acquire(waitingTry(2), second);
+        assertThat(first.failure.getStatus().getCode()).isEqualTo(Status.Code.ABORTED);
+        assertThat(second.failure).isNull();
+    }
+
+    private static AcquireRequest waitingTry(int attempt) {
+        return AcquireRequest.newBuilder()
+                .setSessionId(7)
+                .setRequestId(2)
+                .setLock("a")
+                .setWaitMs(10_000)
+                .setAttempt(attempt)
+                .build();
+    }
+
+    private static Reply queued() {
+        return Reply.newBuilder()
+                .setQueued(Queued.newBuilder().setHolderToken(1))
+                .build();
     }
 
     @Test

@@ -1,9 +1,13 @@
 package dev.tenure.bench.load;
 
+import dev.tenure.bench.report.Figures;
 import dev.tenure.client.TenureClient;
+import dev.tenure.client.TenureListener;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
 
 /** The bench's clients: one {@link TenureClient} is one connection, as one application process has. */
 final class Clients implements AutoCloseable {
@@ -12,10 +16,22 @@ final class Clients implements AutoCloseable {
     static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
 
     private final List<TenureClient> open = new ArrayList<>();
+    private final LongAdder replaced = new LongAdder();
+    private final AtomicReference<String> firstReplacement = new AtomicReference<>();
+
+    /** Counts connections replaced as silent: a default that replaces them under load is unfit for it. */
+    private final TenureListener listener = new TenureListener() {
+        @Override
+        public void connectionReplaced(String endpoint, String why) {
+            replaced.increment();
+            firstReplacement.compareAndSet(null, endpoint + ": " + why);
+        }
+    };
 
     TenureClient open(LoadConfig config, String name) {
         TenureClient.Builder b = TenureClient.builder()
                 .endpoints(config.endpoints())
+                .listener(listener)
                 .sessionTtl(config.ttl())
                 .requestTimeout(REQUEST_TIMEOUT)
                 .clientName("tenure-bench " + name + " pid "
@@ -26,6 +42,13 @@ final class Clients implements AutoCloseable {
         TenureClient c = b.build();
         open.add(c);
         return c;
+    }
+
+    /** {@code f} with how many connections were replaced as silent, and the first reason, if any. */
+    Figures withReplacements(Figures f) {
+        f = f.with("connections_replaced", replaced.sum());
+        String first = firstReplacement.get();
+        return first == null ? f : f.with("first_replacement", first);
     }
 
     /** Closes every client: their sessions end and their leases are released. */

@@ -69,7 +69,7 @@ final class HoldWorkload {
             long lost = sessions.stream()
                     .filter(s -> s.state() != Session.State.CONNECTED)
                     .count();
-            return f.with("sessions_not_connected", lost);
+            return clients.withReplacements(f.with("sessions_not_connected", lost));
         }
     }
 

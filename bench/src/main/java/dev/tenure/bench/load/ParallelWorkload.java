@@ -59,7 +59,7 @@ final class ParallelWorkload {
                 });
             }
             Figures f = ClosedLoop.run(workload, config, cycles);
-            return f.with("latency", fencedWrite ? "acquire+put+release" : "acquire+release");
+            return clients.withReplacements(f.with("latency", fencedWrite ? "acquire+put+release" : "acquire+release"));
         }
     }
 }

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * Every session a client has on one endpoint, carried on one AttachMany call: each session's
@@ -52,7 +53,8 @@ public final class AttachMux {
     private final long echoIntervalNanos;
     private final long doubtAfterNanos;
     private final long proofLifetimeNanos;
-    private final Runnable replaceConnection;
+    private final Consumer<String> replaceConnection;
+    private final long lingerNanos;
     private Call current; // guarded by this
     private long nextRef; // guarded by this
 
@@ -63,7 +65,9 @@ public final class AttachMux {
      * @param proofLifetimeNanos how long after an answered echo's send time its sessions' leases
      *     stay valid on its account: when the proof lapses, the call tells them
      * @param replaceConnection replaces {@code channel} for the sessions that resume after a silent
-     *     connection
+     *     connection; it is given the reason
+     * @param lingerNanos how long a call given up as silent is left open before it is cancelled:
+     *     see {@link #abandon}
      */
     public AttachMux(
             Channel channel,
@@ -72,7 +76,8 @@ public final class AttachMux {
             long echoIntervalNanos,
             long doubtAfterNanos,
             long proofLifetimeNanos,
-            Runnable replaceConnection) {
+            Consumer<String> replaceConnection,
+            long lingerNanos) {
         this.channel = channel;
         this.heard = heard;
         this.time = time;
@@ -80,6 +85,7 @@ public final class AttachMux {
         this.doubtAfterNanos = doubtAfterNanos;
         this.proofLifetimeNanos = proofLifetimeNanos;
         this.replaceConnection = replaceConnection;
+        this.lingerNanos = lingerNanos;
     }
 
     public Channel channel() {
@@ -226,9 +232,8 @@ public final class AttachMux {
         }
         if (doubt != null) {
             // First, so that the sessions' resumes go out on the new connection.
-            replaceConnection.run();
-            c.broken(doubt);
-            c.cancelQuietly(doubt);
+            replaceConnection.accept(doubt.getDescription());
+            c.giveUp(doubt);
         } else if (schedule) {
             time.schedule(() -> flush(c), 0);
         }
@@ -245,7 +250,16 @@ public final class AttachMux {
 
     /**
      * The connection under {@code stream}'s call is silent: every sub-stream on it is broken with
-     * {@code status} (they resume elsewhere or on a new connection) and the call is cancelled.
+     * {@code status} (they resume elsewhere or on a new connection), and the call is cancelled a
+     * linger later.
+     *
+     * <p>Not at once: the node may be merely paused (a long collection, a starved machine), not
+     * cut off. Cancelling would tell it, as soon as it runs again, that every session on the call
+     * lost its stream, and start their grace; all of them would then have to resume within that
+     * grace, through the log of a node that is just catching up. Left open, the call keeps them
+     * bound there until their Resumes on the new connection move them. Waiting costs nothing when
+     * the connection is really dead: the client trusts its leases on proofs alone (none come on a
+     * call given up), and the node ends a session no later for a call that stays open.
      */
     public void abandon(KeepAliveStream stream, Status status) {
         Call c;
@@ -253,8 +267,7 @@ public final class AttachMux {
             c = stream.call;
         }
         if (c != null) {
-            c.broken(status);
-            c.cancelQuietly(status);
+            c.giveUp(status);
         }
     }
 
@@ -439,8 +452,9 @@ public final class AttachMux {
         }
 
         /**
-         * Nothing at all heard for {@code nanos}, on any call of the connection ({@link Heard}),
-         * nor since this call started: not merely no answer to one request (an answer to another
+         * Nothing at all heard for {@code nanos} (longer on a connection that has heard nothing
+         * yet: {@link Heard#silenceNanos}), on any call of the connection, nor since this call
+         * started: not merely no answer to one request (an answer to another
          * may have come in just before the connection died), and judged only by a
          * check that ran on time. One that ran more than {@link #LATE_TOLERANCE_NANOS} late says
          * this process was paused or starved, and what arrived meanwhile may not have been read
@@ -450,7 +464,7 @@ public final class AttachMux {
          */
         boolean silentFor(long nanos, long nowNanos, long lateNanos) {
             long last = Math.max(heard.lastNanos() - startNanos, 0) + startNanos;
-            return lateNanos <= LATE_TOLERANCE_NANOS && nowNanos - last >= nanos;
+            return lateNanos <= LATE_TOLERANCE_NANOS && nowNanos - last >= heard.silenceNanos(nanos);
         }
 
         /**
@@ -488,6 +502,12 @@ public final class AttachMux {
         @Override
         public void onCompleted() {
             broken(Status.UNAVAILABLE.withDescription("server completed the stream without SessionEnded"));
+        }
+
+        /** See {@link AttachMux#abandon}: what arrives on the call from now on is ignored. */
+        void giveUp(Status status) {
+            broken(status);
+            time.schedule(() -> cancelQuietly(status), lingerNanos);
         }
 
         void cancelQuietly(Status status) {

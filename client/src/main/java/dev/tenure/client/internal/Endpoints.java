@@ -19,10 +19,16 @@ public final class Endpoints implements AutoCloseable {
     private final Function<String, ManagedChannel> channelFactory;
     private final ManagedChannel[] channels; // guarded by this
     private final Heard[] heard; // guarded by this: one per channel, replaced with it
+    /** Per endpoint: see {@link Heard#silentPredecessorsAfter()}. Guarded by this. */
+    private final int[] silentPredecessors;
+
     private final CallMux[] muxes; // guarded by this; null when calls travel unary
     private final TimeSource time;
     private volatile CallMux.Proofs proofs = (channel, sessionId, sentNanos) -> {};
     private final AtomicInteger preferred = new AtomicInteger();
+    /** Channels replaced and not yet shut down: see {@link #replace}. Guarded by this. */
+    private final List<ManagedChannel> retiring = new ArrayList<>();
+
     private boolean closed; // guarded by this
 
     /**
@@ -42,6 +48,7 @@ public final class Endpoints implements AutoCloseable {
         this.channelFactory = channelFactory;
         this.channels = new ManagedChannel[targets.size()];
         this.heard = new Heard[targets.size()];
+        this.silentPredecessors = new int[targets.size()];
         this.muxes = carryCalls ? new CallMux[targets.size()] : null;
         this.time = time;
     }
@@ -102,7 +109,7 @@ public final class Endpoints implements AutoCloseable {
         }
         if (channels[index] == null) {
             channels[index] = channelFactory.apply(targets.get(index));
-            heard[index] = new Heard(time.nanoTime());
+            heard[index] = new Heard(time.nanoTime(), silentPredecessors[index]);
         }
         return channels[index];
     }
@@ -133,20 +140,35 @@ public final class Endpoints implements AutoCloseable {
     /**
      * The connection to endpoint {@code index} went silent while its peer may have dropped it (a
      * middlebox that lost its state, a half-open socket): the channel would keep sending into it,
-     * since to the channel the connection looks alive. Shuts it down at once, failing whatever is
-     * still on it (UNAVAILABLE, which requests retry), so that the next call makes a new one.
+     * since to the channel the connection looks alive. The next call makes a new one; this one
+     * is shut down {@code lingerNanos} later, failing whatever is still on it then (UNAVAILABLE,
+     * which requests retry). Meanwhile a node that was only paused can still answer the calls in
+     * flight on it, and sees none of its streams end (see {@link AttachMux#abandon}).
      * {@code seen}: the channel the caller found silent; a channel made since is left alone.
+     * Returns whether it was replaced.
      */
-    public void replace(int index, Channel seen) {
+    public boolean replace(int index, Channel seen, long lingerNanos) {
         ManagedChannel old;
         synchronized (this) {
             if (closed || channels[index] == null || channels[index] != seen) {
-                return;
+                return false;
             }
             old = channels[index];
             channels[index] = null;
+            silentPredecessors[index] = heard[index].silentPredecessorsAfter();
+            retiring.add(old);
             if (muxes != null) {
                 muxes[index] = null;
+            }
+        }
+        time.schedule(() -> retire(old), lingerNanos);
+        return true;
+    }
+
+    private void retire(ManagedChannel old) {
+        synchronized (this) {
+            if (!retiring.remove(old)) {
+                return; // close() shut it down already
             }
         }
         old.shutdownNow();
@@ -172,6 +194,10 @@ public final class Endpoints implements AutoCloseable {
                     open.add(c.shutdown());
                 }
             }
+            for (ManagedChannel c : retiring) {
+                c.shutdownNow(); // given up as silent: nothing on it is worth waiting for now
+            }
+            retiring.clear();
         }
         for (ManagedChannel c : open) {
             try {
