@@ -1,5 +1,6 @@
 package dev.tenure.client;
 
+import com.google.protobuf.ByteString;
 import dev.tenure.client.internal.Backoff;
 import dev.tenure.client.internal.KeepAliveStream;
 import dev.tenure.client.internal.Retrier;
@@ -96,6 +97,7 @@ final class Attachments implements KeepAliveStream.Handler {
         int index;
         long resumeId;
         long expected;
+        ByteString secret;
         synchronized (mu) {
             retryTimer = null;
             if (!live.wantsStream() || stream != null) {
@@ -107,6 +109,7 @@ final class Attachments implements KeepAliveStream.Handler {
             streamOpened = false;
             resumeId = live.sessionId();
             expected = knownAttachment;
+            secret = live.caller().secret();
             // Taken before the Open/Resume leaves, so the renewal it carries is dated no later than
             // the server's commit of it.
             streamSendNanos = time.nanoTime();
@@ -131,12 +134,19 @@ final class Attachments implements KeepAliveStream.Handler {
         if (resumeId == 0) {
             s.sendOpen(TimeUnit.NANOSECONDS.toMillis(ctx.ttlNanos), ctx.clientName, graceMs);
         } else {
-            s.sendResume(resumeId, graceMs, expected);
+            s.sendResume(resumeId, graceMs, expected, secret);
         }
     }
 
     @Override
-    public void opened(KeepAliveStream s, long id, long ttlMs, long graceMs, boolean echoes, long attachment) {
+    public void opened(
+            KeepAliveStream s,
+            long id,
+            long ttlMs,
+            long graceMs,
+            boolean echoes,
+            long attachment,
+            ByteString sessionSecret) {
         Effects fx = new Effects();
         synchronized (mu) {
             if (s != stream || live.lostReason() != null) {
@@ -150,7 +160,7 @@ final class Attachments implements KeepAliveStream.Handler {
             if (live.sessionId() == 0) {
                 cancel(openTimer);
             }
-            live.attached(s, id, ttlMs, graceMs, echoes, streamSendNanos, fx);
+            live.attached(s, id, ttlMs, graceMs, echoes, sessionSecret, streamSendNanos, fx);
             if (echoes && ctx.graceNanos > 0) {
                 // At once, not at the call's next tick: the proof so far dates from the Open or
                 // Resume's send time, which on a cold start or a slow reconnect may be most of a

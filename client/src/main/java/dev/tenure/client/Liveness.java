@@ -4,6 +4,7 @@ import static dev.tenure.client.Session.State.CONNECTED;
 import static dev.tenure.client.Session.State.LOST;
 import static dev.tenure.client.Session.State.UNCERTAIN;
 
+import com.google.protobuf.ByteString;
 import dev.tenure.client.internal.Horizon;
 import dev.tenure.client.internal.KeepAliveStream;
 import io.grpc.Channel;
@@ -64,6 +65,9 @@ final class Liveness {
     private Session.State state = CONNECTED;
     private boolean closing;
     private long sessionId;
+    /** Given by the node with the session's first Opened; shown with every request for it. */
+    private ByteString secret = ByteString.EMPTY;
+
     private long ttlNanos;
     private long lastSeq;
     private TenureException openFailure;
@@ -107,6 +111,12 @@ final class Liveness {
     long sessionId() {
         synchronized (mu) {
             return sessionId;
+        }
+    }
+
+    Caller caller() {
+        synchronized (mu) {
+            return new Caller(sessionId, secret);
         }
     }
 
@@ -246,10 +256,18 @@ final class Liveness {
 
     /** The session is on a stream: an Open or a Resume sent at {@code sentNanos} was confirmed. */
     void attached(
-            KeepAliveStream s, long id, long ttlMs, long graceMs, boolean nodeEchoes, long sentNanos, Effects fx) {
+            KeepAliveStream s,
+            long id,
+            long ttlMs,
+            long graceMs,
+            boolean nodeEchoes,
+            ByteString sessionSecret,
+            long sentNanos,
+            Effects fx) {
         boolean resumed = sessionId != 0;
         echoes = nodeEchoes;
         if (!resumed) {
+            secret = sessionSecret;
             start(id, ttlMs, sentNanos);
         }
         // The grace the node applies, never more than asked: a node without it says 0.

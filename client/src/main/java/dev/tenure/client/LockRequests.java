@@ -25,9 +25,10 @@ final class LockRequests {
 
     /** {@code waitMs} negative: forever. */
     static CompletableFuture<AcquireResponse> acquire(
-            ClientContext ctx, long sessionId, long requestId, String lock, long waitMs, GrantPolicy policy) {
+            ClientContext ctx, Caller caller, long requestId, String lock, long waitMs, GrantPolicy policy) {
         AcquireRequest request = AcquireRequest.newBuilder()
-                .setSessionId(sessionId)
+                .setSessionId(caller.sessionId())
+                .setSessionSecret(caller.secret())
                 .setRequestId(requestId)
                 .setLock(lock)
                 .setWaitMs(waitMs)
@@ -49,20 +50,20 @@ final class LockRequests {
 
     /**
      * Releases the lease holding {@code token} on {@code lock}; waits for the answer. Without
-     * {@code force} only a lease of session {@code sessionId} is ended; with it, whichever session
+     * {@code force} only a lease of the caller's session is ended; with it, whichever session
      * holds it (a forced release, which the server ends REVOKED). NOT_OWNER becomes
      * {@link NotOwnerException}, other codes go through {@code failure}.
      */
     static void releaseByToken(
             ClientContext ctx,
-            long sessionId,
+            Caller caller,
             long requestId,
             String lock,
             long token,
             boolean force,
             Writes.Failure failure) {
         ReleaseRequest request =
-                release(sessionId, requestId, lock, token).setForce(force).build();
+                release(caller, requestId, lock, token).setForce(force).build();
         ReleaseResponse r =
                 Blocking.join(ctx.retrier.call(TenureGrpc.getReleaseMethod(), request, ctx.requestTimeoutNanos));
         if (r.getCode() == Code.CODE_NOT_OWNER) {
@@ -74,15 +75,16 @@ final class LockRequests {
 
     /** Compare-and-delete of one of the session's own leases. */
     static CompletableFuture<ReleaseResponse> releaseOwn(
-            ClientContext ctx, long sessionId, long requestId, String lock, long token) {
-        ReleaseRequest request = release(sessionId, requestId, lock, token).build();
+            ClientContext ctx, Caller caller, long requestId, String lock, long token) {
+        ReleaseRequest request = release(caller, requestId, lock, token).build();
         return ctx.retrier.call(TenureGrpc.getReleaseMethod(), request, ctx.requestTimeoutNanos);
     }
 
     static CompletableFuture<RenewLeaseResponse> renew(
-            ClientContext ctx, long sessionId, long requestId, String lock, long token) {
+            ClientContext ctx, Caller caller, long requestId, String lock, long token) {
         RenewLeaseRequest request = RenewLeaseRequest.newBuilder()
-                .setSessionId(sessionId)
+                .setSessionId(caller.sessionId())
+                .setSessionSecret(caller.secret())
                 .setRequestId(requestId)
                 .setLock(lock)
                 .setToken(token)
@@ -106,9 +108,10 @@ final class LockRequests {
         }
     }
 
-    private static ReleaseRequest.Builder release(long sessionId, long requestId, String lock, long token) {
+    private static ReleaseRequest.Builder release(Caller caller, long requestId, String lock, long token) {
         return ReleaseRequest.newBuilder()
-                .setSessionId(sessionId)
+                .setSessionId(caller.sessionId())
+                .setSessionSecret(caller.secret())
                 .setRequestId(requestId)
                 .setLock(lock)
                 .setToken(token);

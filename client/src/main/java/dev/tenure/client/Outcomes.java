@@ -20,6 +20,8 @@ final class Outcomes {
                 return new TenureException("outcome unknown, request id too old: " + detail);
             case CODE_CANCELLED:
                 return new TenureException("cancelled: " + detail);
+            case CODE_DENIED:
+                return new DeniedException("denied: " + detail);
             default:
                 return new TenureException("unexpected " + code + ": " + detail);
         }

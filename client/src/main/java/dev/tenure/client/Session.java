@@ -55,6 +55,11 @@ public final class Session implements AutoCloseable {
         return liveness.sessionId();
     }
 
+    /** What this session's requests name it by: its id and its secret. */
+    private Caller caller() {
+        return liveness.caller();
+    }
+
     /** The TTL the server confirmed. */
     public Duration ttl() {
         return liveness.ttl();
@@ -130,7 +135,7 @@ public final class Session implements AutoCloseable {
         // this is a safe origin for the lease's own (maxHold, manual TTL) horizon.
         long sentNanos = ctx.time.nanoTime();
         CompletableFuture<AcquireResponse> call =
-                LockRequests.acquire(ctx, id(), requestIds.incrementAndGet(), lock, waitMs, options.policy(ttl()));
+                LockRequests.acquire(ctx, caller(), requestIds.incrementAndGet(), lock, waitMs, options.policy(ttl()));
         acquiring.add(result);
         // However the result ends (cancelled, session lost), the server-side wait must end too.
         result.whenComplete((lease, error) -> call.cancel(false));
@@ -192,7 +197,7 @@ public final class Session implements AutoCloseable {
      */
     public void release(String lock, long token) {
         requireLive();
-        LockRequests.releaseByToken(ctx, id(), requestIds.incrementAndGet(), lock, token, false, this::failure);
+        LockRequests.releaseByToken(ctx, caller(), requestIds.incrementAndGet(), lock, token, false, this::failure);
         markReleased(lock, token, LossReason.RELEASED);
     }
 
@@ -205,7 +210,7 @@ public final class Session implements AutoCloseable {
      */
     public void forceRelease(String lock, long token) {
         requireLive();
-        LockRequests.releaseByToken(ctx, id(), requestIds.incrementAndGet(), lock, token, true, this::failure);
+        LockRequests.releaseByToken(ctx, caller(), requestIds.incrementAndGet(), lock, token, true, this::failure);
         markReleased(lock, token, LossReason.REVOKED);
     }
 
@@ -218,8 +223,7 @@ public final class Session implements AutoCloseable {
 
     /** Compare-and-delete of one of this session's own leases. */
     CompletableFuture<Void> releaseOwn(Lease lease) {
-        return LockRequests.releaseOwn(
-                        ctx, lease.sessionId(), requestIds.incrementAndGet(), lease.lock(), lease.token())
+        return LockRequests.releaseOwn(ctx, caller(), requestIds.incrementAndGet(), lease.lock(), lease.token())
                 .thenApply(r -> {
                     switch (r.getCode()) {
                         case CODE_OK:
@@ -243,13 +247,14 @@ public final class Session implements AutoCloseable {
 
     /** RenewLease for one of this session's own leases. */
     CompletableFuture<RenewLeaseResponse> renewOwn(Lease lease) {
-        return LockRequests.renew(ctx, lease.sessionId(), requestIds.incrementAndGet(), lease.lock(), lease.token());
+        return LockRequests.renew(ctx, caller(), requestIds.incrementAndGet(), lease.lock(), lease.token());
     }
 
     /** WriteCheckpoint under one of this session's own leases. */
     void checkpointOwn(Lease lease, byte[] value) {
         requireLive();
-        Writes.checkpoint(ctx, id(), requestIds.incrementAndGet(), lease.lock(), lease.token(), value, this::failure);
+        Writes.checkpoint(
+                ctx, caller(), requestIds.incrementAndGet(), lease.lock(), lease.token(), value, this::failure);
     }
 
     ClientContext context() {
@@ -274,7 +279,7 @@ public final class Session implements AutoCloseable {
 
     private void write(String key, byte[] value, Fence fence) {
         requireLive();
-        Writes.put(ctx, id(), requestIds.incrementAndGet(), key, value, fence, this::failure);
+        Writes.put(ctx, caller(), requestIds.incrementAndGet(), key, value, fence, this::failure);
     }
 
     /** Unfenced delete; returns whether the key existed. Refused like {@link #put(String, byte[])}. */
@@ -292,7 +297,7 @@ public final class Session implements AutoCloseable {
 
     private boolean remove(String key, Fence fence) {
         requireLive();
-        return Writes.delete(ctx, id(), requestIds.incrementAndGet(), key, fence, this::failure);
+        return Writes.delete(ctx, caller(), requestIds.incrementAndGet(), key, fence, this::failure);
     }
 
     public Optional<KvEntry> get(String key) {

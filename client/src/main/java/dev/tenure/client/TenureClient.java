@@ -81,7 +81,7 @@ public final class TenureClient implements AutoCloseable {
      * nothing changes; see {@link #putOverridingFence(String, byte[])}.
      */
     public void put(String key, byte[] value) {
-        Writes.put(ctx, 0, 0, key, value, null, Outcomes::unexpected);
+        Writes.put(ctx, Caller.NONE, 0, key, value, null, Outcomes::unexpected);
     }
 
     /**
@@ -91,7 +91,7 @@ public final class TenureClient implements AutoCloseable {
      * {@link #put(String, byte[])}.
      */
     public void putOverridingFence(String key, byte[] value) {
-        Writes.put(ctx, 0, 0, key, value, null, true, Outcomes::unexpected);
+        Writes.put(ctx, Caller.NONE, 0, key, value, null, true, Outcomes::unexpected);
     }
 
     /**
@@ -101,7 +101,7 @@ public final class TenureClient implements AutoCloseable {
      * a worker handed the token) writes.
      */
     public void put(String key, byte[] value, String lock, long token) {
-        Writes.put(ctx, 0, 0, key, value, Writes.fence(lock, token), Outcomes::unexpected);
+        Writes.put(ctx, Caller.NONE, 0, key, value, Writes.fence(lock, token), Outcomes::unexpected);
     }
 
     /**
@@ -111,7 +111,7 @@ public final class TenureClient implements AutoCloseable {
      * {@code tenure run}); with a {@link Lease}, use {@link Lease#checkpoint(byte[])}.
      */
     public void checkpoint(String lock, long token, byte[] value) {
-        Writes.checkpoint(ctx, 0, 0, lock, token, value, Outcomes::unexpected);
+        Writes.checkpoint(ctx, Caller.NONE, 0, lock, token, value, Outcomes::unexpected);
     }
 
     /**
@@ -120,7 +120,7 @@ public final class TenureClient implements AutoCloseable {
      * {@link #deleteOverridingFence(String)}.
      */
     public boolean delete(String key) {
-        return Writes.delete(ctx, 0, 0, key, null, Outcomes::unexpected);
+        return Writes.delete(ctx, Caller.NONE, 0, key, null, Outcomes::unexpected);
     }
 
     /**
@@ -128,12 +128,12 @@ public final class TenureClient implements AutoCloseable {
      * as {@link #putOverridingFence(String, byte[])}. Returns whether the key existed.
      */
     public boolean deleteOverridingFence(String key) {
-        return Writes.delete(ctx, 0, 0, key, null, true, Outcomes::unexpected);
+        return Writes.delete(ctx, Caller.NONE, 0, key, null, true, Outcomes::unexpected);
     }
 
     /** Fenced delete without a session; see {@link #put(String, byte[], String, long)}. */
     public boolean delete(String key, String lock, long token) {
-        return Writes.delete(ctx, 0, 0, key, Writes.fence(lock, token), Outcomes::unexpected);
+        return Writes.delete(ctx, Caller.NONE, 0, key, Writes.fence(lock, token), Outcomes::unexpected);
     }
 
     /** Closes every open session (releasing their leases), then the channels. Idempotent. */

@@ -25,8 +25,8 @@ final class Writes {
     }
 
     static void put(
-            ClientContext ctx, long sessionId, long requestId, String key, byte[] value, Fence fence, Failure failure) {
-        put(ctx, sessionId, requestId, key, value, fence, false, failure);
+            ClientContext ctx, Caller caller, long requestId, String key, byte[] value, Fence fence, Failure failure) {
+        put(ctx, caller, requestId, key, value, fence, false, failure);
     }
 
     /**
@@ -35,7 +35,7 @@ final class Writes {
      */
     static void put(
             ClientContext ctx,
-            long sessionId,
+            Caller caller,
             long requestId,
             String key,
             byte[] value,
@@ -43,7 +43,8 @@ final class Writes {
             boolean overrideFence,
             Failure failure) {
         KvPutRequest.Builder b = KvPutRequest.newBuilder()
-                .setSessionId(sessionId)
+                .setSessionId(caller.sessionId())
+                .setSessionSecret(caller.secret())
                 .setRequestId(requestId)
                 .setKey(key)
                 .setValue(ByteString.copyFrom(value))
@@ -63,21 +64,22 @@ final class Writes {
     }
 
     /** Returns whether the key existed. */
-    static boolean delete(ClientContext ctx, long sessionId, long requestId, String key, Fence fence, Failure failure) {
-        return delete(ctx, sessionId, requestId, key, fence, false, failure);
+    static boolean delete(ClientContext ctx, Caller caller, long requestId, String key, Fence fence, Failure failure) {
+        return delete(ctx, caller, requestId, key, fence, false, failure);
     }
 
     /** Returns whether the key existed; {@code overrideFence} as for {@code put}. */
     static boolean delete(
             ClientContext ctx,
-            long sessionId,
+            Caller caller,
             long requestId,
             String key,
             Fence fence,
             boolean overrideFence,
             Failure failure) {
         KvDeleteRequest.Builder b = KvDeleteRequest.newBuilder()
-                .setSessionId(sessionId)
+                .setSessionId(caller.sessionId())
+                .setSessionSecret(caller.secret())
                 .setRequestId(requestId)
                 .setKey(key)
                 .setOverrideFence(overrideFence);
@@ -102,9 +104,10 @@ final class Writes {
 
     /** A fenced write of the lock's checkpoint; STALE_TOKEN becomes {@link StaleTokenException}. */
     static void checkpoint(
-            ClientContext ctx, long sessionId, long requestId, String lock, long token, byte[] value, Failure failure) {
+            ClientContext ctx, Caller caller, long requestId, String lock, long token, byte[] value, Failure failure) {
         WriteCheckpointRequest request = WriteCheckpointRequest.newBuilder()
-                .setSessionId(sessionId)
+                .setSessionId(caller.sessionId())
+                .setSessionSecret(caller.secret())
                 .setRequestId(requestId)
                 .setLock(lock)
                 .setToken(token)

@@ -25,5 +25,10 @@ public enum Code {
      * An unfenced write to a key whose last write was fenced, without the explicit override; the
      * message names the lock that fences the key.
      */
-    KEY_FENCED
+    KEY_FENCED,
+    /**
+     * The request names a session it did not show the secret of: the session belongs to another
+     * client. Nothing changed.
+     */
+    DENIED
 }

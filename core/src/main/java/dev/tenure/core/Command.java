@@ -12,7 +12,24 @@ import java.util.List;
  */
 public sealed interface Command {
 
-    record OpenSession(long ttlMs, String clientName) implements Command {}
+    /** {@code secretHash}: what the session's later requests must show ({@link WithSecret}). */
+    record OpenSession(long ttlMs, String clientName, SecretHash secretHash) implements Command {
+        public OpenSession(long ttlMs, String clientName) {
+            this(ttlMs, clientName, SecretHash.NONE);
+        }
+    }
+
+    /**
+     * {@code command}, from a client that showed the secret whose hash is {@code secretHash}. A
+     * request that names a session (a resume, an acquire, a renewal, a release, a write or a
+     * checkpoint with a session) is applied only if this matches the hash its session was opened
+     * with; otherwise it is refused as {@link Code#DENIED} and changes nothing, not even the
+     * session's request cache. A command without this wrapper shows {@link SecretHash#NONE}. A
+     * withdrawn wait shows the secret of the acquire it withdraws. The gateway's own commands for
+     * a stream it bound (keepalives, closes) need none: the stream was bound by an open or a
+     * resume that showed the secret.
+     */
+    record WithSecret(SecretHash secretHash, Command command) implements Command {}
 
     /** Renews every listed session: their deadlines move to now + TTL. */
     record KeepAlive(List<Long> sessionIds) implements Command {}

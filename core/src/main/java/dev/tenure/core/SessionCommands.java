@@ -32,7 +32,7 @@ final class SessionCommands {
         if (state.sessions.size() >= state.limits.sessionsMax()) {
             return new Rejected(Code.LIMIT, "sessionsMax (" + state.limits.sessionsMax() + ") reached", 0);
         }
-        SessionRecord s = state.sessions.open(c.ttlMs(), c.clientName(), state.nowPlus(c.ttlMs()));
+        SessionRecord s = state.sessions.open(c.ttlMs(), c.clientName(), state.nowPlus(c.ttlMs()), c.secretHash());
         state.deadlines.addSession(s.id, s.deadlineMs);
         state.touch(s);
         return new SessionOpened(s.id, s.ttlMs);
@@ -87,6 +87,43 @@ final class SessionCommands {
         }
         lifecycle.endSession(s, c.end());
         return new Ok();
+    }
+
+    /**
+     * A refusal if {@code c} acts for a live session whose secret {@code shown} is not, else null.
+     * Checked before anything else, so a refused request changes nothing: an id read from lock
+     * status, or guessed (ids are sequential), lets no one resume, release or write as another
+     * client's session. A session that does not exist is left to each command's own answer.
+     */
+    Rejected denied(Command c, SecretHash shown) {
+        long id = actsFor(c);
+        if (id == 0) {
+            return null;
+        }
+        SessionRecord s = state.sessions.get(id);
+        SecretHash owner = s == null ? SecretHash.NONE : s.secretHash();
+        if (owner.equals(SecretHash.NONE) || owner.sameAs(shown)) {
+            return null;
+        }
+        return new Rejected(
+                Code.DENIED, "session " + id + " belongs to another client: the request did not show its secret", 0);
+    }
+
+    /**
+     * The session a request acts for, or 0 for a command that acts for none or that only a
+     * gateway sends for a stream it bound (keepalives, closes). A withdrawn wait is checked: the
+     * gateway sends it when an acquire's call ends, with that acquire's secret.
+     */
+    private static long actsFor(Command c) {
+        if (c instanceof Command.ResumeSession x) return x.sessionId();
+        if (c instanceof Command.Acquire x) return x.sessionId();
+        if (c instanceof Command.Release x) return x.sessionId();
+        if (c instanceof Command.RenewLease x) return x.sessionId();
+        if (c instanceof Command.WriteCheckpoint x) return x.sessionId();
+        if (c instanceof Command.Put x) return x.sessionId();
+        if (c instanceof Command.Delete x) return x.sessionId();
+        if (c instanceof Command.CancelWait x) return x.sessionId();
+        return 0;
     }
 
     Result resume(ResumeSession c) {

@@ -18,6 +18,10 @@ final class SessionRecord {
     final long id;
     final long ttlMs;
     final String clientName;
+    // The secret's hash as two longs, not a SecretHash: a field pair costs a session 16 bytes, a
+    // record object of its own 32.
+    private final long secretHi;
+    private final long secretLo;
     /** When the session expires unless renewed; mirrored by one entry in the {@link DeadlineIndex}. */
     long deadlineMs;
     /** Which connection carries the session: 1 when opened, one more with every resume. */
@@ -39,15 +43,29 @@ final class SessionRecord {
 
     final RequestCache requests;
 
-    SessionRecord(long id, long ttlMs, String clientName, long deadlineMs, long attachment, RequestCache requests) {
+    SessionRecord(
+            long id,
+            long ttlMs,
+            String clientName,
+            SecretHash secretHash,
+            long deadlineMs,
+            long attachment,
+            RequestCache requests) {
         this.id = id;
         this.ttlMs = ttlMs;
+        this.secretHi = secretHash.hi();
+        this.secretLo = secretHash.lo();
         // One copy per distinct name: a client process opens all its sessions under one name,
         // and each open would otherwise keep its own (about 50 B a session).
         this.clientName = clientName == null ? null : clientName.intern();
         this.deadlineMs = deadlineMs;
         this.attachment = attachment;
         this.requests = requests;
+    }
+
+    /** What a request must show to act for this session: see {@link Command.WithSecret}. */
+    SecretHash secretHash() {
+        return new SecretHash(secretHi, secretLo);
     }
 
     /** What leasesPerSessionMax bounds: leases held plus acquires queued. */

@@ -34,8 +34,9 @@ final class SessionTable {
         return Collections.unmodifiableCollection(byId.values());
     }
 
-    SessionRecord open(long ttlMs, String clientName, long deadlineMs) {
-        SessionRecord s = new SessionRecord(++lastSessionId, ttlMs, clientName, deadlineMs, 1, new RequestCache());
+    SessionRecord open(long ttlMs, String clientName, long deadlineMs, SecretHash secretHash) {
+        SessionRecord s =
+                new SessionRecord(++lastSessionId, ttlMs, clientName, secretHash, deadlineMs, 1, new RequestCache());
         byId.put(s.id, s);
         return s;
     }

@@ -6,15 +6,16 @@ import java.util.TreeMap;
 import java.util.zip.CRC32;
 
 /**
- * The versioned binary snapshot format. Version 4, all integers big-endian. This build writes
- * version 4 and reads versions 4 and 3 (the previous one, for one release; docs/architecture.md
+ * The versioned binary snapshot format. Version 5, all integers big-endian. This build writes
+ * version 5 and reads versions 5 and 4 (the previous one, for one release; docs/architecture.md
  * says what each new version must ship with), and refuses any other version with an error that
  * names it:
  *
  * <pre>
- * header   magic i32 "TNUR", version i32 = 4
+ * header   magic i32 "TNUR", version i32 = 5
  * clock    nowMs i64, lastToken i64, lastSessionId i64, staleWritesRejected i64
- * sessions count i32, ascending id: id i64, ttlMs i64, clientName str, deadlineMs i64, attachment i64,
+ * sessions count i32, ascending id: id i64, ttlMs i64, clientName str, secretHashHi i64, secretHashLo i64,
+ *          deadlineMs i64, attachment i64,
  *          highestEvictedRequestId i64, cache count i32, ascending request id: requestId i64, outcome,
  *          attempts count i32, ascending request id (each cached): requestId i64, attempt i64
  * locks    count i32, ascending name: name str, hasLease u8,
@@ -44,14 +45,14 @@ import java.util.zip.CRC32;
  * in the tables below, not their ordinal, so reordering an enum cannot silently change the
  * meaning of a snapshot already written; a new constant must be appended to its table.
  *
- * <p>Version 3 is version 4 without the two forcer fields of a history record: a version 3 record
- * is read with {@code forcedBySessionId} 0 and {@code forcedByClient} empty (no forced release).
+ * <p>Version 4 is version 5 without the secret hash of a session: a version 4 session is read with
+ * {@link SecretHash#NONE} (it accepts any request, as every session did then).
  */
 final class SnapshotCodec {
     static final int MAGIC = 0x544E5552; // "TNUR"
-    static final int VERSION = 4;
+    static final int VERSION = 5;
     /** The previous format version, still read (see {@link #decode}). */
-    static final int VERSION_PREVIOUS = 3;
+    static final int VERSION_PREVIOUS = 4;
 
     private static final int HEADER_BYTES = 8;
     private static final int CHECKSUM_BYTES = 4;
@@ -70,7 +71,8 @@ final class SnapshotCodec {
         Code.REQUEST_TOO_OLD,
         Code.INVALID,
         Code.CANCELLED,
-        Code.KEY_FENCED
+        Code.KEY_FENCED,
+        Code.DENIED
     };
 
     private SnapshotCodec() {}
@@ -114,7 +116,7 @@ final class SnapshotCodec {
         int sessions = r.count(40);
         long previousId = 0;
         for (int i = 0; i < sessions; i++) {
-            SessionRecord s = readSession(r);
+            SessionRecord s = readSession(r, version);
             if (s.id <= previousId || s.id > state.sessions.lastSessionId()) {
                 throw corrupt("session id " + s.id + " out of order or above lastSessionId");
             }
@@ -122,7 +124,7 @@ final class SnapshotCodec {
             state.sessions.restore(s);
             state.deadlines.addSession(s.id, s.deadlineMs);
         }
-        readLocks(r, state, version);
+        readLocks(r, state);
         int idle = r.count(4);
         for (int i = 0; i < idle; i++) {
             state.locks.restoreIdle(r.nonNullString());
@@ -171,6 +173,8 @@ final class SnapshotCodec {
         w.i64(s.id);
         w.i64(s.ttlMs);
         w.string(s.clientName);
+        w.i64(s.secretHash().hi());
+        w.i64(s.secretHash().lo());
         w.i64(s.deadlineMs);
         w.i64(s.attachment);
         w.i64(s.requests.highestEvictedId());
@@ -186,10 +190,11 @@ final class SnapshotCodec {
         }
     }
 
-    private static SessionRecord readSession(SnapshotReader r) {
+    private static SessionRecord readSession(SnapshotReader r, int version) {
         long id = r.i64();
         long ttlMs = r.i64();
         String clientName = r.nonNullString();
+        SecretHash secretHash = version == VERSION_PREVIOUS ? SecretHash.NONE : new SecretHash(r.i64(), r.i64());
         long deadlineMs = r.i64();
         long attachment = r.i64();
         if (attachment < 1) {
@@ -218,7 +223,13 @@ final class SnapshotCodec {
             attempts.put(requestId, attempt);
         }
         return new SessionRecord(
-                id, ttlMs, clientName, deadlineMs, attachment, new RequestCache(outcomes, attempts, highestEvicted));
+                id,
+                ttlMs,
+                clientName,
+                secretHash,
+                deadlineMs,
+                attachment,
+                new RequestCache(outcomes, attempts, highestEvicted));
     }
 
     private static void writeLock(SnapshotWriter w, LockRecord lock) {
@@ -295,7 +306,7 @@ final class SnapshotCodec {
         return new Checkpoint(r.bytes(), r.i64(), r.i64());
     }
 
-    private static void readLocks(SnapshotReader r, State state, int version) {
+    private static void readLocks(SnapshotReader r, State state) {
         int count = r.count(22);
         String previous = null;
         for (int i = 0; i < count; i++) {
@@ -310,7 +321,7 @@ final class SnapshotCodec {
             readWaiters(r, state, lock);
             int history = r.count(33);
             for (int h = 0; h < history; h++) {
-                lock.addHistory(readTenure(r, version), Integer.MAX_VALUE);
+                lock.addHistory(readTenure(r), Integer.MAX_VALUE);
             }
             lock.lastEnd = end(r);
             lock.lastToken = r.i64();
@@ -319,15 +330,12 @@ final class SnapshotCodec {
         }
     }
 
-    private static TenureRecord readTenure(SnapshotReader r, int version) {
+    private static TenureRecord readTenure(SnapshotReader r) {
         long sessionId = r.i64();
         long token = r.i64();
         long grantedAtMs = r.i64();
         long endedAtMs = r.i64();
         TenureEnd end = end(r);
-        if (version == VERSION_PREVIOUS) {
-            return new TenureRecord(sessionId, token, grantedAtMs, endedAtMs, end);
-        }
         return new TenureRecord(sessionId, token, grantedAtMs, endedAtMs, end, r.i64(), r.nonNullString());
     }
 

@@ -161,7 +161,17 @@ public final class StateMachine {
         }
     }
 
-    private Result dispatch(Command c) {
+    private Result dispatch(Command command) {
+        SecretHash shown = SecretHash.NONE;
+        Command c = command;
+        if (c instanceof Command.WithSecret w) {
+            shown = w.secretHash();
+            c = w.command();
+        }
+        Result denied = sessionCommands.denied(c, shown);
+        if (denied != null) {
+            return denied;
+        }
         if (c instanceof Command.Acquire x) return lockCommands.acquire(x);
         if (c instanceof Command.Release x) return lockCommands.release(x);
         if (c instanceof Command.CancelWait x) return lockCommands.cancelWait(x);

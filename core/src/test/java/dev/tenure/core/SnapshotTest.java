@@ -164,25 +164,26 @@ class SnapshotTest {
     @Test
     void aSnapshotOfAnyOtherVersionIsRefusedWithAnErrorNamingIt() {
         byte[] s = richState().sm.snapshot();
-        assertThat(ByteBuffer.wrap(s).getInt(4)).isEqualTo(4);
-        // 1 and 2 are earlier layouts this build no longer reads; 5 is one it does not know yet.
-        for (int version : new int[] {0, 1, 2, 5, 9, -1}) {
+        assertThat(ByteBuffer.wrap(s).getInt(4)).isEqualTo(5);
+        // 1 to 3 are earlier layouts this build no longer reads; 6 is one it does not know yet.
+        for (int version : new int[] {0, 1, 2, 3, 6, 9, -1}) {
             byte[] other = withVersion(s, version);
             assertThatThrownBy(() -> StateMachine.restore(other, Fixture.small()))
                     .as("version %d", version)
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessage("unsupported snapshot version " + version + ": this build reads versions 3 and 4 only");
+                    .hasMessage("unsupported snapshot version " + version + ": this build reads versions 4 and 5 only");
         }
     }
 
     /**
-     * Version 3, written field by field: one session holding lock x, whose history has two past
-     * tenures. Version 3 history records have no forcer; they are read as not forced.
+     * Version 4, written field by field: one session holding lock x, whose history has two past
+     * tenures, the second forced by session 2. Version 4 sessions have no secret hash; they are
+     * read as opened without a secret.
      */
-    private static byte[] versionThreeSnapshot() {
+    private static byte[] versionFourSnapshot() {
         SnapshotWriter w = new SnapshotWriter();
         w.i32(SnapshotCodec.MAGIC);
-        w.i32(3);
+        w.i32(4);
         w.i64(5_000); // now
         w.i64(3); // lastToken
         w.i64(2); // lastSessionId
@@ -209,18 +210,22 @@ class SnapshotTest {
         w.i64(LockRecord.NONE); // renewDeadlineMs
         w.i64(LockRecord.NONE); // maxHoldAtMs
         w.i32(0); // waiters
-        w.i32(2); // history, oldest first, each without the forcer fields
+        w.i32(2); // history, oldest first
         w.i64(1);
         w.i64(1);
         w.i64(1_000);
         w.i64(2_000);
         w.u8(1); // RELEASED
+        w.i64(0); // not forced
+        w.string("");
         w.i64(1);
         w.i64(2);
         w.i64(2_000);
         w.i64(3_000);
-        w.u8(2); // EXPIRED
-        w.u8(2); // lastEnd EXPIRED
+        w.u8(4); // REVOKED, forced by session 2 of client "b"
+        w.i64(2);
+        w.string("b");
+        w.u8(4); // lastEnd REVOKED
         w.i64(2); // lastToken
         w.i64(0); // delayUntilMs
         SnapshotCodec.writeCheckpoint(w, null);
@@ -235,23 +240,26 @@ class SnapshotTest {
     }
 
     @Test
-    void aVersionThreeSnapshotLoadsWithoutForcersAndIsWrittenBackAsVersionFour() {
-        byte[] v3 = versionThreeSnapshot();
-        StateMachine sm = StateMachine.restore(v3, Limits.defaults());
+    void aVersionFourSnapshotLoadsWithoutSecretsAndIsWrittenBackAsVersionFive() {
+        byte[] v4 = versionFourSnapshot();
+        StateMachine sm = StateMachine.restore(v4, Limits.defaults());
         var x = (Result.LockView) sm.apply(5_000, new Status("x"));
         assertThat(x.history())
                 .containsExactly(
                         new TenureRecord(1, 1, 1_000, 2_000, TenureEnd.RELEASED, 0, ""),
-                        new TenureRecord(1, 2, 2_000, 3_000, TenureEnd.EXPIRED, 0, ""));
+                        new TenureRecord(1, 2, 2_000, 3_000, TenureEnd.REVOKED, 2, "b"));
         assertThat(x.holder().sessionId()).isEqualTo(2);
         assertThat(x.holder().token()).isEqualTo(3);
 
-        byte[] v4 = sm.snapshot();
-        assertThat(ByteBuffer.wrap(v4).getInt(4))
+        byte[] v5 = sm.snapshot();
+        assertThat(ByteBuffer.wrap(v5).getInt(4))
                 .isEqualTo(SnapshotCodec.VERSION)
-                .isEqualTo(4);
-        assertThat(v4.length).isEqualTo(v3.length + 2 * (8 + 4)); // each record gains an i64 and an empty str
-        assertThat(StateMachine.restore(v4, Limits.defaults()).snapshot()).isEqualTo(v4);
+                .isEqualTo(5);
+        assertThat(v5.length).isEqualTo(v4.length + 16); // the one session gains its secret hash
+        assertThat(StateMachine.restore(v5, Limits.defaults()).snapshot()).isEqualTo(v5);
+        assertThat(sm.apply(5_000, new Command.WithSecret(new SecretHash(7, 8), new Command.ResumeSession(2))))
+                .as("a session without a secret accepts any request, as before secrets")
+                .isInstanceOf(Result.SessionResumed.class);
     }
 
     @Test
@@ -304,6 +312,8 @@ class SnapshotTest {
         w.i64(1);
         w.i64(1_000);
         w.string("a");
+        w.i64(0); // secret hash: none
+        w.i64(0);
         w.i64(1_000);
         w.i64(1); // attachment
         w.i64(0); // highestEvictedRequestId

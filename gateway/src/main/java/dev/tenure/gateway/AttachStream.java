@@ -1,5 +1,6 @@
 package dev.tenure.gateway;
 
+import com.google.protobuf.ByteString;
 import dev.tenure.api.AttachDemux;
 import dev.tenure.api.internal.CloseSession;
 import dev.tenure.api.internal.LogCommand;
@@ -9,6 +10,8 @@ import dev.tenure.api.internal.ResumeSession;
 import dev.tenure.api.internal.Resumed;
 import dev.tenure.api.v1.AttachRequest;
 import dev.tenure.api.v1.AttachResponse;
+import dev.tenure.api.v1.AttachResponse.Opened;
+import dev.tenure.api.v1.Code;
 import dev.tenure.api.v1.TenureEnd;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -76,14 +79,18 @@ final class AttachStream implements StreamObserver<AttachRequest> {
     private void open(AttachRequest.Open open) {
         requireUnbound();
         validator.open(open);
+        ByteString secret = gateway.secrets().newSecret();
         LogCommand.Builder cmd = LogCommand.newBuilder()
-                .setOpenSession(
-                        OpenSession.newBuilder().setTtlMs(open.getTtlMs()).setClientName(open.getClientName()));
+                .setOpenSession(OpenSession.newBuilder()
+                        .setTtlMs(open.getTtlMs())
+                        .setClientName(open.getClientName())
+                        .setSecretHash(SessionSecrets.hash(secret)));
         log.submit(cmd).whenComplete((reply, error) -> {
             if (error != null) {
                 fail(Status.UNAVAILABLE.withDescription(error.getMessage()));
             } else if (reply.hasOpened()) {
-                bind(reply.getOpened().getSessionId(), reply.getOpened().getTtlMs(), 1, open.getDisconnectGraceMs());
+                Opened opened = reply.getOpened();
+                bind(opened.getSessionId(), opened.getTtlMs(), 1, open.getDisconnectGraceMs(), secret);
             } else {
                 fail(Status.INVALID_ARGUMENT.withDescription(reply.getDone().getMessage()));
             }
@@ -95,10 +102,13 @@ final class AttachStream implements StreamObserver<AttachRequest> {
         requireUnbound();
         validator.resume(resume);
         long id = resume.getSessionId();
-        LogCommand.Builder cmd = LogCommand.newBuilder()
-                .setResumeSession(ResumeSession.newBuilder()
-                        .setSessionId(id)
-                        .setExpectedAttachment(resume.getExpectedAttachment()));
+        LogCommand.Builder cmd = Gateway.withSecret(
+                LogCommand.newBuilder()
+                        .setResumeSession(ResumeSession.newBuilder()
+                                .setSessionId(id)
+                                .setExpectedAttachment(resume.getExpectedAttachment())),
+                id,
+                resume.getSessionSecret());
         log.submit(cmd).whenComplete((reply, error) -> {
             if (error != null) {
                 fail(Status.UNAVAILABLE.withDescription(error.getMessage()));
@@ -110,7 +120,10 @@ final class AttachStream implements StreamObserver<AttachRequest> {
                 finish(null);
             } else if (reply.hasResumed()) {
                 Resumed r = reply.getResumed();
-                bind(id, r.getTtlMs(), r.getAttachment(), resume.getDisconnectGraceMs());
+                bind(id, r.getTtlMs(), r.getAttachment(), resume.getDisconnectGraceMs(), ByteString.EMPTY);
+            } else if (reply.getDone().getCode() == Code.CODE_DENIED) {
+                // Not an end: the session is another client's, and stays as it was.
+                fail(Status.PERMISSION_DENIED.withDescription(reply.getDone().getMessage()));
             } else {
                 end(TenureEnd.TENURE_END_EXPIRED, "session " + id + " no longer exists");
             }
@@ -245,7 +258,8 @@ final class AttachStream implements StreamObserver<AttachRequest> {
                                 .setAttachment(carried))));
     }
 
-    private void bind(long id, long ttlMs, long carried, long grace) {
+    /** {@code secret}: given to the client with the Opened of an Open; empty for a Resume. */
+    private void bind(long id, long ttlMs, long carried, long grace, ByteString secret) {
         synchronized (lock) {
             if (clientGone) {
                 // The client vanished while its session was being opened or resumed. A resumed
@@ -264,7 +278,8 @@ final class AttachStream implements StreamObserver<AttachRequest> {
                             .setTtlMs(ttlMs)
                             .setDisconnectGraceMs(grace)
                             .setEchoes(true)
-                            .setAttachment(carried))
+                            .setAttachment(carried)
+                            .setSessionSecret(secret))
                     .build());
         }
     }

@@ -1,5 +1,6 @@
 package dev.tenure.gateway;
 
+import com.google.protobuf.ByteString;
 import dev.tenure.api.AttachDemux;
 import dev.tenure.api.internal.Event;
 import dev.tenure.api.internal.LogCommand;
@@ -35,6 +36,7 @@ import io.grpc.stub.StreamObserver;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.random.RandomGenerator;
 
 /**
  * What a node decides about each client request, without a transport: it validates each request's
@@ -68,13 +70,34 @@ public final class Gateway {
     private final RequestValidator validator;
     private final Listener listener;
     private final Mutation mutation;
+    private final SessionSecrets secrets;
 
     public Gateway(LogPort log, Scheduler scheduler, Limits limits, Listener listener) {
-        this(log, scheduler, limits, listener, Mutation.NONE);
+        this(log, scheduler, limits, listener, Mutation.NONE, SessionSecrets.secure());
     }
 
-    /** A gateway with a deliberately broken rule: for the simulation's mutation tests only. */
-    public Gateway(LogPort log, Scheduler scheduler, Limits limits, Listener listener, Mutation mutation) {
+    /**
+     * For the simulation only: a gateway with a deliberately broken rule (or none), whose session
+     * secrets come from {@code secretSource}, drawn from the run's seed so the run replays exactly.
+     */
+    public Gateway(
+            LogPort log,
+            Scheduler scheduler,
+            Limits limits,
+            Listener listener,
+            Mutation mutation,
+            RandomGenerator secretSource) {
+        this(log, scheduler, limits, listener, mutation, new SessionSecrets(secretSource));
+    }
+
+    private Gateway(
+            LogPort log,
+            Scheduler scheduler,
+            Limits limits,
+            Listener listener,
+            Mutation mutation,
+            SessionSecrets secrets) {
+        this.secrets = secrets;
         this.log = log;
         this.scheduler = scheduler;
         this.validator = new RequestValidator(limits);
@@ -121,7 +144,9 @@ public final class Gateway {
         // A forced release ends another session's lease: this is the one place that decides who
         // may send one (today any session may; permissions will make it an admin act here).
         if (validated(() -> validator.release(request), answer)) {
-            call(LogCommand.newBuilder().setRelease(request), Reply::getRelease, answer, r -> {
+            LogCommand.Builder cmd =
+                    LogCommand.newBuilder().setRelease(request.toBuilder().clearSessionSecret());
+            call(withSecret(cmd, request.getSessionId(), request.getSessionSecret()), Reply::getRelease, answer, r -> {
                 if (r.getCode() == Code.CODE_NOT_OWNER && r.getCurrentToken() != request.getToken()) {
                     listener.staleWriteRejected(request.getLock(), "release", request.getToken(), r.getCurrentToken());
                 }
@@ -131,18 +156,30 @@ public final class Gateway {
 
     public void renewLease(RenewLeaseRequest request, Answer<RenewLeaseResponse> answer) {
         if (validated(() -> validator.renew(request), answer)) {
-            call(LogCommand.newBuilder().setRenewLease(request), Reply::getRenewLease, answer, r -> {});
+            LogCommand.Builder cmd =
+                    LogCommand.newBuilder().setRenewLease(request.toBuilder().clearSessionSecret());
+            call(
+                    withSecret(cmd, request.getSessionId(), request.getSessionSecret()),
+                    Reply::getRenewLease,
+                    answer,
+                    r -> {});
         }
     }
 
     public void writeCheckpoint(WriteCheckpointRequest request, Answer<WriteCheckpointResponse> answer) {
         if (validated(() -> validator.checkpoint(request), answer)) {
-            call(LogCommand.newBuilder().setWriteCheckpoint(request), Reply::getWriteCheckpoint, answer, r -> {
-                if (r.getCode() == Code.CODE_STALE_TOKEN) {
-                    listener.staleWriteRejected(
-                            request.getLock(), "checkpoint", request.getToken(), r.getCurrentToken());
-                }
-            });
+            LogCommand.Builder cmd = LogCommand.newBuilder()
+                    .setWriteCheckpoint(request.toBuilder().clearSessionSecret());
+            call(
+                    withSecret(cmd, request.getSessionId(), request.getSessionSecret()),
+                    Reply::getWriteCheckpoint,
+                    answer,
+                    r -> {
+                        if (r.getCode() == Code.CODE_STALE_TOKEN) {
+                            listener.staleWriteRejected(
+                                    request.getLock(), "checkpoint", request.getToken(), r.getCurrentToken());
+                        }
+                    });
         }
     }
 
@@ -155,7 +192,10 @@ public final class Gateway {
     public void kvPut(KvPutRequest request, Answer<KvPutResponse> answer) {
         if (validated(() -> validator.put(request), answer)) {
             call(
-                    LogCommand.newBuilder().setKvPut(request),
+                    withSecret(
+                            LogCommand.newBuilder().setKvPut(request.toBuilder().clearSessionSecret()),
+                            request.getSessionId(),
+                            request.getSessionSecret()),
                     Reply::getKvPut,
                     answer,
                     r -> staleKvWrite(r.getCode(), request.getFence(), request.getKey(), r.getCurrentToken()));
@@ -171,7 +211,11 @@ public final class Gateway {
     public void kvDelete(KvDeleteRequest request, Answer<KvDeleteResponse> answer) {
         if (validated(() -> validator.delete(request), answer)) {
             call(
-                    LogCommand.newBuilder().setKvDelete(request),
+                    withSecret(
+                            LogCommand.newBuilder()
+                                    .setKvDelete(request.toBuilder().clearSessionSecret()),
+                            request.getSessionId(),
+                            request.getSessionSecret()),
                     Reply::getKvDelete,
                     answer,
                     r -> staleKvWrite(r.getCode(), request.getFence(), request.getKey(), r.getCurrentToken()));
@@ -186,8 +230,21 @@ public final class Gateway {
 
     // ---- what the gateway's parts share ----
 
+    /**
+     * {@code cmd}, for a request that names session {@code sessionId}, carrying the hash of the
+     * secret the request showed (an empty one too: it then matches no session's). The caller has
+     * cleared the secret from the request itself, so the log never holds one.
+     */
+    static LogCommand.Builder withSecret(LogCommand.Builder cmd, long sessionId, ByteString secret) {
+        return sessionId == 0 ? cmd : cmd.setSecretHash(SessionSecrets.hash(secret));
+    }
+
     LogPort log() {
         return log;
+    }
+
+    SessionSecrets secrets() {
+        return secrets;
     }
 
     SessionRegistry registry() {

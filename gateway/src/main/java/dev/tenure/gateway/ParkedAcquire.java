@@ -26,7 +26,11 @@ final class ParkedAcquire implements SessionRegistry.WaitingAcquire {
         // can never arrive before anyone listens for it.
         gateway.registry().addWait(request.getSessionId(), request.getRequestId(), this);
         answer.onCancel(this::cancelled);
-        gateway.log().submit(LogCommand.newBuilder().setAcquire(request)).whenComplete((reply, error) -> {
+        LogCommand.Builder cmd = Gateway.withSecret(
+                LogCommand.newBuilder().setAcquire(request.toBuilder().clearSessionSecret()),
+                request.getSessionId(),
+                request.getSessionSecret());
+        gateway.log().submit(cmd).whenComplete((reply, error) -> {
             if (error != null) {
                 forget();
                 answer(null, Gateway.unavailable(error));
@@ -74,12 +78,17 @@ final class ParkedAcquire implements SessionRegistry.WaitingAcquire {
 
     /** Cancels the wait, or releases the lease if the grant raced ahead of the cancel. */
     private void withdraw() {
+        // With the acquire's secret: a caller that named another client's session and then cut its
+        // call must not withdraw that client's wait.
         gateway.log()
-                .submit(LogCommand.newBuilder()
-                        .setCancelWait(CancelWait.newBuilder()
-                                .setSessionId(request.getSessionId())
-                                .setRequestId(request.getRequestId())
-                                .setAttempt(request.getAttempt())));
+                .submit(Gateway.withSecret(
+                        LogCommand.newBuilder()
+                                .setCancelWait(CancelWait.newBuilder()
+                                        .setSessionId(request.getSessionId())
+                                        .setRequestId(request.getRequestId())
+                                        .setAttempt(request.getAttempt())),
+                        request.getSessionId(),
+                        request.getSessionSecret()));
     }
 
     private void forget() {

@@ -1,6 +1,7 @@
 package dev.tenure.gateway;
 
 import static dev.tenure.api.v1.Code.CODE_CANCELLED_VALUE;
+import static dev.tenure.api.v1.Code.CODE_DENIED_VALUE;
 import static dev.tenure.api.v1.Code.CODE_HELD_VALUE;
 import static dev.tenure.api.v1.Code.CODE_INVALID_VALUE;
 import static dev.tenure.api.v1.Code.CODE_KEY_FENCED_VALUE;
@@ -61,11 +62,24 @@ public final class WireMapping {
 
     private WireMapping() {}
 
+    /**
+     * The command {@code log} carries; wrapped in {@link Command.WithSecret} when it carries the
+     * hash of a session secret, so the state machine can check it against the session's.
+     */
     public static Command toCommand(LogCommand log) {
+        Command command = unwrapped(log);
+        return log.getSecretHash().isEmpty()
+                ? command
+                : new Command.WithSecret(SessionSecrets.toCore(log.getSecretHash()), command);
+    }
+
+    private static Command unwrapped(LogCommand log) {
         return switch (log.getCmdCase()) {
             case OPEN_SESSION ->
                 new Command.OpenSession(
-                        log.getOpenSession().getTtlMs(), log.getOpenSession().getClientName());
+                        log.getOpenSession().getTtlMs(),
+                        log.getOpenSession().getClientName(),
+                        SessionSecrets.toCore(log.getOpenSession().getSecretHash()));
             case KEEP_ALIVE -> new Command.KeepAlive(log.getKeepAlive().getSessionIdsList());
             case CLOSE_SESSION ->
                 new Command.CloseSession(
@@ -401,6 +415,7 @@ public final class WireMapping {
             case INVALID -> CODE_INVALID_VALUE;
             case CANCELLED -> CODE_CANCELLED_VALUE;
             case KEY_FENCED -> CODE_KEY_FENCED_VALUE;
+            case DENIED -> CODE_DENIED_VALUE;
         };
     }
 

@@ -27,6 +27,7 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
@@ -166,8 +167,13 @@ class GatewayTest {
 
     @Test
     void theBrokenVariantAcksOnReceipt() {
-        Gateway gateway =
-                new Gateway(log, scheduler, Limits.defaults(), new Gateway.Listener() {}, Mutation.ACK_BEFORE_COMMIT);
+        Gateway gateway = new Gateway(
+                log,
+                scheduler,
+                Limits.defaults(),
+                new Gateway.Listener() {},
+                Mutation.ACK_BEFORE_COMMIT,
+                new SplittableRandom(1));
         Recorder<AttachResponse> out = new Recorder<>();
         StreamObserver<AttachRequest> in = opened(gateway, out, 0);
 
@@ -203,8 +209,13 @@ class GatewayTest {
 
     @Test
     void theBrokenVariantIgnoresTheGrace() {
-        Gateway gateway =
-                new Gateway(log, scheduler, Limits.defaults(), new Gateway.Listener() {}, Mutation.GRACE_NOT_KEPT);
+        Gateway gateway = new Gateway(
+                log,
+                scheduler,
+                Limits.defaults(),
+                new Gateway.Listener() {},
+                Mutation.GRACE_NOT_KEPT,
+                new SplittableRandom(1));
         StreamObserver<AttachRequest> in = opened(gateway, new Recorder<>(), 3_000);
 
         in.onError(Status.UNAVAILABLE.asRuntimeException());

@@ -70,6 +70,7 @@ class AttachManyTest {
                             .build()));
             AttachEvent e = next(ref);
             assertThat(e.getResponse().hasOpened()).as("opened: %s", e).isTrue();
+            Secrets.opened(e.getResponse().getOpened());
             return e.getResponse().getOpened().getSessionId();
         }
 

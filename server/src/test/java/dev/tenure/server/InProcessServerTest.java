@@ -15,6 +15,7 @@ import dev.tenure.api.v1.KvGetRequest;
 import dev.tenure.api.v1.KvPutRequest;
 import dev.tenure.api.v1.LockStatusRequest;
 import dev.tenure.api.v1.ReleaseRequest;
+import dev.tenure.api.v1.ReleaseResponse;
 import dev.tenure.api.v1.ServerStatusRequest;
 import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.api.v1.TenureEnd;
@@ -70,6 +71,7 @@ class InProcessServerTest {
                     .build());
             AttachResponse r = next();
             assertThat(r.hasOpened()).as("opened: %s", r).isTrue();
+            Secrets.opened(r.getOpened());
             return r.getOpened().getSessionId();
         }
 
@@ -139,6 +141,49 @@ class InProcessServerTest {
     }
 
     @Test
+    void aSessionIdWithoutItsSecretActsForNoOneAndChangesNothing() throws Exception {
+        SessionStream victim = new SessionStream();
+        long sv = victim.open(10_000);
+        AcquireResponse held = node.stub().acquire(acquire(sv, 1, "owned", 0));
+        assertThat(held.getCode()).isEqualTo(Code.CODE_OK);
+        long token = held.getGrant().getToken();
+
+        // Another client knows the id and the token (lock status shows both), not the secret.
+        AcquireResponse acquired = node.stub()
+                .acquire(acquire(sv, 2, "other", 0).toBuilder()
+                        .setSessionSecret(ByteString.copyFromUtf8("guess"))
+                        .build());
+        assertThat(acquired.getCode()).isEqualTo(Code.CODE_DENIED);
+        assertThat(acquired.getMessage()).contains("belongs to another client");
+        ReleaseResponse released = node.stub()
+                .release(release(sv, 3, "owned", token).toBuilder()
+                        .clearSessionSecret()
+                        .build());
+        assertThat(released.getCode()).isEqualTo(Code.CODE_DENIED);
+
+        SessionStream thief = new SessionStream();
+        thief.out.onNext(AttachRequest.newBuilder()
+                .setResume(AttachRequest.Resume.newBuilder().setSessionId(sv).setDisconnectGraceMs(1_000))
+                .build());
+        Throwable refused = thief.errors.poll(10, TimeUnit.SECONDS);
+        assertThat(Status.fromThrowable(refused).getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
+
+        var status = node.stub()
+                .lockStatus(LockStatusRequest.newBuilder().setLock("owned").build());
+        assertThat(status.getHolder().getSessionId()).as("still the victim's").isEqualTo(sv);
+        assertThat(status.getHolder().getToken()).isEqualTo(token);
+        victim.out.onNext(AttachRequest.newBuilder()
+                .setKeepAlive(AttachRequest.KeepAlive.newBuilder().setSeq(1))
+                .build());
+        assertThat(victim.next().getAck().getSeq())
+                .as("the victim's stream still carries its session")
+                .isEqualTo(1);
+        assertThat(node.stub().release(release(sv, 4, "owned", token)).getCode())
+                .as("its owner, with the secret, still can")
+                .isEqualTo(Code.CODE_OK);
+    }
+
+    @Test
     void closedConnectionEndsTheSessionAtOnce() throws Exception {
         ManagedChannel own = node.newChannel();
         BlockingQueue<AttachResponse> got = new LinkedBlockingQueue<>();
@@ -154,7 +199,9 @@ class InProcessServerTest {
         out.onNext(AttachRequest.newBuilder()
                 .setOpen(AttachRequest.Open.newBuilder().setTtlMs(60_000))
                 .build());
-        long holder = got.poll(10, TimeUnit.SECONDS).getOpened().getSessionId();
+        AttachResponse.Opened holderOpened = got.poll(10, TimeUnit.SECONDS).getOpened();
+        Secrets.opened(holderOpened);
+        long holder = holderOpened.getSessionId();
         AcquireResponse held = TenureGrpc.newBlockingStub(own).acquire(acquire(holder, 1, "crash", 0));
         assertThat(held.getCode()).isEqualTo(Code.CODE_OK);
 
@@ -191,8 +238,10 @@ class InProcessServerTest {
         ManagedChannel second = node.newChannel();
         SessionStream resumed = new SessionStream(second);
         resumed.out.onNext(AttachRequest.newBuilder()
-                .setResume(
-                        AttachRequest.Resume.newBuilder().setSessionId(holder).setDisconnectGraceMs(1_500))
+                .setResume(AttachRequest.Resume.newBuilder()
+                        .setSessionId(holder)
+                        .setSessionSecret(Secrets.of(holder))
+                        .setDisconnectGraceMs(1_500))
                 .build());
         AttachResponse opened = resumed.next();
         assertThat(opened.getOpened().getSessionId()).isEqualTo(holder);
@@ -397,6 +446,7 @@ class InProcessServerTest {
     static AcquireRequest acquire(long session, long request, String lock, long waitMs) {
         return AcquireRequest.newBuilder()
                 .setSessionId(session)
+                .setSessionSecret(Secrets.of(session))
                 .setRequestId(request)
                 .setLock(lock)
                 .setWaitMs(waitMs)
@@ -406,6 +456,7 @@ class InProcessServerTest {
     static ReleaseRequest release(long session, long request, String lock, long token) {
         return ReleaseRequest.newBuilder()
                 .setSessionId(session)
+                .setSessionSecret(Secrets.of(session))
                 .setRequestId(request)
                 .setLock(lock)
                 .setToken(token)
@@ -415,6 +466,7 @@ class InProcessServerTest {
     static KvPutRequest put(long session, long request, String key, String value, String lock, long token) {
         KvPutRequest.Builder b = KvPutRequest.newBuilder()
                 .setSessionId(session)
+                .setSessionSecret(Secrets.of(session))
                 .setRequestId(request)
                 .setKey(key)
                 .setValue(ByteString.copyFromUtf8(value));

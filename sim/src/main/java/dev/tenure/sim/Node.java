@@ -43,7 +43,12 @@ final class Node {
 
     private Gateway newGateway() {
         return new Gateway(
-                link, new NodeScheduler(crashes), Limits.defaults(), new Gateway.Listener() {}, gatewayMutation());
+                link,
+                new NodeScheduler(crashes),
+                Limits.defaults(),
+                new Gateway.Listener() {},
+                gatewayMutation(),
+                world.random.split());
     }
 
     /** The gateway's own code with one rule broken, where the run's mutation is one of its rules. */

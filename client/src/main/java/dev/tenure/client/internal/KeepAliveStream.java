@@ -1,5 +1,6 @@
 package dev.tenure.client.internal;
 
+import com.google.protobuf.ByteString;
 import dev.tenure.api.v1.AttachRequest;
 import dev.tenure.api.v1.AttachResponse;
 import dev.tenure.client.TenureEnd;
@@ -19,7 +20,14 @@ public final class KeepAliveStream {
          * {@code graceMs}: the disconnect grace the node applies (0 from a node that has none).
          * {@code echoes}: the node answers echoes.
          */
-        void opened(KeepAliveStream stream, long sessionId, long ttlMs, long graceMs, boolean echoes, long attachment);
+        void opened(
+                KeepAliveStream stream,
+                long sessionId,
+                long ttlMs,
+                long graceMs,
+                boolean echoes,
+                long attachment,
+                ByteString sessionSecret);
 
         /** The Resume expected another attachment; the session is on {@code attachment}. The stream ends next. */
         void superseded(KeepAliveStream stream, long attachment);
@@ -93,13 +101,14 @@ public final class KeepAliveStream {
     }
 
     /** {@code expectedAttachment}: the one last confirmed (0: any, for a node that names none). */
-    public void sendResume(long sessionId, long graceMs, long expectedAttachment) {
+    public void sendResume(long sessionId, long graceMs, long expectedAttachment, ByteString sessionSecret) {
         send(
                 AttachRequest.newBuilder()
                         .setResume(AttachRequest.Resume.newBuilder()
                                 .setSessionId(sessionId)
                                 .setDisconnectGraceMs(graceMs)
-                                .setExpectedAttachment(expectedAttachment))
+                                .setExpectedAttachment(expectedAttachment)
+                                .setSessionSecret(sessionSecret))
                         .build(),
                 true);
     }
@@ -194,7 +203,8 @@ public final class KeepAliveStream {
                         o.getTtlMs(),
                         o.getDisconnectGraceMs(),
                         o.getEchoes(),
-                        o.getAttachment());
+                        o.getAttachment(),
+                        o.getSessionSecret());
                 break;
             case ACK:
                 handler.acked(this, r.getAck().getSeq());

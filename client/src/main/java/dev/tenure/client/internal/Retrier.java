@@ -1,5 +1,6 @@
 package dev.tenure.client.internal;
 
+import dev.tenure.client.DeniedException;
 import dev.tenure.client.InvalidRequestException;
 import dev.tenure.client.LimitExceededException;
 import dev.tenure.client.TenureException;
@@ -78,6 +79,9 @@ public final class Retrier {
                 return new InvalidRequestException(detail);
             case RESOURCE_EXHAUSTED:
                 return new LimitExceededException(detail);
+            case PERMISSION_DENIED:
+            case UNAUTHENTICATED:
+                return new DeniedException(detail, status.asRuntimeException());
             default:
                 return new TenureException(status.getCode() + ": " + detail, status.asRuntimeException());
         }
