@@ -3,6 +3,7 @@ package dev.tenure.cli;
 import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.server.ServerConfig;
 import dev.tenure.server.TenureServer;
+import dev.tenure.server.fault.Fatal;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -78,10 +79,11 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
     public Integer call() throws Exception {
         ServerConfig config = config().withSnapshotInterval(snapshotInterval).withJoin(join);
         CountDownLatch stop = new CountDownLatch(1);
-        TenureServer server = TenureServer.start(config, System.err);
+        TenureServer server = TenureServer.start(config, System.err, Fatal::exit);
         Runtime.getRuntime()
                 .addShutdownHook(new Thread(
                         () -> {
+                            Fatal.stopping();
                             server.close();
                             stop.countDown();
                         },
