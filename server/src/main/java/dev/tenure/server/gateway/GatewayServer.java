@@ -94,7 +94,9 @@ public final class GatewayServer implements AutoCloseable {
         this.loops = TransportLoops.start(faults);
         this.server = loops.serveOn(NettyServerBuilder.forAddress(
                         new InetSocketAddress(config.bindHost(), config.self().port())))
-                .addService(ServerInterceptors.intercept(service, metrics.grpcInterceptor()))
+                .addService(ServerInterceptors.intercept(
+                        MalformedRequests.refused(service.bindService(), new ThrottledLog(System.err)),
+                        metrics.grpcInterceptor()))
                 .maxInboundMessageSize(config.messageBytesMax())
                 // Every handler only validates and hands the request to the cluster channel's
                 // queue, never blocks: running it on the Netty event loop that read it saves a
