@@ -57,6 +57,7 @@ public final class TenureServer implements AutoCloseable {
     private void startAll(PrintStream log) throws IOException {
         LoggingWarmUp.run();
         dataLock = DataDirLock.acquire(config.dataDir());
+        DataDirSpace.require(config.dataDir(), ClusterNode.storageFloorBytes());
         node = ClusterNode.launch(config, role::set, faults);
         gateway = new GatewayServer(
                 config,

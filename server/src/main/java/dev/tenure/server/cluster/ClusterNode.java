@@ -240,7 +240,19 @@ public final class ClusterNode implements AutoCloseable {
                 .segmentFileLength(SEGMENT_BYTES)
                 .fileSyncLevel(1)
                 .catalogFileSyncLevel(1)
+                .lowStorageSpaceThreshold(storageFloorBytes())
                 .errorHandler(errors);
+    }
+
+    /**
+     * Free space on the data directory's file system at or below which the archive refuses to
+     * start or extend a recording, and so the member cannot record its log: Aeron's low storage
+     * threshold ({@code aeron.archive.low.storage.space.threshold}; 128 MiB, Aeron's default
+     * segment size, unless that property is set). Set on the archive from here, so that the node's
+     * start check and the archive cannot disagree.
+     */
+    public static long storageFloorBytes() {
+        return Archive.Configuration.lowStorageSpaceThreshold();
     }
 
     /** What the node's gateway calls when it hands requests to the cluster. */
