@@ -89,6 +89,7 @@ class NodeFaultsIT {
                             + " exit %d observed %d ms after the last acknowledgement%n",
                     acknowledged.get(), sent, status, afterLastAckMs);
             assertThat(status).as(server.lines().toString()).isEqualTo(138);
+            assertThat(server.lines()).contains("out: # java.lang.OutOfMemoryError: Java heap space");
             assertThat(fatalLines(server))
                     .containsExactly("err: tenure: fatal: out of memory (exit 138): the JVM reported an"
                             + " OutOfMemoryError, naming the pool on stdout, by SIGUSR1");
@@ -164,8 +165,14 @@ class NodeFaultsIT {
         }
     }
 
+    /**
+     * The lines that begin {@code tenure: fatal:} on stderr. (Out of memory, the JVM also prints
+     * its hook's command on stdout, in lines that begin {@code #}, after the pool it ran out of.)
+     */
     private static List<String> fatalLines(ServerProcess server) {
-        return server.lines().stream().filter(l -> l.contains("tenure: fatal:")).toList();
+        return server.lines().stream()
+                .filter(l -> l.startsWith("err: tenure: fatal:"))
+                .toList();
     }
 
     private static ManagedChannel channel(ServerProcess server) {
