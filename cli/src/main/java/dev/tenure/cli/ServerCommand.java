@@ -17,6 +17,18 @@ import picocli.CommandLine.Option;
         description = {
             "Runs one Tenure node in the foreground. Alone, it is a one-member cluster with a durable,",
             "fsynced log; with --node-id and --members it is one member of a static 3- or 5-node cluster."
+        },
+        // A node's own: it ends with these when it can no longer serve (FatalCause), so that its
+        // supervisor restarts it; the client commands' conflicts and losses are not its to report.
+        exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {
+            "0:stopped as asked (SIGINT, SIGTERM)",
+            "1:did not start (one line on stderr says what and where)",
+            "2:bad options",
+            "11:cluster member stopped (an Aeron agent failed, terminated or its thread ended)",
+            "13:gateway stopped (a gRPC event loop or the gateway's channel into the log ended)",
+            "14:a thread of the node died of an exception nothing caught",
+            "138:out of memory (SIGUSR1 from the JVM's hook; 3 if it could not run)"
         })
 final class ServerCommand implements java.util.concurrent.Callable<Integer> {
 
