@@ -22,7 +22,7 @@ import picocli.CommandLine.Option;
         // supervisor restarts it; the client commands' conflicts and losses are not its to report.
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {
-            "0:stopped as asked (SIGINT, SIGTERM)",
+            "143:stopped as asked by SIGTERM (130: by SIGINT)",
             "1:did not start (one line on stderr says what and where)",
             "2:bad options",
             "11:cluster member stopped (an Aeron agent failed, terminated or its thread ended)",

@@ -5,9 +5,9 @@ package dev.tenure.server.fault;
  * must not stay up looking alive: a supervisor (systemd, a container runtime) restarts only a
  * process that ended, and the status tells the operator which part failed.
  *
- * <p>0 to 6 keep the meanings the {@code tenure} command gives them (0 stopped cleanly, 1 did not
- * start, 2 bad options; 3 to 6 are the client commands'); 12 is left for a corrupt or unreadable
- * data file, which has no handling of its own yet.
+ * <p>1 (did not start) and 2 (bad options) keep the meanings the {@code tenure} command gives
+ * them, and 3 to 6 stay the client commands'; a stop as asked is the JVM's 143 or 130 (SIGTERM,
+ * SIGINT). 12 is left for a corrupt or unreadable data file, which has no handling of its own yet.
  */
 public enum FatalCause {
     /**
