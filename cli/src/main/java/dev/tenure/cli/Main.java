@@ -1,5 +1,6 @@
 package dev.tenure.cli;
 
+import dev.tenure.server.fault.Fatal;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -37,6 +38,11 @@ import picocli.CommandLine.Command;
 public final class Main {
 
     public static void main(String[] args) {
+        if (args.length > 0 && "server".equals(args[0])) {
+            // A node process ends itself on a fatal fault (Fatal). Only here, in its own main:
+            // Main.run also runs in test JVMs, which a fault of one test must not halt.
+            Fatal.install();
+        }
         System.exit(run(args));
     }
 

@@ -3,6 +3,7 @@ package dev.tenure.cli;
 import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.server.ServerConfig;
 import dev.tenure.server.TenureServer;
+import dev.tenure.server.fault.Fatal;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -16,6 +17,18 @@ import picocli.CommandLine.Option;
         description = {
             "Runs one Tenure node in the foreground. Alone, it is a one-member cluster with a durable,",
             "fsynced log; with --node-id and --members it is one member of a static 3- or 5-node cluster."
+        },
+        // A node's own: it ends with these when it can no longer serve (FatalCause), so that its
+        // supervisor restarts it; the client commands' conflicts and losses are not its to report.
+        exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {
+            "143:stopped as asked by SIGTERM (130: by SIGINT)",
+            "1:did not start (one line on stderr says what and where)",
+            "2:bad options",
+            "11:cluster member stopped (an Aeron agent failed, terminated or its thread ended)",
+            "13:gateway stopped (a gRPC event loop or the gateway's channel into the log ended)",
+            "14:a thread of the node died of an exception nothing caught",
+            "138:out of memory (SIGUSR1 from the JVM's hook; 3 if it could not run)"
         })
 final class ServerCommand implements java.util.concurrent.Callable<Integer> {
 
@@ -78,10 +91,11 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
     public Integer call() throws Exception {
         ServerConfig config = config().withSnapshotInterval(snapshotInterval).withJoin(join);
         CountDownLatch stop = new CountDownLatch(1);
-        TenureServer server = TenureServer.start(config, System.err);
+        TenureServer server = TenureServer.start(config, System.err, Fatal::exit);
         Runtime.getRuntime()
                 .addShutdownHook(new Thread(
                         () -> {
+                            Fatal.stopping();
                             server.close();
                             stop.countDown();
                         },

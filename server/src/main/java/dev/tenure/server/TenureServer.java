@@ -6,6 +6,8 @@ import dev.tenure.server.admin.AdminHttp;
 import dev.tenure.server.admin.NodeMetrics;
 import dev.tenure.server.cluster.ClusterNode;
 import dev.tenure.server.cluster.ReplicaView;
+import dev.tenure.server.fault.FatalHandler;
+import dev.tenure.server.fault.NodeFaults;
 import dev.tenure.server.gateway.GatewayServer;
 import dev.tenure.server.runtime.AgentWakeup;
 import io.aeron.cluster.service.Cluster;
@@ -23,19 +25,26 @@ public final class TenureServer implements AutoCloseable {
     private final AtomicReference<Cluster.Role> role = new AtomicReference<>(Cluster.Role.FOLLOWER);
     private final Health health = new Health();
     private final NodeMetrics metrics = new NodeMetrics();
+    private final NodeFaults faults;
     private DataDirLock dataLock;
     private ClusterNode node;
     private GatewayServer gateway;
     private AdminHttp admin;
     private ScheduledExecutorService probe;
 
-    private TenureServer(ServerConfig config) {
+    private TenureServer(ServerConfig config, NodeFaults faults) {
         this.config = config;
+        this.faults = faults;
     }
 
-    public static TenureServer start(ServerConfig config, PrintStream log) throws IOException {
+    /**
+     * Starts a node, or throws naming what stopped the start. Once it serves, {@code fatal} hears
+     * of every fault the node cannot serve through (an Aeron agent that stopped, a gRPC event
+     * loop that ended; see {@link NodeFaults}): `tenure server` ends the process with it.
+     */
+    public static TenureServer start(ServerConfig config, PrintStream log, FatalHandler fatal) throws IOException {
         // The data directory is checked, made and locked first of all, by DataDirLock.
-        TenureServer server = new TenureServer(config);
+        TenureServer server = new TenureServer(config, new NodeFaults(fatal, log));
         try {
             server.startAll(log);
         } catch (IOException | RuntimeException e) {
@@ -46,11 +55,10 @@ public final class TenureServer implements AutoCloseable {
     }
 
     private void startAll(PrintStream log) throws IOException {
+        LoggingWarmUp.run();
         dataLock = DataDirLock.acquire(config.dataDir());
-        node = ClusterNode.launch(config, role::set, error -> {
-            log.println("tenure: cluster error: " + error);
-            error.printStackTrace(log);
-        });
+        DataDirSpace.require(config.dataDir(), ClusterNode.storageFloorBytes());
+        node = ClusterNode.launch(config, role::set, faults);
         gateway = new GatewayServer(
                 config,
                 node.aeronDirectoryName(),
@@ -58,7 +66,8 @@ public final class TenureServer implements AutoCloseable {
                 this::status,
                 node::recoveryPosition,
                 metrics,
-                node.wakeup());
+                node.wakeup(),
+                faults);
         gateway.start();
         GrpcWarmUp.call(config.self().host(), gateway.port());
         // Health is probed through the log once a second, so "no quorum" is noticed, and its
@@ -77,6 +86,7 @@ public final class TenureServer implements AutoCloseable {
         if (config.adminPort() > 0) {
             admin = AdminHttp.start(config.bindHost(), config.adminPort(), this::statusNow, metrics::scrape);
         }
+        faults.serving();
     }
 
     /** Fills in what this node knows of itself and its cluster around the replicated stats. */
@@ -148,6 +158,7 @@ public final class TenureServer implements AutoCloseable {
 
     @Override
     public void close() {
+        faults.stopping();
         if (probe != null) {
             probe.shutdownNow();
         }

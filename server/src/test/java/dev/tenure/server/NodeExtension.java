@@ -2,6 +2,7 @@ package dev.tenure.server;
 
 import dev.tenure.api.v1.TenureGrpc;
 import dev.tenure.core.Limits;
+import dev.tenure.server.fault.RecordedFatals;
 import dev.tenure.testkit.Await;
 import dev.tenure.testkit.Dirs;
 import dev.tenure.testkit.LoopbackPorts;
@@ -35,6 +36,7 @@ final class NodeExtension implements BeforeAllCallback, AfterAllCallback {
     private final int members;
     private Path data;
     private final List<TenureServer> servers = new ArrayList<>();
+    private final RecordedFatals fatals = new RecordedFatals();
     private ManagedChannel channel;
 
     private NodeExtension(int members) {
@@ -62,7 +64,7 @@ final class NodeExtension implements BeforeAllCallback, AfterAllCallback {
         try {
             for (int i = 0; i < members; i++) {
                 Path dir = members == 1 ? data : data.resolve("node-" + i);
-                servers.add(TenureServer.start(config(i, planned, dir), System.err));
+                servers.add(TenureServer.start(config(i, planned, dir), System.err, fatals));
             }
             for (TenureServer server : servers) {
                 awaitHealthy(server);
@@ -85,6 +87,11 @@ final class NodeExtension implements BeforeAllCallback, AfterAllCallback {
         servers.clear();
         if (data != null) {
             Dirs.deleteTree(data);
+        }
+        // Every test of the class ran on nodes that stayed whole: `tenure server` would have
+        // ended its process on any of these.
+        if (!fatals.lines().isEmpty()) {
+            throw new AssertionError("a node met a fatal fault: " + fatals.lines());
         }
     }
 

@@ -8,6 +8,7 @@ import dev.tenure.gateway.Gateway;
 import dev.tenure.server.ServerConfig;
 import dev.tenure.server.admin.NodeMetrics;
 import dev.tenure.server.cluster.ClusterNode;
+import dev.tenure.server.fault.NodeFaults;
 import dev.tenure.server.runtime.AgentWakeup;
 import io.aeron.Aeron;
 import io.aeron.cluster.client.AeronCluster;
@@ -32,6 +33,7 @@ public final class GatewayServer implements AutoCloseable {
     private final ClusterChannel cluster;
     private final TimerThread timer = new TimerThread();
     private final Gateway gateway;
+    private final TransportLoops loops;
     private final Server server;
     private final Function<ServerStatusResponse.Builder, ServerStatusResponse.Builder> nodeStatus;
     private final int nodeId;
@@ -44,7 +46,8 @@ public final class GatewayServer implements AutoCloseable {
             Function<ServerStatusResponse.Builder, ServerStatusResponse.Builder> nodeStatus,
             LongSupplier recoveryPosition,
             NodeMetrics metrics,
-            AgentWakeup wakeup) {
+            AgentWakeup wakeup,
+            NodeFaults faults) {
         // A lone member is always the leader: its gateway talks to it over shared memory.
         boolean local = config.members().size() == 1;
         // One Aeron client for every reconnect, on the node's monotonic epoch clock (see
@@ -69,7 +72,8 @@ public final class GatewayServer implements AutoCloseable {
                 config.requestTimeout().toNanos(),
                 config.keepAliveBatch().toNanos(),
                 event -> gateway().onEvent(event),
-                wakeup);
+                wakeup,
+                faults);
         this.nodeStatus = nodeStatus;
         this.nodeId = config.nodeId();
         this.recoveryPosition = recoveryPosition;
@@ -87,9 +91,12 @@ public final class GatewayServer implements AutoCloseable {
             }
         });
         GrpcService service = new GrpcService(gateway, request -> status(request.getStateDigest()));
-        this.server = NettyServerBuilder.forAddress(
-                        new InetSocketAddress(config.bindHost(), config.self().port()))
-                .addService(ServerInterceptors.intercept(service, metrics.grpcInterceptor()))
+        this.loops = TransportLoops.start(faults);
+        this.server = loops.serveOn(NettyServerBuilder.forAddress(
+                        new InetSocketAddress(config.bindHost(), config.self().port())))
+                .addService(ServerInterceptors.intercept(
+                        MalformedRequests.refused(service.bindService(), new ThrottledLog(System.err)),
+                        metrics.grpcInterceptor()))
                 .maxInboundMessageSize(config.messageBytesMax())
                 // Every handler only validates and hands the request to the cluster channel's
                 // queue, never blocks: running it on the Netty event loop that read it saves a
@@ -154,13 +161,7 @@ public final class GatewayServer implements AutoCloseable {
         return gateway.boundSessions();
     }
 
-    /** Events reach the gateway from the cluster channel's thread, which starts only in start(). */
-    private Gateway gateway() {
-        return gateway;
-    }
-
-    @Override
-    public void close() {
+    private void shutDownGrpc() {
         server.shutdown();
         try {
             if (!server.awaitTermination(2, TimeUnit.SECONDS)) {
@@ -170,6 +171,19 @@ public final class GatewayServer implements AutoCloseable {
             Thread.currentThread().interrupt();
             server.shutdownNow();
         }
+    }
+
+    /** Events reach the gateway from the cluster channel's thread, which starts only in start(). */
+    private Gateway gateway() {
+        return gateway;
+    }
+
+    @Override
+    public void close() {
+        if (!loops.acceptEnded()) {
+            shutDownGrpc();
+        } // else the node is failing, and only its loops and the process are left to end
+        loops.close();
         timer.close();
         cluster.close();
         aeron.close();
