@@ -1,5 +1,6 @@
 package dev.tenure.client.internal;
 
+import dev.tenure.client.DeniedException;
 import dev.tenure.client.InvalidRequestException;
 import dev.tenure.client.LimitExceededException;
 import dev.tenure.client.TenureException;
@@ -39,7 +40,8 @@ public final class Retrier {
     /**
      * Starts the request. The future fails with {@link UnavailableException} once
      * {@code budgetNanos} (on the TimeSource) has passed without an answer, with
-     * {@link InvalidRequestException} on INVALID_ARGUMENT (never retried), or with a
+     * {@link InvalidRequestException} on INVALID_ARGUMENT (never retried), with
+     * {@link DeniedException} on UNAUTHENTICATED or PERMISSION_DENIED (never retried), or with a
      * {@link TenureException} for any other status. Cancelling the future cancels the call in
      * flight, which on the server withdraws an acquire's wait.
      */
@@ -78,6 +80,9 @@ public final class Retrier {
                 return new InvalidRequestException(detail);
             case RESOURCE_EXHAUSTED:
                 return new LimitExceededException(detail);
+            case UNAUTHENTICATED:
+            case PERMISSION_DENIED:
+                return new DeniedException(detail, status.asRuntimeException());
             default:
                 return new TenureException(status.getCode() + ": " + detail, status.asRuntimeException());
         }
