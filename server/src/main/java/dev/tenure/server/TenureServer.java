@@ -8,9 +8,12 @@ import dev.tenure.server.cluster.ClusterNode;
 import dev.tenure.server.cluster.ReplicaView;
 import dev.tenure.server.gateway.GatewayServer;
 import dev.tenure.server.runtime.AgentWakeup;
+import dev.tenure.server.tls.ServerTls;
 import io.aeron.cluster.service.Cluster;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -46,6 +49,13 @@ public final class TenureServer implements AutoCloseable {
     }
 
     private void startAll(PrintStream log) throws IOException {
+        // Bad TLS files fail first, before the data directory is touched: bad input changes nothing.
+        ServerTls tls = config.tls() == null ? null : ServerTls.load(config.tls());
+        if (tls == null && !loopback(config.bindHost())) {
+            log.println("tenure: warning: serving without TLS on " + config.bindHost()
+                    + ": anyone who can reach this address can take, release and write; give --tls-cert and"
+                    + " --tls-key (docs/security.md)");
+        }
         dataLock = DataDirLock.acquire(config.dataDir());
         node = ClusterNode.launch(config, role::set, error -> {
             log.println("tenure: cluster error: " + error);
@@ -58,9 +68,10 @@ public final class TenureServer implements AutoCloseable {
                 this::status,
                 node::recoveryPosition,
                 metrics,
-                node.wakeup());
+                node.wakeup(),
+                tls);
         gateway.start();
-        GrpcWarmUp.call(config.self().host(), gateway.port());
+        GrpcWarmUp.call(config.self().host(), gateway.port(), tls);
         // Health is probed through the log once a second, so "no quorum" is noticed, and its
         // start time known, even when no client is asking.
         probe = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -75,7 +86,21 @@ public final class TenureServer implements AutoCloseable {
             probe.scheduleWithFixedDelay(() -> compactLog(log), snapshotMs, snapshotMs, TimeUnit.MILLISECONDS);
         }
         if (config.adminPort() > 0) {
-            admin = AdminHttp.start(config.bindHost(), config.adminPort(), this::statusNow, metrics::scrape);
+            admin = AdminHttp.start(
+                    config.bindHost(),
+                    config.adminPort(),
+                    tls == null ? null : tls.admin(),
+                    this::statusNow,
+                    metrics::scrape);
+        }
+    }
+
+    /** Whether {@code host} is a loopback address; a name that does not resolve is not. */
+    private static boolean loopback(String host) {
+        try {
+            return InetAddress.getByName(host).isLoopbackAddress();
+        } catch (UnknownHostException e) {
+            return false;
         }
     }
 

@@ -9,10 +9,12 @@ import dev.tenure.server.ServerConfig;
 import dev.tenure.server.admin.NodeMetrics;
 import dev.tenure.server.cluster.ClusterNode;
 import dev.tenure.server.runtime.AgentWakeup;
+import dev.tenure.server.tls.ServerTls;
 import io.aeron.Aeron;
 import io.aeron.cluster.client.AeronCluster;
 import io.grpc.Server;
 import io.grpc.ServerInterceptors;
+import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
@@ -44,7 +46,8 @@ public final class GatewayServer implements AutoCloseable {
             Function<ServerStatusResponse.Builder, ServerStatusResponse.Builder> nodeStatus,
             LongSupplier recoveryPosition,
             NodeMetrics metrics,
-            AgentWakeup wakeup) {
+            AgentWakeup wakeup,
+            ServerTls tls) {
         // A lone member is always the leader: its gateway talks to it over shared memory.
         boolean local = config.members().size() == 1;
         // One Aeron client for every reconnect, on the node's monotonic epoch clock (see
@@ -87,9 +90,19 @@ public final class GatewayServer implements AutoCloseable {
             }
         });
         GrpcService service = new GrpcService(gateway, request -> status(request.getStateDigest()));
-        this.server = NettyServerBuilder.forAddress(
-                        new InetSocketAddress(config.bindHost(), config.self().port()))
-                .addService(ServerInterceptors.intercept(service, metrics.grpcInterceptor()))
+        NettyServerBuilder transport = NettyServerBuilder.forAddress(
+                new InetSocketAddress(config.bindHost(), config.self().port()));
+        ServerServiceDefinition served;
+        if (tls == null) {
+            served = ServerInterceptors.intercept(service, metrics.grpcInterceptor());
+        } else {
+            // TLS only on this port. The metrics interceptor is the outer one, so calls refused
+            // for want of a principal are counted too.
+            transport.sslContext(tls.grpc());
+            served = ServerInterceptors.intercept(service, tls.principals(), metrics.grpcInterceptor());
+        }
+        this.server = transport
+                .addService(served)
                 .maxInboundMessageSize(config.messageBytesMax())
                 // Every handler only validates and hands the request to the cluster channel's
                 // queue, never blocks: running it on the Netty event loop that read it saves a
