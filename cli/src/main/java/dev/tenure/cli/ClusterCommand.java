@@ -5,10 +5,14 @@ import com.google.gson.GsonBuilder;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import dev.tenure.cli.ExitCodes.CliException;
+import dev.tenure.client.ClientTls;
+import dev.tenure.client.DeniedException;
 import dev.tenure.lab.process.LocalCluster;
+import dev.tenure.server.tls.TlsFiles;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -68,17 +72,53 @@ final class ClusterCommand {
         @Option(names = "--json", description = "Print one JSON line.")
         boolean json;
 
+        @Option(
+                names = "--tls-cert",
+                paramLabel = "FILE",
+                description = "Passed to every node, as --tls-key and --tls-ca: see `tenure server --help`.")
+        Path tlsCert;
+
+        @Option(names = "--tls-key", paramLabel = "FILE", description = "Passed to every node.")
+        Path tlsKey;
+
+        @Option(
+                names = "--tls-ca",
+                paramLabel = "FILE",
+                description = {
+                    "Passed to every node. This command then checks the nodes' health trusting this CA and",
+                    "presenting the nodes' certificate, so it must sign the nodes' certificates too."
+                })
+        Path tlsCa;
+
         @Override
         public Integer call() throws IOException, InterruptedException {
+            TlsFiles tls = ServerCommand.tlsFiles(tlsCert, tlsKey, tlsCa);
             LocalCluster cluster =
                     LocalCluster.load(data).orElseGet(() -> LocalCluster.plan(data, nodes, basePort, host));
-            cluster.startMissing(
-                    SelfLauncher::javaCommand,
-                    snapshotInterval == null
-                            ? List.of()
-                            : List.of("--snapshot-interval", snapshotInterval.toMillis() + "ms"));
+            List<String> options = new ArrayList<>();
+            if (snapshotInterval != null) {
+                options.addAll(List.of("--snapshot-interval", snapshotInterval.toMillis() + "ms"));
+            }
+            if (tls != null) {
+                options.addAll(List.of(
+                        "--tls-cert",
+                        tls.certificate().toString(),
+                        "--tls-key",
+                        tls.key().toString()));
+                if (tls.clientCa() != null) {
+                    options.addAll(List.of("--tls-ca", tls.clientCa().toString()));
+                }
+            }
+            ClientTls healthCheck = healthCheckTls(tls);
+            cluster.startMissing(SelfLauncher::javaCommand, options);
             cluster.save();
-            if (!cluster.awaitLeader(timeout)) {
+            boolean up;
+            try {
+                up = cluster.awaitLeader(timeout, healthCheck);
+            } catch (DeniedException e) {
+                throw Failures.of(e);
+            }
+            if (!up) {
                 throw new CliException(
                         ExitCodes.UNAVAILABLE,
                         "the cluster did not elect a leader with every node serving within " + timeout.toSeconds()
@@ -114,6 +154,21 @@ final class ClusterCommand {
             System.out.println("stopped " + stopped + " node(s)");
             return ExitCodes.OK;
         }
+    }
+
+    /**
+     * How this command asks its nodes for their health: as a client of the nodes' own CA, and,
+     * where they ask for client certificates, presenting the node certificate (so the client CA
+     * must have signed it). Without a client CA it trusts the node certificate itself.
+     */
+    private static ClientTls healthCheckTls(TlsFiles tls) {
+        if (tls == null) {
+            return null;
+        }
+        if (tls.clientCa() == null) {
+            return ClientTls.trusting(tls.certificate());
+        }
+        return ClientTls.of(tls.clientCa(), tls.certificate(), tls.key());
     }
 
     static JsonObject describe(LocalCluster cluster) {

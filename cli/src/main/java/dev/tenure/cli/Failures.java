@@ -1,6 +1,7 @@
 package dev.tenure.cli;
 
 import dev.tenure.cli.ExitCodes.CliException;
+import dev.tenure.client.DeniedException;
 import dev.tenure.client.InvalidRequestException;
 import dev.tenure.client.KeyFencedException;
 import dev.tenure.client.LeaseLostException;
@@ -37,6 +38,9 @@ final class Failures {
         }
         if (e instanceof LeaseLostException || e instanceof SessionLostException) {
             return new CliException(ExitCodes.LEASE_LOST, "lease lost: " + e.getMessage());
+        }
+        if (e instanceof DeniedException) {
+            return new CliException(ExitCodes.DENIED, "denied: " + e.getMessage());
         }
         if (e instanceof UnavailableException) {
             return new CliException(ExitCodes.UNAVAILABLE, "unavailable: " + e.getMessage());
