@@ -5,6 +5,7 @@ import dev.tenure.testkit.LoopbackPorts;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -15,6 +16,7 @@ final class ServerProcess implements AutoCloseable {
     final int port;
     final int clusterPortBase;
     private Processes.Running running;
+    private List<String> options = List.of();
 
     ServerProcess(Path data) {
         this.data = data;
@@ -26,24 +28,30 @@ final class ServerProcess implements AutoCloseable {
         return "127.0.0.1:" + port;
     }
 
+    /** Options added to `tenure server` on every start (e.g. --tls-cert FILE). */
+    ServerProcess withOptions(String... options) {
+        this.options = List.of(options);
+        return this;
+    }
+
     ServerProcess start() throws IOException, InterruptedException {
         return start(Map.of());
     }
 
     /** Starts the node with extra environment variables (e.g. a preloaded fake clock). */
     ServerProcess start(Map<String, String> env) throws IOException, InterruptedException {
-        running = new Processes.Running(
-                Processes.tenure(List.of(
-                        "server",
-                        "--data",
-                        data.toString(),
-                        "--port",
-                        Integer.toString(port),
-                        "--admin-port",
-                        "0",
-                        "--cluster-port-base",
-                        Integer.toString(clusterPortBase))),
-                env);
+        List<String> args = new ArrayList<>(List.of(
+                "server",
+                "--data",
+                data.toString(),
+                "--port",
+                Integer.toString(port),
+                "--admin-port",
+                "0",
+                "--cluster-port-base",
+                Integer.toString(clusterPortBase)));
+        args.addAll(options);
+        running = new Processes.Running(Processes.tenure(args), env);
         String line = running.nextLine(Duration.ofSeconds(60));
         if (!line.contains("health ok")) {
             throw new AssertionError("server did not become healthy: " + line + "\n" + running.output());
