@@ -12,6 +12,7 @@ import io.grpc.Status;
 import java.security.cert.CertPathBuilderException;
 import java.security.cert.CertPathValidatorException;
 import java.security.cert.CertificateExpiredException;
+import java.security.cert.CertificateNotYetValidException;
 import java.util.Locale;
 
 /**
@@ -70,6 +71,11 @@ final class HandshakeFailures implements ClientInterceptor {
                     || t instanceof CertPathValidatorException v
                             && v.getReason() == CertPathValidatorException.BasicReason.EXPIRED) {
                 return "expired: the node's certificate is no longer valid (" + t.getMessage() + ")";
+            }
+            if (t instanceof CertificateNotYetValidException
+                    || t instanceof CertPathValidatorException v
+                            && v.getReason() == CertPathValidatorException.BasicReason.NOT_YET_VALID) {
+                return "not yet valid: the node's certificate starts later (" + t.getMessage() + "); is a clock wrong?";
             }
             if (t instanceof CertPathBuilderException) {
                 return "untrusted certificate: the node's certificate is not signed by a CA this client trusts"
