@@ -92,14 +92,21 @@ final class ClusterCommand {
 
         @Override
         public Integer call() throws IOException, InterruptedException {
-            TlsFiles tls = ServerCommand.tlsFiles(tlsCert, tlsKey, tlsCa);
             LocalCluster cluster =
                     LocalCluster.load(data).orElseGet(() -> LocalCluster.plan(data, nodes, basePort, host));
+            TlsFiles tls = ServerCommand.tlsFiles(tlsCert, tlsKey, tlsCa);
+            if (tls == null) {
+                // A cluster started with TLS keeps it: a restart without the options (or with
+                // others) must neither bring a node back in plaintext nor check it in plaintext.
+                tls = storedTls(cluster.serverOptions());
+            }
+            // Options given replace the stored ones (LocalCluster.startMissing); none given: the
+            // stored ones, TLS included, are used again.
             List<String> options = new ArrayList<>();
             if (snapshotInterval != null) {
                 options.addAll(List.of("--snapshot-interval", snapshotInterval.toMillis() + "ms"));
             }
-            if (tls != null) {
+            if (tls != null && (!options.isEmpty() || tlsCert != null)) {
                 options.addAll(List.of(
                         "--tls-cert",
                         tls.certificate().toString(),
@@ -154,6 +161,19 @@ final class ClusterCommand {
             System.out.println("stopped " + stopped + " node(s)");
             return ExitCodes.OK;
         }
+    }
+
+    /** The TLS files in a cluster's stored server options, or null if it was started without. */
+    static TlsFiles storedTls(List<String> options) {
+        return ServerCommand.tlsFiles(
+                optionValue(options, "--tls-cert"),
+                optionValue(options, "--tls-key"),
+                optionValue(options, "--tls-ca"));
+    }
+
+    private static Path optionValue(List<String> options, String name) {
+        int i = options.indexOf(name);
+        return i < 0 || i + 1 >= options.size() ? null : Path.of(options.get(i + 1));
     }
 
     /**
