@@ -100,24 +100,8 @@ final class ClusterCommand {
                 // others) must neither bring a node back in plaintext nor check it in plaintext.
                 tls = storedTls(cluster.serverOptions());
             }
-            // Options given replace the stored ones (LocalCluster.startMissing); none given: the
-            // stored ones, TLS included, are used again.
-            List<String> options = new ArrayList<>();
-            if (snapshotInterval != null) {
-                options.addAll(List.of("--snapshot-interval", snapshotInterval.toMillis() + "ms"));
-            }
-            if (tls != null && (!options.isEmpty() || tlsCert != null)) {
-                options.addAll(List.of(
-                        "--tls-cert",
-                        tls.certificate().toString(),
-                        "--tls-key",
-                        tls.key().toString()));
-                if (tls.clientCa() != null) {
-                    options.addAll(List.of("--tls-ca", tls.clientCa().toString()));
-                }
-            }
             ClientTls healthCheck = healthCheckTls(tls);
-            cluster.startMissing(SelfLauncher::javaCommand, options);
+            cluster.startMissing(SelfLauncher::javaCommand, serverOptions(tls));
             cluster.save();
             boolean up;
             try {
@@ -143,6 +127,29 @@ final class ClusterCommand {
                 }
             }
             return ExitCodes.OK;
+        }
+
+        /**
+         * The options every node gets. Options given replace the stored ones
+         * (LocalCluster.startMissing); with none given the stored ones, TLS included, are used
+         * again, so TLS is added whenever other options are.
+         */
+        private List<String> serverOptions(TlsFiles tls) {
+            List<String> options = new ArrayList<>();
+            if (snapshotInterval != null) {
+                options.addAll(List.of("--snapshot-interval", snapshotInterval.toMillis() + "ms"));
+            }
+            if (tls != null && (!options.isEmpty() || tlsCert != null)) {
+                options.addAll(List.of(
+                        "--tls-cert",
+                        tls.certificate().toString(),
+                        "--tls-key",
+                        tls.key().toString()));
+                if (tls.clientCa() != null) {
+                    options.addAll(List.of("--tls-ca", tls.clientCa().toString()));
+                }
+            }
+            return options;
         }
     }
 

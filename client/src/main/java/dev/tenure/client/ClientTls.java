@@ -60,11 +60,6 @@ public final class ClientTls {
         return of(caPem, null, null);
     }
 
-    /** Whether this client presents a certificate of its own (mTLS). */
-    public boolean presentsCertificate() {
-        return presentsCertificate;
-    }
-
     /**
      * Makes {@code builder}'s channel speak TLS with these settings, checking that the node's
      * certificate names the host it was given as. A handshake that fails for a reason a retry
