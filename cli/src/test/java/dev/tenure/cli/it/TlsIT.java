@@ -87,6 +87,23 @@ class TlsIT {
     }
 
     @Test
+    void aCommandUnderRunConnectsWithTheSettingsRunWasGiven() throws Exception {
+        // The inner command has no TLS options: only the TENURE_TLS_* variables `tenure run` sets.
+        String inner = String.join(
+                        " ", Processes.tenure(List.of("kv", "put", "tls-run/k", "v", "--lock", "tls-run", "--token")))
+                + " \"$TENURE_TOKEN\"";
+        List<String> args = new ArrayList<>(withTls(alice, "run", "tls-run"));
+        args.addAll(List.of("--", "sh", "-c", inner));
+        try (var run = tenure(args, Map.of())) {
+            assertThat(run.waitFor(EXIT)).as(run.output()).isZero();
+        }
+        try (var get = tenure(withTls(alice, "kv", "get", "tls-run/k"), Map.of())) {
+            assertThat(get.waitFor(EXIT)).as(get.output()).isZero();
+            assertThat(get.output()).contains("out: v");
+        }
+    }
+
+    @Test
     void theEnvironmentVariablesServeAsTheOptionsAndAnOptionWins() throws Exception {
         Map<String, String> env = Map.of(
                 "TENURE_TLS_CA", ca.certificate().toString(),
