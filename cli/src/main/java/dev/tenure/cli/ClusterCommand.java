@@ -5,10 +5,14 @@ import com.google.gson.GsonBuilder;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import dev.tenure.cli.ExitCodes.CliException;
+import dev.tenure.client.ClientTls;
+import dev.tenure.client.DeniedException;
 import dev.tenure.lab.process.LocalCluster;
+import dev.tenure.server.tls.TlsFiles;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -68,17 +72,44 @@ final class ClusterCommand {
         @Option(names = "--json", description = "Print one JSON line.")
         boolean json;
 
+        @Option(
+                names = "--tls-cert",
+                paramLabel = "FILE",
+                description = "Passed to every node, as --tls-key and --tls-ca: see `tenure server --help`.")
+        Path tlsCert;
+
+        @Option(names = "--tls-key", paramLabel = "FILE", description = "Passed to every node.")
+        Path tlsKey;
+
+        @Option(
+                names = "--tls-ca",
+                paramLabel = "FILE",
+                description = {
+                    "Passed to every node. This command then checks the nodes' health trusting this CA and",
+                    "presenting the nodes' certificate, so it must sign the nodes' certificates too."
+                })
+        Path tlsCa;
+
         @Override
         public Integer call() throws IOException, InterruptedException {
             LocalCluster cluster =
                     LocalCluster.load(data).orElseGet(() -> LocalCluster.plan(data, nodes, basePort, host));
-            cluster.startMissing(
-                    SelfLauncher::javaCommand,
-                    snapshotInterval == null
-                            ? List.of()
-                            : List.of("--snapshot-interval", snapshotInterval.toMillis() + "ms"));
+            TlsFiles tls = ServerCommand.tlsFiles(tlsCert, tlsKey, tlsCa);
+            if (tls == null) {
+                // A cluster started with TLS keeps it: a restart without the options (or with
+                // others) must neither bring a node back in plaintext nor check it in plaintext.
+                tls = storedTls(cluster.serverOptions());
+            }
+            ClientTls healthCheck = healthCheckTls(tls);
+            cluster.startMissing(SelfLauncher::javaCommand, serverOptions(tls));
             cluster.save();
-            if (!cluster.awaitLeader(timeout)) {
+            boolean up;
+            try {
+                up = cluster.awaitLeader(timeout, healthCheck);
+            } catch (DeniedException e) {
+                throw Failures.of(e);
+            }
+            if (!up) {
                 throw new CliException(
                         ExitCodes.UNAVAILABLE,
                         "the cluster did not elect a leader with every node serving within " + timeout.toSeconds()
@@ -97,6 +128,29 @@ final class ClusterCommand {
             }
             return ExitCodes.OK;
         }
+
+        /**
+         * The options every node gets. Options given replace the stored ones
+         * (LocalCluster.startMissing); with none given the stored ones, TLS included, are used
+         * again, so TLS is added whenever other options are.
+         */
+        private List<String> serverOptions(TlsFiles tls) {
+            List<String> options = new ArrayList<>();
+            if (snapshotInterval != null) {
+                options.addAll(List.of("--snapshot-interval", snapshotInterval.toMillis() + "ms"));
+            }
+            if (tls != null && (!options.isEmpty() || tlsCert != null)) {
+                options.addAll(List.of(
+                        "--tls-cert",
+                        tls.certificate().toString(),
+                        "--tls-key",
+                        tls.key().toString()));
+                if (tls.clientCa() != null) {
+                    options.addAll(List.of("--tls-ca", tls.clientCa().toString()));
+                }
+            }
+            return options;
+        }
     }
 
     @Command(
@@ -114,6 +168,34 @@ final class ClusterCommand {
             System.out.println("stopped " + stopped + " node(s)");
             return ExitCodes.OK;
         }
+    }
+
+    /** The TLS files in a cluster's stored server options, or null if it was started without. */
+    static TlsFiles storedTls(List<String> options) {
+        return ServerCommand.tlsFiles(
+                optionValue(options, "--tls-cert"),
+                optionValue(options, "--tls-key"),
+                optionValue(options, "--tls-ca"));
+    }
+
+    private static Path optionValue(List<String> options, String name) {
+        int i = options.indexOf(name);
+        return i < 0 || i + 1 >= options.size() ? null : Path.of(options.get(i + 1));
+    }
+
+    /**
+     * How this command asks its nodes for their health: as a client of the nodes' own CA, and,
+     * where they ask for client certificates, presenting the node certificate (so the client CA
+     * must have signed it). Without a client CA it trusts the node certificate itself.
+     */
+    private static ClientTls healthCheckTls(TlsFiles tls) {
+        if (tls == null) {
+            return null;
+        }
+        if (tls.clientCa() == null) {
+            return ClientTls.trusting(tls.certificate());
+        }
+        return ClientTls.of(tls.clientCa(), tls.certificate(), tls.key());
     }
 
     static JsonObject describe(LocalCluster cluster) {

@@ -32,8 +32,9 @@ import picocli.CommandLine.Command;
             "3:conflict (held, not owner, stale token)",
             "4:lease lost",
             "5:unavailable (no server or no quorum reachable in time)",
-            "6:lab: a Tenure run broke a checked property",
-            "7:lab: a naive run broke nothing (the fault did not land) or an experiment could not run"
+            "6:denied (not authenticated: a TLS handshake refused, and why; or not permitted)",
+            "7:lab: a Tenure run broke a checked property",
+            "8:lab: a naive run broke nothing (the fault did not land) or an experiment could not run"
         })
 public final class Main {
 

@@ -4,6 +4,7 @@ import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.server.ServerConfig;
 import dev.tenure.server.TenureServer;
 import dev.tenure.server.fault.Fatal;
+import dev.tenure.server.tls.TlsFiles;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -81,6 +82,27 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
     boolean join;
 
     @Option(
+            names = "--tls-cert",
+            paramLabel = "FILE",
+            description = {
+                "This node's certificate (PEM, then any intermediates): the gRPC port serves TLS only and the",
+                "admin port HTTPS only. Its subject alternative names must include the address clients use."
+            })
+    Path tlsCert;
+
+    @Option(names = "--tls-key", paramLabel = "FILE", description = "The key of --tls-cert (unencrypted PKCS#8 PEM).")
+    Path tlsKey;
+
+    @Option(
+            names = "--tls-ca",
+            paramLabel = "FILE",
+            description = {
+                "Ask every client (gRPC and admin) for a certificate signed by this CA (PEM), and refuse those",
+                "without one (mTLS); the certificate's CN is the client's principal. Needs --tls-cert."
+            })
+    Path tlsCa;
+
+    @Option(
             names = "--ready-timeout",
             description = "How long to wait for the node to serve (default: ${DEFAULT-VALUE}).",
             defaultValue = "30s",
@@ -89,7 +111,9 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        ServerConfig config = config().withSnapshotInterval(snapshotInterval).withJoin(join);
+        ServerConfig config = config().withSnapshotInterval(snapshotInterval)
+                .withJoin(join)
+                .withTls(tlsFiles(tlsCert, tlsKey, tlsCa));
         CountDownLatch stop = new CountDownLatch(1);
         TenureServer server = TenureServer.start(config, System.err, Fatal::exit);
         Runtime.getRuntime()
@@ -104,15 +128,37 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
         // up yet, so it reports what it has at once (`tenure cluster start` waits for a leader).
         ServerStatusResponse status = config.members().size() == 1 ? awaitReady(server) : server.status();
         System.out.printf(
-                "tenure: node %d serving on %s (admin %s), data %s, health %s%n",
+                "tenure: node %d serving on %s (admin %s%s), data %s, health %s%n",
                 config.nodeId(),
                 config.self().endpoint(),
                 config.adminPort() == 0 ? "off" : config.bindHost() + ":" + server.adminPort(),
+                config.tls() == null
+                        ? ""
+                        : config.tls().clientCertificates() ? "; TLS, client certificates required" : "; TLS",
                 data.toAbsolutePath().normalize(),
                 status.getHealth());
         System.out.flush();
         stop.await();
         return 0;
+    }
+
+    /** The TLS files given, or null for plaintext; options that cannot go together are bad input. */
+    static TlsFiles tlsFiles(Path cert, Path key, Path ca) {
+        if ((cert == null) != (key == null)) {
+            throw new IllegalArgumentException("--tls-cert and --tls-key go together: give both or neither");
+        }
+        if (cert == null) {
+            if (ca != null) {
+                throw new IllegalArgumentException("--tls-ca needs --tls-cert and --tls-key: client certificates"
+                        + " are asked for over TLS only");
+            }
+            return null;
+        }
+        return new TlsFiles(absolute(cert), absolute(key), ca == null ? null : absolute(ca));
+    }
+
+    private static Path absolute(Path file) {
+        return file.toAbsolutePath().normalize();
     }
 
     private ServerConfig config() {

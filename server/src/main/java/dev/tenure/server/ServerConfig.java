@@ -1,6 +1,7 @@
 package dev.tenure.server;
 
 import dev.tenure.core.Limits;
+import dev.tenure.server.tls.TlsFiles;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -22,6 +23,7 @@ import java.util.Objects;
  *     replays a bounded log; zero disables it
  * @param join this member belongs to a cluster that already holds data: with an empty data
  *     directory it waits for a peer to copy from instead of starting empty (see {@link #withJoin})
+ * @param tls the gRPC and admin ports' TLS files; null serves both in plaintext
  */
 public record ServerConfig(
         int nodeId,
@@ -36,7 +38,8 @@ public record ServerConfig(
         Duration leaderHeartbeatTimeout,
         Duration leaderHeartbeatInterval,
         Duration snapshotInterval,
-        boolean join) {
+        boolean join,
+        TlsFiles tls) {
 
     public static final int DEFAULT_PORT = 7420;
     public static final int DEFAULT_ADMIN_PORT = 7421;
@@ -80,7 +83,8 @@ public record ServerConfig(
                 Duration.ofMillis(600),
                 Duration.ofMillis(100),
                 Duration.ofMinutes(10),
-                false);
+                false,
+                null);
     }
 
     /**
@@ -136,7 +140,8 @@ public record ServerConfig(
                 leaderHeartbeatTimeout,
                 leaderHeartbeatInterval,
                 interval,
-                join);
+                join,
+                tls);
     }
 
     /**
@@ -158,7 +163,27 @@ public record ServerConfig(
                 leaderHeartbeatTimeout,
                 leaderHeartbeatInterval,
                 snapshotInterval,
-                join);
+                join,
+                tls);
+    }
+
+    /** This node's ports with TLS from {@code files} (null: plaintext). */
+    public ServerConfig withTls(TlsFiles files) {
+        return new ServerConfig(
+                nodeId,
+                members,
+                dataDir,
+                bindHost,
+                adminPort,
+                keepAliveBatch,
+                requestTimeout,
+                messageBytesMax,
+                limits,
+                leaderHeartbeatTimeout,
+                leaderHeartbeatInterval,
+                snapshotInterval,
+                join,
+                files);
     }
 
     /**

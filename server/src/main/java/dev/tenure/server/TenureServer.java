@@ -10,9 +10,12 @@ import dev.tenure.server.fault.FatalHandler;
 import dev.tenure.server.fault.NodeFaults;
 import dev.tenure.server.gateway.GatewayServer;
 import dev.tenure.server.runtime.AgentWakeup;
+import dev.tenure.server.tls.ServerTls;
 import io.aeron.cluster.service.Cluster;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -55,6 +58,13 @@ public final class TenureServer implements AutoCloseable {
     }
 
     private void startAll(PrintStream log) throws IOException {
+        // Bad TLS files fail first, before the data directory is touched: bad input changes nothing.
+        ServerTls tls = config.tls() == null ? null : ServerTls.load(config.tls());
+        if (tls == null && !loopback(config.bindHost())) {
+            log.println("tenure: warning: serving without TLS on " + config.bindHost()
+                    + ": anyone who can reach this address can take, release and write; give --tls-cert and"
+                    + " --tls-key (docs/security.md)");
+        }
         LoggingWarmUp.run();
         dataLock = DataDirLock.acquire(config.dataDir());
         DataDirSpace.require(config.dataDir(), ClusterNode.storageFloorBytes());
@@ -67,9 +77,10 @@ public final class TenureServer implements AutoCloseable {
                 node::recoveryPosition,
                 metrics,
                 node.wakeup(),
-                faults);
+                faults,
+                tls);
         gateway.start();
-        GrpcWarmUp.call(config.self().host(), gateway.port());
+        GrpcWarmUp.call(config.self().host(), gateway.port(), tls);
         // Health is probed through the log once a second, so "no quorum" is noticed, and its
         // start time known, even when no client is asking.
         probe = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -84,9 +95,23 @@ public final class TenureServer implements AutoCloseable {
             probe.scheduleWithFixedDelay(() -> compactLog(log), snapshotMs, snapshotMs, TimeUnit.MILLISECONDS);
         }
         if (config.adminPort() > 0) {
-            admin = AdminHttp.start(config.bindHost(), config.adminPort(), this::statusNow, metrics::scrape);
+            admin = AdminHttp.start(
+                    config.bindHost(),
+                    config.adminPort(),
+                    tls == null ? null : tls.admin(),
+                    this::statusNow,
+                    metrics::scrape);
         }
         faults.serving();
+    }
+
+    /** Whether {@code host} is a loopback address; a name that does not resolve is not. */
+    private static boolean loopback(String host) {
+        try {
+            return InetAddress.getByName(host).isLoopbackAddress();
+        } catch (UnknownHostException e) {
+            return false;
+        }
     }
 
     /** Fills in what this node knows of itself and its cluster around the replicated stats. */

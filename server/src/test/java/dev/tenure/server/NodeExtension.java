@@ -109,7 +109,8 @@ final class NodeExtension implements BeforeAllCallback, AfterAllCallback {
                 Duration.ofSeconds(1),
                 Duration.ofMillis(100),
                 Duration.ofMinutes(10),
-                false);
+                false,
+                null);
     }
 
     private static void awaitHealthy(TenureServer server) throws InterruptedException {

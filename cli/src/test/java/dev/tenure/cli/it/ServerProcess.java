@@ -20,6 +20,7 @@ final class ServerProcess implements AutoCloseable {
     private List<String> wrapper = List.of();
     private int adminPort;
     private Processes.Running running;
+    private List<String> options = List.of();
 
     ServerProcess(Path data) {
         this.data = data;
@@ -53,25 +54,31 @@ final class ServerProcess implements AutoCloseable {
         return "127.0.0.1:" + port;
     }
 
+    /** Options added to `tenure server` on every start (e.g. --tls-cert FILE). */
+    ServerProcess withOptions(String... options) {
+        this.options = List.of(options);
+        return this;
+    }
+
     ServerProcess start() throws IOException, InterruptedException {
         return start(Map.of());
     }
 
     /** Starts the node with extra environment variables (e.g. a preloaded fake clock). */
     ServerProcess start(Map<String, String> env) throws IOException, InterruptedException {
+        List<String> args = new ArrayList<>(List.of(
+                "server",
+                "--data",
+                data.toString(),
+                "--port",
+                Integer.toString(port),
+                "--admin-port",
+                Integer.toString(adminPort),
+                "--cluster-port-base",
+                Integer.toString(clusterPortBase)));
+        args.addAll(options);
         List<String> command = new ArrayList<>(wrapper);
-        command.addAll(Processes.tenure(
-                jvmOptions,
-                List.of(
-                        "server",
-                        "--data",
-                        data.toString(),
-                        "--port",
-                        Integer.toString(port),
-                        "--admin-port",
-                        Integer.toString(adminPort),
-                        "--cluster-port-base",
-                        Integer.toString(clusterPortBase))));
+        command.addAll(Processes.tenure(jvmOptions, args));
         running = new Processes.Running(command, env);
         String line = running.nextLine(Duration.ofSeconds(60));
         if (!line.contains("health ok")) {

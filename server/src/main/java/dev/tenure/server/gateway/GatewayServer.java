@@ -10,10 +10,12 @@ import dev.tenure.server.admin.NodeMetrics;
 import dev.tenure.server.cluster.ClusterNode;
 import dev.tenure.server.fault.NodeFaults;
 import dev.tenure.server.runtime.AgentWakeup;
+import dev.tenure.server.tls.ServerTls;
 import io.aeron.Aeron;
 import io.aeron.cluster.client.AeronCluster;
 import io.grpc.Server;
 import io.grpc.ServerInterceptors;
+import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
@@ -47,7 +49,8 @@ public final class GatewayServer implements AutoCloseable {
             LongSupplier recoveryPosition,
             NodeMetrics metrics,
             AgentWakeup wakeup,
-            NodeFaults faults) {
+            NodeFaults faults,
+            ServerTls tls) {
         // A lone member is always the leader: its gateway talks to it over shared memory.
         boolean local = config.members().size() == 1;
         // One Aeron client for every reconnect, on the node's monotonic epoch clock (see
@@ -92,11 +95,21 @@ public final class GatewayServer implements AutoCloseable {
         });
         GrpcService service = new GrpcService(gateway, request -> status(request.getStateDigest()));
         this.loops = TransportLoops.start(faults);
-        this.server = loops.serveOn(NettyServerBuilder.forAddress(
-                        new InetSocketAddress(config.bindHost(), config.self().port())))
-                .addService(ServerInterceptors.intercept(
-                        MalformedRequests.refused(service.bindService(), new ThrottledLog(System.err)),
-                        metrics.grpcInterceptor()))
+        NettyServerBuilder transport = loops.serveOn(NettyServerBuilder.forAddress(
+                new InetSocketAddress(config.bindHost(), config.self().port())));
+        ServerServiceDefinition refused =
+                MalformedRequests.refused(service.bindService(), new ThrottledLog(System.err));
+        ServerServiceDefinition served;
+        if (tls == null) {
+            served = ServerInterceptors.intercept(refused, metrics.grpcInterceptor());
+        } else {
+            // TLS only on this port. The metrics interceptor is the outer one, so calls refused
+            // for want of a principal are counted too.
+            transport.sslContext(tls.grpc());
+            served = ServerInterceptors.intercept(refused, tls.principals(), metrics.grpcInterceptor());
+        }
+        this.server = transport
+                .addService(served)
                 .maxInboundMessageSize(config.messageBytesMax())
                 // Every handler only validates and hands the request to the cluster channel's
                 // queue, never blocks: running it on the Netty event loop that read it saves a
