@@ -1,8 +1,10 @@
 package dev.tenure.cli;
 
 import dev.tenure.api.v1.ServerStatusResponse;
+import dev.tenure.gateway.Acl;
 import dev.tenure.server.ServerConfig;
 import dev.tenure.server.TenureServer;
+import dev.tenure.server.acl.AclFile;
 import dev.tenure.server.fault.Fatal;
 import dev.tenure.server.tls.TlsFiles;
 import java.nio.file.Path;
@@ -103,6 +105,16 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
     Path tlsCa;
 
     @Option(
+            names = "--acl",
+            paramLabel = "FILE",
+            description = {
+                "Permissions per principal on name prefixes (YAML; docs/security.md): whatever it does not allow",
+                "is denied. Read at start and again on SIGHUP, without dropping sessions (a principal given less",
+                "has its sessions ended). Needs --tls-ca: principals are client certificates' CNs."
+            })
+    Path acl;
+
+    @Option(
             names = "--ready-timeout",
             description = "How long to wait for the node to serve (default: ${DEFAULT-VALUE}).",
             defaultValue = "30s",
@@ -114,8 +126,12 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
         ServerConfig config = config().withSnapshotInterval(snapshotInterval)
                 .withJoin(join)
                 .withTls(tlsFiles(tlsCert, tlsKey, tlsCa));
+        Acl initialAcl = acl == null ? Acl.OPEN : aclFile(acl, config);
         CountDownLatch stop = new CountDownLatch(1);
-        TenureServer server = TenureServer.start(config, System.err, Fatal::exit);
+        TenureServer server = TenureServer.start(config, System.err, Fatal::exit, initialAcl);
+        if (acl != null) {
+            AclReload.onHangUp(acl, server, System.err);
+        }
         Runtime.getRuntime()
                 .addShutdownHook(new Thread(
                         () -> {
@@ -140,6 +156,19 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
         System.out.flush();
         stop.await();
         return 0;
+    }
+
+    /** The ACL in {@code file}; bad input (exit 2, one line) if it cannot be used or read. */
+    private static Acl aclFile(Path file, ServerConfig config) {
+        if (config.tls() == null || !config.tls().clientCertificates()) {
+            throw new IllegalArgumentException(
+                    "--acl needs --tls-ca: an ACL grants principals, and a principal is a client certificate's CN");
+        }
+        try {
+            return AclFile.read(file);
+        } catch (AclFile.BadAclException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
     }
 
     /** The TLS files given, or null for plaintext; options that cannot go together are bad input. */

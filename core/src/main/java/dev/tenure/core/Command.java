@@ -45,8 +45,9 @@ public sealed interface Command {
     /**
      * Ends a session. {@code end} is {@link TenureEnd#RELEASED} when the client closed it,
      * {@link TenureEnd#EXPIRED} when the client gave up at its own horizon (it may have stopped
-     * mid-work, so it must not be reported as a clean release) and {@link TenureEnd#DISCONNECTED}
-     * when its connection closed; its leases end the same way.
+     * mid-work, so it must not be reported as a clean release), {@link TenureEnd#DISCONNECTED}
+     * when its connection closed and {@link TenureEnd#REVOKED} when the node's ACL no longer gives
+     * its principal what it had; its leases end the same way.
      *
      * <p>{@code attachment}: 0 ends the session whatever connection carries it (the client asked);
      * otherwise the session ends only if that is still its current attachment. A connection that

@@ -78,8 +78,8 @@ final class SessionCommands {
     }
 
     Result close(CloseSession c) {
-        if (c.end() != TenureEnd.RELEASED && c.end() != TenureEnd.EXPIRED && c.end() != TenureEnd.DISCONNECTED) {
-            return Shapes.invalid("end must be RELEASED, EXPIRED or DISCONNECTED, was " + c.end());
+        if (c.end() == null || c.end() == TenureEnd.NONE) {
+            return Shapes.invalid("end must be RELEASED, EXPIRED, DISCONNECTED or REVOKED, was " + c.end());
         }
         if (c.attachment() < 0) {
             return Shapes.invalid("attachment must not be negative, was " + c.attachment());

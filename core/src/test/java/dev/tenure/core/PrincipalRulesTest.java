@@ -110,6 +110,17 @@ class PrincipalRulesTest {
     }
 
     @Test
+    void aSessionEndedForItsPrincipalEndsItsLeasesRevoked() {
+        long a = open("p");
+        Granted g = (Granted) f.apply(new Acquire(a, 1, "x", 0));
+        assertThat(f.apply(new CloseSession(a, TenureEnd.REVOKED, 1))).isInstanceOf(Result.Ok.class);
+        LockView v = (LockView) f.apply(new Status("x"));
+        assertThat(v.holder()).isNull();
+        assertThat(v.history().get(0).token()).isEqualTo(g.grant().token());
+        assertThat(v.history().get(0).end()).isEqualTo(TenureEnd.REVOKED);
+    }
+
+    @Test
     void aPrincipalLongerThanItsLimitIsRefused() {
         Result.Rejected r = rejected(f.apply(new OpenSession(10_000, "c", SecretHash.NONE, "a-principal-of-17")));
         assertThat(r.code()).isEqualTo(Code.INVALID);

@@ -389,8 +389,7 @@ final class ReferenceModel {
     }
 
     Result close(CloseSession c) {
-        if (c.end() != TenureEnd.RELEASED && c.end() != TenureEnd.EXPIRED && c.end() != TenureEnd.DISCONNECTED)
-            return invalid();
+        if (c.end() == null || c.end() == TenureEnd.NONE) return invalid();
         if (c.attachment() < 0) return invalid();
         S s = session(c.sessionId());
         if (s == null) return lost();

@@ -92,7 +92,7 @@ class SessionRulesTest {
     void closeValidatesEndAndSession() {
         Fixture f = new Fixture();
         long a = f.open(1_000);
-        assertThat(code(f.apply(new CloseSession(a, TenureEnd.REVOKED)))).isEqualTo(Code.INVALID);
+        assertThat(code(f.apply(new CloseSession(a, TenureEnd.NONE)))).isEqualTo(Code.INVALID);
         assertThat(code(f.apply(new CloseSession(a, null)))).isEqualTo(Code.INVALID);
         assertThat(code(f.apply(new CloseSession(a + 1, TenureEnd.RELEASED)))).isEqualTo(Code.SESSION_LOST);
         assertThat(f.apply(new CloseSession(a, TenureEnd.RELEASED))).isEqualTo(new Ok());

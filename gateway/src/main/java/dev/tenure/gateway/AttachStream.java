@@ -51,6 +51,8 @@ final class AttachStream implements StreamObserver<AttachRequest> {
     private boolean closeRequested; // guarded by lock: the client asked to end the session
     private boolean clientGone; // guarded by lock: the client's side of the stream ended
     private boolean responseDone; // guarded by lock: our side of the stream is completed
+    /** Who opened or resumed the session here (empty: no principal); set on the inbound thread, before bind. */
+    private volatile String principal = "";
 
     AttachStream(Gateway gateway, StreamObserver<AttachResponse> out) {
         this.gateway = gateway;
@@ -79,12 +81,15 @@ final class AttachStream implements StreamObserver<AttachRequest> {
     private void open(AttachRequest.Open open) {
         requireUnbound();
         validator.open(open);
+        gateway.requireKnownPrincipal();
+        principal = Principal.current().orElse("");
         ByteString secret = gateway.secrets().newSecret();
         LogCommand.Builder cmd = LogCommand.newBuilder()
                 .setOpenSession(OpenSession.newBuilder()
                         .setTtlMs(open.getTtlMs())
                         .setClientName(open.getClientName())
-                        .setSecretHash(SessionSecrets.hash(secret)));
+                        .setSecretHash(SessionSecrets.hash(secret))
+                        .setPrincipal(principal));
         log.submit(cmd).whenComplete((reply, error) -> {
             if (error != null) {
                 fail(Status.UNAVAILABLE.withDescription(error.getMessage()));
@@ -101,6 +106,8 @@ final class AttachStream implements StreamObserver<AttachRequest> {
     private void resume(AttachRequest.Resume resume) {
         requireUnbound();
         validator.resume(resume);
+        gateway.requireKnownPrincipal();
+        principal = Principal.current().orElse("");
         long id = resume.getSessionId();
         LogCommand.Builder cmd = Gateway.withSecret(
                 LogCommand.newBuilder()
@@ -196,6 +203,32 @@ final class AttachStream implements StreamObserver<AttachRequest> {
      * (it may have stopped mid-work; recording that as a clean release would mislead the next
      * holder). Any other value is taken as RELEASED, which older clients send by leaving it unset.
      */
+    /** Who opened or resumed the session on this stream; empty without a principal. */
+    String principal() {
+        return principal;
+    }
+
+    /**
+     * Ends the session this stream carries as REVOKED: the ACL no longer gives its principal what
+     * it had. Through the log, like a client's Close; the client hears SessionEnded.
+     */
+    void revoke() {
+        long id;
+        long carried;
+        synchronized (lock) {
+            id = sessionId;
+            carried = attachment;
+        }
+        if (id == 0) {
+            return;
+        }
+        log.submit(LogCommand.newBuilder()
+                .setCloseSession(CloseSession.newBuilder()
+                        .setSessionId(id)
+                        .setEnd(TenureEnd.TENURE_END_REVOKED)
+                        .setAttachment(carried)));
+    }
+
     private void close(TenureEnd requested) {
         long id = boundSession();
         TenureEnd end = requested == TenureEnd.TENURE_END_EXPIRED

@@ -33,6 +33,8 @@ import dev.tenure.core.Limits;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -71,6 +73,8 @@ public final class Gateway {
     private final Listener listener;
     private final Mutation mutation;
     private final SessionSecrets secrets;
+    /** Read by every call's check; replaced whole on a reload. */
+    private volatile Acl acl = Acl.OPEN;
 
     public Gateway(LogPort log, Scheduler scheduler, Limits limits, Listener listener) {
         this(log, scheduler, limits, listener, Mutation.NONE, SessionSecrets.secure());
@@ -135,15 +139,16 @@ public final class Gateway {
     }
 
     public void acquire(AcquireRequest request, Answer<AcquireResponse> answer) {
-        if (validated(() -> validator.acquire(request), answer)) {
+        if (validated(() -> permit(validator::acquire, request, Permission.ACQUIRE, request.getLock()), answer)) {
             new ParkedAcquire(this, request, answer).start();
         }
     }
 
     public void release(ReleaseRequest request, Answer<ReleaseResponse> answer) {
-        // A forced release ends another session's lease: this is the one place that decides who
-        // may send one (today any session may; permissions will make it an admin act here).
-        if (validated(() -> validator.release(request), answer)) {
+        // A forced release ends another session's lease: an admin act. A release of one's own is
+        // owner-bound in the state machine, and needs acquire, as taking the lease did.
+        Permission needed = WireMapping.forced(request) ? Permission.ADMIN : Permission.ACQUIRE;
+        if (validated(() -> permit(validator::release, request, needed, request.getLock()), answer)) {
             LogCommand.Builder cmd =
                     LogCommand.newBuilder().setRelease(request.toBuilder().clearSessionSecret());
             call(withSecret(cmd, request.getSessionId(), request.getSessionSecret()), Reply::getRelease, answer, r -> {
@@ -155,7 +160,7 @@ public final class Gateway {
     }
 
     public void renewLease(RenewLeaseRequest request, Answer<RenewLeaseResponse> answer) {
-        if (validated(() -> validator.renew(request), answer)) {
+        if (validated(() -> permit(validator::renew, request, Permission.ACQUIRE, request.getLock()), answer)) {
             LogCommand.Builder cmd =
                     LogCommand.newBuilder().setRenewLease(request.toBuilder().clearSessionSecret());
             call(
@@ -167,7 +172,7 @@ public final class Gateway {
     }
 
     public void writeCheckpoint(WriteCheckpointRequest request, Answer<WriteCheckpointResponse> answer) {
-        if (validated(() -> validator.checkpoint(request), answer)) {
+        if (validated(() -> permit(validator::checkpoint, request, Permission.WRITE, request.getLock()), answer)) {
             LogCommand.Builder cmd = LogCommand.newBuilder()
                     .setWriteCheckpoint(request.toBuilder().clearSessionSecret());
             call(
@@ -184,13 +189,13 @@ public final class Gateway {
     }
 
     public void lockStatus(LockStatusRequest request, Answer<LockStatusResponse> answer) {
-        if (validated(() -> validator.status(request), answer)) {
+        if (validated(() -> permit(validator::status, request, Permission.READ, request.getLock()), answer)) {
             call(LogCommand.newBuilder().setLockStatus(request), Reply::getLockStatus, answer, r -> {});
         }
     }
 
     public void kvPut(KvPutRequest request, Answer<KvPutResponse> answer) {
-        if (validated(() -> validator.put(request), answer)) {
+        if (validated(() -> permit(validator::put, request, Permission.WRITE, request.getKey()), answer)) {
             call(
                     withSecret(
                             LogCommand.newBuilder().setKvPut(request.toBuilder().clearSessionSecret()),
@@ -203,13 +208,13 @@ public final class Gateway {
     }
 
     public void kvGet(KvGetRequest request, Answer<KvGetResponse> answer) {
-        if (validated(() -> validator.get(request), answer)) {
+        if (validated(() -> permit(validator::get, request, Permission.READ, request.getKey()), answer)) {
             call(LogCommand.newBuilder().setKvGet(request), Reply::getKvGet, answer, r -> {});
         }
     }
 
     public void kvDelete(KvDeleteRequest request, Answer<KvDeleteResponse> answer) {
-        if (validated(() -> validator.delete(request), answer)) {
+        if (validated(() -> permit(validator::delete, request, Permission.WRITE, request.getKey()), answer)) {
             call(
                     withSecret(
                             LogCommand.newBuilder()
@@ -270,6 +275,61 @@ public final class Gateway {
 
     static StatusRuntimeException unavailable(Throwable error) {
         return Status.UNAVAILABLE.withDescription(error.getMessage()).asRuntimeException();
+    }
+
+    /**
+     * Validates {@code request}'s shape, then checks that the call's principal may do {@code p} on
+     * {@code name}; either throws the refusal. Shape first: a name too long is bad input whoever
+     * sends it.
+     */
+    private <Q> void permit(Consumer<Q> validate, Q request, Permission p, String name) {
+        validate.accept(request);
+        requirePermission(p, name);
+    }
+
+    /** Throws PERMISSION_DENIED, naming the principal, the permission and the name, unless the ACL allows it. */
+    public void requirePermission(Permission p, String name) {
+        Optional<String> principal = Principal.current();
+        if (!acl.allows(principal, p, name)) {
+            throw Status.PERMISSION_DENIED
+                    .withDescription(principal.map(x -> "principal " + x).orElse("a client without a certificate")
+                            + " may not " + p.spelling() + " '" + name + "'")
+                    .asRuntimeException();
+        }
+    }
+
+    /** Throws PERMISSION_DENIED unless the call's principal is named in the ACL: who may open or resume a session. */
+    void requireKnownPrincipal() {
+        Optional<String> principal = Principal.current();
+        if (!acl.knows(principal)) {
+            throw Status.PERMISSION_DENIED
+                    .withDescription(principal
+                                    .map(x -> "principal " + x + " is not in the ACL")
+                                    .orElse("a client without a certificate")
+                            + ": it may not open a session")
+                    .asRuntimeException();
+        }
+    }
+
+    /** The ACL now in force. */
+    public Acl acl() {
+        return acl;
+    }
+
+    /**
+     * Puts {@code next} in force for every call from now on. The sessions of each principal it
+     * allows less than the one before are ended (REVOKED, so their lock delays apply), so nothing
+     * they hold outlives the permission it was taken under; the client may open a new session,
+     * which the new ACL then decides. Returns the principals whose sessions were ended here.
+     */
+    public List<String> acl(Acl next) {
+        Acl before = acl;
+        acl = next;
+        List<String> narrowed = next.narrowedSince(before);
+        if (!narrowed.isEmpty()) {
+            registry.revokeSessionsOf(narrowed);
+        }
+        return narrowed;
     }
 
     private static boolean validated(Runnable check, Answer<?> answer) {

@@ -2,6 +2,8 @@ package dev.tenure.server;
 
 import dev.tenure.api.v1.Member;
 import dev.tenure.api.v1.ServerStatusResponse;
+import dev.tenure.gateway.Acl;
+import dev.tenure.gateway.Permission;
 import dev.tenure.server.admin.AdminHttp;
 import dev.tenure.server.admin.NodeMetrics;
 import dev.tenure.server.cluster.ClusterNode;
@@ -16,6 +18,8 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -29,6 +33,7 @@ public final class TenureServer implements AutoCloseable {
     private final Health health = new Health();
     private final NodeMetrics metrics = new NodeMetrics();
     private final NodeFaults faults;
+    private Acl initialAcl = Acl.OPEN;
     private DataDirLock dataLock;
     private ClusterNode node;
     private GatewayServer gateway;
@@ -46,8 +51,18 @@ public final class TenureServer implements AutoCloseable {
      * loop that ended; see {@link NodeFaults}): `tenure server` ends the process with it.
      */
     public static TenureServer start(ServerConfig config, PrintStream log, FatalHandler fatal) throws IOException {
+        return start(config, log, fatal, Acl.OPEN);
+    }
+
+    /**
+     * As above, with {@code acl} in force from the first call the node serves: a node given an ACL
+     * never serves a call without it.
+     */
+    public static TenureServer start(ServerConfig config, PrintStream log, FatalHandler fatal, Acl acl)
+            throws IOException {
         // The data directory is checked, made and locked first of all, by DataDirLock.
         TenureServer server = new TenureServer(config, new NodeFaults(fatal, log));
+        server.initialAcl = acl;
         try {
             server.startAll(log);
         } catch (IOException | RuntimeException e) {
@@ -79,6 +94,7 @@ public final class TenureServer implements AutoCloseable {
                 node.wakeup(),
                 faults,
                 tls);
+        gateway.acl(initialAcl); // before the port opens: no call is served without it
         gateway.start();
         GrpcWarmUp.call(config.self().host(), gateway.port(), tls);
         // Health is probed through the log once a second, so "no quorum" is noticed, and its
@@ -99,10 +115,33 @@ public final class TenureServer implements AutoCloseable {
                     config.bindHost(),
                     config.adminPort(),
                     tls == null ? null : tls.admin(),
+                    this::monitors,
                     this::statusNow,
                     metrics::scrape);
         }
         faults.serving();
+    }
+
+    /**
+     * Puts {@code next} in force (a reload); returns the principals whose sessions this node
+     * ended because it allows them less than the ACL before (see {@link
+     * dev.tenure.gateway.Gateway#acl(Acl)}).
+     */
+    public List<String> acl(Acl next) {
+        return gateway.acl(next);
+    }
+
+    /**
+     * Who may read the admin port's /status and /metrics (lock names and keys are user data):
+     * with an ACL, a principal with {@code monitor}; on a node that asks clients for certificates,
+     * any principal; otherwise anyone who reaches the port, as the gRPC port.
+     */
+    private boolean monitors(Optional<String> principal) {
+        Acl acl = gateway.acl();
+        if (!acl.open()) {
+            return acl.allows(principal, Permission.MONITOR, "");
+        }
+        return config.tls() == null || !config.tls().clientCertificates() || principal.isPresent();
     }
 
     /** Whether {@code host} is a loopback address; a name that does not resolve is not. */

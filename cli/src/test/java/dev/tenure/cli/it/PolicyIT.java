@@ -46,10 +46,16 @@ class PolicyIT {
         return new Processes.Running(Processes.tenure(List.of(args)), env());
     }
 
-    /** TENURE_ENDPOINT, and TENURE_CMD: the `tenure` command line, for shell commands under `tenure run`. */
+    /**
+     * A shell function {@code tenure} that runs TENURE_CMD (quoted word by word) with its
+     * arguments, for the shell commands under `tenure run`: a variable's quotes are not parsed when
+     * it is expanded, so the line is evaluated.
+     */
+    private static final String TENURE_FUNCTION = "tenure() { eval \"$TENURE_CMD\"' \"$@\"'; }; ";
+
+    /** TENURE_ENDPOINT, and TENURE_CMD: the `tenure` command line, quoted for the shell (see {@link #TENURE_FUNCTION}). */
     static Map<String, String> env() {
-        return Map.of(
-                "TENURE_ENDPOINT", server.endpoint(), "TENURE_CMD", String.join(" ", Processes.tenure(List.of())));
+        return Map.of("TENURE_ENDPOINT", server.endpoint(), "TENURE_CMD", Processes.tenureShellLine(List.of()));
     }
 
     static JsonObject json(String line) {
@@ -73,7 +79,8 @@ class PolicyIT {
                 "--",
                 "sh",
                 "-c",
-                "$TENURE_CMD checkpoint --lock \"$TENURE_LOCK\" --token \"$TENURE_TOKEN\" 'row 41' >/dev/null"
+                TENURE_FUNCTION
+                        + "tenure checkpoint --lock \"$TENURE_LOCK\" --token \"$TENURE_TOKEN\" 'row 41' >/dev/null"
                         + " && echo written; while kill -0 $PPID 2>/dev/null; do sleep 0.2; done");
         assertThat(first.nextLine(Duration.ofSeconds(60))).isEqualTo("written");
         first.kill9();
@@ -84,8 +91,9 @@ class PolicyIT {
                 "--",
                 "sh",
                 "-c",
-                "echo \"$TENURE_CHECKPOINT|$TENURE_PREVIOUS_END|$TENURE_CHECKPOINT_TOKEN|$TENURE_PREVIOUS_TOKEN\";"
-                        + " $TENURE_CMD checkpoint --lock \"$TENURE_LOCK\" --token \"$TENURE_TOKEN\" 'row 42' >/dev/null");
+                TENURE_FUNCTION
+                        + "echo \"$TENURE_CHECKPOINT|$TENURE_PREVIOUS_END|$TENURE_CHECKPOINT_TOKEN|$TENURE_PREVIOUS_TOKEN\";"
+                        + " tenure checkpoint --lock \"$TENURE_LOCK\" --token \"$TENURE_TOKEN\" 'row 42' >/dev/null");
         assertThat(second.waitFor(Duration.ofSeconds(60))).isEqualTo(0);
         String[] seen = second.nextLine(Duration.ofSeconds(1)).split("\\|");
         assertThat(seen[0]).isEqualTo("row 41");

@@ -38,6 +38,21 @@ final class Processes {
         return tenure(JavaCommand.SMALL_JVM, args);
     }
 
+    /**
+     * `tenure ARGS` as one line for {@code sh -c}, each word quoted: the JVM's options carry
+     * spaces, quotes and {@code ;} (its out-of-memory hook), which the shell must not split or run.
+     */
+    static String tenureShellLine(List<String> args) {
+        StringBuilder line = new StringBuilder();
+        for (String word : tenure(args)) {
+            line.append(line.length() == 0 ? "" : " ")
+                    .append('\'')
+                    .append(word.replace("'", "'\\''"))
+                    .append('\'');
+        }
+        return line.toString();
+    }
+
     /** As {@link #tenure(List)}, in a JVM with {@code jvmOptions} (a smaller heap, say). */
     static List<String> tenure(List<String> jvmOptions, List<String> args) {
         return javaCommand(jvmOptions, jar().toString(), "dev.tenure.cli.Main", args);

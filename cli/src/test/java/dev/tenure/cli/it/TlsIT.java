@@ -89,8 +89,7 @@ class TlsIT {
     @Test
     void aCommandUnderRunConnectsWithTheSettingsRunWasGiven() throws Exception {
         // The inner command has no TLS options: only the TENURE_TLS_* variables `tenure run` sets.
-        String inner = String.join(
-                        " ", Processes.tenure(List.of("kv", "put", "tls-run/k", "v", "--lock", "tls-run", "--token")))
+        String inner = Processes.tenureShellLine(List.of("kv", "put", "tls-run/k", "v", "--lock", "tls-run", "--token"))
                 + " \"$TENURE_TOKEN\"";
         List<String> args = new ArrayList<>(withTls(alice, "run", "tls-run"));
         args.addAll(List.of("--", "sh", "-c", inner));

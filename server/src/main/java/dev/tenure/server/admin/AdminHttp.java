@@ -7,17 +7,21 @@ import com.google.protobuf.util.JsonFormat;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsExchange;
 import com.sun.net.httpserver.HttpsServer;
 import dev.tenure.api.v1.ServerStatusResponse;
+import dev.tenure.server.tls.PrincipalInterceptor;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -45,14 +49,19 @@ public final class AdminHttp implements AutoCloseable {
 
     public static AdminHttp start(
             String host, int port, Supplier<ServerStatusResponse> status, Supplier<String> metrics) throws IOException {
-        return start(host, port, null, status, metrics);
+        return start(host, port, null, principal -> true, status, metrics);
     }
 
-    /** As above; with {@code https} (not null), HTTPS only, configured by it. */
+    /**
+     * As above; with {@code https} (not null), HTTPS only, configured by it. {@code monitors}
+     * says whether a client, by its certificate's CN (empty: none), may read /status and /metrics;
+     * /health is open to every client, for load balancers, and says nothing of locks.
+     */
     public static AdminHttp start(
             String host,
             int port,
             HttpsConfigurator https,
+            Predicate<Optional<String>> monitors,
             Supplier<ServerStatusResponse> status,
             Supplier<String> metrics)
             throws IOException {
@@ -86,12 +95,34 @@ public final class AdminHttp implements AutoCloseable {
             body.addProperty("leader_id", s.getLeaderId());
             respond(exchange, "ok".equals(s.getHealth()) ? 200 : 503, new Gson().toJson(body));
         });
-        http.createContext("/status", exchange -> respond(exchange, 200, json(status.get())));
-        http.createContext(
-                "/metrics",
-                exchange -> respond(exchange, 200, metrics.get(), "text/plain; version=0.0.4; charset=utf-8"));
+        http.createContext("/status", exchange -> {
+            if (permitted(exchange, monitors)) {
+                respond(exchange, 200, json(status.get()));
+            }
+        });
+        http.createContext("/metrics", exchange -> {
+            if (permitted(exchange, monitors)) {
+                respond(exchange, 200, metrics.get(), "text/plain; version=0.0.4; charset=utf-8");
+            }
+        });
         http.start();
         return new AdminHttp(http, executor);
+    }
+
+    /** Answers 403 naming who was refused, unless {@code monitors} lets the exchange's client in. */
+    private static boolean permitted(HttpExchange exchange, Predicate<Optional<String>> monitors) throws IOException {
+        Optional<String> principal = exchange instanceof HttpsExchange https
+                ? PrincipalInterceptor.commonName(https.getSSLSession())
+                : Optional.empty();
+        if (monitors.test(principal)) {
+            return true;
+        }
+        JsonObject body = new JsonObject();
+        body.addProperty(
+                "denied",
+                principal.map(p -> "principal " + p).orElse("a client without a certificate") + " may not monitor");
+        respond(exchange, 403, new Gson().toJson(body));
+        return false;
     }
 
     private static HttpServer create(InetSocketAddress address, HttpsConfigurator https) throws IOException {

@@ -4,6 +4,7 @@ import dev.tenure.api.internal.LogCommand;
 import dev.tenure.api.internal.MemberReport;
 import dev.tenure.api.internal.StatsRequest;
 import dev.tenure.api.v1.ServerStatusResponse;
+import dev.tenure.gateway.Acl;
 import dev.tenure.gateway.Gateway;
 import dev.tenure.server.ServerConfig;
 import dev.tenure.server.admin.NodeMetrics;
@@ -20,6 +21,7 @@ import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -119,6 +121,15 @@ public final class GatewayServer implements AutoCloseable {
                 // socket (not quiet) ends a session before its TTL.
                 .permitKeepAliveWithoutCalls(false)
                 .build();
+    }
+
+    /** The ACL in force from now on; returns the principals whose sessions it ended (see {@link Gateway#acl(Acl)}). */
+    public List<String> acl(Acl next) {
+        return gateway.acl(next);
+    }
+
+    public Acl acl() {
+        return gateway.acl();
     }
 
     public void start() throws IOException {

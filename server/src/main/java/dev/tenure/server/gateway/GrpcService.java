@@ -27,7 +27,9 @@ import dev.tenure.api.v1.WriteCheckpointRequest;
 import dev.tenure.api.v1.WriteCheckpointResponse;
 import dev.tenure.gateway.Answer;
 import dev.tenure.gateway.Gateway;
+import dev.tenure.gateway.Permission;
 import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
@@ -102,6 +104,12 @@ final class GrpcService extends TenureGrpc.TenureImplBase {
 
     @Override
     public void serverStatus(ServerStatusRequest request, StreamObserver<ServerStatusResponse> responses) {
+        try {
+            gateway.requirePermission(Permission.MONITOR, "");
+        } catch (StatusRuntimeException denied) {
+            responses.onError(denied);
+            return;
+        }
         nodeStatus.apply(request).whenComplete((status, error) -> {
             if (error != null) {
                 responses.onError(

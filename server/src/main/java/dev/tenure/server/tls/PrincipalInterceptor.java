@@ -54,7 +54,7 @@ public final class PrincipalInterceptor implements ServerInterceptor {
     }
 
     /** The CN of the peer's certificate, or empty if it presented none or its subject has no CN. */
-    static Optional<String> commonName(SSLSession ssl) {
+    public static Optional<String> commonName(SSLSession ssl) {
         Certificate[] peer;
         try {
             peer = ssl.getPeerCertificates();

@@ -106,12 +106,14 @@ public final class ServerTls {
             }
             SSLContext ssl = SSLContext.getInstance("TLS");
             ssl.init(kmf.getKeyManagers(), tmf == null ? null : tmf.getTrustManagers(), null);
-            boolean needClientAuth = clientCertificates();
+            // Asked for, not required: /health stays open to a load balancer without a
+            // certificate, and /status and /metrics check the principal themselves (AdminHttp).
+            boolean wantClientAuth = clientCertificates();
             return new HttpsConfigurator(ssl) {
                 @Override
                 public void configure(HttpsParameters params) {
                     SSLParameters p = getSSLContext().getDefaultSSLParameters();
-                    p.setNeedClientAuth(needClientAuth);
+                    p.setWantClientAuth(wantClientAuth);
                     params.setSSLParameters(p);
                 }
             };

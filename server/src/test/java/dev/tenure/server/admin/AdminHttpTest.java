@@ -29,7 +29,13 @@ class AdminHttpTest {
     private static final ServerStatusResponse OK =
             ServerStatusResponse.newBuilder().setHealth("ok").build();
     /** What a health probe may wait while fewer slow clients than threads hold connections. */
-    private static final Duration HEALTH_WAIT_MAX = TimeScale.scaled(Duration.ofSeconds(1));
+    /**
+     * Half the time a half-sent request is allowed: a /health held up by one would wait for all
+     * of it. Not a speed target (the printed figures are the measure); a loaded machine answers
+     * in over a second now and then.
+     */
+    private static final Duration HEALTH_WAIT_MAX =
+            TimeScale.scaled(Duration.ofSeconds(AdminHttp.REQUEST_SECONDS_MAX).dividedBy(2));
 
     @Test
     void twentyHalfSentRequestLinesDoNotHoldUpHealthAndAreCutOffAfterTheirTime() throws Exception {

@@ -14,16 +14,10 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyFactory;
-import java.security.KeyStore;
-import java.security.spec.PKCS8EncodedKeySpec;
 import java.time.Duration;
-import java.util.Base64;
-import javax.net.ssl.KeyManagerFactory;
+import java.util.Optional;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -58,10 +52,23 @@ class AdminHttpsTest {
     }
 
     @Test
-    void withAClientCaHealthNeedsAClientCertificate() throws Exception {
+    void withAClientCaHealthStaysOpenAndStatusAndMetricsNeedAMonitor() throws Exception {
+        Credential other = ca.client("orders-worker");
         try (AdminHttp admin = start(ca.certificate())) {
-            assertThat(get(https(monitor), "https", admin).statusCode()).isEqualTo(200);
-            assertThatThrownBy(() -> get(https(null), "https", admin)).isInstanceOf(IOException.class);
+            assertThat(get(https(null), "https", admin).statusCode())
+                    .as("/health without a certificate: for load balancers")
+                    .isEqualTo(200);
+            for (String path : new String[] {"/status", "/metrics"}) {
+                assertThat(get(https(monitor), "https", admin, path).statusCode())
+                        .as(path + " to a monitor")
+                        .isEqualTo(200);
+                HttpResponse<String> anonymous = get(https(null), "https", admin, path);
+                assertThat(anonymous.statusCode()).isEqualTo(403);
+                assertThat(anonymous.body()).contains("a client without a certificate may not monitor");
+                HttpResponse<String> notMonitor = get(https(other), "https", admin, path);
+                assertThat(notMonitor.statusCode()).isEqualTo(403);
+                assertThat(notMonitor.body()).contains("principal orders-worker may not monitor");
+            }
         }
     }
 
@@ -80,42 +87,28 @@ class AdminHttpsTest {
 
     private static AdminHttp start(Path clientCa) throws IOException {
         ServerTls tls = ServerTls.load(new TlsFiles(node.certificate(), node.key(), clientCa));
-        return AdminHttp.start("127.0.0.1", 0, tls.admin(), () -> OK, () -> "");
+        // Only "prometheus" monitors, as an ACL giving it alone `monitor` would say.
+        return AdminHttp.start(
+                "127.0.0.1", 0, tls.admin(), p -> p.equals(Optional.of("prometheus")), () -> OK, () -> "");
     }
 
     private static HttpResponse<String> get(HttpClient http, String scheme, AdminHttp admin)
             throws IOException, InterruptedException {
+        return get(http, scheme, admin, "/health");
+    }
+
+    private static HttpResponse<String> get(HttpClient http, String scheme, AdminHttp admin, String path)
+            throws IOException, InterruptedException {
         return http.send(
-                HttpRequest.newBuilder(URI.create(scheme + "://127.0.0.1:" + admin.port() + "/health"))
+                HttpRequest.newBuilder(URI.create(scheme + "://127.0.0.1:" + admin.port() + path))
                         .timeout(Duration.ofSeconds(10))
                         .build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
     /** A JDK HTTP client trusting the CA, presenting {@code credential} if not null. */
-    private static HttpClient https(Credential credential) throws Exception {
-        KeyStore trusted = KeyStore.getInstance("PKCS12");
-        trusted.load(null, null);
-        trusted.setCertificateEntry("ca", ca.x509());
-        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        tmf.init(trusted);
-        KeyManagerFactory kmf = null;
-        if (credential != null) {
-            String pem = Files.readString(credential.key());
-            byte[] der = Base64.getMimeDecoder()
-                    .decode(pem.replace("-----BEGIN PRIVATE KEY-----", "").replace("-----END PRIVATE KEY-----", ""));
-            KeyStore keys = KeyStore.getInstance("PKCS12");
-            keys.load(null, null);
-            keys.setKeyEntry(
-                    "client",
-                    KeyFactory.getInstance("EC").generatePrivate(new PKCS8EncodedKeySpec(der)),
-                    new char[0],
-                    new java.security.cert.Certificate[] {credential.x509()});
-            kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-            kmf.init(keys, new char[0]);
-        }
-        SSLContext ssl = SSLContext.getInstance("TLS");
-        ssl.init(kmf == null ? null : kmf.getKeyManagers(), tmf.getTrustManagers(), null);
+    private static HttpClient https(Credential credential) {
+        SSLContext ssl = ca.clientContext(credential);
         return HttpClient.newBuilder()
                 .sslContext(ssl)
                 .connectTimeout(Duration.ofSeconds(5))

@@ -7,11 +7,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
+import java.security.KeyFactory;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
+import java.security.KeyStore;
 import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
 import java.security.spec.ECGenParameterSpec;
+import java.security.spec.PKCS8EncodedKeySpec;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -19,6 +22,9 @@ import java.util.Base64;
 import java.util.Date;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x509.BasicConstraints;
 import org.bouncycastle.asn1.x509.Extension;
@@ -87,6 +93,41 @@ public final class TestCertificates {
 
         public X509Certificate x509() {
             return certificate;
+        }
+
+        /**
+         * A JDK TLS context that trusts this CA and presents {@code credential} (null: no client
+         * certificate), for HTTPS clients of the admin port.
+         */
+        public SSLContext clientContext(Credential credential) {
+            try {
+                KeyStore trusted = KeyStore.getInstance("PKCS12");
+                trusted.load(null, null);
+                trusted.setCertificateEntry("ca", certificate);
+                TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+                tmf.init(trusted);
+                KeyManagerFactory kmf = null;
+                if (credential != null) {
+                    String pem = Files.readString(credential.key());
+                    byte[] der = Base64.getMimeDecoder()
+                            .decode(pem.replace("-----BEGIN PRIVATE KEY-----", "")
+                                    .replace("-----END PRIVATE KEY-----", ""));
+                    KeyStore keys = KeyStore.getInstance("PKCS12");
+                    keys.load(null, null);
+                    keys.setKeyEntry(
+                            "client",
+                            KeyFactory.getInstance("EC").generatePrivate(new PKCS8EncodedKeySpec(der)),
+                            new char[0],
+                            new java.security.cert.Certificate[] {credential.x509()});
+                    kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+                    kmf.init(keys, new char[0]);
+                }
+                SSLContext ssl = SSLContext.getInstance("TLS");
+                ssl.init(kmf == null ? null : kmf.getKeyManagers(), tmf.getTrustManagers(), null);
+                return ssl;
+            } catch (GeneralSecurityException | IOException e) {
+                throw new IllegalStateException("cannot make a client TLS context: " + e.getMessage(), e);
+            }
         }
 
         /** A certificate for a node at {@code hosts} (IP addresses or DNS names, as subject alternative names). */

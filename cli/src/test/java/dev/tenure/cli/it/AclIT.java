@@ -1,0 +1,231 @@
+package dev.tenure.cli.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.gson.JsonObject;
+import dev.tenure.testkit.Await;
+import dev.tenure.testkit.tls.TestCertificates;
+import dev.tenure.testkit.tls.TestCertificates.Authority;
+import dev.tenure.testkit.tls.TestCertificates.Credential;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A real `tenure server --tls-* --acl FILE` and real client commands, each with its own client
+ * certificate: every permission is enforced on each call, a refusal exits 6 naming the principal,
+ * the permission and the name, and a reload on SIGHUP takes effect and ends the sessions of a
+ * principal it gives less.
+ */
+class AclIT {
+    private static final Duration EXIT = Duration.ofSeconds(60);
+    private static final String ACL = """
+            principals:
+              orders-worker:
+                - prefix: "orders/"
+                  allow: [acquire, read, write]
+              ops:
+                - prefix: ""
+                  allow: [acquire, read, write, admin, monitor]
+            """;
+
+    @TempDir
+    static Path dir;
+
+    static Authority ca;
+    static Credential worker;
+    static Credential ops;
+    static Credential stranger;
+    static Path aclFile;
+    static ServerProcess server;
+
+    @BeforeAll
+    static void start() throws Exception {
+        TestCertificates pki = new TestCertificates(dir.resolve("pki"));
+        ca = pki.authority("tenure-test-ca");
+        Credential node = ca.server("node-0", "127.0.0.1");
+        worker = ca.client("orders-worker");
+        ops = ca.client("ops");
+        stranger = ca.client("stranger");
+        aclFile = dir.resolve("acl.yaml");
+        Files.writeString(aclFile, ACL);
+        server = new ServerProcess(dir.resolve("data"))
+                .withAdmin()
+                .withOptions(
+                        "--tls-cert",
+                        node.certificate().toString(),
+                        "--tls-key",
+                        node.key().toString(),
+                        "--tls-ca",
+                        ca.certificate().toString(),
+                        "--acl",
+                        aclFile.toString())
+                .start();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @Test
+    void eachPermissionHoldsOnItsPrefixAndARefusalExitsSixNamingWhoWhatAndWhere() throws Exception {
+        try (var holder = as(worker, "acquire", "orders/a", "--json")) {
+            long token = TenureCli.json(holder.nextLine(EXIT)).get("token").getAsLong();
+            assertThat(exit(as(worker, "kv", "put", "orders/k", "v", "--lock", "orders/a", "--token", "" + token)))
+                    .isZero();
+            assertThat(exit(as(worker, "kv", "get", "orders/k"))).isZero();
+            holder.signal("TERM");
+            assertThat(holder.waitFor(EXIT)).as(holder.output()).isZero();
+        }
+        assertDenied(
+                as(worker, "acquire", "payments/1", "--no-wait"),
+                "principal orders-worker may not acquire 'payments/1'");
+        assertDenied(as(worker, "kv", "put", "payments/k", "v"), "principal orders-worker may not write 'payments/k'");
+        assertDenied(as(worker, "kv", "get", "payments/k"), "principal orders-worker may not read 'payments/k'");
+        assertDenied(as(worker, "status", "payments/1"), "principal orders-worker may not read 'payments/1'");
+        assertDenied(as(stranger, "acquire", "orders/a", "--no-wait"), "principal stranger is not in the ACL");
+    }
+
+    @Test
+    void aForcedReleaseIsForAdminsAndTheHistoryNamesBothPrincipals() throws Exception {
+        try (var holder = as(worker, "acquire", "orders/f", "--json")) {
+            String token = TenureCli.json(holder.nextLine(EXIT)).get("token").getAsString();
+            assertDenied(
+                    as(worker, "release", "orders/f", "--token", token, "--force"),
+                    "principal orders-worker may not admin 'orders/f'");
+            assertThat(exit(as(ops, "release", "orders/f", "--token", token, "--force")))
+                    .isZero();
+            assertThat(holder.waitFor(EXIT))
+                    .as("the holder hears of it: " + holder.output())
+                    .isEqualTo(4);
+        }
+        try (var status = as(ops, "status", "orders/f", "--json")) {
+            assertThat(status.waitFor(EXIT)).as(status.output()).isZero();
+            JsonObject view = TenureCli.json(status.nextLine(Duration.ofSeconds(1)));
+            var history = view.getAsJsonArray("history");
+            JsonObject last = history.get(history.size() - 1).getAsJsonObject();
+            assertThat(last.get("end").getAsString()).isEqualTo("REVOKED");
+            assertThat(last.get("principal").getAsString()).isEqualTo("orders-worker");
+            assertThat(last.getAsJsonObject("forced_by").get("principal").getAsString())
+                    .isEqualTo("ops");
+        }
+    }
+
+    @Test
+    void theAdminPortServesHealthToAnyoneAndStatusAndMetricsToMonitorsOnly() throws Exception {
+        assertThat(admin(null, "/health").statusCode()).isEqualTo(200);
+        for (String path : List.of("/status", "/metrics")) {
+            assertThat(admin(ops, path).statusCode()).as(path + " for ops").isEqualTo(200);
+            HttpResponse<String> refused = admin(worker, path);
+            assertThat(refused.statusCode()).as(path + " for orders-worker").isEqualTo(403);
+            assertThat(refused.body()).contains("principal orders-worker may not monitor");
+            assertThat(admin(null, path).statusCode())
+                    .as(path + " without a certificate")
+                    .isEqualTo(403);
+        }
+    }
+
+    @Test
+    void aReloadTakesEffectAndEndsTheSessionsOfAPrincipalItGivesLess() throws Exception {
+        try (var holder = as(worker, "acquire", "orders/r", "--json")) {
+            holder.nextLine(EXIT);
+            try (var other = as(ops, "acquire", "ops/r", "--json")) {
+                other.nextLine(EXIT);
+                reload(ACL.replace("allow: [acquire, read, write]", "allow: [read]"), "acl reloaded");
+                assertThat(holder.waitFor(EXIT))
+                        .as("its session ended, its lease lost: " + holder.output())
+                        .isEqualTo(4);
+                assertDenied(
+                        as(worker, "acquire", "orders/r", "--no-wait"),
+                        "principal orders-worker may not acquire 'orders/r'");
+                assertThat(exit(as(worker, "status", "orders/r")))
+                        .as("read is still given")
+                        .isZero();
+                assertThat(other.process.isAlive())
+                        .as("a principal given as much keeps its session")
+                        .isTrue();
+                other.signal("TERM");
+                assertThat(other.waitFor(EXIT)).isZero();
+            }
+        } finally {
+            reload(ACL, "acl reloaded");
+        }
+        // A file that cannot be read changes nothing: the ACL in force stays.
+        try {
+            reload("principals: [", "acl not reloaded");
+            assertThat(exit(as(worker, "kv", "get", "orders/k2"))).isEqualTo(3); // allowed: no such key
+        } finally {
+            Files.writeString(aclFile, ACL);
+        }
+    }
+
+    /**
+     * Writes {@code acl} to the node's ACL file, sends SIGHUP and waits for the node's line that
+     * starts with {@code "tenure: " + outcome}: a reload is not done when the signal is sent.
+     */
+    private static void reload(String acl, String outcome) throws Exception {
+        long before = reloadLines(outcome);
+        Files.writeString(aclFile, acl);
+        server.signal("HUP");
+        Await.atMost(EXIT).until("the node logs '" + outcome + "'", () -> reloadLines(outcome) > before);
+    }
+
+    private static long reloadLines(String outcome) {
+        return server.lines().stream()
+                .filter(l -> l.contains("tenure: " + outcome))
+                .count();
+    }
+
+    private static void assertDenied(Processes.Running command, String message) throws Exception {
+        try (command) {
+            assertThat(command.waitFor(EXIT)).as(command.output()).isEqualTo(6);
+            assertThat(command.output()).contains(message);
+        }
+    }
+
+    private static int exit(Processes.Running command) throws Exception {
+        try (command) {
+            return command.waitFor(EXIT);
+        }
+    }
+
+    private static Processes.Running as(Credential who, String... args) throws Exception {
+        List<String> all = new ArrayList<>(List.of(args));
+        all.addAll(List.of(
+                "--endpoint",
+                server.endpoint(),
+                "--tls-ca",
+                ca.certificate().toString(),
+                "--tls-cert",
+                who.certificate().toString(),
+                "--tls-key",
+                who.key().toString()));
+        return new Processes.Running(Processes.tenure(all), Map.of());
+    }
+
+    private static HttpResponse<String> admin(Credential who, String path) throws Exception {
+        HttpClient http = HttpClient.newBuilder()
+                .sslContext(ca.clientContext(who))
+                .connectTimeout(Duration.ofSeconds(5))
+                .build();
+        return http.send(
+                HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + server.adminPort() + path))
+                        .timeout(Duration.ofSeconds(10))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+}
