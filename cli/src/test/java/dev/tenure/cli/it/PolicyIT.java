@@ -9,6 +9,7 @@ import dev.tenure.client.Lease;
 import dev.tenure.client.Session;
 import dev.tenure.client.TenureClient;
 import dev.tenure.client.TenureEnd;
+import dev.tenure.testkit.Await;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -152,6 +153,14 @@ class PolicyIT {
         long token = json(killed.nextLine(Duration.ofSeconds(30))).get("token").getAsLong();
         long killedAt = System.nanoTime();
         killed.kill9();
+        // The lease ends DISCONNECTED once the node's disconnect grace has passed; until then the
+        // lock is simply held. The lock delay starts at that end.
+        Await.atMost(Duration.ofSeconds(30))
+                .until(
+                        "the killed holder's lease ended and its lock delay started",
+                        () -> status("ld-lock"),
+                        s -> s.get("holder").isJsonNull()
+                                && s.get("delay_until_ms").getAsLong() > 0);
         List<String> held = new ArrayList<>();
         var noWait = tenure("acquire", "ld-lock", "--no-wait");
         assertThat(noWait.waitFor(Duration.ofSeconds(30))).isEqualTo(3);
