@@ -1,6 +1,7 @@
 package dev.tenure.server;
 
 import dev.tenure.core.Limits;
+import dev.tenure.server.clusterauth.ClusterSecret;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -22,6 +23,9 @@ import java.util.Objects;
  *     replays a bounded log; zero disables it
  * @param join this member belongs to a cluster that already holds data: with an empty data
  *     directory it waits for a peer to copy from instead of starting empty (see {@link #withJoin})
+ * @param clusterSecret what every cluster client of this node's consensus module must prove it
+ *     holds, and what this node's own clients prove with; null admits any client (see {@link
+ *     #withClusterSecret})
  */
 public record ServerConfig(
         int nodeId,
@@ -36,7 +40,8 @@ public record ServerConfig(
         Duration leaderHeartbeatTimeout,
         Duration leaderHeartbeatInterval,
         Duration snapshotInterval,
-        boolean join) {
+        boolean join,
+        ClusterSecret clusterSecret) {
 
     public static final int DEFAULT_PORT = 7420;
     public static final int DEFAULT_ADMIN_PORT = 7421;
@@ -80,7 +85,8 @@ public record ServerConfig(
                 Duration.ofMillis(600),
                 Duration.ofMillis(100),
                 Duration.ofMinutes(10),
-                false);
+                false,
+                null);
     }
 
     /**
@@ -136,7 +142,8 @@ public record ServerConfig(
                 leaderHeartbeatTimeout,
                 leaderHeartbeatInterval,
                 interval,
-                join);
+                join,
+                clusterSecret);
     }
 
     /**
@@ -158,7 +165,32 @@ public record ServerConfig(
                 leaderHeartbeatTimeout,
                 leaderHeartbeatInterval,
                 snapshotInterval,
-                join);
+                join,
+                clusterSecret);
+    }
+
+    /**
+     * Cluster clients must prove {@code secret} to this node's consensus module, and this node's
+     * gateway (and its copy from peers when its data directory is empty) proves it to the others':
+     * every member of a cluster is given the same one. Null admits any client, as without the
+     * option: safe only where nothing else can reach the members' ports.
+     */
+    public ServerConfig withClusterSecret(ClusterSecret secret) {
+        return new ServerConfig(
+                nodeId,
+                members,
+                dataDir,
+                bindHost,
+                adminPort,
+                keepAliveBatch,
+                requestTimeout,
+                messageBytesMax,
+                limits,
+                leaderHeartbeatTimeout,
+                leaderHeartbeatInterval,
+                snapshotInterval,
+                join,
+                secret);
     }
 
     /**

@@ -97,7 +97,8 @@ class LogRetentionTest {
                 Duration.ofSeconds(1),
                 Duration.ofMillis(100),
                 Duration.ofMillis(300),
-                false);
+                false,
+                null);
     }
 
     private static ServerStatusResponse awaitStatus(
