@@ -6,9 +6,11 @@ import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import dev.tenure.cli.ExitCodes.CliException;
 import dev.tenure.lab.process.LocalCluster;
+import dev.tenure.server.clusterauth.ClusterSecretFile;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -68,15 +70,28 @@ final class ClusterCommand {
         @Option(names = "--json", description = "Print one JSON line.")
         boolean json;
 
+        @Option(
+                names = "--cluster-secret-file",
+                paramLabel = "FILE",
+                description = {
+                    "Passed to every node (see `tenure server --help`), and to the nodes of later starts of this",
+                    "cluster without it. Checked here first: a bad file starts no node."
+                })
+        Path clusterSecretFile;
+
         @Override
         public Integer call() throws IOException, InterruptedException {
             LocalCluster cluster =
                     LocalCluster.load(data).orElseGet(() -> LocalCluster.plan(data, nodes, basePort, host));
-            cluster.startMissing(
-                    SelfLauncher::javaCommand,
-                    snapshotInterval == null
-                            ? List.of()
-                            : List.of("--snapshot-interval", snapshotInterval.toMillis() + "ms"));
+            // A cluster started with a secret keeps it: a node restarted without it (or with
+            // other options only) could not reach its peers' log, and would let anyone into its own.
+            Path secretFile = clusterSecretFile != null
+                    ? clusterSecretFile.toAbsolutePath().normalize()
+                    : optionValue(cluster.serverOptions(), CLUSTER_SECRET_FILE);
+            if (secretFile != null) {
+                ClusterSecretFile.read(secretFile, warning -> System.err.println("tenure: " + warning));
+            }
+            cluster.startMissing(SelfLauncher::javaCommand, serverOptions(secretFile));
             cluster.save();
             if (!cluster.awaitLeader(timeout)) {
                 throw new CliException(
@@ -97,6 +112,29 @@ final class ClusterCommand {
             }
             return ExitCodes.OK;
         }
+
+        /**
+         * The options every node gets. Options given replace the stored ones
+         * (LocalCluster.startMissing); with none given the stored ones, the secret file included,
+         * are used again, so the secret file is added whenever other options are.
+         */
+        private List<String> serverOptions(Path secretFile) {
+            List<String> options = new ArrayList<>();
+            if (snapshotInterval != null) {
+                options.addAll(List.of("--snapshot-interval", snapshotInterval.toMillis() + "ms"));
+            }
+            if (secretFile != null && (!options.isEmpty() || clusterSecretFile != null)) {
+                options.addAll(List.of(CLUSTER_SECRET_FILE, secretFile.toString()));
+            }
+            return options;
+        }
+    }
+
+    private static final String CLUSTER_SECRET_FILE = "--cluster-secret-file";
+
+    private static Path optionValue(List<String> options, String name) {
+        int i = options.indexOf(name);
+        return i < 0 || i + 1 >= options.size() ? null : Path.of(options.get(i + 1));
     }
 
     @Command(

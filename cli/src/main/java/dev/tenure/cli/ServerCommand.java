@@ -3,6 +3,10 @@ package dev.tenure.cli;
 import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.server.ServerConfig;
 import dev.tenure.server.TenureServer;
+import dev.tenure.server.clusterauth.ClusterSecret;
+import dev.tenure.server.clusterauth.ClusterSecretFile;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -68,6 +72,16 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
     boolean join;
 
     @Option(
+            names = "--cluster-secret-file",
+            paramLabel = "FILE",
+            description = {
+                "A file holding the cluster's shared secret (at least 16 bytes; one trailing newline is dropped),",
+                "the same on every member: only cluster clients that prove it (every node's gateway) may submit",
+                "to the log. Without it any process that reaches the members' Aeron ports may. Keep it mode 600."
+            })
+    Path clusterSecretFile;
+
+    @Option(
             names = "--ready-timeout",
             description = "How long to wait for the node to serve (default: ${DEFAULT-VALUE}).",
             defaultValue = "30s",
@@ -76,7 +90,13 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        ServerConfig config = config().withSnapshotInterval(snapshotInterval).withJoin(join);
+        ServerConfig config =
+                config().withSnapshotInterval(snapshotInterval).withJoin(join).withClusterSecret(clusterSecret());
+        if (config.clusterSecret() == null && !onLoopback(config.self().host())) {
+            System.err.println("tenure: warning: no --cluster-secret-file: any process that reaches this member's"
+                    + " Aeron ports on " + config.self().host() + " can submit commands to the cluster's log"
+                    + " (see docs/cluster.md, 'Cluster secret')");
+        }
         CountDownLatch stop = new CountDownLatch(1);
         TenureServer server = TenureServer.start(config, System.err);
         Runtime.getRuntime()
@@ -99,6 +119,22 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
         System.out.flush();
         stop.await();
         return 0;
+    }
+
+    /** The secret in --cluster-secret-file, or null without it; a bad file stops the start here (exit 2). */
+    private ClusterSecret clusterSecret() {
+        if (clusterSecretFile == null) {
+            return null;
+        }
+        return ClusterSecretFile.read(clusterSecretFile, warning -> System.err.println("tenure: " + warning));
+    }
+
+    private static boolean onLoopback(String host) {
+        try {
+            return InetAddress.getByName(host).isLoopbackAddress();
+        } catch (UnknownHostException e) {
+            return false; // the start fails on it soon enough; until then assume it is reachable
+        }
     }
 
     private ServerConfig config() {

@@ -107,6 +107,11 @@ public final class LocalCluster {
         return state.nodes;
     }
 
+    /** The server options stored from the last start that gave any; restarted nodes get them. */
+    public List<String> serverOptions() {
+        return state.serverOptions == null ? List.of() : List.copyOf(state.serverOptions);
+    }
+
     public String endpoints() {
         return state.nodes.stream().map(Node::endpoint).collect(Collectors.joining(","));
     }
