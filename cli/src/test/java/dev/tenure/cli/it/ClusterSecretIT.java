@@ -107,6 +107,19 @@ class ClusterSecretIT {
                     "the wiped member caught up from its peers");
             assertThat(Files.readString(cluster.data.resolve("node-" + wiped + ".log")))
                     .contains("copied the cluster's latest snapshot");
+
+            // A new leader serves the sessions the old one admitted, and admits new ones: the
+            // copied member and the third share the secret, so their majority goes on.
+            int leader = cluster.leaderSeenBy(wiped);
+            cluster.kill9(leader);
+            try (TenureClient tenure = TenureClient.builder()
+                            .endpoints(cluster.endpoints)
+                            .sessionTtl(Duration.ofSeconds(10))
+                            .build();
+                    Session session = tenure.openSession();
+                    Lease lease = session.acquire("after-the-leader", Duration.ofSeconds(20))) {
+                assertThat(lease.token()).isGreaterThan(last);
+            }
         }
     }
 
