@@ -7,6 +7,7 @@ import dev.tenure.bench.limits.MachineLimits;
 import dev.tenure.bench.load.LoadConfig;
 import dev.tenure.bench.load.Workloads;
 import dev.tenure.bench.report.Report;
+import dev.tenure.client.ClientTls;
 import dev.tenure.client.TenureException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -19,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -119,6 +121,9 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--json", description = "One JSON object per line per workload instead of a table.")
     boolean json;
 
+    @Mixin
+    TlsOptions tls;
+
     @Override
     public Integer call() throws Exception {
         List<String> names = expand(workloads);
@@ -185,7 +190,12 @@ final class BenchCommand implements Callable<Integer> {
 
     private Map<String, LoadConfig> configs(List<String> names, String target, List<Long> pids) {
         Map<String, LoadConfig> configs = new LinkedHashMap<>();
+        ClientTls clientTls = tls.settings();
         for (String name : names) {
+            if (clientTls != null && name.equals("takeover")) {
+                throw new IllegalArgumentException(
+                        "takeover does not run over TLS yet: its holder process connects in plaintext");
+            }
             int n;
             if (name.equals(LIMITS)) {
                 n = clients == null ? LIMITS_CLIENTS : clients;
@@ -196,7 +206,17 @@ final class BenchCommand implements Callable<Integer> {
             configs.put(
                     name,
                     new LoadConfig(
-                            target, n, warmup, duration, rounds, sessions, ttl, disconnectGrace, pids, System.err));
+                            target,
+                            n,
+                            warmup,
+                            duration,
+                            rounds,
+                            sessions,
+                            ttl,
+                            disconnectGrace,
+                            pids,
+                            System.err,
+                            clientTls));
         }
         return configs;
     }

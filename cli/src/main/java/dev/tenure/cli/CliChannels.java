@@ -1,11 +1,13 @@
 package dev.tenure.cli;
 
+import dev.tenure.client.ClientTls;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.netty.channel.nio.NioEventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioSocketChannel;
 import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -24,13 +26,16 @@ final class CliChannels {
 
     private CliChannels() {}
 
-    /** Plaintext, no HTTP/2 keepalive pings: see {@code TenureClient.Builder.channelFactory}. */
-    static ManagedChannel plaintext(String target) {
-        return NettyChannelBuilder.forTarget(target)
-                .usePlaintext()
-                .eventLoopGroup(LOOP)
-                .channelType(NioSocketChannel.class)
-                .build();
+    /**
+     * Channels on this loop, with {@code tls} or plaintext (null); no HTTP/2 keepalive pings: see
+     * {@code TenureClient.Builder.channelFactory}.
+     */
+    static Function<String, ManagedChannel> factory(ClientTls tls) {
+        return target -> {
+            NettyChannelBuilder b =
+                    NettyChannelBuilder.forTarget(target).eventLoopGroup(LOOP).channelType(NioSocketChannel.class);
+            return (tls == null ? b.usePlaintext() : tls.configure(b)).build();
+        };
     }
 
     /** Ends the event loop at once (its connections with it), waiting for that at most 100 ms. */

@@ -2,6 +2,7 @@ package dev.tenure.cli;
 
 import dev.tenure.client.TenureClient;
 import java.time.Duration;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** Options every client command takes. One CLI process is one session. */
@@ -41,6 +42,9 @@ final class ClientOptions {
             converter = DurationConverter.class)
     Duration timeout;
 
+    @Mixin
+    TlsOptions tls;
+
     String endpoints() {
         if (endpoint != null && !endpoint.isBlank()) {
             return endpoint;
@@ -64,7 +68,7 @@ final class ClientOptions {
                 .endpoints(endpoints())
                 .sessionTtl(ttl)
                 .requestTimeout(timeout)
-                .channelFactory(CliChannels::plaintext)
+                .channelFactory(CliChannels.factory(tls.settings()))
                 .clientName("tenure-cli pid " + ProcessHandle.current().pid());
         if (disconnectGrace != null) {
             b.disconnectGrace(disconnectGrace);

@@ -5,8 +5,11 @@ import com.google.gson.GsonBuilder;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import dev.tenure.cli.ExitCodes.CliException;
+import dev.tenure.client.ClientTls;
+import dev.tenure.client.DeniedException;
 import dev.tenure.lab.process.LocalCluster;
 import dev.tenure.server.clusterauth.ClusterSecretFile;
+import dev.tenure.server.tls.TlsFiles;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -71,6 +74,24 @@ final class ClusterCommand {
         boolean json;
 
         @Option(
+                names = "--tls-cert",
+                paramLabel = "FILE",
+                description = "Passed to every node, as --tls-key and --tls-ca: see `tenure server --help`.")
+        Path tlsCert;
+
+        @Option(names = "--tls-key", paramLabel = "FILE", description = "Passed to every node.")
+        Path tlsKey;
+
+        @Option(
+                names = "--tls-ca",
+                paramLabel = "FILE",
+                description = {
+                    "Passed to every node. This command then checks the nodes' health trusting this CA and",
+                    "presenting the nodes' certificate, so it must sign the nodes' certificates too."
+                })
+        Path tlsCa;
+
+        @Option(
                 names = "--cluster-secret-file",
                 paramLabel = "FILE",
                 description = {
@@ -83,17 +104,30 @@ final class ClusterCommand {
         public Integer call() throws IOException, InterruptedException {
             LocalCluster cluster =
                     LocalCluster.load(data).orElseGet(() -> LocalCluster.plan(data, nodes, basePort, host));
-            // A cluster started with a secret keeps it: a node restarted without it (or with
-            // other options only) could not reach its peers' log, and would let anyone into its own.
+            TlsFiles tls = ServerCommand.tlsFiles(tlsCert, tlsKey, tlsCa);
+            if (tls == null) {
+                // A cluster started with TLS keeps it: a restart without the options (or with
+                // others) must neither bring a node back in plaintext nor check it in plaintext.
+                tls = storedTls(cluster.serverOptions());
+            }
+            // A cluster started with a secret keeps it too: a node restarted without it could not
+            // reach its peers' log, and would let anyone into its own.
             Path secretFile = clusterSecretFile != null
                     ? clusterSecretFile.toAbsolutePath().normalize()
                     : optionValue(cluster.serverOptions(), CLUSTER_SECRET_FILE);
             if (secretFile != null) {
                 ClusterSecretFile.read(secretFile, warning -> System.err.println("tenure: " + warning));
             }
-            cluster.startMissing(SelfLauncher::javaCommand, serverOptions(secretFile));
+            ClientTls healthCheck = healthCheckTls(tls);
+            cluster.startMissing(SelfLauncher::javaCommand, serverOptions(tls, secretFile));
             cluster.save();
-            if (!cluster.awaitLeader(timeout)) {
+            boolean up;
+            try {
+                up = cluster.awaitLeader(timeout, healthCheck);
+            } catch (DeniedException e) {
+                throw Failures.of(e);
+            }
+            if (!up) {
                 throw new CliException(
                         ExitCodes.UNAVAILABLE,
                         "the cluster did not elect a leader with every node serving within " + timeout.toSeconds()
@@ -115,26 +149,32 @@ final class ClusterCommand {
 
         /**
          * The options every node gets. Options given replace the stored ones
-         * (LocalCluster.startMissing); with none given the stored ones, the secret file included,
-         * are used again, so the secret file is added whenever other options are.
+         * (LocalCluster.startMissing); with none given the stored ones, TLS and the secret file
+         * included, are used again, so those two are added whenever any option is given.
          */
-        private List<String> serverOptions(Path secretFile) {
+        private List<String> serverOptions(TlsFiles tls, Path secretFile) {
             List<String> options = new ArrayList<>();
             if (snapshotInterval != null) {
                 options.addAll(List.of("--snapshot-interval", snapshotInterval.toMillis() + "ms"));
             }
-            if (secretFile != null && (!options.isEmpty() || clusterSecretFile != null)) {
+            if (options.isEmpty() && tlsCert == null && clusterSecretFile == null) {
+                return options;
+            }
+            if (tls != null) {
+                options.addAll(List.of(
+                        "--tls-cert",
+                        tls.certificate().toString(),
+                        "--tls-key",
+                        tls.key().toString()));
+                if (tls.clientCa() != null) {
+                    options.addAll(List.of("--tls-ca", tls.clientCa().toString()));
+                }
+            }
+            if (secretFile != null) {
                 options.addAll(List.of(CLUSTER_SECRET_FILE, secretFile.toString()));
             }
             return options;
         }
-    }
-
-    private static final String CLUSTER_SECRET_FILE = "--cluster-secret-file";
-
-    private static Path optionValue(List<String> options, String name) {
-        int i = options.indexOf(name);
-        return i < 0 || i + 1 >= options.size() ? null : Path.of(options.get(i + 1));
     }
 
     @Command(
@@ -152,6 +192,36 @@ final class ClusterCommand {
             System.out.println("stopped " + stopped + " node(s)");
             return ExitCodes.OK;
         }
+    }
+
+    private static final String CLUSTER_SECRET_FILE = "--cluster-secret-file";
+
+    /** The TLS files in a cluster's stored server options, or null if it was started without. */
+    static TlsFiles storedTls(List<String> options) {
+        return ServerCommand.tlsFiles(
+                optionValue(options, "--tls-cert"),
+                optionValue(options, "--tls-key"),
+                optionValue(options, "--tls-ca"));
+    }
+
+    private static Path optionValue(List<String> options, String name) {
+        int i = options.indexOf(name);
+        return i < 0 || i + 1 >= options.size() ? null : Path.of(options.get(i + 1));
+    }
+
+    /**
+     * How this command asks its nodes for their health: as a client of the nodes' own CA, and,
+     * where they ask for client certificates, presenting the node certificate (so the client CA
+     * must have signed it). Without a client CA it trusts the node certificate itself.
+     */
+    private static ClientTls healthCheckTls(TlsFiles tls) {
+        if (tls == null) {
+            return null;
+        }
+        if (tls.clientCa() == null) {
+            return ClientTls.trusting(tls.certificate());
+        }
+        return ClientTls.of(tls.clientCa(), tls.certificate(), tls.key());
     }
 
     static JsonObject describe(LocalCluster cluster) {

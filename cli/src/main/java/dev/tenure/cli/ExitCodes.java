@@ -9,6 +9,7 @@ final class ExitCodes {
     static final int CONFLICT = 3;
     static final int LEASE_LOST = 4;
     static final int UNAVAILABLE = 5;
+    /** Not authenticated (a TLS handshake refused for good) or not permitted. */
     static final int DENIED = 6;
 
     private ExitCodes() {}

@@ -40,7 +40,7 @@ final class Failures {
             return new CliException(ExitCodes.LEASE_LOST, "lease lost: " + e.getMessage());
         }
         if (e instanceof DeniedException) {
-            return new CliException(ExitCodes.DENIED, e.getMessage());
+            return new CliException(ExitCodes.DENIED, "denied: " + e.getMessage());
         }
         if (e instanceof UnavailableException) {
             return new CliException(ExitCodes.UNAVAILABLE, "unavailable: " + e.getMessage());

@@ -42,9 +42,9 @@ import picocli.CommandLine.Spec;
         })
 final class LabCommand implements Callable<Integer> {
     /** A Tenure run broke a checked property: a safety bug. */
-    static final int TENURE_VIOLATION = 6;
+    static final int TENURE_VIOLATION = 7;
     /** A naive run broke nothing (the fault did not land) or an experiment could not run. */
-    static final int EXPERIMENT_FAILED = 7;
+    static final int EXPERIMENT_FAILED = 8;
 
     @Parameters(index = "0", paramLabel = "SCENARIO", description = "A scenario name, or all.")
     String scenario;

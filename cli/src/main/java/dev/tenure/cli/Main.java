@@ -1,5 +1,6 @@
 package dev.tenure.cli;
 
+import dev.tenure.server.fault.Fatal;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -31,12 +32,18 @@ import picocli.CommandLine.Command;
             "3:conflict (held, not owner, stale token)",
             "4:lease lost",
             "5:unavailable (no server or no quorum reachable in time)",
-            "6:lab: a Tenure run broke a checked property",
-            "7:lab: a naive run broke nothing (the fault did not land) or an experiment could not run"
+            "6:denied (not authenticated: a TLS handshake refused, and why; or not permitted)",
+            "7:lab: a Tenure run broke a checked property",
+            "8:lab: a naive run broke nothing (the fault did not land) or an experiment could not run"
         })
 public final class Main {
 
     public static void main(String[] args) {
+        if (args.length > 0 && "server".equals(args[0])) {
+            // A node process ends itself on a fatal fault (Fatal). Only here, in its own main:
+            // Main.run also runs in test JVMs, which a fault of one test must not halt.
+            Fatal.install();
+        }
         System.exit(run(args));
     }
 

@@ -30,7 +30,8 @@ import picocli.CommandLine.Parameters;
         description = {
             "Runs CMD while holding LOCK and returns its exit code. CMD sees TENURE_LOCK, TENURE_TOKEN,",
             "TENURE_SESSION, TENURE_ENDPOINT, TENURE_PREVIOUS_END, TENURE_PREVIOUS_TOKEN and, if a holder",
-            "left one, TENURE_CHECKPOINT (UTF-8 text), TENURE_CHECKPOINT_B64 and TENURE_CHECKPOINT_TOKEN.",
+            "left one, TENURE_CHECKPOINT (UTF-8 text), TENURE_CHECKPOINT_B64 and TENURE_CHECKPOINT_TOKEN;",
+            "with TLS, TENURE_TLS_CA, TENURE_TLS_CERT and TENURE_TLS_KEY as this command connects.",
             "CMD runs in a process group of its own. When less than --grace of the lease's validity is left",
             "without a renewal, or the lease is lost, the whole group gets SIGTERM, then SIGKILL once --grace",
             "has passed, and tenure exits 4. If tenure run is killed, the group is killed with it.",
@@ -160,6 +161,8 @@ final class RunCommand implements Callable<Integer> {
         env.put("TENURE_TOKEN", Long.toString(lease.token()));
         env.put("TENURE_SESSION", Long.toString(lease.sessionId()));
         env.put("TENURE_ENDPOINT", client.endpoints());
+        // The command connects as this process does: `tenure kv put --token` under it needs no flags.
+        client.tls.files().forEach((variable, file) -> env.put(variable, file.toString()));
         env.put("TENURE_PREVIOUS_END", lease.previousEnd().name());
         env.put("TENURE_PREVIOUS_TOKEN", Long.toString(lease.previousToken()));
         env.remove("TENURE_CHECKPOINT");

@@ -5,6 +5,8 @@ import dev.tenure.server.ServerConfig;
 import dev.tenure.server.TenureServer;
 import dev.tenure.server.clusterauth.ClusterSecret;
 import dev.tenure.server.clusterauth.ClusterSecretFile;
+import dev.tenure.server.fault.Fatal;
+import dev.tenure.server.tls.TlsFiles;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
@@ -20,6 +22,18 @@ import picocli.CommandLine.Option;
         description = {
             "Runs one Tenure node in the foreground. Alone, it is a one-member cluster with a durable,",
             "fsynced log; with --node-id and --members it is one member of a static 3- or 5-node cluster."
+        },
+        // A node's own: it ends with these when it can no longer serve (FatalCause), so that its
+        // supervisor restarts it; the client commands' conflicts and losses are not its to report.
+        exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {
+            "143:stopped as asked by SIGTERM (130: by SIGINT)",
+            "1:did not start (one line on stderr says what and where)",
+            "2:bad options",
+            "11:cluster member stopped (an Aeron agent failed, terminated or its thread ended)",
+            "13:gateway stopped (a gRPC event loop or the gateway's channel into the log ended)",
+            "14:a thread of the node died of an exception nothing caught",
+            "138:out of memory (SIGUSR1 from the JVM's hook; 3 if it could not run)"
         })
 final class ServerCommand implements java.util.concurrent.Callable<Integer> {
 
@@ -72,6 +86,27 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
     boolean join;
 
     @Option(
+            names = "--tls-cert",
+            paramLabel = "FILE",
+            description = {
+                "This node's certificate (PEM, then any intermediates): the gRPC port serves TLS only and the",
+                "admin port HTTPS only. Its subject alternative names must include the address clients use."
+            })
+    Path tlsCert;
+
+    @Option(names = "--tls-key", paramLabel = "FILE", description = "The key of --tls-cert (unencrypted PKCS#8 PEM).")
+    Path tlsKey;
+
+    @Option(
+            names = "--tls-ca",
+            paramLabel = "FILE",
+            description = {
+                "Ask every client (gRPC and admin) for a certificate signed by this CA (PEM), and refuse those",
+                "without one (mTLS); the certificate's CN is the client's principal. Needs --tls-cert."
+            })
+    Path tlsCa;
+
+    @Option(
             names = "--cluster-secret-file",
             paramLabel = "FILE",
             description = {
@@ -90,18 +125,21 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        ServerConfig config =
-                config().withSnapshotInterval(snapshotInterval).withJoin(join).withClusterSecret(clusterSecret());
+        ServerConfig config = config().withSnapshotInterval(snapshotInterval)
+                .withJoin(join)
+                .withTls(tlsFiles(tlsCert, tlsKey, tlsCa))
+                .withClusterSecret(clusterSecret());
         if (config.clusterSecret() == null && !onLoopback(config.self().host())) {
             System.err.println("tenure: warning: no --cluster-secret-file: any process that reaches this member's"
                     + " Aeron ports on " + config.self().host() + " can submit commands to the cluster's log"
                     + " (see docs/cluster.md, 'Cluster secret')");
         }
         CountDownLatch stop = new CountDownLatch(1);
-        TenureServer server = TenureServer.start(config, System.err);
+        TenureServer server = TenureServer.start(config, System.err, Fatal::exit);
         Runtime.getRuntime()
                 .addShutdownHook(new Thread(
                         () -> {
+                            Fatal.stopping();
                             server.close();
                             stop.countDown();
                         },
@@ -110,15 +148,37 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
         // up yet, so it reports what it has at once (`tenure cluster start` waits for a leader).
         ServerStatusResponse status = config.members().size() == 1 ? awaitReady(server) : server.status();
         System.out.printf(
-                "tenure: node %d serving on %s (admin %s), data %s, health %s%n",
+                "tenure: node %d serving on %s (admin %s%s), data %s, health %s%n",
                 config.nodeId(),
                 config.self().endpoint(),
                 config.adminPort() == 0 ? "off" : config.bindHost() + ":" + server.adminPort(),
+                config.tls() == null
+                        ? ""
+                        : config.tls().clientCertificates() ? "; TLS, client certificates required" : "; TLS",
                 data.toAbsolutePath().normalize(),
                 status.getHealth());
         System.out.flush();
         stop.await();
         return 0;
+    }
+
+    /** The TLS files given, or null for plaintext; options that cannot go together are bad input. */
+    static TlsFiles tlsFiles(Path cert, Path key, Path ca) {
+        if ((cert == null) != (key == null)) {
+            throw new IllegalArgumentException("--tls-cert and --tls-key go together: give both or neither");
+        }
+        if (cert == null) {
+            if (ca != null) {
+                throw new IllegalArgumentException("--tls-ca needs --tls-cert and --tls-key: client certificates"
+                        + " are asked for over TLS only");
+            }
+            return null;
+        }
+        return new TlsFiles(absolute(cert), absolute(key), ca == null ? null : absolute(ca));
+    }
+
+    private static Path absolute(Path file) {
+        return file.toAbsolutePath().normalize();
     }
 
     /** The secret in --cluster-secret-file, or null without it; a bad file stops the start here (exit 2). */

@@ -58,6 +58,7 @@ final class StatusCommand implements Callable<Integer> {
                             holder.addProperty("token", h.token());
                             holder.addProperty("since_ms", h.sinceMs());
                             holder.addProperty("client", h.clientName());
+                            holder.addProperty("principal", h.principal());
                             holder.addProperty("renew", h.leaseTtlMs() > 0 ? "MANUAL" : "AUTO");
                             holder.addProperty("lease_ttl_ms", h.leaseTtlMs());
                             holder.addProperty("max_hold_ms", h.maxHoldMs());
@@ -72,6 +73,7 @@ final class StatusCommand implements Callable<Integer> {
             waiter.addProperty("session", w.sessionId());
             waiter.addProperty("since_ms", w.sinceMs());
             waiter.addProperty("client", w.clientName());
+            waiter.addProperty("principal", w.principal());
             waiters.add(waiter);
         }
         o.add("waiters", waiters);
@@ -83,10 +85,12 @@ final class StatusCommand implements Callable<Integer> {
             t.addProperty("granted_at_ms", h.grantedAtMs());
             t.addProperty("ended_at_ms", h.endedAtMs());
             t.addProperty("end", h.end().name());
+            t.addProperty("principal", h.principal());
             if (h.forced()) {
                 JsonObject by = new JsonObject();
                 by.addProperty("session", h.forcedBySessionId());
                 by.addProperty("client", h.forcedByClient());
+                by.addProperty("principal", h.forcedByPrincipal());
                 t.add("forced_by", by);
             } else {
                 t.add("forced_by", null);
@@ -125,7 +129,7 @@ final class StatusCommand implements Callable<Integer> {
                                 h.sessionId(),
                                 h.token(),
                                 Instant.ofEpochMilli(h.sinceMs()),
-                                h.clientName(),
+                                who(h.clientName(), h.principal()),
                                 policyText(h))),
                         () -> b.append("  holder   none\n"));
         if (s.delayUntilMs() != 0) {
@@ -135,19 +139,22 @@ final class StatusCommand implements Callable<Integer> {
         for (var w : s.waiters()) {
             b.append(String.format(
                     "    session %d since %s (%s)%n",
-                    w.sessionId(), Instant.ofEpochMilli(w.sinceMs()), w.clientName()));
+                    w.sessionId(), Instant.ofEpochMilli(w.sinceMs()), who(w.clientName(), w.principal())));
         }
         b.append("  history  (oldest first)\n");
         for (var h : s.history()) {
             b.append(String.format(
-                    "    token %d session %d %s .. %s %s%s%n",
+                    "    token %d session %d%s %s .. %s %s%s%n",
                     h.token(),
                     h.sessionId(),
+                    h.principal().isEmpty() ? "" : " (principal " + h.principal() + ")",
                     Instant.ofEpochMilli(h.grantedAtMs()),
                     Instant.ofEpochMilli(h.endedAtMs()),
                     h.end(),
                     h.forced()
-                            ? String.format(" (forced by session %d, %s)", h.forcedBySessionId(), h.forcedByClient())
+                            ? String.format(
+                                    " (forced by session %d, %s)",
+                                    h.forcedBySessionId(), who(h.forcedByClient(), h.forcedByPrincipal()))
                             : ""));
         }
         s.checkpoint()
@@ -162,6 +169,11 @@ final class StatusCommand implements Callable<Integer> {
                     sw.lastToken(), sw.lastCurrentToken(), sw.lastTarget(), Instant.ofEpochMilli(sw.lastAtMs())));
         }
         return b.toString().stripTrailing();
+    }
+
+    /** A client name, and its principal where it has one. */
+    private static String who(String clientName, String principal) {
+        return principal.isEmpty() ? clientName : clientName + ", principal " + principal;
     }
 
     private static String policyText(LockStatus.Holder h) {

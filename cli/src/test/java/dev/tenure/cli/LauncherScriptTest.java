@@ -2,6 +2,7 @@ package dev.tenure.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tenure.server.fault.OutOfMemoryExit;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -69,17 +70,43 @@ class LauncherScriptTest {
                         + "echo \"build in $(pwd)\" >> \"$(pwd)/mvn.log\"\n"
                         + "sleep 2\n"
                         + "mkdir -p cli/target && touch cli/target/tenure.jar\n");
-        write(tools.resolve("java"), "#!/usr/bin/env bash\n" + "echo \"$*\" >> " + tree.resolve("java.log") + "\n");
+        write(
+                tools.resolve("java"),
+                "#!/usr/bin/env bash\n" + "echo \"$*\" >> " + tree.resolve("java.log") + "\n"
+                        + "printf '%s\\n' \"$@\" > " + tree.resolve("java.args") + "\n");
         return tree;
     }
 
+    @Test
+    void everyJvmItStartsEndsItselfOnRunningOutOfMemoryWhateverTenureJavaOptsSays() throws Exception {
+        Path tree = tree();
+        for (String javaOpts : new String[] {null, "-Xmx64m"}) {
+            Process p = launchWithJavaOpts(javaOpts, tree.resolve("bin/tenure"), tmp, "server", "--data", "d");
+            assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            assertThat(p.exitValue()).as(output(p)).isZero();
+            // Exactly the server's own strings: a node checks its JVM for them (OutOfMemoryExit.armed).
+            assertThat(lines(tree.resolve("java.args")))
+                    .as("java's arguments with TENURE_JAVA_OPTS=%s", javaOpts)
+                    .containsSubsequence(OutOfMemoryExit.JVM_OPTIONS);
+        }
+    }
+
     private Process launch(Path script, Path workingDir, String... args) throws IOException {
+        return launchWithJavaOpts(null, script, workingDir, args);
+    }
+
+    /** {@code javaOpts}: TENURE_JAVA_OPTS, or null for none. */
+    private Process launchWithJavaOpts(String javaOpts, Path script, Path workingDir, String... args)
+            throws IOException {
         List<String> command = new ArrayList<>(List.of(script.toString()));
         command.addAll(List.of(args));
         ProcessBuilder pb =
                 new ProcessBuilder(command).directory(workingDir.toFile()).redirectErrorStream(true);
         pb.environment().put("PATH", tmp.resolve("tools") + ":" + System.getenv("PATH"));
         pb.environment().remove("TENURE_JAVA_OPTS");
+        if (javaOpts != null) {
+            pb.environment().put("TENURE_JAVA_OPTS", javaOpts);
+        }
         return pb.start();
     }
 

@@ -32,6 +32,8 @@ public record LockStatus(
      * @param leaseTtlMs 0 for a lease its session renews (AUTO); else MANUAL with this TTL
      * @param endsAtMs when the server ends the lease on its own (manual deadline or maxHold); 0 if
      *     only its session bounds it
+     * @param principal who the holder's client authenticated as (its certificate's CN); empty
+     *     without client certificates
      */
     public record Holder(
             long sessionId,
@@ -41,7 +43,22 @@ public record LockStatus(
             long lockDelayMs,
             long maxHoldMs,
             long leaseTtlMs,
-            long endsAtMs) {}
+            long endsAtMs,
+            String principal) {
+
+        /** A holder without a principal. */
+        public Holder(
+                long sessionId,
+                long token,
+                long sinceMs,
+                String clientName,
+                long lockDelayMs,
+                long maxHoldMs,
+                long leaseTtlMs,
+                long endsAtMs) {
+            this(sessionId, token, sinceMs, clientName, lockDelayMs, maxHoldMs, leaseTtlMs, endsAtMs, "");
+        }
+    }
 
     /**
      * Writes this lock refused because their token was not its current grant (fenced KV writes,
@@ -52,7 +69,13 @@ public record LockStatus(
         static final StaleWrites NONE = new StaleWrites(0, 0, 0, "", 0);
     }
 
-    public record Waiter(long sessionId, long sinceMs, String clientName) {}
+    /** {@code principal} as in {@link Holder}. */
+    public record Waiter(long sessionId, long sinceMs, String clientName, String principal) {
+        /** A waiter without a principal. */
+        public Waiter(long sessionId, long sinceMs, String clientName) {
+            this(sessionId, sinceMs, clientName, "");
+        }
+    }
 
     /**
      * One ended tenure: who held the lock, with which token, from when to when, how it ended.
@@ -60,6 +83,9 @@ public record LockStatus(
      * @param forcedBySessionId the session that ended it by a forced release (then {@code end}
      *     is REVOKED), or 0
      * @param forcedByClient that session's client name; empty if not forced
+     * @param principal who the holder's client authenticated as; empty without client certificates
+     * @param forcedByPrincipal who the forcing session's client authenticated as; empty if not
+     *     forced or without client certificates
      */
     public record PastTenure(
             long sessionId,
@@ -68,10 +94,24 @@ public record LockStatus(
             long endedAtMs,
             TenureEnd end,
             long forcedBySessionId,
-            String forcedByClient) {
+            String forcedByClient,
+            String principal,
+            String forcedByPrincipal) {
 
         public PastTenure(long sessionId, long token, long grantedAtMs, long endedAtMs, TenureEnd end) {
             this(sessionId, token, grantedAtMs, endedAtMs, end, 0, "");
+        }
+
+        /** A tenure of sessions without principals. */
+        public PastTenure(
+                long sessionId,
+                long token,
+                long grantedAtMs,
+                long endedAtMs,
+                TenureEnd end,
+                long forcedBySessionId,
+                String forcedByClient) {
+            this(sessionId, token, grantedAtMs, endedAtMs, end, forcedBySessionId, forcedByClient, "", "");
         }
 
         public boolean forced() {
@@ -90,10 +130,11 @@ public record LockStatus(
                         held.getPolicy().getLockDelayMs(),
                         held.getPolicy().getMaxHoldMs(),
                         held.getPolicy().getLeaseTtlMs(),
-                        held.getEndsAtMs()))
+                        held.getEndsAtMs(),
+                        held.getPrincipal()))
                 : Optional.empty();
         List<Waiter> waiters = r.getWaitersList().stream()
-                .map(w -> new Waiter(w.getSessionId(), w.getSinceMs(), w.getClientName()))
+                .map(w -> new Waiter(w.getSessionId(), w.getSinceMs(), w.getClientName(), w.getPrincipal()))
                 .toList();
         List<PastTenure> history = r.getHistoryList().stream()
                 .map(h -> new PastTenure(
@@ -103,7 +144,9 @@ public record LockStatus(
                         h.getEndedAtMs(),
                         WireValues.tenureEnd(h.getEndValue()),
                         h.getForcedBySessionId(),
-                        h.getForcedByClient()))
+                        h.getForcedByClient(),
+                        h.getPrincipal(),
+                        h.getForcedByPrincipal()))
                 .toList();
         String name = r.getLock().isEmpty() ? lock : r.getLock();
         var sw = r.getStaleWrites();

@@ -21,7 +21,7 @@ final class Outcomes {
             case CODE_CANCELLED:
                 return new TenureException("cancelled: " + detail);
             case CODE_DENIED:
-                return new DeniedException("denied: " + detail);
+                return new DeniedException(detail);
             default:
                 return new TenureException("unexpected " + code + ": " + detail);
         }

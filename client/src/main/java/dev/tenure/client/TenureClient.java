@@ -4,6 +4,7 @@ import dev.tenure.client.internal.Endpoints;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import java.net.InetAddress;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -166,7 +167,8 @@ public final class TenureClient implements AutoCloseable {
         private String clientName;
         private TimeSource timeSource = TimeSource.system();
         private TenureListener listener = new TenureListener() {};
-        private Function<String, ManagedChannel> channelFactory = Builder::plaintextChannel;
+        private Function<String, ManagedChannel> channelFactory; // null: Netty, plaintext or with tls
+        private ClientTls tls;
         private boolean carryCalls = true;
 
         private Builder() {}
@@ -257,6 +259,28 @@ public final class TenureClient implements AutoCloseable {
         }
 
         /**
+         * TLS to the nodes (see {@link ClientTls}): the default channels trust {@code tls}'s CA,
+         * check that each node's certificate names the host it is reached at, and present this
+         * client's certificate if it has one. A handshake refused for good (untrusted, expired,
+         * wrong host, no or a refused client certificate) fails the request with
+         * {@link DeniedException}, saying why. Default: plaintext. A {@link #channelFactory} of
+         * your own configures its channels itself ({@link ClientTls#configure}).
+         */
+        public Builder tls(ClientTls tls) {
+            this.tls = Objects.requireNonNull(tls, "tls");
+            return this;
+        }
+
+        /**
+         * As {@link #tls(ClientTls)} with {@link ClientTls#of}: the CA's PEM file ({@code null}:
+         * the JVM's default CAs), and this client's certificate and key files, or {@code null} for
+         * none. A file that is missing or unreadable fails here, naming it.
+         */
+        public Builder tls(Path caPem, Path certificatePem, Path keyPem) {
+            return tls(ClientTls.of(caPem, certificatePem, keyPem));
+        }
+
+        /**
          * {@code true}: every lock and key-value call (Acquire to KvDelete) is a unary gRPC call of
          * its own. Default {@code false}: they travel as frames of one Calls stream per node,
          * which costs client and node less per call, and each still behaves as a unary call to
@@ -296,7 +320,15 @@ public final class TenureClient implements AutoCloseable {
             }
             long timeoutNanos = positiveNanos("requestTimeout", requestTimeout);
             String name = clientName != null ? clientName : defaultClientName();
-            Endpoints eps = new Endpoints(endpoints, channelFactory, carryCalls, timeSource);
+            if (tls != null && channelFactory != null) {
+                throw new IllegalArgumentException(
+                        "tls applies to the default channels: a channelFactory of your own configures TLS itself"
+                                + " (ClientTls.configure)");
+            }
+            Function<String, ManagedChannel> factory = channelFactory != null
+                    ? channelFactory
+                    : tls != null ? target -> tlsChannel(target, tls) : Builder::plaintextChannel;
+            Endpoints eps = new Endpoints(endpoints, factory, carryCalls, timeSource);
             return new TenureClient(new ClientContext(
                     eps, timeSource, listener, ttlNanos, grace.toNanos(), marginNanos, timeoutNanos, name));
         }
@@ -318,6 +350,11 @@ public final class TenureClient implements AutoCloseable {
          */
         private static ManagedChannel plaintextChannel(String target) {
             return NettyChannelBuilder.forTarget(target).usePlaintext().build();
+        }
+
+        /** As {@link #plaintextChannel}, with TLS. */
+        private static ManagedChannel tlsChannel(String target, ClientTls tls) {
+            return tls.configure(NettyChannelBuilder.forTarget(target)).build();
         }
 
         private static String defaultClientName() {

@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenure.api.v1.ServerStatusRequest;
+import io.grpc.Status;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -56,6 +58,24 @@ class RetrierTest {
         driveUntilDone(call);
         assertThat(call.get(5, TimeUnit.SECONDS).health()).isEqualTo("ok");
         assertThat(h.fake.requests(ServerStatusRequest.class)).hasSize(4);
+        client.close();
+    }
+
+    @Test
+    void unauthenticatedAndPermissionDeniedAreDeniedAtOnceNotRetried() throws Exception {
+        TenureClient client = h.builder().build();
+        for (Status refusal : List.of(
+                Status.UNAUTHENTICATED.withDescription("no principal"),
+                Status.PERMISSION_DENIED.withDescription("alice may not read"))) {
+            h.fake.onServerStatus = r -> {
+                throw refusal.asRuntimeException();
+            };
+            int before = h.fake.requests(ServerStatusRequest.class).size();
+            assertThatThrownBy(client::serverStatus)
+                    .isInstanceOf(DeniedException.class)
+                    .hasMessage(refusal.getDescription());
+            assertThat(h.fake.requests(ServerStatusRequest.class)).hasSize(before + 1);
+        }
         client.close();
     }
 

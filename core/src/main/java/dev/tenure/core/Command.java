@@ -12,10 +12,18 @@ import java.util.List;
  */
 public sealed interface Command {
 
-    /** {@code secretHash}: what the session's later requests must show ({@link WithSecret}). */
-    record OpenSession(long ttlMs, String clientName, SecretHash secretHash) implements Command {
+    /**
+     * {@code secretHash}: what the session's later requests must show ({@link WithSecret}).
+     * {@code principal}: who the opening client authenticated as (empty: nobody), named in lock
+     * status and history and counted against {@link PrincipalLimits}.
+     */
+    record OpenSession(long ttlMs, String clientName, SecretHash secretHash, String principal) implements Command {
         public OpenSession(long ttlMs, String clientName) {
-            this(ttlMs, clientName, SecretHash.NONE);
+            this(ttlMs, clientName, SecretHash.NONE, "");
+        }
+
+        public OpenSession(long ttlMs, String clientName, SecretHash secretHash) {
+            this(ttlMs, clientName, secretHash, "");
         }
     }
 

@@ -40,6 +40,7 @@ final class Invariants {
             }
         }
         checkCounts();
+        checkPrincipals();
     }
 
     void checkAll() {
@@ -72,6 +73,26 @@ final class Invariants {
                 boundedWaits,
                 lockDeadlines);
         checkCounts();
+    }
+
+    /** The principal index names exactly the live sessions with a principal, each under its own. */
+    private void checkPrincipals() {
+        int indexed = 0;
+        for (String principal : state.sessions.principals()) {
+            for (long id : state.sessions.of(principal)) {
+                SessionRecord s = state.sessions.get(id);
+                require(
+                        s != null && s.principal.equals(principal),
+                        "principal index lists session %s under %s",
+                        id,
+                        principal);
+                indexed++;
+            }
+        }
+        long withPrincipal = state.sessions.all().stream()
+                .filter(s -> !s.principal.isEmpty())
+                .count();
+        require(indexed == withPrincipal, "principal index has %s sessions, expected %s", indexed, withPrincipal);
     }
 
     private void checkCounts() {

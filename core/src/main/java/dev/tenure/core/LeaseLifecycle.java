@@ -101,7 +101,9 @@ final class LeaseLifecycle {
                         state.nowMs,
                         end,
                         forcer == null ? 0 : forcer.id,
-                        forcer == null ? "" : forcer.clientName),
+                        forcer == null ? "" : forcer.clientName,
+                        state.sessions.get(lease.sessionId()).principal,
+                        forcer == null ? "" : forcer.principal),
                 state.limits.historyPerLockMax());
         lock.lastEnd = end;
         lock.lastToken = lease.token();

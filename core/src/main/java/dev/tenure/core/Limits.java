@@ -21,7 +21,8 @@ public record Limits(
         int idleLocksMax,
         long lockDelayMsMax,
         long maxHoldMsMax,
-        int checkpointBytesMax) {
+        int checkpointBytesMax,
+        PrincipalLimits principal) {
 
     public static Limits defaults() {
         return new Limits(
@@ -40,7 +41,46 @@ public record Limits(
                 10_000, // idleLocksMax: free locks kept for their history
                 600_000, // lockDelayMsMax: ten minutes
                 7 * 86_400_000L, // maxHoldMsMax: a week
-                16 * 1024); // checkpointBytesMax
+                16 * 1024, // checkpointBytesMax
+                PrincipalLimits.defaults());
+    }
+
+    /** These limits with the default {@link PrincipalLimits}. */
+    public Limits(
+            long sessionTtlMsMin,
+            long sessionTtlMsMax,
+            int lockNameBytesMax,
+            int keyBytesMax,
+            int valueBytesMax,
+            int clientNameBytesMax,
+            int sessionsMax,
+            int leasesPerSessionMax,
+            int waitersPerLockMax,
+            int kvKeysMax,
+            int requestIdCacheMax,
+            int historyPerLockMax,
+            int idleLocksMax,
+            long lockDelayMsMax,
+            long maxHoldMsMax,
+            int checkpointBytesMax) {
+        this(
+                sessionTtlMsMin,
+                sessionTtlMsMax,
+                lockNameBytesMax,
+                keyBytesMax,
+                valueBytesMax,
+                clientNameBytesMax,
+                sessionsMax,
+                leasesPerSessionMax,
+                waitersPerLockMax,
+                kvKeysMax,
+                requestIdCacheMax,
+                historyPerLockMax,
+                idleLocksMax,
+                lockDelayMsMax,
+                maxHoldMsMax,
+                checkpointBytesMax,
+                PrincipalLimits.defaults());
     }
 
     public Limits {

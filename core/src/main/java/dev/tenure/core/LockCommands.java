@@ -87,7 +87,7 @@ final class LockCommands {
                     "waitersPerLockMax (" + state.limits.waitersPerLockMax() + ") reached for lock " + lock.name,
                     0);
         }
-        Rejected full = leasesFull(s);
+        Rejected full = waitersFull(s);
         if (full != null) {
             return full;
         }
@@ -96,13 +96,41 @@ final class LockCommands {
     }
 
     private Rejected leasesFull(SessionRecord s) {
-        if (s.leaseCount() < state.limits.leasesPerSessionMax()) {
-            return null;
+        if (s.leaseCount() >= state.limits.leasesPerSessionMax()) {
+            return new Rejected(
+                    Code.LIMIT,
+                    "leasesPerSessionMax (" + state.limits.leasesPerSessionMax() + ") reached by session " + s.id,
+                    0);
         }
-        return new Rejected(
-                Code.LIMIT,
-                "leasesPerSessionMax (" + state.limits.leasesPerSessionMax() + ") reached by session " + s.id,
-                0);
+        int max = state.limits.principal().leasesMax();
+        if (!s.principal.isEmpty() && principalCount(s.principal, SessionRecord::leaseCount) >= max) {
+            return new Rejected(
+                    Code.LIMIT, "leasesPerPrincipalMax (" + max + ") reached by principal " + s.principal, 0);
+        }
+        return null;
+    }
+
+    /** Also {@link #leasesFull}: a wait counts as a lease too. */
+    private Rejected waitersFull(SessionRecord s) {
+        int max = state.limits.principal().waitersMax();
+        if (!s.principal.isEmpty() && principalCount(s.principal, r -> r.waitsByLock.size()) >= max) {
+            return new Rejected(
+                    Code.LIMIT, "waitersPerPrincipalMax (" + max + ") reached by principal " + s.principal, 0);
+        }
+        return leasesFull(s);
+    }
+
+    /**
+     * Summed over the principal's sessions when it asks for more, not kept as a running count that
+     * every grant, end and wait would have to move: a principal's sessions are bounded by its
+     * sessionsMax, and the sum is exact by construction.
+     */
+    private int principalCount(String principal, java.util.function.ToIntFunction<SessionRecord> count) {
+        int total = 0;
+        for (long id : state.sessions.of(principal)) {
+            total += count.applyAsInt(state.sessions.get(id));
+        }
+        return total;
     }
 
     /**

@@ -36,11 +36,13 @@ final class Reads {
                     lock.lease.grantedAtMs(),
                     s.clientName,
                     lock.lease.policy(),
-                    lock.leaseEndsAtMs());
+                    lock.leaseEndsAtMs(),
+                    s.principal);
         }
         List<WaiterView> waiters = new ArrayList<>();
         for (Waiter w : lock.waiters()) {
-            waiters.add(new WaiterView(w.sessionId(), w.sinceMs(), state.sessions.get(w.sessionId()).clientName));
+            SessionRecord s = state.sessions.get(w.sessionId());
+            waiters.add(new WaiterView(w.sessionId(), w.sinceMs(), s.clientName, s.principal));
         }
         return new LockView(
                 lock.name,

@@ -64,7 +64,23 @@ public sealed interface Result {
      * @param endsAtMs when the server ends the lease on its own (manual deadline or maxHold), or
      *     {@link Long#MAX_VALUE} when only its session bounds it
      */
-    record Holder(long sessionId, long token, long sinceMs, String clientName, Policy policy, long endsAtMs) {}
+    /** {@code principal}: who the holder's client authenticated as; empty without client certificates. */
+    record Holder(
+            long sessionId,
+            long token,
+            long sinceMs,
+            String clientName,
+            Policy policy,
+            long endsAtMs,
+            String principal) {
+        public Holder(long sessionId, long token, long sinceMs, String clientName, Policy policy, long endsAtMs) {
+            this(sessionId, token, sinceMs, clientName, policy, endsAtMs, "");
+        }
+    }
 
-    record WaiterView(long sessionId, long sinceMs, String clientName) {}
+    record WaiterView(long sessionId, long sinceMs, String clientName, String principal) {
+        public WaiterView(long sessionId, long sinceMs, String clientName) {
+            this(sessionId, sinceMs, clientName, "");
+        }
+    }
 }

@@ -24,15 +24,25 @@ final class SessionCommands {
     }
 
     Result open(OpenSession c) {
-        Rejected bad =
-                Shapes.first(Shapes.ttl(c.ttlMs(), state.limits), Shapes.clientName(c.clientName(), state.limits));
+        Rejected bad = Shapes.first(
+                Shapes.ttl(c.ttlMs(), state.limits),
+                Shapes.clientName(c.clientName(), state.limits),
+                Shapes.principal(c.principal(), state.limits));
         if (bad != null) {
             return bad;
         }
         if (state.sessions.size() >= state.limits.sessionsMax()) {
             return new Rejected(Code.LIMIT, "sessionsMax (" + state.limits.sessionsMax() + ") reached", 0);
         }
-        SessionRecord s = state.sessions.open(c.ttlMs(), c.clientName(), state.nowPlus(c.ttlMs()), c.secretHash());
+        int perPrincipal = state.limits.principal().sessionsMax();
+        if (!c.principal().isEmpty() && state.sessions.of(c.principal()).size() >= perPrincipal) {
+            return new Rejected(
+                    Code.LIMIT,
+                    "sessionsPerPrincipalMax (" + perPrincipal + ") reached by principal " + c.principal(),
+                    0);
+        }
+        SessionRecord s =
+                state.sessions.open(c.ttlMs(), c.clientName(), c.principal(), state.nowPlus(c.ttlMs()), c.secretHash());
         state.deadlines.addSession(s.id, s.deadlineMs);
         state.touch(s);
         return new SessionOpened(s.id, s.ttlMs);

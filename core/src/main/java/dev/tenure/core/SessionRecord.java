@@ -18,6 +18,8 @@ final class SessionRecord {
     final long id;
     final long ttlMs;
     final String clientName;
+    /** Who the opening client authenticated as; empty without client certificates. */
+    final String principal;
     // The secret's hash as two longs, not a SecretHash: a field pair costs a session 16 bytes, a
     // record object of its own 32.
     private final long secretHi;
@@ -47,6 +49,7 @@ final class SessionRecord {
             long id,
             long ttlMs,
             String clientName,
+            String principal,
             SecretHash secretHash,
             long deadlineMs,
             long attachment,
@@ -58,6 +61,7 @@ final class SessionRecord {
         // One copy per distinct name: a client process opens all its sessions under one name,
         // and each open would otherwise keep its own (about 50 B a session).
         this.clientName = clientName == null ? null : clientName.intern();
+        this.principal = principal.intern();
         this.deadlineMs = deadlineMs;
         this.attachment = attachment;
         this.requests = requests;

@@ -2,7 +2,9 @@ package dev.tenure.core;
 
 import java.util.Collection;
 import java.util.Collections;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * Live sessions by id. Ids come from a counter in the replicated state, so they are never
@@ -11,6 +13,9 @@ import java.util.TreeMap;
  */
 final class SessionTable {
     private final TreeMap<Long, SessionRecord> byId = new TreeMap<>();
+    /** The live sessions of each principal (none for sessions without one): what its limits count. */
+    private final TreeMap<String, TreeSet<Long>> byPrincipal = new TreeMap<>();
+
     private long lastSessionId;
 
     SessionTable(long lastSessionId) {
@@ -34,19 +39,44 @@ final class SessionTable {
         return Collections.unmodifiableCollection(byId.values());
     }
 
-    SessionRecord open(long ttlMs, String clientName, long deadlineMs, SecretHash secretHash) {
-        SessionRecord s =
-                new SessionRecord(++lastSessionId, ttlMs, clientName, secretHash, deadlineMs, 1, new RequestCache());
-        byId.put(s.id, s);
+    SessionRecord open(long ttlMs, String clientName, String principal, long deadlineMs, SecretHash secretHash) {
+        SessionRecord s = new SessionRecord(
+                ++lastSessionId, ttlMs, clientName, principal, secretHash, deadlineMs, 1, new RequestCache());
+        add(s);
         return s;
     }
 
     /** For snapshot restore: the codec has checked that ids ascend and stay within lastSessionId. */
     void restore(SessionRecord s) {
-        byId.put(s.id, s);
+        add(s);
     }
 
     void remove(long id) {
-        byId.remove(id);
+        SessionRecord s = byId.remove(id);
+        if (s != null && !s.principal.isEmpty()) {
+            TreeSet<Long> ids = byPrincipal.get(s.principal);
+            ids.remove(id);
+            if (ids.isEmpty()) {
+                byPrincipal.remove(s.principal);
+            }
+        }
+    }
+
+    /** The ids of {@code principal}'s live sessions, ascending; read-only. */
+    Set<Long> of(String principal) {
+        TreeSet<Long> ids = byPrincipal.get(principal);
+        return ids == null ? Set.of() : Collections.unmodifiableSet(ids);
+    }
+
+    /** Principals with live sessions, ascending; read-only (for the invariants). */
+    Set<String> principals() {
+        return Collections.unmodifiableSet(byPrincipal.keySet());
+    }
+
+    private void add(SessionRecord s) {
+        byId.put(s.id, s);
+        if (!s.principal.isEmpty()) {
+            byPrincipal.computeIfAbsent(s.principal, p -> new TreeSet<>()).add(s.id);
+        }
     }
 }

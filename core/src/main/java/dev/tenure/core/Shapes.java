@@ -91,6 +91,13 @@ final class Shapes {
         return bytesWithin("clientName", clientName, limits.clientNameBytesMax(), "clientNameBytesMax");
     }
 
+    static Rejected principal(String principal, Limits limits) {
+        if (principal == null) {
+            return invalid("principal must not be null");
+        }
+        return bytesWithin("principal", principal, limits.principal().nameBytesMax(), "principalNameBytesMax");
+    }
+
     /** The first non-null rejection, or null. */
     static Rejected first(Rejected... checks) {
         for (Rejected r : checks) {

@@ -14,8 +14,8 @@ import java.util.zip.CRC32;
  * <pre>
  * header   magic i32 "TNUR", version i32 = 5
  * clock    nowMs i64, lastToken i64, lastSessionId i64, staleWritesRejected i64
- * sessions count i32, ascending id: id i64, ttlMs i64, clientName str, secretHashHi i64, secretHashLo i64,
- *          deadlineMs i64, attachment i64,
+ * sessions count i32, ascending id: id i64, ttlMs i64, clientName str, principal str,
+ *          secretHashHi i64, secretHashLo i64, deadlineMs i64, attachment i64,
  *          highestEvictedRequestId i64, cache count i32, ascending request id: requestId i64, outcome,
  *          attempts count i32, ascending request id (each cached): requestId i64, attempt i64
  * locks    count i32, ascending name: name str, hasLease u8,
@@ -23,7 +23,7 @@ import java.util.zip.CRC32;
  *           previousCheckpoint ckpt, policy, renewDeadlineMs i64, maxHoldAtMs i64],
  *          waiter count i32, FIFO: sessionId i64, requestId i64, sinceMs i64, deadlineMs i64, policy,
  *          history count i32, oldest first: sessionId i64, token i64, grantedAtMs i64, endedAtMs i64, end u8,
- *            forcedBySessionId i64, forcedByClient str,
+ *            forcedBySessionId i64, forcedByClient str, principal str, forcedByPrincipal str,
  *          lastEnd u8, lastToken i64, delayUntilMs i64, checkpoint ckpt,
  *          staleWrites: count i64, lastToken i64, lastCurrentToken i64, lastTarget str, lastAtMs i64
  * idle     count i32, oldest first: lock name str
@@ -45,8 +45,10 @@ import java.util.zip.CRC32;
  * in the tables below, not their ordinal, so reordering an enum cannot silently change the
  * meaning of a snapshot already written; a new constant must be appended to its table.
  *
- * <p>Version 4 is version 5 without the secret hash of a session: a version 4 session is read with
- * {@link SecretHash#NONE} (it accepts any request, as every session did then).
+ * <p>Version 4 is version 5 without the principal and secret hash of a session and the two
+ * principals of a history record: a version 4 session is read with no principal and {@link
+ * SecretHash#NONE} (it accepts any request, as every session did then), a history record with
+ * empty principals.
  */
 final class SnapshotCodec {
     static final int MAGIC = 0x544E5552; // "TNUR"
@@ -124,7 +126,7 @@ final class SnapshotCodec {
             state.sessions.restore(s);
             state.deadlines.addSession(s.id, s.deadlineMs);
         }
-        readLocks(r, state);
+        readLocks(r, state, version);
         int idle = r.count(4);
         for (int i = 0; i < idle; i++) {
             state.locks.restoreIdle(r.nonNullString());
@@ -173,6 +175,7 @@ final class SnapshotCodec {
         w.i64(s.id);
         w.i64(s.ttlMs);
         w.string(s.clientName);
+        w.string(s.principal);
         w.i64(s.secretHash().hi());
         w.i64(s.secretHash().lo());
         w.i64(s.deadlineMs);
@@ -194,7 +197,9 @@ final class SnapshotCodec {
         long id = r.i64();
         long ttlMs = r.i64();
         String clientName = r.nonNullString();
-        SecretHash secretHash = version == VERSION_PREVIOUS ? SecretHash.NONE : new SecretHash(r.i64(), r.i64());
+        boolean v4 = version == VERSION_PREVIOUS;
+        String principal = v4 ? "" : r.nonNullString();
+        SecretHash secretHash = v4 ? SecretHash.NONE : new SecretHash(r.i64(), r.i64());
         long deadlineMs = r.i64();
         long attachment = r.i64();
         if (attachment < 1) {
@@ -226,6 +231,7 @@ final class SnapshotCodec {
                 id,
                 ttlMs,
                 clientName,
+                principal,
                 secretHash,
                 deadlineMs,
                 attachment,
@@ -263,6 +269,8 @@ final class SnapshotCodec {
             w.u8(index(ENDS, t.end()));
             w.i64(t.forcedBySessionId());
             w.string(t.forcedByClient());
+            w.string(t.principal());
+            w.string(t.forcedByPrincipal());
         }
         w.u8(index(ENDS, lock.lastEnd));
         w.i64(lock.lastToken);
@@ -306,7 +314,7 @@ final class SnapshotCodec {
         return new Checkpoint(r.bytes(), r.i64(), r.i64());
     }
 
-    private static void readLocks(SnapshotReader r, State state) {
+    private static void readLocks(SnapshotReader r, State state, int version) {
         int count = r.count(22);
         String previous = null;
         for (int i = 0; i < count; i++) {
@@ -321,7 +329,7 @@ final class SnapshotCodec {
             readWaiters(r, state, lock);
             int history = r.count(33);
             for (int h = 0; h < history; h++) {
-                lock.addHistory(readTenure(r), Integer.MAX_VALUE);
+                lock.addHistory(readTenure(r, version), Integer.MAX_VALUE);
             }
             lock.lastEnd = end(r);
             lock.lastToken = r.i64();
@@ -330,13 +338,27 @@ final class SnapshotCodec {
         }
     }
 
-    private static TenureRecord readTenure(SnapshotReader r) {
+    private static TenureRecord readTenure(SnapshotReader r, int version) {
         long sessionId = r.i64();
         long token = r.i64();
         long grantedAtMs = r.i64();
         long endedAtMs = r.i64();
         TenureEnd end = end(r);
-        return new TenureRecord(sessionId, token, grantedAtMs, endedAtMs, end, r.i64(), r.nonNullString());
+        long forcedBy = r.i64();
+        String forcedByClient = r.nonNullString();
+        if (version == VERSION_PREVIOUS) {
+            return new TenureRecord(sessionId, token, grantedAtMs, endedAtMs, end, forcedBy, forcedByClient);
+        }
+        return new TenureRecord(
+                sessionId,
+                token,
+                grantedAtMs,
+                endedAtMs,
+                end,
+                forcedBy,
+                forcedByClient,
+                r.nonNullString(),
+                r.nonNullString());
     }
 
     private static void readLease(SnapshotReader r, State state, LockRecord lock) {

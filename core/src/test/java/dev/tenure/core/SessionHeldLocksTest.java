@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 class SessionHeldLocksTest {
     @Test
     void heldLocksStayInNameOrderFromNoneToManyAndBack() {
-        SessionRecord s = new SessionRecord(1, 10_000, "c", SecretHash.NONE, 20_000, 1, new RequestCache());
+        SessionRecord s = new SessionRecord(1, 10_000, "c", "", SecretHash.NONE, 20_000, 1, new RequestCache());
         assertThat(s.heldLocks()).isEmpty();
         s.addHeld("m");
         s.addHeld("m"); // held already: no second copy

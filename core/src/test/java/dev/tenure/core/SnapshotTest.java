@@ -177,8 +177,8 @@ class SnapshotTest {
 
     /**
      * Version 4, written field by field: one session holding lock x, whose history has two past
-     * tenures, the second forced by session 2. Version 4 sessions have no secret hash; they are
-     * read as opened without a secret.
+     * tenures, the second forced by session 2. Version 4 sessions have no principal and no secret
+     * hash; they are read as opened without either, and history records with empty principals.
      */
     private static byte[] versionFourSnapshot() {
         SnapshotWriter w = new SnapshotWriter();
@@ -240,7 +240,7 @@ class SnapshotTest {
     }
 
     @Test
-    void aVersionFourSnapshotLoadsWithoutSecretsAndIsWrittenBackAsVersionFive() {
+    void aVersionFourSnapshotLoadsWithoutSecretsOrPrincipalsAndIsWrittenBackAsVersionFive() {
         byte[] v4 = versionFourSnapshot();
         StateMachine sm = StateMachine.restore(v4, Limits.defaults());
         var x = (Result.LockView) sm.apply(5_000, new Status("x"));
@@ -255,7 +255,9 @@ class SnapshotTest {
         assertThat(ByteBuffer.wrap(v5).getInt(4))
                 .isEqualTo(SnapshotCodec.VERSION)
                 .isEqualTo(5);
-        assertThat(v5.length).isEqualTo(v4.length + 16); // the one session gains its secret hash
+        // The one session gains its principal (an empty str) and secret hash, each history record
+        // two empty principals.
+        assertThat(v5.length).isEqualTo(v4.length + 4 + 16 + 2 * (4 + 4));
         assertThat(StateMachine.restore(v5, Limits.defaults()).snapshot()).isEqualTo(v5);
         assertThat(sm.apply(5_000, new Command.WithSecret(new SecretHash(7, 8), new Command.ResumeSession(2))))
                 .as("a session without a secret accepts any request, as before secrets")
@@ -312,6 +314,7 @@ class SnapshotTest {
         w.i64(1);
         w.i64(1_000);
         w.string("a");
+        w.string(""); // principal: none
         w.i64(0); // secret hash: none
         w.i64(0);
         w.i64(1_000);

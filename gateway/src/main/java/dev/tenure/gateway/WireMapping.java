@@ -79,7 +79,8 @@ public final class WireMapping {
                 new Command.OpenSession(
                         log.getOpenSession().getTtlMs(),
                         log.getOpenSession().getClientName(),
-                        SessionSecrets.toCore(log.getOpenSession().getSecretHash()));
+                        SessionSecrets.toCore(log.getOpenSession().getSecretHash()),
+                        log.getOpenSession().getPrincipal());
             case KEEP_ALIVE -> new Command.KeepAlive(log.getKeepAlive().getSessionIdsList());
             case CLOSE_SESSION ->
                 new Command.CloseSession(
@@ -348,6 +349,7 @@ public final class WireMapping {
                     .setToken(view.holder().token())
                     .setSinceMs(view.holder().sinceMs())
                     .setClientName(view.holder().clientName())
+                    .setPrincipal(view.holder().principal())
                     .setEndsAtMs(ends == Long.MAX_VALUE ? 0 : ends)
                     .getPolicyBuilder()
                     .setLockDelayMs(p.lockDelayMs())
@@ -372,7 +374,8 @@ public final class WireMapping {
             b.addWaiters(Waiter.newBuilder()
                     .setSessionId(w.sessionId())
                     .setSinceMs(w.sinceMs())
-                    .setClientName(w.clientName()));
+                    .setClientName(w.clientName())
+                    .setPrincipal(w.principal()));
         }
         for (TenureRecord r : view.history()) {
             b.addHistoryBuilder()
@@ -382,7 +385,9 @@ public final class WireMapping {
                     .setEndedAtMs(r.endedAtMs())
                     .setEndValue(toWire(r.end()))
                     .setForcedBySessionId(r.forcedBySessionId())
-                    .setForcedByClient(r.forcedByClient());
+                    .setForcedByClient(r.forcedByClient())
+                    .setPrincipal(r.principal())
+                    .setForcedByPrincipal(r.forcedByPrincipal());
         }
         return b.build();
     }

@@ -44,7 +44,11 @@ final class DataDirLock implements AutoCloseable {
             throw new IOException("data directory " + where + " cannot be created: " + e, e);
         }
         if (!Files.isWritable(where)) {
-            throw new IOException("data directory " + where + " is not writable by this process");
+            // Root may write anywhere its permissions say no, but not on a read-only mount: say which.
+            throw new IOException("data directory " + where
+                    + (Files.getFileStore(where).isReadOnly()
+                            ? " is on a read-only file system"
+                            : " is not writable by this process"));
         }
         FileChannel channel =
                 FileChannel.open(dataDir.resolve("tenure.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);

@@ -2,6 +2,7 @@ package dev.tenure.server;
 
 import dev.tenure.api.v1.ServerStatusRequest;
 import dev.tenure.api.v1.TenureGrpc;
+import dev.tenure.server.tls.ServerTls;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
@@ -17,15 +18,17 @@ import java.util.concurrent.TimeUnit;
 final class GrpcWarmUp {
     private GrpcWarmUp() {}
 
-    static void call(String host, int port) {
-        ManagedChannel channel =
-                NettyChannelBuilder.forAddress(host, port).usePlaintext().build();
+    /** @param tls the node's TLS, or null if it serves plaintext */
+    static void call(String host, int port, ServerTls tls) {
+        NettyChannelBuilder b = NettyChannelBuilder.forAddress(host, port);
+        ManagedChannel channel = (tls == null ? b.usePlaintext() : b.sslContext(tls.selfClient())).build();
         try {
             TenureGrpc.newBlockingStub(channel)
                     .withDeadlineAfter(30, TimeUnit.SECONDS)
                     .serverStatus(ServerStatusRequest.getDefaultInstance());
         } catch (StatusRuntimeException e) {
-            // No quorum yet is fine: the path is loaded either way.
+            // No quorum yet is fine: the path is loaded either way. So is a handshake the node
+            // refused (its own certificate is not signed by its client CA): TLS is loaded then.
         } finally {
             channel.shutdownNow();
         }

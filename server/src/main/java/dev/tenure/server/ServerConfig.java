@@ -2,6 +2,7 @@ package dev.tenure.server;
 
 import dev.tenure.core.Limits;
 import dev.tenure.server.clusterauth.ClusterSecret;
+import dev.tenure.server.tls.TlsFiles;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -23,6 +24,7 @@ import java.util.Objects;
  *     replays a bounded log; zero disables it
  * @param join this member belongs to a cluster that already holds data: with an empty data
  *     directory it waits for a peer to copy from instead of starting empty (see {@link #withJoin})
+ * @param tls the gRPC and admin ports' TLS files; null serves both in plaintext
  * @param clusterSecret what every cluster client of this node's consensus module must prove it
  *     holds, and what this node's own clients prove with; null admits any client (see {@link
  *     #withClusterSecret})
@@ -41,6 +43,7 @@ public record ServerConfig(
         Duration leaderHeartbeatInterval,
         Duration snapshotInterval,
         boolean join,
+        TlsFiles tls,
         ClusterSecret clusterSecret) {
 
     public static final int DEFAULT_PORT = 7420;
@@ -86,6 +89,7 @@ public record ServerConfig(
                 Duration.ofMillis(100),
                 Duration.ofMinutes(10),
                 false,
+                null,
                 null);
     }
 
@@ -143,6 +147,7 @@ public record ServerConfig(
                 leaderHeartbeatInterval,
                 interval,
                 join,
+                tls,
                 clusterSecret);
     }
 
@@ -166,6 +171,27 @@ public record ServerConfig(
                 leaderHeartbeatInterval,
                 snapshotInterval,
                 join,
+                tls,
+                clusterSecret);
+    }
+
+    /** This node's ports with TLS from {@code files} (null: plaintext). */
+    public ServerConfig withTls(TlsFiles files) {
+        return new ServerConfig(
+                nodeId,
+                members,
+                dataDir,
+                bindHost,
+                adminPort,
+                keepAliveBatch,
+                requestTimeout,
+                messageBytesMax,
+                limits,
+                leaderHeartbeatTimeout,
+                leaderHeartbeatInterval,
+                snapshotInterval,
+                join,
+                files,
                 clusterSecret);
     }
 
@@ -190,6 +216,7 @@ public record ServerConfig(
                 leaderHeartbeatInterval,
                 snapshotInterval,
                 join,
+                tls,
                 secret);
     }
 

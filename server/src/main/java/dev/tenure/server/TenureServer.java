@@ -6,11 +6,16 @@ import dev.tenure.server.admin.AdminHttp;
 import dev.tenure.server.admin.NodeMetrics;
 import dev.tenure.server.cluster.ClusterNode;
 import dev.tenure.server.cluster.ReplicaView;
+import dev.tenure.server.fault.FatalHandler;
+import dev.tenure.server.fault.NodeFaults;
 import dev.tenure.server.gateway.GatewayServer;
 import dev.tenure.server.runtime.AgentWakeup;
+import dev.tenure.server.tls.ServerTls;
 import io.aeron.cluster.service.Cluster;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -23,19 +28,26 @@ public final class TenureServer implements AutoCloseable {
     private final AtomicReference<Cluster.Role> role = new AtomicReference<>(Cluster.Role.FOLLOWER);
     private final Health health = new Health();
     private final NodeMetrics metrics = new NodeMetrics();
+    private final NodeFaults faults;
     private DataDirLock dataLock;
     private ClusterNode node;
     private GatewayServer gateway;
     private AdminHttp admin;
     private ScheduledExecutorService probe;
 
-    private TenureServer(ServerConfig config) {
+    private TenureServer(ServerConfig config, NodeFaults faults) {
         this.config = config;
+        this.faults = faults;
     }
 
-    public static TenureServer start(ServerConfig config, PrintStream log) throws IOException {
+    /**
+     * Starts a node, or throws naming what stopped the start. Once it serves, {@code fatal} hears
+     * of every fault the node cannot serve through (an Aeron agent that stopped, a gRPC event
+     * loop that ended; see {@link NodeFaults}): `tenure server` ends the process with it.
+     */
+    public static TenureServer start(ServerConfig config, PrintStream log, FatalHandler fatal) throws IOException {
         // The data directory is checked, made and locked first of all, by DataDirLock.
-        TenureServer server = new TenureServer(config);
+        TenureServer server = new TenureServer(config, new NodeFaults(fatal, log));
         try {
             server.startAll(log);
         } catch (IOException | RuntimeException e) {
@@ -46,11 +58,17 @@ public final class TenureServer implements AutoCloseable {
     }
 
     private void startAll(PrintStream log) throws IOException {
+        // Bad TLS files fail first, before the data directory is touched: bad input changes nothing.
+        ServerTls tls = config.tls() == null ? null : ServerTls.load(config.tls());
+        if (tls == null && !loopback(config.bindHost())) {
+            log.println("tenure: warning: serving without TLS on " + config.bindHost()
+                    + ": anyone who can reach this address can take, release and write; give --tls-cert and"
+                    + " --tls-key (docs/security.md)");
+        }
+        LoggingWarmUp.run();
         dataLock = DataDirLock.acquire(config.dataDir());
-        node = ClusterNode.launch(config, role::set, error -> {
-            log.println("tenure: cluster error: " + error);
-            error.printStackTrace(log);
-        });
+        DataDirSpace.require(config.dataDir(), ClusterNode.storageFloorBytes());
+        node = ClusterNode.launch(config, role::set, faults);
         gateway = new GatewayServer(
                 config,
                 node.aeronDirectoryName(),
@@ -58,9 +76,11 @@ public final class TenureServer implements AutoCloseable {
                 this::status,
                 node::recoveryPosition,
                 metrics,
-                node.wakeup());
+                node.wakeup(),
+                faults,
+                tls);
         gateway.start();
-        GrpcWarmUp.call(config.self().host(), gateway.port());
+        GrpcWarmUp.call(config.self().host(), gateway.port(), tls);
         // Health is probed through the log once a second, so "no quorum" is noticed, and its
         // start time known, even when no client is asking.
         probe = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -75,7 +95,22 @@ public final class TenureServer implements AutoCloseable {
             probe.scheduleWithFixedDelay(() -> compactLog(log), snapshotMs, snapshotMs, TimeUnit.MILLISECONDS);
         }
         if (config.adminPort() > 0) {
-            admin = AdminHttp.start(config.bindHost(), config.adminPort(), this::statusNow, metrics::scrape);
+            admin = AdminHttp.start(
+                    config.bindHost(),
+                    config.adminPort(),
+                    tls == null ? null : tls.admin(),
+                    this::statusNow,
+                    metrics::scrape);
+        }
+        faults.serving();
+    }
+
+    /** Whether {@code host} is a loopback address; a name that does not resolve is not. */
+    private static boolean loopback(String host) {
+        try {
+            return InetAddress.getByName(host).isLoopbackAddress();
+        } catch (UnknownHostException e) {
+            return false;
         }
     }
 
@@ -148,6 +183,7 @@ public final class TenureServer implements AutoCloseable {
 
     @Override
     public void close() {
+        faults.stopping();
         if (probe != null) {
             probe.shutdownNow();
         }

@@ -9,6 +9,7 @@ import dev.tenure.api.v1.KvPutRequest;
 import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.api.v1.TenureGrpc;
 import dev.tenure.core.Limits;
+import dev.tenure.server.fault.RecordedFatals;
 import dev.tenure.testkit.Await;
 import dev.tenure.testkit.LoopbackPorts;
 import io.grpc.ManagedChannel;
@@ -40,7 +41,7 @@ class LogRetentionTest {
     void deletesLogCoveredBySnapshotsAndRecoversAfterRestart() throws Exception {
         ServerConfig config = config();
         long logStart;
-        try (TenureServer server = TenureServer.start(config, System.err)) {
+        try (TenureServer server = TenureServer.start(config, System.err, new RecordedFatals())) {
             awaitStatus(server, "the node healthy", s -> "ok".equals(s.getHealth()));
             try (Client client = new Client(server.port())) {
                 ByteString value = ByteString.copyFrom(new byte[VALUE_BYTES]);
@@ -62,7 +63,7 @@ class LogRetentionTest {
             assertThat(compacted.getReplicaLogPosition()).isGreaterThan((long) PUTS * VALUE_BYTES);
         }
         // Restart on the same data: recovery starts from a snapshot and replays the retained log.
-        try (TenureServer server = TenureServer.start(config, System.err)) {
+        try (TenureServer server = TenureServer.start(config, System.err, new RecordedFatals())) {
             ServerStatusResponse status = awaitStatus(server, "the node healthy", s -> "ok".equals(s.getHealth()));
             assertThat(status.getLastToken()).isZero();
             try (Client client = new Client(server.port())) {
@@ -98,6 +99,7 @@ class LogRetentionTest {
                 Duration.ofMillis(100),
                 Duration.ofMillis(300),
                 false,
+                null,
                 null);
     }
 

@@ -3,6 +3,7 @@ package dev.tenure.server;
 import dev.tenure.api.v1.TenureGrpc;
 import dev.tenure.core.Limits;
 import dev.tenure.server.clusterauth.ClusterSecret;
+import dev.tenure.server.fault.RecordedFatals;
 import dev.tenure.testkit.Await;
 import dev.tenure.testkit.Dirs;
 import dev.tenure.testkit.LoopbackPorts;
@@ -38,6 +39,7 @@ final class NodeExtension implements BeforeAllCallback, AfterAllCallback {
     private final List<ServerConfig.Member> planned = new ArrayList<>();
     private Path data;
     private final List<TenureServer> servers = new ArrayList<>();
+    private final RecordedFatals fatals = new RecordedFatals();
     private ManagedChannel channel;
 
     private NodeExtension(int members, ClusterSecret clusterSecret) {
@@ -71,7 +73,8 @@ final class NodeExtension implements BeforeAllCallback, AfterAllCallback {
         try {
             for (int i = 0; i < members; i++) {
                 Path dir = members == 1 ? data : data.resolve("node-" + i);
-                servers.add(TenureServer.start(config(i, planned, dir).withClusterSecret(clusterSecret), System.err));
+                servers.add(TenureServer.start(
+                        config(i, planned, dir).withClusterSecret(clusterSecret), System.err, fatals));
             }
             for (TenureServer server : servers) {
                 awaitHealthy(server);
@@ -95,6 +98,11 @@ final class NodeExtension implements BeforeAllCallback, AfterAllCallback {
         if (data != null) {
             Dirs.deleteTree(data);
         }
+        // Every test of the class ran on nodes that stayed whole: `tenure server` would have
+        // ended its process on any of these.
+        if (!fatals.lines().isEmpty()) {
+            throw new AssertionError("a node met a fatal fault: " + fatals.lines());
+        }
     }
 
     private static ServerConfig config(int nodeId, List<ServerConfig.Member> members, Path data) {
@@ -112,6 +120,7 @@ final class NodeExtension implements BeforeAllCallback, AfterAllCallback {
                 Duration.ofMillis(100),
                 Duration.ofMinutes(10),
                 false,
+                null,
                 null);
     }
 

@@ -110,7 +110,8 @@ final class EchoNode implements AutoCloseable {
                 consensusCtx,
                 driver -> AdaptiveIdleStrategy.forDriver(),
                 null,
-                Throwable::printStackTrace);
+                Throwable::printStackTrace,
+                Thread::new);
         ClusteredServiceContainer container = null;
         try {
             container = ClusteredServiceContainer.launch(serviceCtx);

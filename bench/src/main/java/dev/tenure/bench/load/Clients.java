@@ -39,6 +39,9 @@ final class Clients implements AutoCloseable {
         if (config.disconnectGrace() != null) {
             b.disconnectGrace(config.disconnectGrace());
         }
+        if (config.tls() != null) {
+            b.tls(config.tls());
+        }
         TenureClient c = b.build();
         open.add(c);
         return c;

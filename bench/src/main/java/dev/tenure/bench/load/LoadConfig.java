@@ -1,5 +1,6 @@
 package dev.tenure.bench.load;
 
+import dev.tenure.client.ClientTls;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.List;
@@ -21,6 +22,7 @@ import java.util.Objects;
  * @param disconnectGrace every bench session's disconnect grace; null for the client's default
  * @param serverPids the server processes whose CPU and memory {@code hold} reads; may be empty
  * @param progress where a progress line goes every few seconds on long runs
+ * @param tls TLS of every bench client's connection; null for plaintext
  */
 public record LoadConfig(
         String endpoints,
@@ -32,7 +34,8 @@ public record LoadConfig(
         Duration ttl,
         Duration disconnectGrace,
         List<Long> serverPids,
-        PrintStream progress) {
+        PrintStream progress,
+        ClientTls tls) {
 
     public static final int CLIENTS_MAX = 1024;
     public static final Duration DURATION_MIN = Duration.ofSeconds(1);
@@ -66,7 +69,7 @@ public record LoadConfig(
     /** A copy with another client count (a workload with a fixed shape, e.g. one client). */
     public LoadConfig withClients(int n) {
         return new LoadConfig(
-                endpoints, n, warmup, duration, rounds, sessions, ttl, disconnectGrace, serverPids, progress);
+                endpoints, n, warmup, duration, rounds, sessions, ttl, disconnectGrace, serverPids, progress, tls);
     }
 
     static void between(String option, long value, long min, long max) {

@@ -1,5 +1,6 @@
 package dev.tenure.cli.it;
 
+import dev.tenure.server.fault.OutOfMemoryExit;
 import dev.tenure.testkit.ChildProcess;
 import dev.tenure.testkit.JavaCommand;
 import dev.tenure.testkit.TimeScale;
@@ -34,17 +35,29 @@ final class Processes {
 
     /** `tenure ARGS` exactly as a user runs it: the shaded jar alone. */
     static List<String> tenure(List<String> args) {
-        return javaCommand(jar().toString(), "dev.tenure.cli.Main", args);
+        return tenure(JavaCommand.SMALL_JVM, args);
+    }
+
+    /** As {@link #tenure(List)}, in a JVM with {@code jvmOptions} (a smaller heap, say). */
+    static List<String> tenure(List<String> jvmOptions, List<String> args) {
+        return javaCommand(jvmOptions, jar().toString(), "dev.tenure.cli.Main", args);
     }
 
     /** A test program (worker) on the jar plus the test classpath. */
     static List<String> worker(String mainClass, List<String> args) {
         return javaCommand(
-                jar() + System.getProperty("path.separator") + System.getProperty("java.class.path"), mainClass, args);
+                JavaCommand.SMALL_JVM,
+                jar() + System.getProperty("path.separator") + System.getProperty("java.class.path"),
+                mainClass,
+                args);
     }
 
-    private static List<String> javaCommand(String classpath, String mainClass, List<String> args) {
-        List<String> cmd = new ArrayList<>(JavaCommand.of(JavaCommand.SMALL_JVM, classpath, mainClass));
+    /** Every process ends itself on running out of memory, as bin/tenure's do. */
+    private static List<String> javaCommand(
+            List<String> jvmOptions, String classpath, String mainClass, List<String> args) {
+        List<String> options = new ArrayList<>(jvmOptions);
+        options.addAll(OutOfMemoryExit.JVM_OPTIONS);
+        List<String> cmd = new ArrayList<>(JavaCommand.of(options, classpath, mainClass));
         cmd.addAll(args);
         return cmd;
     }

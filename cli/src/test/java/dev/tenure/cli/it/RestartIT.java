@@ -2,6 +2,7 @@ package dev.tenure.cli.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.google.protobuf.ByteString;
 import dev.tenure.api.v1.AcquireRequest;
 import dev.tenure.api.v1.AcquireResponse;
 import dev.tenure.api.v1.AttachRequest;
@@ -53,10 +54,11 @@ class RestartIT {
             ManagedChannel raw = NettyChannelBuilder.forTarget(server.endpoint())
                     .usePlaintext()
                     .build();
-            long rawSession = openRaw(raw);
+            RawSession rawSession = openRaw(raw);
             AcquireResponse original = TenureGrpc.newBlockingStub(raw)
                     .acquire(AcquireRequest.newBuilder()
-                            .setSessionId(rawSession)
+                            .setSessionId(rawSession.id())
+                            .setSessionSecret(rawSession.secret())
                             .setRequestId(7)
                             .setLock("restart-retry")
                             .setWaitMs(0)
@@ -77,7 +79,8 @@ class RestartIT {
                 AcquireResponse retried = TenureGrpc.newBlockingStub(again)
                         .withDeadlineAfter(30, TimeUnit.SECONDS)
                         .acquire(AcquireRequest.newBuilder()
-                                .setSessionId(rawSession)
+                                .setSessionId(rawSession.id())
+                                .setSessionSecret(rawSession.secret())
                                 .setRequestId(7)
                                 .setLock("restart-retry")
                                 .setWaitMs(0)
@@ -113,7 +116,10 @@ class RestartIT {
         }
     }
 
-    private static long openRaw(ManagedChannel channel) throws InterruptedException {
+    /** The session opened raw, and the secret its requests must show. */
+    private record RawSession(long id, ByteString secret) {}
+
+    private static RawSession openRaw(ManagedChannel channel) throws InterruptedException {
         BlockingQueue<AttachResponse> got = new LinkedBlockingQueue<>();
         StreamObserver<AttachRequest> out = TenureGrpc.newStub(channel).attach(new StreamObserver<>() {
             @Override
@@ -132,7 +138,8 @@ class RestartIT {
                 .build());
         AttachResponse opened = got.poll(30, TimeUnit.SECONDS);
         assertThat(opened).isNotNull();
-        return opened.getOpened().getSessionId();
+        return new RawSession(
+                opened.getOpened().getSessionId(), opened.getOpened().getSessionSecret());
     }
 
     private static byte[] bytes(String s) {

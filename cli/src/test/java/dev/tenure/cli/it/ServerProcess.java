@@ -1,10 +1,12 @@
 package dev.tenure.cli.it;
 
 import dev.tenure.server.TestPorts;
+import dev.tenure.testkit.JavaCommand;
 import dev.tenure.testkit.LoopbackPorts;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -14,7 +16,11 @@ final class ServerProcess implements AutoCloseable {
     final Path data;
     final int port;
     final int clusterPortBase;
+    private List<String> jvmOptions = JavaCommand.SMALL_JVM;
+    private List<String> wrapper = List.of();
+    private int adminPort;
     private Processes.Running running;
+    private List<String> options = List.of();
 
     ServerProcess(Path data) {
         this.data = data;
@@ -22,8 +28,36 @@ final class ServerProcess implements AutoCloseable {
         this.clusterPortBase = TestPorts.freeAeronPortBase();
     }
 
+    /** Runs the node's JVM with {@code options} instead of the ITs' small JVM. */
+    ServerProcess jvm(List<String> options) {
+        this.jvmOptions = options;
+        return this;
+    }
+
+    /** Runs the node under {@code command} (e.g. {@code prlimit --nofile=N:N --}). */
+    ServerProcess wrappedIn(List<String> command) {
+        this.wrapper = command;
+        return this;
+    }
+
+    /** Serves the admin endpoint (off by default) on a free port. */
+    ServerProcess withAdmin() {
+        this.adminPort = LoopbackPorts.freeTcpPort();
+        return this;
+    }
+
+    int adminPort() {
+        return adminPort;
+    }
+
     String endpoint() {
         return "127.0.0.1:" + port;
+    }
+
+    /** Options added to `tenure server` on every start (e.g. --tls-cert FILE). */
+    ServerProcess withOptions(String... options) {
+        this.options = List.of(options);
+        return this;
     }
 
     ServerProcess start() throws IOException, InterruptedException {
@@ -32,18 +66,20 @@ final class ServerProcess implements AutoCloseable {
 
     /** Starts the node with extra environment variables (e.g. a preloaded fake clock). */
     ServerProcess start(Map<String, String> env) throws IOException, InterruptedException {
-        running = new Processes.Running(
-                Processes.tenure(List.of(
-                        "server",
-                        "--data",
-                        data.toString(),
-                        "--port",
-                        Integer.toString(port),
-                        "--admin-port",
-                        "0",
-                        "--cluster-port-base",
-                        Integer.toString(clusterPortBase))),
-                env);
+        List<String> args = new ArrayList<>(List.of(
+                "server",
+                "--data",
+                data.toString(),
+                "--port",
+                Integer.toString(port),
+                "--admin-port",
+                Integer.toString(adminPort),
+                "--cluster-port-base",
+                Integer.toString(clusterPortBase)));
+        args.addAll(options);
+        List<String> command = new ArrayList<>(wrapper);
+        command.addAll(Processes.tenure(jvmOptions, args));
+        running = new Processes.Running(command, env);
         String line = running.nextLine(Duration.ofSeconds(60));
         if (!line.contains("health ok")) {
             throw new AssertionError("server did not become healthy: " + line + "\n" + running.output());
@@ -61,6 +97,22 @@ final class ServerProcess implements AutoCloseable {
 
     long pid() {
         return running.pid();
+    }
+
+    /** Every line the node printed so far, each prefixed {@code out: } or {@code err: }. */
+    List<String> lines() {
+        synchronized (running.all) {
+            return List.copyOf(running.all);
+        }
+    }
+
+    /** Waits for the node to exit on its own; its exit status. */
+    int awaitExit(Duration timeout) throws InterruptedException {
+        return running.waitFor(timeout);
+    }
+
+    boolean alive() {
+        return running.process.isAlive();
     }
 
     @Override

@@ -40,7 +40,8 @@ public final class Retrier {
     /**
      * Starts the request. The future fails with {@link UnavailableException} once
      * {@code budgetNanos} (on the TimeSource) has passed without an answer, with
-     * {@link InvalidRequestException} on INVALID_ARGUMENT (never retried), or with a
+     * {@link InvalidRequestException} on INVALID_ARGUMENT (never retried), with
+     * {@link DeniedException} on UNAUTHENTICATED or PERMISSION_DENIED (never retried), or with a
      * {@link TenureException} for any other status. Cancelling the future cancels the call in
      * flight, which on the server withdraws an acquire's wait.
      */
@@ -79,8 +80,8 @@ public final class Retrier {
                 return new InvalidRequestException(detail);
             case RESOURCE_EXHAUSTED:
                 return new LimitExceededException(detail);
-            case PERMISSION_DENIED:
             case UNAUTHENTICATED:
+            case PERMISSION_DENIED:
                 return new DeniedException(detail, status.asRuntimeException());
             default:
                 return new TenureException(status.getCode() + ": " + detail, status.asRuntimeException());

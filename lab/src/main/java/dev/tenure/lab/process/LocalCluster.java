@@ -2,6 +2,8 @@ package dev.tenure.lab.process;
 
 import com.google.gson.Gson;
 import com.google.gson.GsonBuilder;
+import dev.tenure.client.ClientTls;
+import dev.tenure.client.DeniedException;
 import dev.tenure.client.ServerStatus;
 import dev.tenure.client.TenureClient;
 import dev.tenure.client.TenureException;
@@ -194,9 +196,14 @@ public final class LocalCluster {
      * committed a command through the log, so a restarted node has caught up and serves.
      */
     public boolean awaitLeader(Duration timeout) throws InterruptedException {
+        return awaitLeader(timeout, null);
+    }
+
+    /** As {@link #awaitLeader(Duration)}, asking the nodes over {@code tls} (null: plaintext). */
+    public boolean awaitLeader(Duration timeout, ClientTls tls) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
-            if (state.nodes.stream().allMatch(LocalCluster::healthy)) {
+            if (state.nodes.stream().allMatch(n -> healthy(n, tls))) {
                 return true;
             }
             TimeUnit.MILLISECONDS.sleep(200);
@@ -204,19 +211,31 @@ public final class LocalCluster {
         return false;
     }
 
-    private static boolean healthy(Node n) {
-        return status(n)
+    private static boolean healthy(Node n, ClientTls tls) {
+        return status(n, tls)
                 .filter(s -> "ok".equals(s.health()) && s.leaderId() >= 0)
                 .isPresent();
     }
 
     /** Node {@code n}'s own status, or empty if it did not answer within 2 s. */
     public static Optional<ServerStatus> status(Node n) {
-        try (TenureClient client = TenureClient.builder()
-                .endpoints(n.endpoint())
-                .requestTimeout(Duration.ofSeconds(2))
-                .build()) {
+        return status(n, null);
+    }
+
+    /**
+     * As {@link #status(Node)}, over {@code tls} (null: plaintext). A refused handshake
+     * ({@link DeniedException}) is not a node still starting: it is thrown, so that a caller
+     * waiting for health says why at once instead of timing out.
+     */
+    public static Optional<ServerStatus> status(Node n, ClientTls tls) {
+        TenureClient.Builder b = TenureClient.builder().endpoints(n.endpoint()).requestTimeout(Duration.ofSeconds(2));
+        if (tls != null) {
+            b.tls(tls);
+        }
+        try (TenureClient client = b.build()) {
             return Optional.of(client.serverStatus());
+        } catch (DeniedException e) {
+            throw e;
         } catch (TenureException e) {
             return Optional.empty();
         }

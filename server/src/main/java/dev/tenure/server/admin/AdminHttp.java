@@ -6,6 +6,8 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.util.JsonFormat;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
 import dev.tenure.api.v1.ServerStatusResponse;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -19,7 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
- * The node's admin endpoint (plain HTTP, JSON): {@code /health} answers 200 when a command just
+ * The node's admin endpoint (HTTP, or HTTPS on a node with TLS; JSON): {@code /health} answers 200 when a command just
  * committed through the log and 503 otherwise; {@code /status} has the full node status;
  * {@code /metrics} has the node's metrics in Prometheus' text format (see {@link NodeMetrics}).
  */
@@ -43,6 +45,17 @@ public final class AdminHttp implements AutoCloseable {
 
     public static AdminHttp start(
             String host, int port, Supplier<ServerStatusResponse> status, Supplier<String> metrics) throws IOException {
+        return start(host, port, null, status, metrics);
+    }
+
+    /** As above; with {@code https} (not null), HTTPS only, configured by it. */
+    public static AdminHttp start(
+            String host,
+            int port,
+            HttpsConfigurator https,
+            Supplier<ServerStatusResponse> status,
+            Supplier<String> metrics)
+            throws IOException {
         // The JDK's server reads a request on the thread that serves it, and waits for a partial
         // request forever unless told otherwise: with one thread, one client that sends half a
         // request (a slowloris) would hold /health until it left. These limits are read once, when
@@ -53,7 +66,7 @@ public final class AdminHttp implements AutoCloseable {
         System.setProperty(
                 "sun.net.httpserver.maxRspTime",
                 System.getProperty("sun.net.httpserver.maxRspTime", Integer.toString(REQUEST_SECONDS_MAX)));
-        HttpServer http = HttpServer.create(new InetSocketAddress(host, port), 16);
+        HttpServer http = create(new InetSocketAddress(host, port), https);
         AtomicInteger threads = new AtomicInteger();
         ThreadPoolExecutor executor =
                 new ThreadPoolExecutor(THREADS, THREADS, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
@@ -79,6 +92,15 @@ public final class AdminHttp implements AutoCloseable {
                 exchange -> respond(exchange, 200, metrics.get(), "text/plain; version=0.0.4; charset=utf-8"));
         http.start();
         return new AdminHttp(http, executor);
+    }
+
+    private static HttpServer create(InetSocketAddress address, HttpsConfigurator https) throws IOException {
+        if (https == null) {
+            return HttpServer.create(address, 16);
+        }
+        HttpsServer server = HttpsServer.create(address, 16);
+        server.setHttpsConfigurator(https);
+        return server;
     }
 
     private static String json(ServerStatusResponse status) {

@@ -2,6 +2,8 @@ package dev.tenure.server.cluster;
 
 import dev.tenure.server.ServerConfig;
 import dev.tenure.server.clusterauth.SecretChallengeAuthenticator;
+import dev.tenure.server.fault.FatalCause;
+import dev.tenure.server.fault.NodeFaults;
 import dev.tenure.server.runtime.AdaptiveIdleStrategy;
 import dev.tenure.server.runtime.AgentWakeup;
 import dev.tenure.server.runtime.SocketPolling;
@@ -20,6 +22,7 @@ import io.aeron.driver.ThreadingMode;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
@@ -84,7 +87,14 @@ public final class ClusterNode implements AutoCloseable {
         this.retention = retention;
     }
 
-    public static ClusterNode launch(ServerConfig config, Consumer<Cluster.Role> roleListener, ErrorHandler errors) {
+    /**
+     * Starts the member. Every error of its agents goes to {@code faults}, and so does the end of
+     * each agent's thread: a member whose agent stopped commits nothing more, and only the node's
+     * own close may stop one.
+     */
+    public static ClusterNode launch(ServerConfig config, Consumer<Cluster.Role> roleListener, NodeFaults faults) {
+        ErrorHandler errors = faults;
+        ThreadFactory agentThreads = task -> new Thread(faults.watched(FatalCause.MEMBER_STOPPED, task));
         ServerConfig.Member self = config.self();
         String aeronDir = aeronDirFor(config);
         ReplicaView replica = new ReplicaView(config.members().size());
@@ -102,9 +112,9 @@ public final class ClusterNode implements AutoCloseable {
             if (MemberBootstrap.fromPeers(
                     config,
                     new File(base, "cluster"),
-                    () -> driverContext(aeronDir, errors),
-                    () -> archiveContext(config, aeronDir, errors),
-                    errors)) {
+                    () -> driverContext(aeronDir, faults::logged),
+                    () -> archiveContext(config, aeronDir, faults::logged),
+                    faults::logged)) {
                 System.err.println("tenure: empty data directory: copied the cluster's latest snapshot and the log"
                         + " after it from a peer");
             }
@@ -165,6 +175,7 @@ public final class ClusterNode implements AutoCloseable {
                         replica))
                 .serviceId(0)
                 .idleStrategySupplier(() -> AdaptiveIdleStrategy.standard(wakeup, AgentWakeup.Hop.SERVICE))
+                .threadFactory(agentThreads)
                 .errorHandler(errors);
 
         // The consensus module (on its thread) and the service container (here) both create the
@@ -177,7 +188,8 @@ public final class ClusterNode implements AutoCloseable {
                 consensusCtx,
                 driver -> AdaptiveIdleStrategy.forConsensus(wakeup, driver),
                 wakeup,
-                errors);
+                errors,
+                agentThreads);
         ClusteredServiceContainer container = null;
         Aeron serviceClient = null;
         try {
@@ -241,7 +253,19 @@ public final class ClusterNode implements AutoCloseable {
                 .segmentFileLength(SEGMENT_BYTES)
                 .fileSyncLevel(1)
                 .catalogFileSyncLevel(1)
+                .lowStorageSpaceThreshold(storageFloorBytes())
                 .errorHandler(errors);
+    }
+
+    /**
+     * Free space on the data directory's file system at or below which the archive refuses to
+     * start or extend a recording, and so the member cannot record its log: Aeron's low storage
+     * threshold ({@code aeron.archive.low.storage.space.threshold}; 128 MiB, Aeron's default
+     * segment size, unless that property is set). Set on the archive from here, so that the node's
+     * start check and the archive cannot disagree.
+     */
+    public static long storageFloorBytes() {
+        return Archive.Configuration.lowStorageSpaceThreshold();
     }
 
     /** What the node's gateway calls when it hands requests to the cluster. */

@@ -14,6 +14,7 @@ import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ThreadFactory;
 import java.util.function.Function;
 import org.agrona.CloseHelper;
 import org.agrona.ErrorHandler;
@@ -21,6 +22,7 @@ import org.agrona.ExpandableArrayBuffer;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentInvoker;
 import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.AgentTerminationException;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.NoOpLock;
 import org.agrona.concurrent.YieldingIdleStrategy;
@@ -61,6 +63,7 @@ public final class ConsensusHost implements AutoCloseable {
      * its start-up waits for the clustered service to connect, so the caller launches the
      * service next and then calls {@link #awaitStarted()}. The thread's idle strategy is made
      * from the launched driver ({@code idle}): a cluster member's rests in its socket selector.
+     * The thread comes from {@code threads}, so the caller can tell when it ends.
      */
     public static ConsensusHost launch(
             MediaDriver.Context driverCtx,
@@ -68,7 +71,8 @@ public final class ConsensusHost implements AutoCloseable {
             ConsensusModule.Context consensusCtx,
             Function<MediaDriver, IdleStrategy> idle,
             AgentWakeup wakeup,
-            ErrorHandler errors) {
+            ErrorHandler errors,
+            ThreadFactory threads) {
         MediaDriver driver = null;
         Archive archive = null;
         Aeron aeron = null;
@@ -105,7 +109,7 @@ public final class ConsensusHost implements AutoCloseable {
                     .idleStrategySupplier(() -> new InvokingIdleStrategy(archiveInvoker));
             Duty duty = new Duty(driver, archive, aeron, consensusCtx, wakeup);
             AgentRunner runner = new AgentRunner(idle.apply(driver), errors, null, duty);
-            AgentRunner.startOnThread(runner);
+            AgentRunner.startOnThread(runner, threads);
             return new ConsensusHost(driver, duty, runner);
         } catch (RuntimeException e) {
             CloseHelper.quietCloseAll(aeron, archive, driver);
@@ -182,6 +186,14 @@ public final class ConsensusHost implements AutoCloseable {
         @Override
         public int doWork() {
             int work = archiveInvoker.invoke() + consensus.invoke();
+            if (archiveInvoker.isClosed() || consensus.isClosed()) {
+                // An invoker closes its agent when the agent terminates (or its thread is
+                // interrupted) and from then on does nothing, quietly: this thread would go on
+                // running a member that can no longer commit anything. Only onClose, after this
+                // loop, closes them when the host is closed.
+                throw new AgentTerminationException(
+                        (archiveInvoker.isClosed() ? "the archive" : "the consensus module") + " stopped");
+            }
             if (work > 0 && wakeup != null) {
                 // The service reads the log up to the commit position: when it moves, the
                 // service has entries to apply, on a lone member as on a follower.

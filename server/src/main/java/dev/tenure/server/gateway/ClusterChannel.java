@@ -8,6 +8,8 @@ import dev.tenure.api.internal.KeepAliveBatchResult;
 import dev.tenure.api.internal.LogCommand;
 import dev.tenure.api.internal.Reply;
 import dev.tenure.gateway.LogPort;
+import dev.tenure.server.fault.FatalCause;
+import dev.tenure.server.fault.NodeFaults;
 import dev.tenure.server.runtime.AdaptiveIdleStrategy;
 import dev.tenure.server.runtime.AgentWakeup;
 import io.aeron.cluster.client.AeronCluster;
@@ -87,7 +89,8 @@ final class ClusterChannel implements LogPort, AutoCloseable {
             long requestTimeoutNanos,
             long renewBatchNanos,
             Consumer<Event> events,
-            AgentWakeup wakeup) {
+            AgentWakeup wakeup,
+            NodeFaults faults) {
         this.template = template;
         this.aeronConductor = aeronConductor;
         this.wakeup = wakeup;
@@ -95,7 +98,9 @@ final class ClusterChannel implements LogPort, AutoCloseable {
         this.requestTimeoutNanos = requestTimeoutNanos;
         this.renewBatchNanos = renewBatchNanos;
         this.events = events;
-        this.agent = new Thread(this::run, "tenure-gateway-cluster");
+        // Every request of every client goes through this thread: if it ends, the node answers
+        // nothing but timeouts while looking alive, so its end is the node's.
+        this.agent = new Thread(faults.watched(FatalCause.GATEWAY_STOPPED, this::run), "tenure-gateway-cluster");
         this.agent.setDaemon(true);
     }
 

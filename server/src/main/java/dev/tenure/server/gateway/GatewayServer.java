@@ -9,11 +9,14 @@ import dev.tenure.server.ServerConfig;
 import dev.tenure.server.admin.NodeMetrics;
 import dev.tenure.server.cluster.ClusterNode;
 import dev.tenure.server.clusterauth.SecretChallengeCredentials;
+import dev.tenure.server.fault.NodeFaults;
 import dev.tenure.server.runtime.AgentWakeup;
+import dev.tenure.server.tls.ServerTls;
 import io.aeron.Aeron;
 import io.aeron.cluster.client.AeronCluster;
 import io.grpc.Server;
 import io.grpc.ServerInterceptors;
+import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
@@ -33,6 +36,7 @@ public final class GatewayServer implements AutoCloseable {
     private final ClusterChannel cluster;
     private final TimerThread timer = new TimerThread();
     private final Gateway gateway;
+    private final TransportLoops loops;
     private final Server server;
     private final Function<ServerStatusResponse.Builder, ServerStatusResponse.Builder> nodeStatus;
     private final int nodeId;
@@ -45,7 +49,9 @@ public final class GatewayServer implements AutoCloseable {
             Function<ServerStatusResponse.Builder, ServerStatusResponse.Builder> nodeStatus,
             LongSupplier recoveryPosition,
             NodeMetrics metrics,
-            AgentWakeup wakeup) {
+            AgentWakeup wakeup,
+            NodeFaults faults,
+            ServerTls tls) {
         // A lone member is always the leader: its gateway talks to it over shared memory.
         boolean local = config.members().size() == 1;
         // One Aeron client for every reconnect, on the node's monotonic epoch clock (see
@@ -73,7 +79,8 @@ public final class GatewayServer implements AutoCloseable {
                 config.requestTimeout().toNanos(),
                 config.keepAliveBatch().toNanos(),
                 event -> gateway().onEvent(event),
-                wakeup);
+                wakeup,
+                faults);
         this.nodeStatus = nodeStatus;
         this.nodeId = config.nodeId();
         this.recoveryPosition = recoveryPosition;
@@ -91,9 +98,22 @@ public final class GatewayServer implements AutoCloseable {
             }
         });
         GrpcService service = new GrpcService(gateway, request -> status(request.getStateDigest()));
-        this.server = NettyServerBuilder.forAddress(
-                        new InetSocketAddress(config.bindHost(), config.self().port()))
-                .addService(ServerInterceptors.intercept(service, metrics.grpcInterceptor()))
+        this.loops = TransportLoops.start(faults);
+        NettyServerBuilder transport = loops.serveOn(NettyServerBuilder.forAddress(
+                new InetSocketAddress(config.bindHost(), config.self().port())));
+        ServerServiceDefinition refused =
+                MalformedRequests.refused(service.bindService(), new ThrottledLog(System.err));
+        ServerServiceDefinition served;
+        if (tls == null) {
+            served = ServerInterceptors.intercept(refused, metrics.grpcInterceptor());
+        } else {
+            // TLS only on this port. The metrics interceptor is the outer one, so calls refused
+            // for want of a principal are counted too.
+            transport.sslContext(tls.grpc());
+            served = ServerInterceptors.intercept(refused, tls.principals(), metrics.grpcInterceptor());
+        }
+        this.server = transport
+                .addService(served)
                 .maxInboundMessageSize(config.messageBytesMax())
                 // Every handler only validates and hands the request to the cluster channel's
                 // queue, never blocks: running it on the Netty event loop that read it saves a
@@ -163,13 +183,7 @@ public final class GatewayServer implements AutoCloseable {
         return gateway.boundSessions();
     }
 
-    /** Events reach the gateway from the cluster channel's thread, which starts only in start(). */
-    private Gateway gateway() {
-        return gateway;
-    }
-
-    @Override
-    public void close() {
+    private void shutDownGrpc() {
         server.shutdown();
         try {
             if (!server.awaitTermination(2, TimeUnit.SECONDS)) {
@@ -179,6 +193,19 @@ public final class GatewayServer implements AutoCloseable {
             Thread.currentThread().interrupt();
             server.shutdownNow();
         }
+    }
+
+    /** Events reach the gateway from the cluster channel's thread, which starts only in start(). */
+    private Gateway gateway() {
+        return gateway;
+    }
+
+    @Override
+    public void close() {
+        if (!loops.acceptEnded()) {
+            shutDownGrpc();
+        } // else the node is failing, and only its loops and the process are left to end
+        loops.close();
         timer.close();
         cluster.close();
         aeron.close();

@@ -1,0 +1,73 @@
+package dev.tenure.cli.it;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tenure.client.Lease;
+import dev.tenure.client.Session;
+import dev.tenure.client.TenureClient;
+import dev.tenure.client.UnavailableException;
+import dev.tenure.testkit.tls.TestCertificates;
+import dev.tenure.testkit.tls.TestCertificates.Authority;
+import dev.tenure.testkit.tls.TestCertificates.Credential;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * `tenure cluster start --tls-cert --tls-key --tls-ca`: three real nodes serve TLS with client
+ * certificates, the command checks their health over TLS, and a node restarted by a later
+ * `cluster start` without the options comes back with TLS, not in plaintext.
+ */
+class TlsClusterIT {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aClusterStartedWithTlsServesOnlyTlsClientsAndKeepsTlsAcrossARestart() throws Exception {
+        TestCertificates pki = new TestCertificates(dir.resolve("pki"));
+        Authority ca = pki.authority("tenure-test-ca");
+        Credential node = ca.server("node", "127.0.0.1");
+        Credential alice = ca.client("alice");
+        try (ClusterProcess cluster = new ClusterProcess(dir.resolve("cluster"))) {
+            cluster.startOptions.addAll(List.of(
+                    "--tls-cert",
+                    node.certificate().toString(),
+                    "--tls-key",
+                    node.key().toString(),
+                    "--tls-ca",
+                    ca.certificate().toString()));
+            cluster.start();
+            try (TenureClient tenure = TenureClient.builder()
+                            .endpoints(cluster.endpoints)
+                            .tls(ca.certificate(), alice.certificate(), alice.key())
+                            .build();
+                    Session session = tenure.openSession();
+                    Lease lease = session.acquire("tls-cluster")) {
+                tenure.put("tls-cluster/k", "v".getBytes(UTF_8), "tls-cluster", lease.token());
+                assertThat(tenure.status("tls-cluster").holder().orElseThrow().token())
+                        .isEqualTo(lease.token());
+            }
+            try (TenureClient plaintext = TenureClient.builder()
+                    .endpoints(cluster.endpoints)
+                    .requestTimeout(Duration.ofSeconds(2))
+                    .build()) {
+                assertThatThrownBy(plaintext::serverStatus).isInstanceOf(UnavailableException.class);
+            }
+
+            cluster.kill9(1);
+            cluster.startOptions.clear();
+            cluster.start();
+            List<String> log = Files.readAllLines(cluster.data.resolve("node-1.log"));
+            assertThat(log.stream().filter(l -> l.contains("serving on")).toList())
+                    .as("node 1's start lines")
+                    .hasSize(2)
+                    .allSatisfy(l -> assertThat(l).contains("TLS, client certificates required"));
+        }
+    }
+}

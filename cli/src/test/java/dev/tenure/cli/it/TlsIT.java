@@ -1,0 +1,223 @@
+package dev.tenure.cli.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tenure.testkit.tls.TestCertificates;
+import dev.tenure.testkit.tls.TestCertificates.Authority;
+import dev.tenure.testkit.tls.TestCertificates.Credential;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A real `tenure server --tls-cert --tls-key --tls-ca` process and real client commands: with the
+ * CA and a certificate (as options or as TENURE_TLS_* variables) they work as without TLS; a
+ * client the node refuses exits 6 and says why in one line.
+ */
+class TlsIT {
+    private static final Duration EXIT = Duration.ofSeconds(60);
+
+    @TempDir
+    static Path dir;
+
+    static Authority ca;
+    static Credential alice;
+    static ServerProcess server;
+
+    @BeforeAll
+    static void start() throws Exception {
+        TestCertificates pki = new TestCertificates(dir.resolve("pki"));
+        ca = pki.authority("tenure-test-ca");
+        // The node's certificate names 127.0.0.1 only: "localhost" is another host to a client.
+        Credential node = ca.server("node-0", "127.0.0.1");
+        alice = ca.client("alice");
+        server = new ServerProcess(dir.resolve("data"))
+                .withOptions(
+                        "--tls-cert",
+                        node.certificate().toString(),
+                        "--tls-key",
+                        node.key().toString(),
+                        "--tls-ca",
+                        ca.certificate().toString())
+                .start();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @Test
+    void withTheCaAndACertificateAcquireKvAndStatusWork() throws Exception {
+        try (var holder = tenure(withTls(alice, "acquire", "tls-orders", "--json"), Map.of())) {
+            long token = TenureCli.json(holder.nextLine(EXIT)).get("token").getAsLong();
+            try (var put = tenure(
+                    withTls(
+                            alice,
+                            "kv",
+                            "put",
+                            "tls-orders/cursor",
+                            "42",
+                            "--lock",
+                            "tls-orders",
+                            "--token",
+                            "" + token),
+                    Map.of())) {
+                assertThat(put.waitFor(EXIT)).as(put.output()).isZero();
+            }
+            try (var status = tenure(withTls(alice, "status", "tls-orders", "--json"), Map.of())) {
+                assertThat(status.waitFor(EXIT)).as(status.output()).isZero();
+                assertThat(TenureCli.json(status.nextLine(Duration.ofSeconds(1)))
+                                .getAsJsonObject("holder")
+                                .get("token")
+                                .getAsLong())
+                        .isEqualTo(token);
+            }
+            holder.signal("TERM");
+            assertThat(holder.waitFor(EXIT)).as(holder.output()).isZero();
+        }
+    }
+
+    @Test
+    void aCommandUnderRunConnectsWithTheSettingsRunWasGiven() throws Exception {
+        // The inner command has no TLS options: only the TENURE_TLS_* variables `tenure run` sets.
+        String inner = String.join(
+                        " ", Processes.tenure(List.of("kv", "put", "tls-run/k", "v", "--lock", "tls-run", "--token")))
+                + " \"$TENURE_TOKEN\"";
+        List<String> args = new ArrayList<>(withTls(alice, "run", "tls-run"));
+        args.addAll(List.of("--", "sh", "-c", inner));
+        try (var run = tenure(args, Map.of())) {
+            assertThat(run.waitFor(EXIT)).as(run.output()).isZero();
+        }
+        try (var get = tenure(withTls(alice, "kv", "get", "tls-run/k"), Map.of())) {
+            assertThat(get.waitFor(EXIT)).as(get.output()).isZero();
+            assertThat(get.output()).contains("out: v");
+        }
+    }
+
+    @Test
+    void theEnvironmentVariablesServeAsTheOptionsAndAnOptionWins() throws Exception {
+        Map<String, String> env = Map.of(
+                "TENURE_TLS_CA", ca.certificate().toString(),
+                "TENURE_TLS_CERT", alice.certificate().toString(),
+                "TENURE_TLS_KEY", alice.key().toString());
+        try (var put = tenure(List.of("kv", "put", "tls-env/key", "v", "--endpoint", server.endpoint()), env)) {
+            assertThat(put.waitFor(EXIT)).as(put.output()).isZero();
+        }
+        try (var get = tenure(List.of("kv", "get", "tls-env/key", "--endpoint", server.endpoint()), env)) {
+            assertThat(get.waitFor(EXIT)).as(get.output()).isZero();
+            assertThat(get.output()).contains("out: v");
+        }
+        Map<String, String> wrongCa = Map.of(
+                "TENURE_TLS_CA", dir.resolve("no-such-ca.pem").toString(),
+                "TENURE_TLS_CERT", alice.certificate().toString(),
+                "TENURE_TLS_KEY", alice.key().toString());
+        List<String> status = List.of(
+                "status",
+                "--endpoint",
+                server.endpoint(),
+                "--tls-ca",
+                ca.certificate().toString());
+        try (var withOption = tenure(status, wrongCa)) {
+            assertThat(withOption.waitFor(EXIT)).as(withOption.output()).isZero();
+        }
+        try (var withoutOption = tenure(status.subList(0, 3), wrongCa)) {
+            assertThat(withoutOption.waitFor(EXIT)).isEqualTo(2);
+            assertThat(withoutOption.output())
+                    .contains("err: tenure: TLS CA file " + dir.resolve("no-such-ca.pem") + ": no such file");
+        }
+    }
+
+    @Test
+    void aClientWithoutACertificateExitsSixSayingSo() throws Exception {
+        assertDenied(
+                List.of(
+                        "status",
+                        "--endpoint",
+                        server.endpoint(),
+                        "--tls-ca",
+                        ca.certificate().toString()),
+                "failed: no client certificate: the node asks for one");
+    }
+
+    @Test
+    void aClientWithACertificateOfAnotherCaExitsSix() throws Exception {
+        Credential mallory =
+                new TestCertificates(dir.resolve("rogue")).authority("rogue-ca").client("mallory");
+        assertDenied(withTls(mallory, "acquire", "tls-orders"), "failed: untrusted certificate");
+    }
+
+    @Test
+    void anExpiredClientCertificateExitsSix() throws Exception {
+        Credential old = ca.expired("old-alice");
+        assertDenied(withTls(old, "kv", "get", "tls-orders/cursor"), "failed: expired");
+    }
+
+    @Test
+    void aNodeReachedByANameItsCertificateDoesNotCarryIsRefusedAsWrongHost() throws Exception {
+        List<String> args = new ArrayList<>(withTls(alice, "status"));
+        args.set(args.indexOf(server.endpoint()), "localhost:" + server.port);
+        assertDenied(args, "TLS handshake with localhost:" + server.port + " failed: wrong host");
+    }
+
+    @Test
+    void aServerGivenAMissingCertificateFileExitsTwoNamingIt() throws Exception {
+        Path missing = dir.resolve("missing-node.pem");
+        try (var node = tenure(
+                List.of(
+                        "server",
+                        "--data",
+                        dir.resolve("never-made").toString(),
+                        "--tls-cert",
+                        missing.toString(),
+                        "--tls-key",
+                        alice.key().toString()),
+                Map.of())) {
+            assertThat(node.waitFor(EXIT)).as(node.output()).isEqualTo(2);
+            assertThat(node.output()).isEqualTo("err: tenure: TLS certificate file " + missing + ": no such file");
+            assertThat(dir.resolve("never-made"))
+                    .as("bad input changes nothing")
+                    .doesNotExist();
+        }
+    }
+
+    private static void assertDenied(List<String> args, String reason) throws Exception {
+        try (var refused = tenure(args, Map.of())) {
+            assertThat(refused.waitFor(EXIT)).as(refused.output()).isEqualTo(6);
+            List<String> errors = refused.all.stream()
+                    .filter(l -> l.startsWith("err: tenure:"))
+                    .toList();
+            assertThat(errors).as(refused.output()).hasSize(1);
+            assertThat(errors.get(0))
+                    .startsWith("err: tenure: denied: TLS handshake with ")
+                    .contains(reason);
+        }
+    }
+
+    /** ARGS against the server, with the CA and {@code credential} as options. */
+    private static List<String> withTls(Credential credential, String... args) {
+        List<String> all = new ArrayList<>(List.of(args));
+        all.addAll(List.of(
+                "--endpoint",
+                server.endpoint(),
+                "--tls-ca",
+                ca.certificate().toString(),
+                "--tls-cert",
+                credential.certificate().toString(),
+                "--tls-key",
+                credential.key().toString()));
+        return all;
+    }
+
+    private static Processes.Running tenure(List<String> args, Map<String, String> env) throws Exception {
+        return new Processes.Running(Processes.tenure(args), env);
+    }
+}

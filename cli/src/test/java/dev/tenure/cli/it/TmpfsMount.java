@@ -1,0 +1,42 @@
+package dev.tenure.cli.it;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A tmpfs mounted on a test's directory and unmounted after: a real file system with the property
+ * the test needs (read-only, nearly full). Mounting needs root, as the machine and CI run; without
+ * it the test fails with mount's own words, it never skips.
+ */
+final class TmpfsMount implements AutoCloseable {
+    private final Path dir;
+
+    private TmpfsMount(Path dir) {
+        this.dir = dir;
+    }
+
+    /** {@code mount -t tmpfs -o OPTIONS tenure-test DIR}. */
+    static TmpfsMount on(Path dir, String options) throws IOException, InterruptedException {
+        run(List.of("mount", "-t", "tmpfs", "-o", options, "tenure-test", dir.toString()));
+        return new TmpfsMount(dir);
+    }
+
+    @Override
+    public void close() throws IOException, InterruptedException {
+        run(List.of("umount", dir.toString()));
+    }
+
+    private static void run(List<String> command) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(new ArrayList<>(command))
+                .redirectErrorStream(true)
+                .start();
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            throw new AssertionError(String.join(" ", command) + " failed (this test needs root): " + output);
+        }
+    }
+}

@@ -1,0 +1,56 @@
+package dev.tenure.server.fault;
+
+/**
+ * Why a node ended itself, and the exit status that says so. A node that can no longer serve
+ * must not stay up looking alive: a supervisor (systemd, a container runtime) restarts only a
+ * process that ended, and the status tells the operator which part failed.
+ *
+ * <p>1 (did not start) and 2 (bad options) keep the meanings the {@code tenure} command gives
+ * them, and 3 to 6 stay the client commands'; a stop as asked is the JVM's 143 or 130 (SIGTERM,
+ * SIGINT). 12 is left for a corrupt or unreadable data file, which has no handling of its own yet.
+ */
+public enum FatalCause {
+    /**
+     * The JVM ran out of memory. The JVM's own hook ends the process with SIGUSR1, which a shell
+     * and Java report as 138 (see {@link OutOfMemoryExit}); an out-of-memory error the node
+     * catches itself (one the JVM does not report, such as a thread it cannot start) halts with
+     * 138 too, so one cause has one status.
+     */
+    OUT_OF_MEMORY(138, "out of memory"),
+    /**
+     * The cluster member stopped: an Aeron agent (media driver, archive, consensus module,
+     * clustered service) failed with an error, terminated, or its thread ended, or the state
+     * machine broke an invariant.
+     */
+    MEMBER_STOPPED(11, "cluster member stopped"),
+    /** The client endpoint stopped: a gRPC transport thread or the gateway's channel into the log ended. */
+    GATEWAY_STOPPED(13, "gateway stopped"),
+    /** Another thread of the node died of an exception nothing caught: a bug, state unknown. */
+    THREAD_DIED(14, "thread died");
+
+    private final int exitStatus;
+    private final String meaning;
+
+    FatalCause(int exitStatus, String meaning) {
+        this.exitStatus = exitStatus;
+        this.meaning = meaning;
+    }
+
+    public int exitStatus() {
+        return exitStatus;
+    }
+
+    public String meaning() {
+        return meaning;
+    }
+
+    /** The cause an error names by its kind, when it names one; else {@code otherwise}. */
+    public static FatalCause of(Throwable error, FatalCause otherwise) {
+        for (Throwable t = error; t != null; t = t.getCause()) {
+            if (t instanceof OutOfMemoryError) {
+                return OUT_OF_MEMORY;
+            }
+        }
+        return otherwise;
+    }
+}

@@ -1,0 +1,135 @@
+package dev.tenure.server.fault;
+
+import dev.tenure.core.InvariantViolation;
+import io.aeron.cluster.service.ClusterTerminationException;
+import java.io.PrintStream;
+import org.agrona.ErrorHandler;
+import org.agrona.concurrent.AgentTerminationException;
+
+/**
+ * Decides which of a node's faults are fatal, and hands those to its {@link FatalHandler}.
+ *
+ * <p>A part that only the node's own close may stop (an Aeron agent, a gRPC event loop, the
+ * gateway's channel into the log) reports its end through {@link #ended}; so does Aeron, through
+ * {@link #onError}, for an error no agent survives. Whether that is fatal depends on the phase:
+ * <ul>
+ *   <li>starting: the first end is kept and {@link #serving()} throws it, so the start fails with
+ *       one line and exit 1 instead of printing "serving" over a dead part;
+ *   <li>serving: fatal at once;
+ *   <li>stopping ({@link #stopping()}, first thing in the node's close): every part is meant to end.
+ * </ul>
+ */
+public final class NodeFaults implements ErrorHandler {
+    private enum Phase {
+        STARTING,
+        SERVING,
+        STOPPING
+    }
+
+    private final FatalHandler fatal;
+    private final PrintStream log;
+    private Phase phase = Phase.STARTING; // guarded by this
+    private String endedWhileStarting; // guarded by this
+
+    public NodeFaults(FatalHandler fatal, PrintStream log) {
+        this.fatal = fatal;
+        this.log = log;
+    }
+
+    /** The node has started every part; throws if one of them ended meanwhile. */
+    public synchronized void serving() {
+        if (endedWhileStarting != null) {
+            throw new IllegalStateException(endedWhileStarting);
+        }
+        phase = Phase.SERVING;
+    }
+
+    /** The node's own close begins: its parts end from now on because they are told to. */
+    public synchronized void stopping() {
+        phase = Phase.STOPPING;
+    }
+
+    /** A part of the node ended, or can no longer do its work; {@code what} says which and why. */
+    public void ended(FatalCause cause, String what) {
+        synchronized (this) {
+            if (phase == Phase.STOPPING) {
+                return;
+            }
+            if (phase == Phase.STARTING) {
+                if (endedWhileStarting == null) {
+                    endedWhileStarting = cause.meaning() + " while starting: " + what;
+                }
+                return;
+            }
+        }
+        fatal.fatal(cause, what);
+    }
+
+    /**
+     * {@code task}, reporting its end as {@code cause}: run it as the whole body of a thread that
+     * must live as long as the node (an event loop, an agent's duty cycle).
+     */
+    public Runnable watched(FatalCause cause, Runnable task) {
+        return () -> {
+            Throwable failure = null;
+            try {
+                task.run();
+            } catch (Throwable t) {
+                failure = t;
+                throw t;
+            } finally {
+                String thread = Thread.currentThread().getName();
+                ended(
+                        FatalCause.of(failure, cause),
+                        failure == null ? "thread " + thread + " ended" : "thread " + thread + " ended: " + failure);
+            }
+        };
+    }
+
+    /**
+     * Aeron's error handler for every part of the member. Most errors are Aeron's to recover from
+     * (a peer unreachable, a timed-out request) and are only logged; these are not:
+     * <ul>
+     *   <li>an {@link Error}: Aeron rethrows it, ending the agent's thread;
+     *   <li>an agent's termination: the consensus module or service has stopped, asked to
+     *       (ClusterTool shutdown or abort) or not, or another agent did, and nothing restarts it
+     *       in this process;
+     *   <li>an {@link InvariantViolation}: the state machine is wrong, and an invariant failure must
+     *       stop the replica rather than answer from that state.
+     * </ul>
+     */
+    @Override
+    public void onError(Throwable error) {
+        String thread = Thread.currentThread().getName();
+        if (error instanceof ClusterTerminationException terminated) {
+            ended(
+                    FatalCause.MEMBER_STOPPED,
+                    "the cluster terminated on thread " + thread
+                            + (terminated.isExpected()
+                                    ? ", as asked (ClusterTool shutdown or abort)"
+                                    : ", not asked to: see the cluster errors before this line"));
+            return;
+        }
+        if (error instanceof AgentTerminationException) {
+            ended(FatalCause.MEMBER_STOPPED, "Aeron agent on thread " + thread + " stopped: " + error);
+            return;
+        }
+        FatalCause cause = FatalCause.of(error, FatalCause.MEMBER_STOPPED);
+        if (cause != FatalCause.OUT_OF_MEMORY) {
+            // The stack says where; printing it needs memory an out-of-memory error may not leave.
+            logged(error);
+        }
+        if (error instanceof Error || error instanceof InvariantViolation) {
+            ended(cause, "Aeron agent on thread " + thread + " failed: " + error);
+        }
+    }
+
+    /**
+     * Logs an Aeron error and nothing more: for agents the node starts and stops on its own while
+     * it starts (those that copy a snapshot from a peer), whose end is not the member's.
+     */
+    public void logged(Throwable error) {
+        log.println("tenure: cluster error: " + error);
+        error.printStackTrace(log);
+    }
+}
