@@ -152,7 +152,7 @@ final class ClusterCommand {
          * (LocalCluster.startMissing); with none given the stored ones, TLS and the secret file
          * included, are used again, so those two are added whenever any option is given.
          */
-        private List<String> serverOptions(TlsFiles tls, Path secretFile) {
+        List<String> serverOptions(TlsFiles tls, Path secretFile) {
             List<String> options = new ArrayList<>();
             if (snapshotInterval != null) {
                 options.addAll(List.of("--snapshot-interval", snapshotInterval.toMillis() + "ms"));
