@@ -8,6 +8,7 @@ import dev.tenure.cli.ExitCodes.CliException;
 import dev.tenure.client.ClientTls;
 import dev.tenure.client.DeniedException;
 import dev.tenure.lab.process.LocalCluster;
+import dev.tenure.server.clusterauth.ClusterSecretFile;
 import dev.tenure.server.tls.TlsFiles;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -90,6 +91,15 @@ final class ClusterCommand {
                 })
         Path tlsCa;
 
+        @Option(
+                names = "--cluster-secret-file",
+                paramLabel = "FILE",
+                description = {
+                    "Passed to every node (see `tenure server --help`), and to the nodes of later starts of this",
+                    "cluster without it. Checked here first: a bad file starts no node."
+                })
+        Path clusterSecretFile;
+
         @Override
         public Integer call() throws IOException, InterruptedException {
             LocalCluster cluster =
@@ -100,8 +110,16 @@ final class ClusterCommand {
                 // others) must neither bring a node back in plaintext nor check it in plaintext.
                 tls = storedTls(cluster.serverOptions());
             }
+            // A cluster started with a secret keeps it too: a node restarted without it could not
+            // reach its peers' log, and would let anyone into its own.
+            Path secretFile = clusterSecretFile != null
+                    ? clusterSecretFile.toAbsolutePath().normalize()
+                    : optionValue(cluster.serverOptions(), CLUSTER_SECRET_FILE);
+            if (secretFile != null) {
+                ClusterSecretFile.read(secretFile, warning -> System.err.println("tenure: " + warning));
+            }
             ClientTls healthCheck = healthCheckTls(tls);
-            cluster.startMissing(SelfLauncher::javaCommand, serverOptions(tls));
+            cluster.startMissing(SelfLauncher::javaCommand, serverOptions(tls, secretFile));
             cluster.save();
             boolean up;
             try {
@@ -131,15 +149,18 @@ final class ClusterCommand {
 
         /**
          * The options every node gets. Options given replace the stored ones
-         * (LocalCluster.startMissing); with none given the stored ones, TLS included, are used
-         * again, so TLS is added whenever other options are.
+         * (LocalCluster.startMissing); with none given the stored ones, TLS and the secret file
+         * included, are used again, so those two are added whenever any option is given.
          */
-        private List<String> serverOptions(TlsFiles tls) {
+        List<String> serverOptions(TlsFiles tls, Path secretFile) {
             List<String> options = new ArrayList<>();
             if (snapshotInterval != null) {
                 options.addAll(List.of("--snapshot-interval", snapshotInterval.toMillis() + "ms"));
             }
-            if (tls != null && (!options.isEmpty() || tlsCert != null)) {
+            if (options.isEmpty() && tlsCert == null && clusterSecretFile == null) {
+                return options;
+            }
+            if (tls != null) {
                 options.addAll(List.of(
                         "--tls-cert",
                         tls.certificate().toString(),
@@ -148,6 +169,9 @@ final class ClusterCommand {
                 if (tls.clientCa() != null) {
                     options.addAll(List.of("--tls-ca", tls.clientCa().toString()));
                 }
+            }
+            if (secretFile != null) {
+                options.addAll(List.of(CLUSTER_SECRET_FILE, secretFile.toString()));
             }
             return options;
         }
@@ -169,6 +193,8 @@ final class ClusterCommand {
             return ExitCodes.OK;
         }
     }
+
+    private static final String CLUSTER_SECRET_FILE = "--cluster-secret-file";
 
     /** The TLS files in a cluster's stored server options, or null if it was started without. */
     static TlsFiles storedTls(List<String> options) {

@@ -5,8 +5,12 @@ import dev.tenure.gateway.Acl;
 import dev.tenure.server.ServerConfig;
 import dev.tenure.server.TenureServer;
 import dev.tenure.server.acl.AclFile;
+import dev.tenure.server.clusterauth.ClusterSecret;
+import dev.tenure.server.clusterauth.ClusterSecretFile;
 import dev.tenure.server.fault.Fatal;
 import dev.tenure.server.tls.TlsFiles;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -115,6 +119,16 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
     Path acl;
 
     @Option(
+            names = "--cluster-secret-file",
+            paramLabel = "FILE",
+            description = {
+                "A file holding the cluster's shared secret (at least 16 bytes; one trailing newline is dropped),",
+                "the same on every member: only cluster clients that prove it (every node's gateway) may submit",
+                "to the log. Without it any process that reaches the members' Aeron ports may. Keep it mode 600."
+            })
+    Path clusterSecretFile;
+
+    @Option(
             names = "--ready-timeout",
             description = "How long to wait for the node to serve (default: ${DEFAULT-VALUE}).",
             defaultValue = "30s",
@@ -125,7 +139,13 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
     public Integer call() throws Exception {
         ServerConfig config = config().withSnapshotInterval(snapshotInterval)
                 .withJoin(join)
-                .withTls(tlsFiles(tlsCert, tlsKey, tlsCa));
+                .withTls(tlsFiles(tlsCert, tlsKey, tlsCa))
+                .withClusterSecret(clusterSecret());
+        if (config.clusterSecret() == null && !onLoopback(config.self().host())) {
+            System.err.println("tenure: warning: no --cluster-secret-file: any process that reaches this member's"
+                    + " Aeron ports on " + config.self().host() + " can submit commands to the cluster's log"
+                    + " (see docs/cluster.md, 'Cluster secret')");
+        }
         Acl initialAcl = acl == null ? Acl.OPEN : aclFile(acl, config);
         CountDownLatch stop = new CountDownLatch(1);
         TenureServer server = TenureServer.start(config, System.err, Fatal::exit, initialAcl);
@@ -188,6 +208,22 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
 
     private static Path absolute(Path file) {
         return file.toAbsolutePath().normalize();
+    }
+
+    /** The secret in --cluster-secret-file, or null without it; a bad file stops the start here (exit 2). */
+    private ClusterSecret clusterSecret() {
+        if (clusterSecretFile == null) {
+            return null;
+        }
+        return ClusterSecretFile.read(clusterSecretFile, warning -> System.err.println("tenure: " + warning));
+    }
+
+    private static boolean onLoopback(String host) {
+        try {
+            return InetAddress.getByName(host).isLoopbackAddress();
+        } catch (UnknownHostException e) {
+            return false; // the start fails on it soon enough; until then assume it is reachable
+        }
     }
 
     private ServerConfig config() {

@@ -11,7 +11,7 @@ final class Health {
     private String detail = "no command has gone through the log yet";
     private long sinceMs = System.currentTimeMillis();
 
-    synchronized void observe(boolean logAnswered, boolean clusterConnected) {
+    synchronized void observe(boolean logAnswered, boolean clusterConnected, boolean credentialsRefused) {
         String next;
         String why;
         if (logAnswered) {
@@ -20,6 +20,10 @@ final class Health {
         } else if (clusterConnected) {
             next = "no quorum";
             why = "connected to the cluster, but a command did not commit in time";
+        } else if (credentialsRefused) {
+            next = "no quorum";
+            why = "the cluster leader refused this node's cluster secret: every member needs the same"
+                    + " --cluster-secret-file contents";
         } else {
             next = "no quorum";
             why = "no cluster leader reachable";

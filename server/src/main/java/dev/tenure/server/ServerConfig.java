@@ -1,6 +1,7 @@
 package dev.tenure.server;
 
 import dev.tenure.core.Limits;
+import dev.tenure.server.clusterauth.ClusterSecret;
 import dev.tenure.server.tls.TlsFiles;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,6 +25,9 @@ import java.util.Objects;
  * @param join this member belongs to a cluster that already holds data: with an empty data
  *     directory it waits for a peer to copy from instead of starting empty (see {@link #withJoin})
  * @param tls the gRPC and admin ports' TLS files; null serves both in plaintext
+ * @param clusterSecret what every cluster client of this node's consensus module must prove it
+ *     holds, and what this node's own clients prove with; null admits any client (see {@link
+ *     #withClusterSecret})
  */
 public record ServerConfig(
         int nodeId,
@@ -39,7 +43,8 @@ public record ServerConfig(
         Duration leaderHeartbeatInterval,
         Duration snapshotInterval,
         boolean join,
-        TlsFiles tls) {
+        TlsFiles tls,
+        ClusterSecret clusterSecret) {
 
     public static final int DEFAULT_PORT = 7420;
     public static final int DEFAULT_ADMIN_PORT = 7421;
@@ -84,6 +89,7 @@ public record ServerConfig(
                 Duration.ofMillis(100),
                 Duration.ofMinutes(10),
                 false,
+                null,
                 null);
     }
 
@@ -141,7 +147,8 @@ public record ServerConfig(
                 leaderHeartbeatInterval,
                 interval,
                 join,
-                tls);
+                tls,
+                clusterSecret);
     }
 
     /**
@@ -164,7 +171,8 @@ public record ServerConfig(
                 leaderHeartbeatInterval,
                 snapshotInterval,
                 join,
-                tls);
+                tls,
+                clusterSecret);
     }
 
     /** This node's ports with TLS from {@code files} (null: plaintext). */
@@ -183,7 +191,33 @@ public record ServerConfig(
                 leaderHeartbeatInterval,
                 snapshotInterval,
                 join,
-                files);
+                files,
+                clusterSecret);
+    }
+
+    /**
+     * Cluster clients must prove {@code secret} to this node's consensus module, and this node's
+     * gateway (and its copy from peers when its data directory is empty) proves it to the others':
+     * every member of a cluster is given the same one. Null admits any client, as without the
+     * option: safe only where nothing else can reach the members' ports.
+     */
+    public ServerConfig withClusterSecret(ClusterSecret secret) {
+        return new ServerConfig(
+                nodeId,
+                members,
+                dataDir,
+                bindHost,
+                adminPort,
+                keepAliveBatch,
+                requestTimeout,
+                messageBytesMax,
+                limits,
+                leaderHeartbeatTimeout,
+                leaderHeartbeatInterval,
+                snapshotInterval,
+                join,
+                tls,
+                secret);
     }
 
     /**

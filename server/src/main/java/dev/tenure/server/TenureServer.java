@@ -170,7 +170,7 @@ public final class TenureServer implements AutoCloseable {
                 .setSnapshotPosition(node.latestSnapshotPosition())
                 .setLogStartPosition(node.logStartPosition());
         boolean answered = b.getNowMs() > 0;
-        health.observe(answered, gateway.clusterConnected());
+        health.observe(answered, gateway.clusterConnected(), gateway.clusterRefusedCredentials());
         return b.setHealth(health.state()).setHealthDetail(health.detail()).setHealthSinceMs(health.sinceMs());
     }
 

@@ -99,6 +99,7 @@ class LogRetentionTest {
                 Duration.ofMillis(100),
                 Duration.ofMillis(300),
                 false,
+                null,
                 null);
     }
 

@@ -2,6 +2,7 @@ package dev.tenure.server;
 
 import dev.tenure.api.v1.TenureGrpc;
 import dev.tenure.core.Limits;
+import dev.tenure.server.clusterauth.ClusterSecret;
 import dev.tenure.server.fault.RecordedFatals;
 import dev.tenure.testkit.Await;
 import dev.tenure.testkit.Dirs;
@@ -34,29 +35,37 @@ final class NodeExtension implements BeforeAllCallback, AfterAllCallback {
     private static final Duration CALL_DEADLINE = Duration.ofSeconds(30);
 
     private final int members;
+    private final ClusterSecret clusterSecret;
+    private final List<ServerConfig.Member> planned = new ArrayList<>();
     private Path data;
     private final List<TenureServer> servers = new ArrayList<>();
     private final RecordedFatals fatals = new RecordedFatals();
     private ManagedChannel channel;
 
-    private NodeExtension(int members) {
+    private NodeExtension(int members, ClusterSecret clusterSecret) {
         this.members = members;
+        this.clusterSecret = clusterSecret;
     }
 
     /** One member alone: a cluster of one, as `tenure server` runs by default. */
     static NodeExtension lone() {
-        return new NodeExtension(1);
+        return new NodeExtension(1, null);
+    }
+
+    /** One member alone whose consensus module admits only clients that prove {@code secret}. */
+    static NodeExtension lone(ClusterSecret secret) {
+        return new NodeExtension(1, secret);
     }
 
     /** Three members in this JVM. */
     static NodeExtension cluster() {
-        return new NodeExtension(3);
+        return new NodeExtension(3, null);
     }
 
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
         data = Files.createTempDirectory("tenure-test-node-");
-        List<ServerConfig.Member> planned = new ArrayList<>();
+        planned.clear();
         for (int i = 0; i < members; i++) {
             planned.add(new ServerConfig.Member(
                     i, "127.0.0.1", LoopbackPorts.freeTcpPort(), TestPorts.freeAeronPortBase()));
@@ -64,7 +73,8 @@ final class NodeExtension implements BeforeAllCallback, AfterAllCallback {
         try {
             for (int i = 0; i < members; i++) {
                 Path dir = members == 1 ? data : data.resolve("node-" + i);
-                servers.add(TenureServer.start(config(i, planned, dir), System.err, fatals));
+                servers.add(TenureServer.start(
+                        config(i, planned, dir).withClusterSecret(clusterSecret), System.err, fatals));
             }
             for (TenureServer server : servers) {
                 awaitHealthy(server);
@@ -110,6 +120,7 @@ final class NodeExtension implements BeforeAllCallback, AfterAllCallback {
                 Duration.ofMillis(100),
                 Duration.ofMinutes(10),
                 false,
+                null,
                 null);
     }
 
@@ -126,6 +137,11 @@ final class NodeExtension implements BeforeAllCallback, AfterAllCallback {
 
     List<TenureServer> servers() {
         return List.copyOf(servers);
+    }
+
+    /** Every member as planned: its ports, Aeron's included. */
+    List<ServerConfig.Member> members() {
+        return List.copyOf(planned);
     }
 
     /** A plaintext channel to {@link #server()}'s gateway, shared by the class's tests. */

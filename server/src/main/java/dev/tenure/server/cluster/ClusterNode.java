@@ -1,6 +1,7 @@
 package dev.tenure.server.cluster;
 
 import dev.tenure.server.ServerConfig;
+import dev.tenure.server.clusterauth.SecretChallengeAuthenticator;
 import dev.tenure.server.fault.FatalCause;
 import dev.tenure.server.fault.NodeFaults;
 import dev.tenure.server.runtime.AdaptiveIdleStrategy;
@@ -20,6 +21,7 @@ import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -56,6 +58,12 @@ public final class ClusterNode implements AutoCloseable {
      * the smallest Aeron allows for it, so little log outlives its last snapshot.
      */
     private static final int SEGMENT_BYTES = 16 * 1024 * 1024;
+
+    /**
+     * How long a cluster client may stay silent before the consensus module ends its session (the
+     * gateway sends a keepalive every second), and how long a client not yet admitted may take.
+     */
+    private static final Duration SESSION_TIMEOUT = Duration.ofSeconds(10);
 
     private final ConsensusHost host;
     private final ClusteredServiceContainer container;
@@ -144,12 +152,17 @@ public final class ClusterNode implements AutoCloseable {
                 // A member that starts while a peer is down waits this long for it before an
                 // election among those present (Aeron's default is a minute).
                 .startupCanvassTimeoutNs(TimeUnit.SECONDS.toNanos(5))
-                .sessionTimeoutNs(TimeUnit.SECONDS.toNanos(10))
+                .sessionTimeoutNs(SESSION_TIMEOUT.toNanos())
                 // The node's own gateway sends over shared memory: no UDP round trip through the
                 // media driver's sender and receiver for every request.
                 .isIpcIngressAllowed(true)
                 .fileSyncLevel(1)
                 .errorHandler(errors);
+        if (config.clusterSecret() != null) {
+            // Without it any process that reaches the ingress port could append to the log.
+            consensusCtx.authenticatorSupplier(
+                    SecretChallengeAuthenticator.supplier(config.clusterSecret(), SESSION_TIMEOUT));
+        }
 
         ClusteredServiceContainer.Context serviceCtx = new ClusteredServiceContainer.Context()
                 .aeronDirectoryName(aeronDir)

@@ -1,6 +1,7 @@
 package dev.tenure.server.cluster;
 
 import dev.tenure.server.ServerConfig;
+import dev.tenure.server.clusterauth.SecretChallengeCredentials;
 import io.aeron.archive.Archive;
 import io.aeron.archive.ArchivingMediaDriver;
 import io.aeron.archive.client.AeronArchive;
@@ -91,7 +92,7 @@ final class MemberBootstrap {
                 .filter(m -> m.id() != self.id())
                 .map(m -> m.host() + ":" + m.consensusPort())
                 .collect(Collectors.joining(","));
-        return new ClusterBackup.Context()
+        ClusterBackup.Context ctx = new ClusterBackup.Context()
                 .aeronDirectoryName(archiveCtx.aeronDirectoryName())
                 .epochClock(MonotonicClusterClock.INSTANCE)
                 .clusterDir(clusterDir)
@@ -116,6 +117,11 @@ final class MemberBootstrap {
                         .controlRequestChannel("aeron:udp?endpoint=" + host + ":" + self.archivePort())
                         .controlResponseChannel("aeron:udp?endpoint=" + host + ":0"))
                 .eventsListener(progress);
+        if (config.clusterSecret() != null) {
+            // A backup query is a cluster client too: the peers' consensus modules challenge it.
+            ctx.credentialsSupplier(new SecretChallengeCredentials(config.clusterSecret()));
+        }
+        return ctx;
     }
 
     private static void sleep() {

@@ -15,6 +15,7 @@ import dev.tenure.server.runtime.AgentWakeup;
 import io.aeron.cluster.client.AeronCluster;
 import io.aeron.cluster.client.EgressListener;
 import io.aeron.logbuffer.Header;
+import io.aeron.security.AuthenticationException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -45,6 +46,13 @@ final class ClusterChannel implements LogPort, AutoCloseable {
     private static final long KEEPALIVE_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final long TIMEOUT_SCAN_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
+    /**
+     * How long after the cluster refused this node's credentials it asks again: the operator may
+     * fix the secret file and restart a member, but a tight loop of refused connects would only
+     * load the leader.
+     */
+    private static final long REFUSED_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
+
     private final AeronCluster.Context template;
     private final AgentInvoker aeronConductor;
     private final long requestTimeoutNanos;
@@ -67,9 +75,11 @@ final class ClusterChannel implements LogPort, AutoCloseable {
     private long nextKeepAliveNanos;
     private long nextTimeoutScanNanos;
     private long nextRenewFlushNanos;
+    private long nextConnectNanos;
     private int reportedInFlight;
 
     private volatile boolean connected;
+    private volatile boolean credentialsRefused;
     private volatile int leaderMemberId = -1;
     private volatile long lastReplyNanos;
 
@@ -126,6 +136,11 @@ final class ClusterChannel implements LogPort, AutoCloseable {
         return leaderMemberId;
     }
 
+    /** The cluster's last answer to this node's connect was a refusal of its credentials. */
+    boolean credentialsRefused() {
+        return credentialsRefused;
+    }
+
     long lastReplyNanos() {
         return lastReplyNanos;
     }
@@ -142,7 +157,7 @@ final class ClusterChannel implements LogPort, AutoCloseable {
             aeronConductor.invoke();
             int work = 0;
             if (cluster == null) {
-                work += connect();
+                work += connect(now);
             } else {
                 work += send(now);
                 work += cluster.pollEgress();
@@ -170,8 +185,11 @@ final class ClusterChannel implements LogPort, AutoCloseable {
         wakeup.inFlight(0);
     }
 
-    private int connect() {
+    private int connect(long now) {
         drainSubmissions();
+        if (now - nextConnectNanos < 0) {
+            return 0;
+        }
         try {
             if (connecting == null) {
                 connecting = AeronCluster.asyncConnect(template.clone().egressListener(new Listener()));
@@ -183,16 +201,28 @@ final class ClusterChannel implements LogPort, AutoCloseable {
             connecting = null;
             cluster = c;
             connected = true;
+            credentialsRefused = false;
             leaderMemberId = c.leaderMemberId();
             return 1;
+        } catch (AuthenticationException e) {
+            // The leader's consensus module refused this node's cluster secret (or its lack of
+            // one): the members were given different --cluster-secret-file contents.
+            credentialsRefused = true;
+            nextConnectNanos = now + REFUSED_RETRY_NANOS;
+            abandonConnect();
+            return 0;
         } catch (RuntimeException e) {
             // Typically a timeout while no leader is elected; try again from scratch.
-            if (connecting != null) {
-                connecting.close();
-            }
-            connecting = null;
+            abandonConnect();
             return 0;
         }
+    }
+
+    private void abandonConnect() {
+        if (connecting != null) {
+            connecting.close();
+        }
+        connecting = null;
     }
 
     private void drainSubmissions() {

@@ -9,6 +9,7 @@ import dev.tenure.gateway.Gateway;
 import dev.tenure.server.ServerConfig;
 import dev.tenure.server.admin.NodeMetrics;
 import dev.tenure.server.cluster.ClusterNode;
+import dev.tenure.server.clusterauth.SecretChallengeCredentials;
 import dev.tenure.server.fault.NodeFaults;
 import dev.tenure.server.runtime.AgentWakeup;
 import dev.tenure.server.tls.ServerTls;
@@ -71,6 +72,9 @@ public final class GatewayServer implements AutoCloseable {
                                 ? "aeron:ipc"
                                 : "aeron:udp?endpoint=" + config.self().host() + ":0")
                 .messageTimeoutNs(config.requestTimeout().toNanos());
+        if (config.clusterSecret() != null) {
+            ctx.credentialsSupplier(new SecretChallengeCredentials(config.clusterSecret()));
+        }
         this.cluster = new ClusterChannel(
                 ctx,
                 aeron.conductorAgentInvoker(),
@@ -179,6 +183,11 @@ public final class GatewayServer implements AutoCloseable {
 
     public int leaderMemberId() {
         return cluster.leaderMemberId();
+    }
+
+    /** The cluster refused this node's cluster secret when it last tried to connect. */
+    public boolean clusterRefusedCredentials() {
+        return cluster.credentialsRefused();
     }
 
     public int boundSessions() {
