@@ -62,15 +62,7 @@ class AclIT {
         Files.writeString(aclFile, ACL);
         server = new ServerProcess(dir.resolve("data"))
                 .withAdmin()
-                .withOptions(
-                        "--tls-cert",
-                        node.certificate().toString(),
-                        "--tls-key",
-                        node.key().toString(),
-                        "--tls-ca",
-                        ca.certificate().toString(),
-                        "--acl",
-                        aclFile.toString())
+                .withOptions(withAcl(TlsArgs.server(node, ca)))
                 .start();
     }
 
@@ -204,17 +196,13 @@ class AclIT {
     }
 
     private static Processes.Running as(Credential who, String... args) throws Exception {
-        List<String> all = new ArrayList<>(List.of(args));
-        all.addAll(List.of(
-                "--endpoint",
-                server.endpoint(),
-                "--tls-ca",
-                ca.certificate().toString(),
-                "--tls-cert",
-                who.certificate().toString(),
-                "--tls-key",
-                who.key().toString()));
-        return new Processes.Running(Processes.tenure(all), Map.of());
+        return new Processes.Running(Processes.tenure(TlsArgs.client(server.endpoint(), ca, who, args)), Map.of());
+    }
+
+    private static String[] withAcl(String[] tls) {
+        List<String> all = new ArrayList<>(List.of(tls));
+        all.addAll(List.of("--acl", aclFile.toString()));
+        return all.toArray(String[]::new);
     }
 
     private static HttpResponse<String> admin(Credential who, String path) throws Exception {

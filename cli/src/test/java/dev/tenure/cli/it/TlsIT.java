@@ -38,13 +38,7 @@ class TlsIT {
         Credential node = ca.server("node-0", "127.0.0.1");
         alice = ca.client("alice");
         server = new ServerProcess(dir.resolve("data"))
-                .withOptions(
-                        "--tls-cert",
-                        node.certificate().toString(),
-                        "--tls-key",
-                        node.key().toString(),
-                        "--tls-ca",
-                        ca.certificate().toString())
+                .withOptions(TlsArgs.server(node, ca))
                 .start();
     }
 
@@ -203,17 +197,7 @@ class TlsIT {
 
     /** ARGS against the server, with the CA and {@code credential} as options. */
     private static List<String> withTls(Credential credential, String... args) {
-        List<String> all = new ArrayList<>(List.of(args));
-        all.addAll(List.of(
-                "--endpoint",
-                server.endpoint(),
-                "--tls-ca",
-                ca.certificate().toString(),
-                "--tls-cert",
-                credential.certificate().toString(),
-                "--tls-key",
-                credential.key().toString()));
-        return all;
+        return TlsArgs.client(server.endpoint(), ca, credential, args);
     }
 
     private static Processes.Running tenure(List<String> args, Map<String, String> env) throws Exception {
