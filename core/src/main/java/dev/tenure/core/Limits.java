@@ -45,44 +45,6 @@ public record Limits(
                 PrincipalLimits.defaults());
     }
 
-    /** These limits with the default {@link PrincipalLimits}. */
-    public Limits(
-            long sessionTtlMsMin,
-            long sessionTtlMsMax,
-            int lockNameBytesMax,
-            int keyBytesMax,
-            int valueBytesMax,
-            int clientNameBytesMax,
-            int sessionsMax,
-            int leasesPerSessionMax,
-            int waitersPerLockMax,
-            int kvKeysMax,
-            int requestIdCacheMax,
-            int historyPerLockMax,
-            int idleLocksMax,
-            long lockDelayMsMax,
-            long maxHoldMsMax,
-            int checkpointBytesMax) {
-        this(
-                sessionTtlMsMin,
-                sessionTtlMsMax,
-                lockNameBytesMax,
-                keyBytesMax,
-                valueBytesMax,
-                clientNameBytesMax,
-                sessionsMax,
-                leasesPerSessionMax,
-                waitersPerLockMax,
-                kvKeysMax,
-                requestIdCacheMax,
-                historyPerLockMax,
-                idleLocksMax,
-                lockDelayMsMax,
-                maxHoldMsMax,
-                checkpointBytesMax,
-                PrincipalLimits.defaults());
-    }
-
     public Limits {
         if (sessionTtlMsMin <= 0 || sessionTtlMsMax < sessionTtlMsMin) {
             throw new IllegalArgumentException("session TTL range must be positive and ordered");

@@ -43,7 +43,8 @@ final class Fixture {
                 2, // idleLocksMax
                 600_000, // lockDelayMsMax
                 604_800_000, // maxHoldMsMax
-                16_384); // checkpointBytesMax
+                16_384, // checkpointBytesMax
+                PrincipalLimits.defaults());
     }
 
     Result apply(Command c) {

@@ -407,7 +407,8 @@ class LockRulesTest {
                 2, // idleLocksMax
                 600_000, // lockDelayMsMax
                 604_800_000, // maxHoldMsMax
-                16_384); // checkpointBytesMax
+                16_384, // checkpointBytesMax
+                PrincipalLimits.defaults());
         Fixture f = new Fixture(l);
         long a = f.open(1_000);
         long b = f.open(1_000);
@@ -459,7 +460,8 @@ class LockRulesTest {
                 2, // idleLocksMax
                 600_000, // lockDelayMsMax
                 604_800_000, // maxHoldMsMax
-                16_384); // checkpointBytesMax
+                16_384, // checkpointBytesMax
+                PrincipalLimits.defaults());
         Fixture f = new Fixture(l);
         long a = f.open(1_000);
         long b = f.open(1_000);
@@ -523,7 +525,8 @@ class LockRulesTest {
                 2, // idleLocksMax
                 600_000, // lockDelayMsMax
                 604_800_000, // maxHoldMsMax
-                16_384); // checkpointBytesMax
+                16_384, // checkpointBytesMax
+                PrincipalLimits.defaults());
         Fixture f = new Fixture(l);
         long a = f.open(1_000);
         Grant g = f.grant(a, 1, "x");

@@ -51,11 +51,23 @@ class ModelCheckTest {
 
     /** Small limits, so that every bound, eviction and trim is reached often. */
     static final Limits LIMITS = new Limits(
-            100, 2_000, // sessionTtlMsMin, sessionTtlMsMax
-            4, 4, 3, 4, // lockNameBytesMax, keyBytesMax, valueBytesMax, clientNameBytesMax
-            4, 3, 2, 3, // sessionsMax, leasesPerSessionMax, waitersPerLockMax, kvKeysMax
-            4, 2, 1, // requestIdCacheMax, historyPerLockMax, idleLocksMax
-            300, 1_000, 3); // lockDelayMsMax, maxHoldMsMax, checkpointBytesMax
+            100, // sessionTtlMsMin
+            2_000, // sessionTtlMsMax
+            4, // lockNameBytesMax
+            4, // keyBytesMax
+            3, // valueBytesMax
+            4, // clientNameBytesMax
+            4, // sessionsMax
+            3, // leasesPerSessionMax
+            2, // waitersPerLockMax
+            3, // kvKeysMax
+            4, // requestIdCacheMax
+            2, // historyPerLockMax
+            1, // idleLocksMax
+            300, // lockDelayMsMax
+            1_000, // maxHoldMsMax
+            3, // checkpointBytesMax
+            PrincipalLimits.defaults());
 
     static final long[] LOCK_DELAYS = {0, 0, 50, 300, 400}; // 400: over the limit
     static final long[] MAX_HOLDS = {0, 0, 150, 600, 50}; // 50: under sessionTtlMsMin

@@ -372,7 +372,8 @@ class SnapshotTest {
                 2, // idleLocksMax
                 600_000, // lockDelayMsMax
                 604_800_000, // maxHoldMsMax
-                16_384); // checkpointBytesMax
+                16_384, // checkpointBytesMax
+                PrincipalLimits.defaults());
         assertThatThrownBy(() -> StateMachine.restore(s, tighter)).isInstanceOf(InvariantViolation.class);
     }
 
