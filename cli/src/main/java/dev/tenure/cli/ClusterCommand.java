@@ -100,6 +100,16 @@ final class ClusterCommand {
                 })
         Path clusterSecretFile;
 
+        @Option(
+                names = "--acl",
+                paramLabel = "FILE",
+                description = {
+                    "Passed to every node (see `tenure server --help`; needs --tls-ca), and to the nodes of later",
+                    "starts of this cluster without it. Checked here first. This command checks the nodes' health",
+                    "with the nodes' certificate, so the file must give its CN `monitor`."
+                })
+        Path acl;
+
         @Override
         public Integer call() throws IOException, InterruptedException {
             LocalCluster cluster =
@@ -118,8 +128,13 @@ final class ClusterCommand {
             if (secretFile != null) {
                 ClusterSecretFile.read(secretFile, warning -> System.err.println("tenure: " + warning));
             }
+            // So is an ACL: a node restarted without it would allow everything.
+            Path aclFile = acl != null ? acl.toAbsolutePath().normalize() : optionValue(cluster.serverOptions(), ACL);
+            if (aclFile != null) {
+                ServerCommand.aclFile(aclFile, tls != null && tls.clientCa() != null);
+            }
             ClientTls healthCheck = healthCheckTls(tls);
-            cluster.startMissing(SelfLauncher::javaCommand, serverOptions(tls, secretFile));
+            cluster.startMissing(SelfLauncher::javaCommand, serverOptions(tls, secretFile, aclFile));
             cluster.save();
             boolean up;
             try {
@@ -150,14 +165,14 @@ final class ClusterCommand {
         /**
          * The options every node gets. Options given replace the stored ones
          * (LocalCluster.startMissing); with none given the stored ones, TLS and the secret file
-         * included, are used again, so those two are added whenever any option is given.
+         * and the ACL included, are used again, so those are added whenever any option is given.
          */
-        List<String> serverOptions(TlsFiles tls, Path secretFile) {
+        List<String> serverOptions(TlsFiles tls, Path secretFile, Path aclFile) {
             List<String> options = new ArrayList<>();
             if (snapshotInterval != null) {
                 options.addAll(List.of("--snapshot-interval", snapshotInterval.toMillis() + "ms"));
             }
-            if (options.isEmpty() && tlsCert == null && clusterSecretFile == null) {
+            if (options.isEmpty() && tlsCert == null && clusterSecretFile == null && acl == null) {
                 return options;
             }
             if (tls != null) {
@@ -172,6 +187,9 @@ final class ClusterCommand {
             }
             if (secretFile != null) {
                 options.addAll(List.of(CLUSTER_SECRET_FILE, secretFile.toString()));
+            }
+            if (aclFile != null) {
+                options.addAll(List.of(ACL, aclFile.toString()));
             }
             return options;
         }
@@ -195,6 +213,7 @@ final class ClusterCommand {
     }
 
     private static final String CLUSTER_SECRET_FILE = "--cluster-secret-file";
+    private static final String ACL = "--acl";
 
     /** The TLS files in a cluster's stored server options, or null if it was started without. */
     static TlsFiles storedTls(List<String> options) {

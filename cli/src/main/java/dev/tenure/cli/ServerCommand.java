@@ -146,7 +146,9 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
                     + " Aeron ports on " + config.self().host() + " can submit commands to the cluster's log"
                     + " (see docs/cluster.md, 'Cluster secret')");
         }
-        Acl initialAcl = acl == null ? Acl.OPEN : aclFile(acl, config);
+        Acl initialAcl = acl == null
+                ? Acl.OPEN
+                : aclFile(acl, config.tls() != null && config.tls().clientCertificates());
         CountDownLatch stop = new CountDownLatch(1);
         TenureServer server = TenureServer.start(config, System.err, Fatal::exit, initialAcl);
         if (acl != null) {
@@ -179,8 +181,8 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
     }
 
     /** The ACL in {@code file}; bad input (exit 2, one line) if it cannot be used or read. */
-    private static Acl aclFile(Path file, ServerConfig config) {
-        if (config.tls() == null || !config.tls().clientCertificates()) {
+    static Acl aclFile(Path file, boolean clientCertificates) {
+        if (!clientCertificates) {
             throw new IllegalArgumentException(
                     "--acl needs --tls-ca: an ACL grants principals, and a principal is a client certificate's CN");
         }

@@ -9,9 +9,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What `cluster start` gives its nodes. Options given replace the stored ones, so the options a
- * cluster keeps (TLS, the secret file) must come along whenever any option is given: a node
+ * cluster keeps (TLS, the secret file, the ACL) must come along whenever any option is given: a node
  * restarted without its secret could not reach its peers' log, and one without TLS would serve
- * in plaintext.
+ * in plaintext, and one without its ACL would allow everything.
  */
 class ClusterStartOptionsTest {
 
@@ -23,13 +23,13 @@ class ClusterStartOptionsTest {
 
     @Test
     void withNothingGivenTheStoredOptionsStand() {
-        assertThat(start.serverOptions(TLS, SECRET)).isEmpty();
+        assertThat(start.serverOptions(TLS, SECRET, null)).isEmpty();
     }
 
     @Test
     void anotherOptionBringsTheKeptOnesAlong() {
         start.snapshotInterval = Duration.ofSeconds(1);
-        assertThat(start.serverOptions(TLS, SECRET))
+        assertThat(start.serverOptions(TLS, SECRET, null))
                 .containsExactly(
                         "--snapshot-interval", "1000ms",
                         "--tls-cert", "/etc/tenure/node.pem",
@@ -40,7 +40,7 @@ class ClusterStartOptionsTest {
     @Test
     void aSecretGivenToATlsClusterKeepsItsTls() {
         start.clusterSecretFile = Path.of("cluster.secret");
-        assertThat(start.serverOptions(TLS, SECRET))
+        assertThat(start.serverOptions(TLS, SECRET, null))
                 .containsExactly(
                         "--tls-cert", "/etc/tenure/node.pem",
                         "--tls-key", "/etc/tenure/node.key",
@@ -50,12 +50,28 @@ class ClusterStartOptionsTest {
     @Test
     void tlsGivenToASecretClusterKeepsItsSecret() {
         start.tlsCert = Path.of("node.pem");
-        assertThat(start.serverOptions(TLS, SECRET)).endsWith("--cluster-secret-file", "/etc/tenure/cluster.secret");
+        assertThat(start.serverOptions(TLS, SECRET, null))
+                .endsWith("--cluster-secret-file", "/etc/tenure/cluster.secret");
     }
 
     @Test
     void aClusterWithoutEitherGetsNeither() {
         start.snapshotInterval = Duration.ofSeconds(1);
-        assertThat(start.serverOptions(null, null)).containsExactly("--snapshot-interval", "1000ms");
+        assertThat(start.serverOptions(null, null, null)).containsExactly("--snapshot-interval", "1000ms");
+    }
+
+    @Test
+    void anAclGivenKeepsTlsAndTheSecretAndAnotherOptionKeepsTheAcl() {
+        Path acl = Path.of("/etc/tenure/acl.yaml");
+        start.acl = Path.of("acl.yaml");
+        assertThat(start.serverOptions(TLS, SECRET, acl))
+                .containsExactly(
+                        "--tls-cert", "/etc/tenure/node.pem",
+                        "--tls-key", "/etc/tenure/node.key",
+                        "--cluster-secret-file", "/etc/tenure/cluster.secret",
+                        "--acl", "/etc/tenure/acl.yaml");
+        start.acl = null;
+        start.snapshotInterval = Duration.ofSeconds(1);
+        assertThat(start.serverOptions(TLS, SECRET, acl)).endsWith("--acl", "/etc/tenure/acl.yaml");
     }
 }

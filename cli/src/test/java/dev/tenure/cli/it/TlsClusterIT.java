@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tenure.client.DeniedException;
 import dev.tenure.client.Lease;
 import dev.tenure.client.Session;
 import dev.tenure.client.TenureClient;
@@ -19,9 +20,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * `tenure cluster start --tls-cert --tls-key --tls-ca`: three real nodes serve TLS with client
- * certificates, the command checks their health over TLS, and a node restarted by a later
- * `cluster start` without the options comes back with TLS, not in plaintext.
+ * `tenure cluster start --tls-cert --tls-key --tls-ca --cluster-secret-file --acl`: three real
+ * nodes serve TLS with client certificates, submit to their log behind the cluster secret and
+ * check every call against the ACL; the command checks their health over TLS (as the node
+ * certificate's CN, which the ACL gives `monitor`), and a node restarted by a later `cluster
+ * start` without the options comes back with all three, not in plaintext and not open.
  */
 class TlsClusterIT {
 
@@ -29,13 +32,28 @@ class TlsClusterIT {
     Path dir;
 
     @Test
-    void aClusterStartedWithTlsServesOnlyTlsClientsAndKeepsTlsAcrossARestart() throws Exception {
+    void aClusterStartedWithTlsASecretAndAnAclServesOnlyPermittedTlsClientsAndKeepsAllThreeAcrossARestart()
+            throws Exception {
         TestCertificates pki = new TestCertificates(dir.resolve("pki"));
         Authority ca = pki.authority("tenure-test-ca");
         Credential node = ca.server("node", "127.0.0.1");
         Credential alice = ca.client("alice");
+        Path secret = Files.writeString(dir.resolve("cluster.secret"), "a cluster secret of 32 bytes....");
+        Path acl = Files.writeString(dir.resolve("acl.yaml"), """
+                principals:
+                  node:
+                    - prefix: ""
+                      allow: [monitor]
+                  alice:
+                    - prefix: "tls-cluster"
+                      allow: [acquire, read, write]
+                """);
         try (ClusterProcess cluster = new ClusterProcess(dir.resolve("cluster"))) {
             cluster.startOptions.addAll(List.of(
+                    "--cluster-secret-file",
+                    secret.toString(),
+                    "--acl",
+                    acl.toString(),
                     "--tls-cert",
                     node.certificate().toString(),
                     "--tls-key",
@@ -52,6 +70,9 @@ class TlsClusterIT {
                 tenure.put("tls-cluster/k", "v".getBytes(UTF_8), "tls-cluster", lease.token());
                 assertThat(tenure.status("tls-cluster").holder().orElseThrow().token())
                         .isEqualTo(lease.token());
+                assertThatThrownBy(() -> session.acquire("elsewhere"))
+                        .isInstanceOf(DeniedException.class)
+                        .hasMessageContaining("alice");
             }
             try (TenureClient plaintext = TenureClient.builder()
                     .endpoints(cluster.endpoints)
@@ -68,6 +89,24 @@ class TlsClusterIT {
                     .as("node 1's start lines")
                     .hasSize(2)
                     .allSatisfy(l -> assertThat(l).contains("TLS, client certificates required"));
+            // The restarted node, alone as its client's endpoint, still checks the ACL; it serves,
+            // so its gateway proved the cluster secret to the leader.
+            try (TenureClient tenure = TenureClient.builder()
+                            .endpoints(cluster.nodeEndpoints.get(1))
+                            .tls(ca.certificate(), alice.certificate(), alice.key())
+                            .build();
+                    Session session = tenure.openSession()) {
+                assertThat(session.acquire("tls-cluster").token()).isPositive();
+                assertThatThrownBy(() -> session.acquire("elsewhere")).isInstanceOf(DeniedException.class);
+            }
+            assertThat(ProcessHandle.of(cluster.pids.get(1))
+                            .orElseThrow()
+                            .info()
+                            .arguments()
+                            .map(List::of)
+                            .orElseThrow())
+                    .as("the restarted node's arguments")
+                    .contains("--cluster-secret-file", secret.toAbsolutePath().toString(), "--acl");
         }
     }
 }
