@@ -247,6 +247,56 @@ class ClusterIT {
         }
     }
 
+    /**
+     * The leader stopped for longer than Aeron's service timeout: the other two elect a leader and
+     * serve meanwhile; the paused member, resumed, ends with a fatal line (status 11) rather than
+     * staying up without serving, and `cluster start` brings it back to catch up.
+     */
+    @Test
+    void aMemberPausedPastTheServiceTimeoutEndsAndARestartCatchesUp() throws Exception {
+        try (ClusterProcess cluster = new ClusterProcess(data).start()) {
+            int paused = cluster.leaderSeenBy(0);
+            long pid = cluster.pids.get(paused);
+            long during;
+            try (TenureClient tenure = client(cluster.endpoints, Duration.ofSeconds(10));
+                    Session session = tenure.openSession()) {
+                cluster.signal(paused, "STOP");
+                long stopped = System.nanoTime();
+                try (Lease lease = session.acquire("while-paused", Duration.ofSeconds(30))) {
+                    tenure.put("while-paused/k", "v".getBytes(UTF_8), "while-paused", lease.token());
+                    during = lease.token();
+                }
+                System.out.printf(
+                        "ClusterIT: with the leader stopped, the others granted and wrote %d ms after the stop%n",
+                        (System.nanoTime() - stopped) / 1_000_000);
+                Duration left = Duration.ofSeconds(16).minusNanos(System.nanoTime() - stopped);
+                Pause.of(left.isNegative() ? Duration.ZERO : left);
+                cluster.signal(paused, "CONT");
+            }
+            long resumed = System.nanoTime();
+            Path log = data.resolve("node-" + paused + ".log");
+            Await.atMost(Duration.ofSeconds(60))
+                    .every(Duration.ofMillis(200))
+                    .until("the paused member ends", () -> ProcessHandle.of(pid).isEmpty());
+            System.out.printf(
+                    "ClusterIT: the member paused 16 s ended %d ms after it resumed%n",
+                    (System.nanoTime() - resumed) / 1_000_000);
+            assertThat(Files.readAllLines(log).stream()
+                            .filter(l -> l.startsWith("tenure: fatal:"))
+                            .toList())
+                    .singleElement()
+                    .asString()
+                    .startsWith("tenure: fatal: cluster member stopped (exit 11):")
+                    .contains("paused past Aeron's service timeout");
+            cluster.start();
+            awaitStatus(
+                    cluster,
+                    paused,
+                    s -> s.get("replica_last_token").getAsLong() >= during,
+                    "the restarted member caught up");
+        }
+    }
+
     /** Over one 16 MiB archive segment of log in 60 KiB values. */
     private static final int BULK_PUTS = 320;
 

@@ -1,5 +1,6 @@
 package dev.tenure.cli.it;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.common.util.concurrent.FutureCallback;
@@ -10,8 +11,10 @@ import dev.tenure.api.v1.KvPutRequest;
 import dev.tenure.api.v1.KvPutResponse;
 import dev.tenure.api.v1.ServerStatusRequest;
 import dev.tenure.api.v1.TenureGrpc;
+import dev.tenure.client.TenureClient;
 import dev.tenure.core.Limits;
 import dev.tenure.testkit.Await;
+import dev.tenure.testkit.Pause;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
@@ -125,6 +128,39 @@ class NodeFaultsIT {
         }
     }
 
+    /**
+     * A lone node stopped for longer than Aeron's service timeout (10 s) cannot go on: Aeron
+     * closed its clients while it was frozen. It ends with status 11 and a line that says it was
+     * paused, and a restart on the same data serves every acknowledged write.
+     */
+    @Test
+    void aNodePausedPastTheServiceTimeoutEndsWithStatus11AndARestartServesItsData() throws Exception {
+        try (ServerProcess server = new ServerProcess(data).start()) {
+            try (TenureClient tenure = client(server)) {
+                tenure.put("before-the-pause", "kept".getBytes(UTF_8));
+            }
+            server.signal("STOP");
+            Pause.of(Duration.ofSeconds(16));
+            server.signal("CONT");
+            long resumed = System.nanoTime();
+            int status = server.awaitExit(Duration.ofSeconds(60));
+            System.out.printf(
+                    "NodeFaultsIT: a lone node paused 16 s exited %d, %d ms after it resumed%n",
+                    status, (System.nanoTime() - resumed) / 1_000_000);
+            assertThat(status).as(server.lines().toString()).isEqualTo(11);
+            assertThat(fatalLines(server))
+                    .singleElement()
+                    .asString()
+                    .startsWith("err: tenure: fatal: cluster member stopped (exit 11): Aeron agent on thread")
+                    .contains("after the process was paused past Aeron's service timeout");
+
+            server.start();
+            try (TenureClient tenure = client(server)) {
+                assertThat(tenure.get("before-the-pause").orElseThrow().value()).isEqualTo("kept".getBytes(UTF_8));
+            }
+        }
+    }
+
     @Test
     void aNodeOutOfFileDescriptorsServesAgainOnceTheyAreFree() throws Exception {
         int descriptors = 256;
@@ -173,6 +209,10 @@ class NodeFaultsIT {
         return server.lines().stream()
                 .filter(l -> l.startsWith("err: tenure: fatal:"))
                 .toList();
+    }
+
+    private static TenureClient client(ServerProcess server) {
+        return TenureClient.builder().endpoints(server.endpoint()).build();
     }
 
     private static ManagedChannel channel(ServerProcess server) {

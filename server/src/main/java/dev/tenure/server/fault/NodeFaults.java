@@ -2,6 +2,7 @@ package dev.tenure.server.fault;
 
 import dev.tenure.core.InvariantViolation;
 import io.aeron.cluster.service.ClusterTerminationException;
+import io.aeron.exceptions.ConductorServiceTimeoutException;
 import java.io.PrintStream;
 import org.agrona.ErrorHandler;
 import org.agrona.concurrent.AgentTerminationException;
@@ -30,6 +31,7 @@ public final class NodeFaults implements ErrorHandler {
     private final PrintStream log;
     private Phase phase = Phase.STARTING; // guarded by this
     private String endedWhileStarting; // guarded by this
+    private volatile String paused; // the service timeout Aeron reported, if it did
 
     public NodeFaults(FatalHandler fatal, PrintStream log) {
         this.fatal = fatal;
@@ -110,8 +112,21 @@ public final class NodeFaults implements ErrorHandler {
                                     : ", not asked to: see the cluster errors before this line"));
             return;
         }
+        if (error instanceof ConductorServiceTimeoutException timeout) {
+            // The process did not run for longer than Aeron's service timeout (a SIGSTOP, a long
+            // GC pause, a frozen VM): Aeron closes its clients, and the agents stop next. Their
+            // end is what is fatal; this says why, in the line that reports it.
+            paused = timeout.getMessage();
+        }
         if (error instanceof AgentTerminationException) {
-            ended(FatalCause.MEMBER_STOPPED, "Aeron agent on thread " + thread + " stopped: " + error);
+            String why = paused;
+            ended(
+                    FatalCause.MEMBER_STOPPED,
+                    "Aeron agent on thread " + thread + " stopped: " + error
+                            + (why == null
+                                    ? ""
+                                    : ", after the process was paused past Aeron's service timeout (" + why
+                                            + "); a restart recovers it from its data and its peers"));
             return;
         }
         FatalCause cause = FatalCause.of(error, FatalCause.MEMBER_STOPPED);
