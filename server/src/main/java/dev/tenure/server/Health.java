@@ -2,8 +2,8 @@ package dev.tenure.server;
 
 /**
  * The node's health as the last status probe saw it, and since when. "ok" means a command just
- * went through the log: a quorum accepted it. Anything else is reported as it is, never papered
- * over.
+ * went through the log (a quorum accepted it) and the client port served a new connection lately:
+ * a client can be served end to end. Anything else is reported as it is, never papered over.
  */
 final class Health {
 
@@ -11,10 +11,18 @@ final class Health {
     private String detail = "no command has gone through the log yet";
     private long sinceMs = System.currentTimeMillis();
 
-    synchronized void observe(boolean logAnswered, boolean clusterConnected, boolean credentialsRefused) {
+    /**
+     * @param nodeProblem why this node cannot serve whatever the log says, or null: its client
+     *     port serves no new connection (PortProbe), or it cannot read its own data directory
+     */
+    synchronized void observe(
+            boolean logAnswered, boolean clusterConnected, boolean credentialsRefused, String nodeProblem) {
         String next;
         String why;
-        if (logAnswered) {
+        if (nodeProblem != null) {
+            next = "not serving";
+            why = nodeProblem;
+        } else if (logAnswered) {
             next = "ok";
             why = "";
         } else if (clusterConnected) {

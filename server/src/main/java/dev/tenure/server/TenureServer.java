@@ -39,6 +39,7 @@ public final class TenureServer implements AutoCloseable {
     private GatewayServer gateway;
     private AdminHttp admin;
     private ScheduledExecutorService probe;
+    private volatile PortProbe portProbe;
 
     private TenureServer(ServerConfig config, NodeFaults faults) {
         this.config = config;
@@ -97,18 +98,21 @@ public final class TenureServer implements AutoCloseable {
         gateway.acl(initialAcl); // before the port opens: no call is served without it
         gateway.start();
         GrpcWarmUp.call(config.self().host(), gateway.port(), tls);
-        // Health is probed through the log once a second, so "no quorum" is noticed, and its
-        // start time known, even when no client is asking.
+        portProbe = new PortProbe(config.self().host(), gateway.port(), tls);
+        // Health is probed through the log, and the client port through a new connection, once a
+        // second, so "no quorum" or a dead port is noticed, and its start time known, even when
+        // no client is asking.
         probe = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "tenure-health-probe");
             t.setDaemon(true);
             return t;
         });
-        probe.scheduleWithFixedDelay(() -> gateway.status().thenAccept(metrics::observe), 1, 1, TimeUnit.SECONDS);
+        repeat(() -> gateway.status().thenAccept(metrics::observe), 1000, log);
+        repeat(portProbe::probe, 1000, log);
         long snapshotMs = config.snapshotInterval().toMillis();
         if (snapshotMs > 0) {
-            probe.scheduleWithFixedDelay(this::snapshotIfLeader, snapshotMs, snapshotMs, TimeUnit.MILLISECONDS);
-            probe.scheduleWithFixedDelay(() -> compactLog(log), snapshotMs, snapshotMs, TimeUnit.MILLISECONDS);
+            repeat(this::snapshotIfLeader, snapshotMs, log);
+            repeat(() -> compactLog(log), snapshotMs, log);
         }
         if (config.adminPort() > 0) {
             admin = AdminHttp.start(
@@ -120,6 +124,25 @@ public final class TenureServer implements AutoCloseable {
                     metrics::scrape);
         }
         faults.serving();
+    }
+
+    /**
+     * Runs {@code task} on the probe thread every {@code periodMs}. A run that throws is logged and
+     * the next one runs: an executor would otherwise stop repeating it without a word, and a node
+     * whose probes stopped would report a health it no longer checks.
+     */
+    private void repeat(Runnable task, long periodMs, PrintStream log) {
+        probe.scheduleWithFixedDelay(
+                () -> {
+                    try {
+                        task.run();
+                    } catch (RuntimeException e) {
+                        log.println("tenure: a periodic task failed, it runs again in " + periodMs + " ms: " + e);
+                    }
+                },
+                periodMs,
+                periodMs,
+                TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -165,12 +188,20 @@ public final class TenureServer implements AutoCloseable {
         b.setReplicaLastToken(node.replica().lastToken())
                 .setReplicaLogPosition(node.replica().logPosition())
                 .setReplicaDigestPosition(digest.logPosition())
-                .setReplicaStateDigest(digest.value())
-                .setSnapshots(node.snapshots())
-                .setSnapshotPosition(node.latestSnapshotPosition())
-                .setLogStartPosition(node.logStartPosition());
+                .setReplicaStateDigest(digest.value());
+        String problem = portProbe == null ? null : portProbe.problem();
+        try {
+            // These read the recording log, a file: out of descriptors, or with the data
+            // directory gone, that fails, and the node cannot serve either.
+            b.setSnapshots(node.snapshots())
+                    .setSnapshotPosition(node.latestSnapshotPosition())
+                    .setLogStartPosition(node.logStartPosition());
+        } catch (RuntimeException e) {
+            problem = "the node cannot read its data directory " + config.dataDir() + ": " + e.getMessage();
+        }
         boolean answered = b.getNowMs() > 0;
-        health.observe(answered, gateway.clusterConnected(), gateway.clusterRefusedCredentials());
+        health.observe(answered, gateway.clusterConnected(), gateway.clusterRefusedCredentials(), problem);
+        gateway.serving("ok".equals(health.state()));
         return b.setHealth(health.state()).setHealthDetail(health.detail()).setHealthSinceMs(health.sinceMs());
     }
 

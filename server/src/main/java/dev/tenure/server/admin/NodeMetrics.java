@@ -72,7 +72,7 @@ public final class NodeMetrics implements AutoCloseable {
         new UptimeMetrics().bindTo(registry);
         gauge(
                 "tenure.health.ok",
-                "1 when the last probe committed a command through the log, else 0",
+                "1 when the node serves end to end (health ok: the log commits, the client port answers), else 0",
                 s -> "ok".equals(s.getHealth()) ? 1 : 0);
         gauge(
                 "tenure.health.since",

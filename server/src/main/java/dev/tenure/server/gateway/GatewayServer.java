@@ -19,7 +19,9 @@ import io.grpc.Server;
 import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
+import io.grpc.health.v1.HealthCheckResponse;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.protobuf.services.HealthStatusManager;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -36,10 +38,11 @@ public final class GatewayServer implements AutoCloseable {
 
     private final Aeron aeron;
     private final ClusterChannel cluster;
-    private final TimerThread timer = new TimerThread();
+    private final TimerThread timer;
     private final Gateway gateway;
     private final TransportLoops loops;
     private final Server server;
+    private final HealthStatusManager grpcHealth = new HealthStatusManager();
     private final Function<ServerStatusResponse.Builder, ServerStatusResponse.Builder> nodeStatus;
     private final int nodeId;
     private final LongSupplier recoveryPosition;
@@ -54,6 +57,7 @@ public final class GatewayServer implements AutoCloseable {
             AgentWakeup wakeup,
             NodeFaults faults,
             ServerTls tls) {
+        this.timer = new TimerThread(faults);
         // A lone member is always the leader: its gateway talks to it over shared memory.
         boolean local = config.members().size() == 1;
         // One Aeron client for every reconnect, on the node's monotonic epoch clock (see
@@ -116,6 +120,10 @@ public final class GatewayServer implements AutoCloseable {
         }
         this.server = transport
                 .addService(served)
+                // The standard gRPC health service (grpc.health.v1), for load balancers that probe
+                // gRPC and for the node's own probe of this port (PortProbe): it answers at once,
+                // without the log, and its status follows the node's health.
+                .addService(grpcHealth.getHealthService())
                 .maxInboundMessageSize(config.messageBytesMax())
                 // Every handler only validates and hands the request to the cluster channel's
                 // queue, never blocks: running it on the Netty event loop that read it saves a
@@ -136,6 +144,13 @@ public final class GatewayServer implements AutoCloseable {
         return gateway.acl();
     }
 
+    /** What the gRPC health service answers from now on: the node's health is "ok", or not. */
+    public void serving(boolean ok) {
+        grpcHealth.setStatus(
+                HealthStatusManager.SERVICE_NAME_ALL_SERVICES,
+                ok ? HealthCheckResponse.ServingStatus.SERVING : HealthCheckResponse.ServingStatus.NOT_SERVING);
+    }
+
     public void start() throws IOException {
         cluster.start();
         server.start();
@@ -152,25 +167,28 @@ public final class GatewayServer implements AutoCloseable {
     /** As {@link #status()}; with {@code stateDigest}, every replica digests its state at this read. */
     public CompletableFuture<ServerStatusResponse> status(boolean stateDigest) {
         // Every status read carries this node's recovery position to its peers, through the log.
-        MemberReport report = MemberReport.newBuilder()
-                .setNodeId(nodeId)
-                .setRecoveryPosition(recoveryPosition.getAsLong())
-                .build();
-        return cluster.submit(LogCommand.newBuilder()
-                        .setStats(StatsRequest.newBuilder().setReport(report).setStateDigest(stateDigest)))
-                .handle((reply, error) -> {
-                    ServerStatusResponse.Builder b = ServerStatusResponse.newBuilder();
-                    if (error == null) {
-                        var s = reply.getStats();
-                        b.setSessions(s.getSessions())
-                                .setLocks(s.getLocks())
-                                .setHeld(s.getHeld())
-                                .setLastToken(s.getLastToken())
-                                .setNowMs(s.getNowMs())
-                                .setStaleWritesRejected(s.getStaleWritesRejected());
-                    }
-                    return nodeStatus.apply(b).build();
-                });
+        StatsRequest.Builder stats = StatsRequest.newBuilder().setStateDigest(stateDigest);
+        try {
+            stats.setReport(
+                    MemberReport.newBuilder().setNodeId(nodeId).setRecoveryPosition(recoveryPosition.getAsLong()));
+        } catch (RuntimeException unreadable) {
+            // The position is read from the recording log, a file, which can fail (descriptors run
+            // out): the read goes on without the report, peers keep the last one, and the node's
+            // status says what failed (TenureServer).
+        }
+        return cluster.submit(LogCommand.newBuilder().setStats(stats)).handle((reply, error) -> {
+            ServerStatusResponse.Builder b = ServerStatusResponse.newBuilder();
+            if (error == null) {
+                var s = reply.getStats();
+                b.setSessions(s.getSessions())
+                        .setLocks(s.getLocks())
+                        .setHeld(s.getHeld())
+                        .setLastToken(s.getLastToken())
+                        .setNowMs(s.getNowMs())
+                        .setStaleWritesRejected(s.getStaleWritesRejected());
+            }
+            return nodeStatus.apply(b).build();
+        });
     }
 
     public int port() {

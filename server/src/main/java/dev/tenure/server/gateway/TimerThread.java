@@ -1,6 +1,8 @@
 package dev.tenure.server.gateway;
 
 import dev.tenure.gateway.Scheduler;
+import dev.tenure.server.fault.FatalCause;
+import dev.tenure.server.fault.NodeFaults;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -9,6 +11,11 @@ import java.util.concurrent.TimeUnit;
 /**
  * The gateway's {@link Scheduler} on a node: one daemon thread. Once the node is stopping, what
  * is handed to it is dropped, which is safe (see Scheduler).
+ *
+ * <p>An action that throws is a bug that left the gateway's state unknown (a session's grace that
+ * never ends, a wait never answered). An executor would keep the exception in a future nobody
+ * reads; here it ends the node instead, as a thread that died would (status 14), so a supervisor
+ * restarts it with a gateway rebuilt from the log.
  */
 final class TimerThread implements Scheduler, AutoCloseable {
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -17,10 +24,16 @@ final class TimerThread implements Scheduler, AutoCloseable {
         return t;
     });
 
+    private final NodeFaults faults;
+
+    TimerThread(NodeFaults faults) {
+        this.faults = faults;
+    }
+
     @Override
     public void later(long delayMs, Runnable action) {
         try {
-            timer.schedule(action, delayMs, TimeUnit.MILLISECONDS);
+            timer.schedule(watched(action), delayMs, TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException stopping) {
             // The node is stopping: the session ends at its TTL, which is later and so still safe.
         }
@@ -29,10 +42,21 @@ final class TimerThread implements Scheduler, AutoCloseable {
     @Override
     public void soon(Runnable action) {
         try {
-            timer.execute(action);
+            timer.execute(watched(action));
         } catch (RejectedExecutionException stopping) {
             // Whatever it would have sent goes with the node's streams.
         }
+    }
+
+    private Runnable watched(Runnable action) {
+        return () -> {
+            try {
+                action.run();
+            } catch (Throwable t) {
+                t.printStackTrace();
+                faults.ended(FatalCause.of(t, FatalCause.THREAD_DIED), "a gateway task failed: " + t);
+            }
+        };
     }
 
     @Override
