@@ -60,6 +60,15 @@ public sealed interface Command {
     }
 
     /**
+     * Ends, {@link TenureEnd#DISCONNECTED}, the session opened with the secret whose hash is
+     * {@code secretHash}, if it was never resumed: the gateway told its client that the open failed
+     * (no answer in time, a leader change) while it may have committed, so no client knows the
+     * session and it would otherwise stand until its TTL. Changes nothing if no such session
+     * exists, which is the usual case. Idempotent: the gateway may send it again until it commits.
+     */
+    record AbandonOpen(SecretHash secretHash) implements Command {}
+
+    /**
      * Binds a live session to a new connection and renews it, as a keepalive does. Every resume
      * starts a new attachment (an open is attachment 1); closes sent for an older one change nothing.
      */

@@ -1,5 +1,6 @@
 package dev.tenure.core;
 
+import dev.tenure.core.Command.AbandonOpen;
 import dev.tenure.core.Command.CloseSession;
 import dev.tenure.core.Command.KeepAlive;
 import dev.tenure.core.Command.OpenSession;
@@ -96,6 +97,25 @@ final class SessionCommands {
                     0);
         }
         lifecycle.endSession(s, c.end());
+        return new Ok();
+    }
+
+    /**
+     * Ends the session opened with {@code c}'s secret if nobody can hold it: never resumed
+     * (attachment 1), so only the open's answer, which its client never had, named it. A scan in
+     * id order: it runs only after an open that failed, and a map from secret to session would be
+     * one more index to keep right through every open, close and snapshot.
+     */
+    Result abandonOpen(AbandonOpen c) {
+        if (c.secretHash() == null || c.secretHash().equals(SecretHash.NONE)) {
+            return Shapes.invalid("an abandoned open must name its secret's hash");
+        }
+        for (SessionRecord s : state.sessions.all()) {
+            if (s.attachment == 1 && s.secretHash().sameAs(c.secretHash())) {
+                lifecycle.endSession(s, TenureEnd.DISCONNECTED);
+                return new Ok();
+            }
+        }
         return new Ok();
     }
 

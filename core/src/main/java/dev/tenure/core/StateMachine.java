@@ -180,6 +180,7 @@ public final class StateMachine {
         if (c instanceof Command.KeepAlive x) return sessionCommands.keepAlive(x);
         if (c instanceof Command.OpenSession x) return sessionCommands.open(x);
         if (c instanceof Command.CloseSession x) return sessionCommands.close(x);
+        if (c instanceof Command.AbandonOpen x) return sessionCommands.abandonOpen(x);
         if (c instanceof Command.ResumeSession x) return sessionCommands.resume(x);
         if (c instanceof Command.Put x) return kvCommands.put(x);
         if (c instanceof Command.Delete x) return kvCommands.delete(x);

@@ -3,6 +3,7 @@ package dev.tenure.core;
 import static dev.tenure.core.Fixture.rejected;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tenure.core.Command.AbandonOpen;
 import dev.tenure.core.Command.Acquire;
 import dev.tenure.core.Command.OpenSession;
 import dev.tenure.core.Command.Put;
@@ -108,5 +109,30 @@ class SessionSecretTest {
     void aSessionOpenedWithoutASecretAcceptsAnyRequest() {
         long id = f.open(10_000);
         assertThat(f.apply(new WithSecret(OTHER, new Acquire(id, 1, "a", 0)))).isInstanceOf(Granted.class);
+    }
+
+    @Test
+    void anAbandonedOpenEndsTheSessionItMadeUnlessItWasResumedAndChangesNothingElse() {
+        long abandoned = openOwned();
+        long other = ((SessionOpened) f.apply(new OpenSession(10_000, "other", OTHER))).sessionId();
+        f.events();
+
+        assertThat(f.apply(new AbandonOpen(OWNER))).isInstanceOf(Result.Ok.class);
+        assertThat(f.events()).containsExactly(new Event.SessionEnded(abandoned, TenureEnd.DISCONNECTED));
+        assertThat(f.apply(new WithSecret(OTHER, new Acquire(other, 1, "a", 0))))
+                .as("the other session lives on")
+                .isInstanceOf(Granted.class);
+
+        byte[] before = f.sm.snapshot();
+        assertThat(f.apply(new AbandonOpen(OWNER))).as("again: nothing left").isInstanceOf(Result.Ok.class);
+        assertThat(f.sm.snapshot()).as("nothing changed").isEqualTo(before);
+
+        // A session its client resumed is known to that client: not abandoned.
+        assertThat(f.apply(new WithSecret(OTHER, new ResumeSession(other)))).isInstanceOf(SessionResumed.class);
+        f.events();
+        assertThat(f.apply(new AbandonOpen(OTHER))).isInstanceOf(Result.Ok.class);
+        assertThat(f.events()).isEmpty();
+
+        assertThat(rejected(f.apply(new AbandonOpen(SecretHash.NONE))).code()).isEqualTo(Code.INVALID);
     }
 }

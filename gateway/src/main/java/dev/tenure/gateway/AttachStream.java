@@ -92,6 +92,9 @@ final class AttachStream implements StreamObserver<AttachRequest> {
                         .setPrincipal(principal));
         log.submit(cmd).whenComplete((reply, error) -> {
             if (error != null) {
+                // The open may have committed all the same: the session it made must not outlive
+                // this answer, which tells the client it has none.
+                gateway.abandonOpen(cmd.getOpenSession().getSecretHash(), Gateway.ABANDON_ATTEMPTS);
                 fail(Status.UNAVAILABLE.withDescription(error.getMessage()));
             } else if (reply.hasOpened()) {
                 Opened opened = reply.getOpened();

@@ -2,6 +2,7 @@ package dev.tenure.gateway;
 
 import com.google.protobuf.ByteString;
 import dev.tenure.api.AttachDemux;
+import dev.tenure.api.internal.AbandonOpen;
 import dev.tenure.api.internal.Event;
 import dev.tenure.api.internal.LogCommand;
 import dev.tenure.api.internal.Reply;
@@ -271,6 +272,28 @@ public final class Gateway {
         } else {
             scheduler.later(delayMs, action);
         }
+    }
+
+    /** Tries to end an abandoned open this many times, {@link #ABANDON_RETRY_MS} apart. */
+    static final int ABANDON_ATTEMPTS = 30;
+
+    static final long ABANDON_RETRY_MS = 1_000;
+
+    /**
+     * An open whose client was told it failed may have committed all the same (it timed out, the
+     * leader changed): ends the session it may have opened, found by its secret's hash, so none
+     * that nobody knows stands until its TTL. Sent until it commits, for up to about 30 s; a node
+     * that stops meanwhile leaves it to the TTL.
+     */
+    void abandonOpen(ByteString secretHash, int attemptsLeft) {
+        log.submit(LogCommand.newBuilder()
+                        .setAbandonOpen(AbandonOpen.getDefaultInstance())
+                        .setSecretHash(secretHash))
+                .whenComplete((reply, error) -> {
+                    if (error != null && attemptsLeft > 1) {
+                        later(ABANDON_RETRY_MS, () -> abandonOpen(secretHash, attemptsLeft - 1));
+                    }
+                });
     }
 
     static StatusRuntimeException unavailable(Throwable error) {

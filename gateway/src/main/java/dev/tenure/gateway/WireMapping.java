@@ -87,6 +87,7 @@ public final class WireMapping {
                         log.getCloseSession().getSessionId(),
                         toCore(log.getCloseSession().getEndValue()),
                         log.getCloseSession().getAttachment());
+            case ABANDON_OPEN -> new Command.AbandonOpen(SessionSecrets.toCore(log.getSecretHash()));
             case RESUME_SESSION ->
                 new Command.ResumeSession(
                         log.getResumeSession().getSessionId(),

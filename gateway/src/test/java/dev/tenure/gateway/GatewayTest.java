@@ -2,6 +2,8 @@ package dev.tenure.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.google.protobuf.ByteString;
+import dev.tenure.api.internal.Done;
 import dev.tenure.api.internal.Event;
 import dev.tenure.api.internal.LogCommand;
 import dev.tenure.api.internal.Queued;
@@ -49,6 +51,37 @@ class GatewayTest {
         assertThat(out.messages).as("nothing before the commit").hasSize(1);
         log.renewals.remove(0).complete(true);
         assertThat(out.messages.get(1).getAck().getSeq()).isEqualTo(5);
+    }
+
+    @Test
+    void anOpenAnsweredAsFailedIsAbandonedThroughTheLogUntilThatCommits() {
+        Gateway gateway = new Gateway(log, scheduler, Limits.defaults(), new Gateway.Listener() {});
+        Recorder<AttachResponse> out = new Recorder<>();
+        StreamObserver<AttachRequest> in = gateway.attach(out);
+        in.onNext(open(0));
+        Submission opening = log.submitted.remove(0);
+        ByteString secretHash = opening.command().getOpenSession().getSecretHash();
+        assertThat(secretHash.size()).isEqualTo(16);
+
+        // No answer in time: the client hears UNAVAILABLE, though the open may have committed.
+        opening.reply().completeExceptionally(new IllegalStateException("no answer from the cluster in time"));
+        assertThat(Status.fromThrowable(out.error).getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+        Submission abandon = log.submitted.remove(0);
+        assertThat(abandon.command().hasAbandonOpen()).isTrue();
+        assertThat(abandon.command().getSecretHash()).isEqualTo(secretHash);
+
+        // The abandon itself fails (no leader yet): it is sent again a second later.
+        abandon.reply().completeExceptionally(new IllegalStateException("leader changed"));
+        assertThat(log.submitted).isEmpty();
+        assertThat(scheduler.delaysMs).containsExactly(Gateway.ABANDON_RETRY_MS);
+        scheduler.runAll();
+        Submission again = log.submitted.remove(0);
+        assertThat(again.command().hasAbandonOpen()).isTrue();
+        assertThat(again.command().getSecretHash()).isEqualTo(secretHash);
+        again.reply()
+                .complete(Reply.newBuilder().setDone(Done.getDefaultInstance()).build());
+        scheduler.runAll();
+        assertThat(log.submitted).as("committed: nothing more").isEmpty();
     }
 
     @Test
