@@ -84,6 +84,7 @@ public final class TenureServer implements AutoCloseable {
         LoggingWarmUp.run();
         dataLock = DataDirLock.acquire(config.dataDir());
         DataDirSpace.require(config.dataDir(), ClusterNode.storageFloorBytes());
+        faults.watchDisk(config.dataDir(), ClusterNode.storageFloorBytes());
         node = ClusterNode.launch(config, role::set, faults);
         gateway = new GatewayServer(
                 config,

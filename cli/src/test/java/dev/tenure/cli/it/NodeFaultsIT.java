@@ -12,8 +12,10 @@ import dev.tenure.api.v1.KvPutResponse;
 import dev.tenure.api.v1.ServerStatusRequest;
 import dev.tenure.api.v1.TenureGrpc;
 import dev.tenure.client.TenureClient;
+import dev.tenure.client.TenureException;
 import dev.tenure.core.Limits;
 import dev.tenure.testkit.Await;
+import dev.tenure.testkit.JavaCommand;
 import dev.tenure.testkit.Pause;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
@@ -24,9 +26,12 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Semaphore;
@@ -125,6 +130,69 @@ class NodeFaultsIT {
                     .startsWith(
                             "err: tenure: fatal: cluster member stopped (exit 11): the cluster terminated on thread")
                     .endsWith(", as asked (ClusterTool shutdown or abort)");
+        }
+    }
+
+    /**
+     * The data directory's file system fills while the node writes its log: the node ends with
+     * status 15 and a line that says the disk is full, instead of serving nothing; given room, it
+     * restarts with every acknowledged write.
+     */
+    @Test
+    void aNodeWhoseDiskFillsEndsWithStatus15AndARestartKeepsEveryAcknowledgedWrite() throws Exception {
+        Path mount = Files.createDirectories(data.resolve("mount"));
+        try (TmpfsMount disk = TmpfsMount.on(mount, "size=160m")) {
+            List<String> jvm = new ArrayList<>(JavaCommand.SMALL_JVM);
+            // The node refuses to start below the archive's floor (128 MiB by default): a lower one
+            // lets a small file system fill quickly.
+            jvm.add("-Daeron.archive.low.storage.space.threshold=32m");
+            ServerProcess server = new ServerProcess(mount.resolve("data")).jvm(jvm);
+            try (server) {
+                server.start();
+                Map<String, Integer> acked = new HashMap<>();
+                int puts = 0;
+                long lastAck = System.nanoTime();
+                try (TenureClient tenure = TenureClient.builder()
+                        .endpoints(server.endpoint())
+                        .requestTimeout(Duration.ofSeconds(5))
+                        .build()) {
+                    byte[] value = new byte[60_000];
+                    for (; puts < 10_000; puts++) {
+                        String key = "fill-" + (puts % 500);
+                        ByteBuffer.wrap(value).putInt(puts);
+                        try {
+                            tenure.put(key, value);
+                        } catch (TenureException e) {
+                            break;
+                        }
+                        acked.put(key, puts);
+                        lastAck = System.nanoTime();
+                    }
+                }
+                int status = server.awaitExit(Duration.ofSeconds(60));
+                System.out.printf(
+                        "NodeFaultsIT: the disk filled after %d acknowledged puts of 60,000 bytes; exit %d seen %d ms"
+                                + " after the last acknowledgement (the failed put waited out its 5 s)%n",
+                        puts, status, (System.nanoTime() - lastAck) / 1_000_000);
+                assertThat(status).as(server.lines().toString()).isEqualTo(15);
+                assertThat(fatalLines(server))
+                        .singleElement()
+                        .asString()
+                        .startsWith("err: tenure: fatal: data directory full (exit 15): Aeron agent on thread")
+                        .contains("bytes free on its file system (tenure-test)");
+
+                disk.remount("size=512m");
+                server.start();
+                try (TenureClient tenure = client(server)) {
+                    for (Map.Entry<String, Integer> e : acked.entrySet()) {
+                        int found = ByteBuffer.wrap(
+                                        tenure.get(e.getKey()).orElseThrow().value())
+                                .getInt();
+                        // A put that failed may have committed: the value may be newer, never older.
+                        assertThat(found).as(e.getKey()).isGreaterThanOrEqualTo(e.getValue());
+                    }
+                }
+            }
         }
     }
 

@@ -25,6 +25,11 @@ final class TmpfsMount implements AutoCloseable {
         return new TmpfsMount(dir);
     }
 
+    /** {@code mount -o remount,OPTIONS DIR}: e.g. more room, with what it holds kept. */
+    void remount(String options) throws IOException, InterruptedException {
+        run(List.of("mount", "-o", "remount," + options, dir.toString()));
+    }
+
     @Override
     public void close() throws IOException, InterruptedException {
         run(List.of("umount", dir.toString()));

@@ -7,7 +7,8 @@ package dev.tenure.server.fault;
  *
  * <p>1 (did not start) and 2 (bad options) keep the meanings the {@code tenure} command gives
  * them, and 3 to 6 stay the client commands'; a stop as asked is the JVM's 143 or 130 (SIGTERM,
- * SIGINT). 12 is left for a corrupt or unreadable data file, which has no handling of its own yet.
+ * SIGINT). 12 is left for a corrupt or unreadable data file, which has no handling of its own yet;
+ * 15 is a full data directory.
  */
 public enum FatalCause {
     /**
@@ -26,7 +27,14 @@ public enum FatalCause {
     /** The client endpoint stopped: a gRPC transport thread or the gateway's channel into the log ended. */
     GATEWAY_STOPPED(13, "gateway stopped"),
     /** Another thread of the node died of an exception nothing caught: a bug, state unknown. */
-    THREAD_DIED(14, "thread died");
+    THREAD_DIED(14, "thread died"),
+    /**
+     * A part of the member failed while the data directory's file system was out of room for the
+     * log: Aeron writes the log through memory-mapped files, and a page it cannot back faults the
+     * thread that touches it ({@code InternalError: a fault occurred in a recent unsafe memory
+     * access}).
+     */
+    DISK_FULL(15, "data directory full");
 
     private final int exitStatus;
     private final String meaning;

@@ -3,7 +3,11 @@ package dev.tenure.server.fault;
 import dev.tenure.core.InvariantViolation;
 import io.aeron.cluster.service.ClusterTerminationException;
 import io.aeron.exceptions.ConductorServiceTimeoutException;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.FileStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.agrona.ErrorHandler;
 import org.agrona.concurrent.AgentTerminationException;
 
@@ -32,10 +36,21 @@ public final class NodeFaults implements ErrorHandler {
     private Phase phase = Phase.STARTING; // guarded by this
     private String endedWhileStarting; // guarded by this
     private volatile String paused; // the service timeout Aeron reported, if it did
+    private volatile Path dataDir; // whose file system's free space explains a failure, once known
+    private volatile long floorBytes;
 
     public NodeFaults(FatalHandler fatal, PrintStream log) {
         this.fatal = fatal;
         this.log = log;
+    }
+
+    /**
+     * From now on a part that fails while {@code dataDir}'s file system has no more than {@code
+     * floorBytes} free is reported as {@link FatalCause#DISK_FULL}: the log could not be written.
+     */
+    public void watchDisk(Path dataDir, long floorBytes) {
+        this.floorBytes = floorBytes;
+        this.dataDir = dataDir.toAbsolutePath().normalize();
     }
 
     /** The node has started every part; throws if one of them ended meanwhile. */
@@ -135,7 +150,29 @@ public final class NodeFaults implements ErrorHandler {
             logged(error);
         }
         if (error instanceof Error || error instanceof InvariantViolation) {
-            ended(cause, "Aeron agent on thread " + thread + " failed: " + error);
+            String full = cause == FatalCause.OUT_OF_MEMORY ? null : diskFull();
+            ended(
+                    full == null ? cause : FatalCause.DISK_FULL,
+                    "Aeron agent on thread " + thread + " failed: " + error + (full == null ? "" : "; " + full));
+        }
+    }
+
+    /** Why the data directory's file system explains a failure, or null if it has room (or cannot say). */
+    private String diskFull() {
+        Path dir = dataDir;
+        if (dir == null) {
+            return null;
+        }
+        try {
+            FileStore store = Files.getFileStore(dir);
+            long usable = store.getUsableSpace();
+            if (usable > floorBytes) {
+                return null;
+            }
+            return "the data directory " + dir + " has " + usable + " bytes free on its file system (" + store.name()
+                    + "), no more than the " + floorBytes + " the log needs: free space, then restart";
+        } catch (IOException e) {
+            return null;
         }
     }
 
