@@ -368,11 +368,22 @@ final class Liveness {
             markLost(LossReason.RELEASED, fx);
             return false;
         }
+        if (sessionId != 0 && refusesThisClient(status)) {
+            // The node will not let this client resume (its principal lost the permission, its
+            // certificate is no longer accepted): no stream will prove the session again, and
+            // waiting for the horizon would only hold the leases' doubt longer.
+            markLost(LossReason.REVOKED, fx);
+            return false;
+        }
         if (sessionId != 0) {
             setState(UNCERTAIN);
             queue.add(() -> events.renewFailed(status.asRuntimeException()));
         }
         return true;
+    }
+
+    private static boolean refusesThisClient(Status status) {
+        return status.getCode() == Status.Code.PERMISSION_DENIED || status.getCode() == Status.Code.UNAUTHENTICATED;
     }
 
     /** No endpoint will open the session: {@code failure} is what open() fails with. */

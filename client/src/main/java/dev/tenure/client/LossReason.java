@@ -10,7 +10,7 @@ public enum LossReason {
     EXPIRED,
     /** The server saw the session's connection close. */
     DISCONNECTED,
-    /** The server revoked it (an operator, or maxHold). */
+    /** The server revoked it (an operator, maxHold, an ACL reload), or refused to let this client resume it. */
     REVOKED,
     /** The server ended the session without a more specific reason, or no longer knows it. */
     SESSION_ENDED,

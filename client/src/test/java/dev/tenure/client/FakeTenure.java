@@ -71,7 +71,9 @@ final class FakeTenure extends TenureGrpc.TenureImplBase {
     enum Resumes {
         OPENED,
         ENDED,
-        SILENT
+        SILENT,
+        /** Refused PERMISSION_DENIED, as a node whose ACL no longer lets the principal in. */
+        DENIED
     }
 
     volatile Acks acks = Acks.AUTO;
@@ -450,6 +452,7 @@ final class FakeTenure extends TenureGrpc.TenureImplBase {
                 case OPENED -> send(opened(id, ttlBySession.getOrDefault(id, 3000L)));
                 case ENDED -> end(TenureEnd.TENURE_END_EXPIRED, "session expired");
                 case SILENT -> {}
+                case DENIED -> fail(Status.PERMISSION_DENIED.withDescription("principal alice is not in the ACL"));
             }
         }
 
@@ -485,10 +488,14 @@ final class FakeTenure extends TenureGrpc.TenureImplBase {
         }
 
         /** Breaks the stream as a failing node or network would. */
-        synchronized void fail() {
+        void fail() {
+            fail(Status.UNAVAILABLE.withDescription("injected break"));
+        }
+
+        synchronized void fail(Status status) {
             if (!done) {
                 done = true;
-                out.onError(Status.UNAVAILABLE.withDescription("injected break").asRuntimeException());
+                out.onError(status.asRuntimeException());
             }
         }
 

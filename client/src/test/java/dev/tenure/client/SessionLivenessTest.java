@@ -199,6 +199,17 @@ class SessionLivenessTest {
     }
 
     @Test
+    void aResumeTheNodeRefusesForThisClientLosesTheSessionAtOnceNotAtTheHorizon() {
+        Session s = h.client().openSession();
+        Lease lease = s.acquire("a");
+        h.fake.resumes = FakeTenure.Resumes.DENIED;
+        h.fake.latest().fail();
+        assertThat(s.state()).isEqualTo(LOST);
+        assertThat(s.lost().getNow(null)).isEqualTo(LossReason.REVOKED);
+        assertThat(lease.lost().getNow(null)).isEqualTo(LossReason.REVOKED);
+    }
+
+    @Test
     void sessionEndedFromTheServerLosesEveryLeaseWithItsReason() {
         Session s = h.client().openSession();
         Lease a = s.acquire("a");
