@@ -407,7 +407,7 @@ public final class RecordingWalk {
                 s.file,
                 offset,
                 position,
-                "the file ends at byte " + s.size + ", inside this frame (a segment file is "
+                "the file ends at byte " + s.size + ", short of this frame's end (a segment file is "
                         + recording.segmentLength() + " bytes): it was cut short");
     }
 

@@ -96,7 +96,8 @@ public final class RecoveryCheck {
                         + (from < 0
                                 ? "the start of the log"
                                 : "the snapshot at log position " + from + " and the log after it")
-                        + " instead (the damaged snapshot is marked invalid in cluster/recording.log)");
+                        + " instead (" + (i == 1 ? "the damaged snapshot is" : "the " + i + " newer snapshots are")
+                        + " marked invalid in cluster/recording.log)");
             }
             return;
         }
