@@ -1,11 +1,11 @@
 package dev.tenure.server.integrity;
 
-import com.google.protobuf.InvalidProtocolBufferException;
-import dev.tenure.api.internal.LogCommand;
+import com.google.protobuf.CodedInputStream;
 import io.aeron.cluster.codecs.MessageHeaderDecoder;
 import io.aeron.cluster.codecs.SessionMessageHeaderDecoder;
 import io.aeron.cluster.codecs.SnapshotMark;
 import io.aeron.cluster.codecs.SnapshotMarkerDecoder;
+import java.io.IOException;
 import org.agrona.DirectBuffer;
 
 /**
@@ -17,7 +17,7 @@ import org.agrona.DirectBuffer;
  * read by offsets from their start: trailing zeros a longer length adds change nothing, and a
  * shorter one is caught by the walk's zero padding. A Tenure command is a protobuf message, which
  * has no length of its own: a trailing zero is an invalid protobuf tag and a cut field a truncated
- * message, so every command must parse. The state machine's snapshot carries its total length, so
+ * message, so every command must be whole protobuf fields. The state machine's snapshot carries its total length, so
  * its entries must add up to it exactly.
  */
 final class EntryChecks {
@@ -32,21 +32,41 @@ final class EntryChecks {
      */
     static RecordingWalk.EntryCheck log() {
         MessageHeaderDecoder header = new MessageHeaderDecoder();
+        byte[][] scratch = {new byte[4096]};
         return (position, buffer, offset, length) -> {
             String problem = clusterEntry(header, buffer, offset, length);
             if (problem != null || header.templateId() != SessionMessageHeaderDecoder.TEMPLATE_ID) {
                 return problem;
             }
             int payload = SBE_HEADER + header.blockLength();
-            byte[] command = new byte[length - payload];
-            buffer.getBytes(offset + payload, command);
-            try {
-                LogCommand.parseFrom(command);
-                return null;
-            } catch (InvalidProtocolBufferException e) {
-                return "the entry is not a Tenure command (" + e.getMessage() + ")";
+            int commandLength = length - payload;
+            if (scratch[0].length < commandLength) {
+                scratch[0] = new byte[Math.max(commandLength, scratch[0].length * 2)];
             }
+            buffer.getBytes(offset + payload, scratch[0], 0, commandLength);
+            return wholeProtobuf(scratch[0], commandLength);
         };
+    }
+
+    /**
+     * Null if {@code bytes} are whole protobuf fields from the first byte to the last: each tag
+     * non-zero and each field inside the entry. That is all a changed length can break (trailing
+     * zeros are a zero tag, a cut is a field that runs past the end); the bytes themselves are the
+     * checksum's. Cheaper than parsing the command, which builds it.
+     */
+    static String wholeProtobuf(byte[] bytes, int length) {
+        CodedInputStream in = CodedInputStream.newInstance(bytes, 0, length);
+        try {
+            for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
+                if (!in.skipField(tag)) {
+                    return "the entry is not a Tenure command (an end-group tag at byte " + in.getTotalBytesRead()
+                            + ")";
+                }
+            }
+            return null;
+        } catch (IOException e) {
+            return "the entry is not a Tenure command (" + e.getMessage() + ")";
+        }
     }
 
     /** The consensus module's snapshot: its own entries only. */
