@@ -1,5 +1,8 @@
 package dev.tenure.cli;
 
+import dev.tenure.server.fault.FatalCause;
+import dev.tenure.server.integrity.CorruptDataException;
+
 /** The exit codes every command uses, and the mapping from failures to them. */
 final class ExitCodes {
 
@@ -18,6 +21,10 @@ final class ExitCodes {
         if (e instanceof CliException c) {
             return c.exitCode();
         }
+        // A node that will not start from a damaged file says so with its own status.
+        if (e instanceof CorruptDataException) {
+            return FatalCause.CORRUPT_DATA.exitStatus();
+        }
         // A value picocli cannot parse (or a missing parameter) is bad input like any other.
         if (e instanceof IllegalArgumentException || e instanceof picocli.CommandLine.ParameterException) {
             return BAD_INPUT;
@@ -26,6 +33,9 @@ final class ExitCodes {
     }
 
     static String describe(Throwable e) {
+        if (e instanceof CorruptDataException) {
+            return FatalCause.CORRUPT_DATA.meaning() + ": " + e.getMessage();
+        }
         String message = e.getMessage();
         return message == null || message.isBlank() ? e.toString() : message;
     }

@@ -21,6 +21,7 @@ import picocli.CommandLine.Command;
             KvCommand.class,
             CheckpointCommand.class,
             ClusterCommand.class,
+            UpgradeDataCommand.class,
             BenchCommand.class,
             LabCommand.class
         },

@@ -33,6 +33,7 @@ import picocli.CommandLine.Option;
             "1:did not start (one line on stderr says what and where)",
             "2:bad options",
             "11:cluster member stopped (an Aeron agent failed, terminated or its thread ended)",
+            "12:corrupt data file (a log or snapshot frame fails its check; one line names the file and byte)",
             "13:gateway stopped (a gRPC event loop or the gateway's channel into the log ended)",
             "14:a thread of the node died of an exception nothing caught",
             "138:out of memory (SIGUSR1 from the JVM's hook; 3 if it could not run)"

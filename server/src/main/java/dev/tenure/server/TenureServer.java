@@ -11,6 +11,7 @@ import dev.tenure.server.cluster.ReplicaView;
 import dev.tenure.server.fault.FatalHandler;
 import dev.tenure.server.fault.NodeFaults;
 import dev.tenure.server.gateway.GatewayServer;
+import dev.tenure.server.integrity.DataFormat;
 import dev.tenure.server.runtime.AgentWakeup;
 import dev.tenure.server.tls.ServerTls;
 import io.aeron.cluster.service.Cluster;
@@ -62,7 +63,12 @@ public final class TenureServer implements AutoCloseable {
     public static TenureServer start(ServerConfig config, PrintStream log, FatalHandler fatal, Acl acl)
             throws IOException {
         // The data directory is checked, made and locked first of all, by DataDirLock.
-        TenureServer server = new TenureServer(config, new NodeFaults(fatal, log));
+        TenureServer server = new TenureServer(
+                config,
+                new NodeFaults(
+                        fatal,
+                        log,
+                        config.dataDir().toAbsolutePath().normalize().resolve("archive")));
         server.initialAcl = acl;
         try {
             server.startAll(log);
@@ -85,7 +91,8 @@ public final class TenureServer implements AutoCloseable {
         dataLock = DataDirLock.acquire(config.dataDir());
         DataDirSpace.require(config.dataDir(), ClusterNode.storageFloorBytes());
         faults.watchDisk(config.dataDir(), ClusterNode.storageFloorBytes());
-        node = ClusterNode.launch(config, role::set, faults);
+        DataFormat.require(config.dataDir());
+        node = ClusterNode.launch(config, role::set, faults, log);
         gateway = new GatewayServer(
                 config,
                 node.aeronDirectoryName(),

@@ -4,6 +4,9 @@ import dev.tenure.server.ServerConfig;
 import dev.tenure.server.clusterauth.SecretChallengeAuthenticator;
 import dev.tenure.server.fault.FatalCause;
 import dev.tenure.server.fault.NodeFaults;
+import dev.tenure.server.integrity.CorruptDataException;
+import dev.tenure.server.integrity.FrameChecksum;
+import dev.tenure.server.integrity.RecoveryCheck;
 import dev.tenure.server.runtime.AdaptiveIdleStrategy;
 import dev.tenure.server.runtime.AgentWakeup;
 import dev.tenure.server.runtime.SocketPolling;
@@ -20,7 +23,9 @@ import io.aeron.cluster.service.ClusteredServiceContainer;
 import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
 import java.io.File;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -92,7 +97,8 @@ public final class ClusterNode implements AutoCloseable {
      * each agent's thread: a member whose agent stopped commits nothing more, and only the node's
      * own close may stop one.
      */
-    public static ClusterNode launch(ServerConfig config, Consumer<Cluster.Role> roleListener, NodeFaults faults) {
+    public static ClusterNode launch(
+            ServerConfig config, Consumer<Cluster.Role> roleListener, NodeFaults faults, PrintStream log) {
         ErrorHandler errors = faults;
         ThreadFactory agentThreads = task -> new Thread(faults.watched(FatalCause.MEMBER_STOPPED, task));
         ServerConfig.Member self = config.self();
@@ -119,6 +125,7 @@ public final class ClusterNode implements AutoCloseable {
                         + " after it from a peer");
             }
         }
+        checkRecovery(base.toPath(), config.members().size() > 1, log);
 
         AeronArchive.Context localArchive = new AeronArchive.Context()
                 .lock(NoOpLock.INSTANCE)
@@ -171,6 +178,7 @@ public final class ClusterNode implements AutoCloseable {
                 .clusterDir(new File(base, "cluster"))
                 .clusteredService(new TenureClusteredService(
                         config.limits(),
+                        base.toPath().resolve("archive"),
                         roleListener.andThen(role -> wakeup.roleChanged(role == Cluster.Role.LEADER)),
                         replica))
                 .serviceId(0)
@@ -214,6 +222,26 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     /**
+     * Checks every byte the member is about to recover from, before any part of it starts (see
+     * {@link RecoveryCheck}); a damaged file that nothing can replace stops the start with the
+     * line the operator needs.
+     */
+    private static void checkRecovery(Path dataDir, boolean hasPeers, PrintStream log) {
+        try {
+            RecoveryCheck.run(dataDir, true, log);
+        } catch (CorruptDataException e) {
+            throw e.withRemedy(remedy(hasPeers));
+        }
+    }
+
+    /** What an operator can do about a member's damaged data file. */
+    public static String remedy(boolean hasPeers) {
+        return hasPeers
+                ? "this member can be rebuilt from its peers: see docs/cluster.md#rebuilding-a-member-from-its-peers"
+                : "a single node has no peers to rebuild it from: see docs/cluster.md#a-corrupt-or-unreadable-data-file";
+    }
+
+    /**
      * The media driver as every node runs it; public so that the bench's Aeron echo measures the
      * same driver. The driver's async executor (name resolution and channel parsing when a
      * publication or subscription is added) would otherwise sleep 1 ms at a time, waking a thousand
@@ -251,6 +279,12 @@ public final class ClusterNode implements AutoCloseable {
                 .threadingMode(ArchiveThreadingMode.SHARED)
                 .idleStrategySupplier(AdaptiveIdleStrategy::standard)
                 .segmentFileLength(SEGMENT_BYTES)
+                // Every frame the archive records (log, snapshots, copies from peers) gets a
+                // CRC-32C of its payload in its header, and every replay it serves (recovery, a
+                // peer's catch-up or copy) checks it: damaged bytes fail the replay instead of
+                // reaching a state machine.
+                .recordChecksum(FrameChecksum.CRC32C)
+                .replayChecksum(FrameChecksum.CRC32C)
                 .fileSyncLevel(1)
                 .catalogFileSyncLevel(1)
                 .lowStorageSpaceThreshold(storageFloorBytes())

@@ -1,5 +1,6 @@
 package dev.tenure.server.cluster;
 
+import dev.tenure.server.integrity.ServiceSnapshotLayout;
 import io.aeron.ExclusivePublication;
 import io.aeron.Image;
 import io.aeron.logbuffer.FragmentHandler;
@@ -13,16 +14,17 @@ import org.agrona.concurrent.UnsafeBuffer;
  */
 final class SnapshotTransfer {
 
-    private static final int CHUNK_BYTES = 32 * 1024;
-    private static final int HEADER_MAGIC = 0x54534e50; // "TSNP"
+    private static final int CHUNK_BYTES = ServiceSnapshotLayout.CHUNK_BYTES;
+    private static final int HEADER_MAGIC = ServiceSnapshotLayout.HEADER_MAGIC;
+    private static final int HEADER_BYTES = ServiceSnapshotLayout.HEADER_BYTES;
 
     private SnapshotTransfer() {}
 
     static void write(ExclusivePublication publication, byte[] snapshot, IdleStrategy idle) {
-        UnsafeBuffer header = new UnsafeBuffer(new byte[8]);
+        UnsafeBuffer header = new UnsafeBuffer(new byte[HEADER_BYTES]);
         header.putInt(0, HEADER_MAGIC);
         header.putInt(4, snapshot.length);
-        offer(publication, header, 0, 8, idle);
+        offer(publication, header, 0, HEADER_BYTES, idle);
         UnsafeBuffer body = new UnsafeBuffer(snapshot);
         for (int offset = 0; offset < snapshot.length; offset += CHUNK_BYTES) {
             offer(publication, body, offset, Math.min(CHUNK_BYTES, snapshot.length - offset), idle);
@@ -49,7 +51,7 @@ final class SnapshotTransfer {
         int[] expected = {-1};
         FragmentHandler handler = (buffer, offset, length, header) -> {
             if (expected[0] < 0) {
-                if (length != 8 || buffer.getInt(offset) != HEADER_MAGIC) {
+                if (length != HEADER_BYTES || buffer.getInt(offset) != HEADER_MAGIC) {
                     throw new IllegalStateException("not a Tenure snapshot");
                 }
                 expected[0] = buffer.getInt(offset + 4);

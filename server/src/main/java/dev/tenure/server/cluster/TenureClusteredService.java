@@ -10,6 +10,7 @@ import dev.tenure.core.Limits;
 import dev.tenure.core.Result;
 import dev.tenure.core.StateMachine;
 import dev.tenure.gateway.WireMapping;
+import dev.tenure.server.integrity.CorruptDataException;
 import io.aeron.ExclusivePublication;
 import io.aeron.Image;
 import io.aeron.cluster.codecs.CloseReason;
@@ -17,6 +18,7 @@ import io.aeron.cluster.service.ClientSession;
 import io.aeron.cluster.service.Cluster;
 import io.aeron.cluster.service.ClusteredService;
 import io.aeron.logbuffer.Header;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -41,6 +43,7 @@ public final class TenureClusteredService implements ClusteredService {
     private static final int OFFER_ATTEMPTS = 3;
 
     private final Limits limits;
+    private final Path archiveDir;
     private final Consumer<Cluster.Role> roleListener;
     private final ReplicaView replica;
     private final List<Event> events = new ArrayList<>();
@@ -50,8 +53,10 @@ public final class TenureClusteredService implements ClusteredService {
     private StateMachine machine;
     private long timerDeadlineMs = Long.MAX_VALUE;
 
-    public TenureClusteredService(Limits limits, Consumer<Cluster.Role> roleListener, ReplicaView replica) {
+    public TenureClusteredService(
+            Limits limits, Path archiveDir, Consumer<Cluster.Role> roleListener, ReplicaView replica) {
         this.limits = limits;
+        this.archiveDir = archiveDir;
         this.roleListener = roleListener;
         this.replica = replica;
     }
@@ -60,15 +65,30 @@ public final class TenureClusteredService implements ClusteredService {
     public void onStart(Cluster cluster, Image snapshotImage) {
         this.cluster = cluster;
         this.idle = cluster.idleStrategy();
-        machine = snapshotImage == null
-                ? new StateMachine(limits)
-                : StateMachine.restore(SnapshotTransfer.read(snapshotImage, idle), limits);
+        machine = snapshotImage == null ? new StateMachine(limits) : restore(snapshotImage);
         // A timer scheduled before the snapshot belongs to the consensus module's own snapshot,
         // so after a restore the next apply re-arms it only if the deadline moved.
         timerDeadlineMs = Long.MAX_VALUE;
         // Aeron calls onRoleChange only when the role differs from the one the service starts
         // in (a follower's): without this, the node would never hear that it starts as one.
         roleListener.accept(cluster.role());
+    }
+
+    /**
+     * The state machine from the snapshot the consensus module loads. Its frames were checked at
+     * start ({@code RecoveryCheck}), so a snapshot that still does not decode was written wrong or
+     * by another release: the member stops (exit 12) rather than start from another state.
+     */
+    private StateMachine restore(Image snapshotImage) {
+        try {
+            return StateMachine.restore(SnapshotTransfer.read(snapshotImage, idle), limits);
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            throw new CorruptDataException(
+                    archiveDir,
+                    -1,
+                    "the state machine snapshot of log position " + cluster.logPosition(),
+                    "it does not restore: " + e.getMessage());
+        }
     }
 
     @Override

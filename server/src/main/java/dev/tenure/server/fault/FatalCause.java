@@ -7,8 +7,7 @@ package dev.tenure.server.fault;
  *
  * <p>1 (did not start) and 2 (bad options) keep the meanings the {@code tenure} command gives
  * them, and 3 to 6 stay the client commands'; a stop as asked is the JVM's 143 or 130 (SIGTERM,
- * SIGINT). 12 is left for a corrupt or unreadable data file, which has no handling of its own yet;
- * 15 is a full data directory.
+ * SIGINT). 15 is a full data directory.
  */
 public enum FatalCause {
     /**
@@ -24,6 +23,12 @@ public enum FatalCause {
      * machine broke an invariant.
      */
     MEMBER_STOPPED(11, "cluster member stopped"),
+    /**
+     * A data file the member recovers from, or serves to a peer, holds bytes it did not write
+     * (a checksum that does not match, a frame cut short): the node stops rather than apply or
+     * send them. The same status ends a start that finds such a file ({@code RecoveryCheck}).
+     */
+    CORRUPT_DATA(12, "corrupt data file"),
     /** The client endpoint stopped: a gRPC transport thread or the gateway's channel into the log ended. */
     GATEWAY_STOPPED(13, "gateway stopped"),
     /** Another thread of the node died of an exception nothing caught: a bug, state unknown. */

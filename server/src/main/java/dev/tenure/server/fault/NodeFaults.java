@@ -1,6 +1,8 @@
 package dev.tenure.server.fault;
 
 import dev.tenure.core.InvariantViolation;
+import dev.tenure.server.integrity.CorruptDataException;
+import io.aeron.archive.client.ArchiveException;
 import io.aeron.cluster.service.ClusterTerminationException;
 import io.aeron.exceptions.ConductorServiceTimeoutException;
 import java.io.IOException;
@@ -8,6 +10,7 @@ import java.io.PrintStream;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.agrona.ErrorHandler;
 import org.agrona.concurrent.AgentTerminationException;
 
@@ -21,6 +24,8 @@ import org.agrona.concurrent.AgentTerminationException;
  *   <li>starting: the first end is kept and {@link #serving()} throws it, so the start fails with
  *       one line and exit 1 instead of printing "serving" over a dead part;
  *   <li>serving: fatal at once;
+ *   <li>a corrupt data file ({@link FatalCause#CORRUPT_DATA}) is fatal at once while starting too:
+ *       the start would otherwise wait for a replay that cannot finish;
  *   <li>stopping ({@link #stopping()}, first thing in the node's close): every part is meant to end.
  * </ul>
  */
@@ -31,8 +36,13 @@ public final class NodeFaults implements ErrorHandler {
         STOPPING
     }
 
+    /** Aeron's replay errors (after its "ERROR - ") that mean a recording holds bytes the archive did not write. */
+    private static final List<String> DAMAGED_RECORDING =
+            List.of("CRC checksum mismatch", "unexpected end of recording");
+
     private final FatalHandler fatal;
     private final PrintStream log;
+    private final Path archiveDir; // null: unknown (tests)
     private Phase phase = Phase.STARTING; // guarded by this
     private String endedWhileStarting; // guarded by this
     private volatile String paused; // the service timeout Aeron reported, if it did
@@ -40,8 +50,14 @@ public final class NodeFaults implements ErrorHandler {
     private volatile long floorBytes;
 
     public NodeFaults(FatalHandler fatal, PrintStream log) {
+        this(fatal, log, null);
+    }
+
+    /** As above, for a node whose archive (named in the line of a damaged recording) is {@code archiveDir}. */
+    public NodeFaults(FatalHandler fatal, PrintStream log, Path archiveDir) {
         this.fatal = fatal;
         this.log = log;
+        this.archiveDir = archiveDir;
     }
 
     /**
@@ -72,7 +88,7 @@ public final class NodeFaults implements ErrorHandler {
             if (phase == Phase.STOPPING) {
                 return;
             }
-            if (phase == Phase.STARTING) {
+            if (phase == Phase.STARTING && cause != FatalCause.CORRUPT_DATA) {
                 if (endedWhileStarting == null) {
                     endedWhileStarting = cause.meaning() + " while starting: " + what;
                 }
@@ -112,12 +128,22 @@ public final class NodeFaults implements ErrorHandler {
      *       (ClusterTool shutdown or abort) or not, or another agent did, and nothing restarts it
      *       in this process;
      *   <li>an {@link InvariantViolation}: the state machine is wrong, and an invariant failure must
-     *       stop the replica rather than answer from that state.
+     *       stop the replica rather than answer from that state;
+     *   <li>a damaged data file: a snapshot that does not restore ({@link CorruptDataException}), or a
+     *       recording whose replay (to this member, or to a peer catching up or copying) failed its
+     *       frame checksum: such bytes must reach no state machine, and this member's disk can no
+     *       longer be trusted to recover from.
      * </ul>
      */
     @Override
     public void onError(Throwable error) {
         String thread = Thread.currentThread().getName();
+        String damage = damage(error);
+        if (damage != null) {
+            logged(error);
+            ended(FatalCause.CORRUPT_DATA, damage);
+            return;
+        }
         if (error instanceof ClusterTerminationException terminated) {
             ended(
                     FatalCause.MEMBER_STOPPED,
@@ -174,6 +200,25 @@ public final class NodeFaults implements ErrorHandler {
         } catch (IOException e) {
             return null;
         }
+    }
+
+    /** What {@code error} says about a damaged data file, or null if it is about something else. */
+    private String damage(Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause()) {
+            if (t instanceof CorruptDataException corrupt) {
+                return corrupt.getMessage();
+            }
+            if (t instanceof ArchiveException && t.getMessage() != null) {
+                String message = t.getMessage();
+                for (String kind : DAMAGED_RECORDING) {
+                    if (message.contains(kind)) {
+                        return (archiveDir == null ? "the archive" : archiveDir.toString()) + ": a replay failed: "
+                                + message + "; see docs/cluster.md#a-corrupt-or-unreadable-data-file";
+                    }
+                }
+            }
+        }
+        return null;
     }
 
     /**

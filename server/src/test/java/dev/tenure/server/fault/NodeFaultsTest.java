@@ -4,10 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenure.core.InvariantViolation;
+import dev.tenure.server.integrity.CorruptDataException;
+import io.aeron.archive.client.ArchiveException;
 import io.aeron.cluster.service.ClusterTerminationException;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import org.agrona.concurrent.AgentTerminationException;
 import org.junit.jupiter.api.Test;
 
@@ -99,6 +102,39 @@ class NodeFaultsTest {
                 .containsExactly("tenure: fatal: out of memory (exit 138): Aeron agent on thread "
                         + Thread.currentThread().getName() + " failed: java.lang.OutOfMemoryError: Java heap space");
         assertThat(logged.toString(StandardCharsets.UTF_8)).isEmpty();
+    }
+
+    /**
+     * A replay the archive refused for a checksum (to this member or to a peer) and a snapshot
+     * that does not restore end the node with 12, while it starts too: its start would otherwise
+     * wait for a replay that never finishes.
+     */
+    @Test
+    void aDamagedRecordingEndsTheNodeWithTwelveEvenWhileStarting() {
+        NodeFaults node =
+                new NodeFaults(fatals, new PrintStream(logged, true, StandardCharsets.UTF_8), Path.of("/d/archive"));
+        node.onError(new ArchiveException("CRC checksum mismatch at position=4416 (segmentFilePosition=0, ...):"
+                + " recorded checksum=1, computed checksum=2, recordingId=0, replaySessionId=3, segmentFile=0-0.rec"));
+        node.serving();
+        node.onError(new IllegalStateException(
+                "wrapped", new CorruptDataException(Path.of("/d/archive"), -1, "the state machine snapshot", "bad")));
+        node.onError(new ArchiveException("unexpected end of recording at position=96"));
+        assertThat(fatals.lines())
+                .containsExactly(
+                        "tenure: fatal: corrupt data file (exit 12): /d/archive: a replay failed: ERROR - CRC checksum"
+                                + " mismatch at position=4416 (segmentFilePosition=0, ...): recorded checksum=1,"
+                                + " computed checksum=2, recordingId=0, replaySessionId=3, segmentFile=0-0.rec; see"
+                                + " docs/cluster.md#a-corrupt-or-unreadable-data-file",
+                        "tenure: fatal: corrupt data file (exit 12): /d/archive (the state machine snapshot): bad",
+                        "tenure: fatal: corrupt data file (exit 12): /d/archive: a replay failed: ERROR - unexpected end"
+                                + " of recording at position=96; see docs/cluster.md#a-corrupt-or-unreadable-data-file");
+    }
+
+    @Test
+    void otherArchiveErrorsAreLogged() {
+        faults.serving();
+        faults.onError(new ArchiveException("replay not found"));
+        assertThat(fatals.lines()).isEmpty();
     }
 
     private static void run(String name, Runnable body) throws InterruptedException {

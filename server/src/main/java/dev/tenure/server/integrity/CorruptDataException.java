@@ -1,0 +1,65 @@
+package dev.tenure.server.integrity;
+
+import java.nio.file.Path;
+
+/**
+ * A data file holds bytes the node did not write, or lacks bytes it did: the node must not start
+ * from it, since whatever it replayed from there would be a state no replica acknowledged. The
+ * message names the file, the byte in it, what that byte is in log terms, what is wrong, and
+ * (once the node knows its own situation) what the operator can do.
+ */
+public final class CorruptDataException extends RuntimeException {
+
+    private final Path file;
+    private final long fileOffset;
+    private final String where;
+    private final String reason;
+    private final String remedy;
+
+    /**
+     * @param file the damaged file
+     * @param fileOffset the byte in the file where the damage starts (the frame that fails), or -1
+     *     where the reader could not tell
+     * @param where what that byte is, in log terms (e.g. {@code log position 4416})
+     * @param reason what is wrong there
+     */
+    public CorruptDataException(Path file, long fileOffset, String where, String reason) {
+        this(file, fileOffset, where, reason, null);
+    }
+
+    private CorruptDataException(Path file, long fileOffset, String where, String reason, String remedy) {
+        super(
+                file + (fileOffset < 0 ? "" : " at byte " + fileOffset) + " (" + where + "): " + reason
+                        + (remedy == null ? "" : "; " + remedy),
+                null,
+                false,
+                false);
+        this.file = file;
+        this.fileOffset = fileOffset;
+        this.where = where;
+        this.reason = reason;
+        this.remedy = remedy;
+    }
+
+    /** The same damage, with what the operator can do about it appended to the message. */
+    public CorruptDataException withRemedy(String remedy) {
+        return new CorruptDataException(file, fileOffset, where, reason, remedy);
+    }
+
+    /** The same damage, with {@code more} said about why it stops the node. */
+    public CorruptDataException because(String more) {
+        return new CorruptDataException(file, fileOffset, where, reason + "; " + more, remedy);
+    }
+
+    public Path file() {
+        return file;
+    }
+
+    public long fileOffset() {
+        return fileOffset;
+    }
+
+    public String where() {
+        return where;
+    }
+}
