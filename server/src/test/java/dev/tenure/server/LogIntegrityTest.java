@@ -79,6 +79,9 @@ class LogIntegrityTest {
             }
         }
         assertThat(refused).isEqualTo(aligned * 8);
+        System.out.printf(
+                "LogIntegrityTest: %d of %d single-bit flips of a %d-byte frame refused%n",
+                refused, aligned * 8, aligned);
         RecoveryCheck.run(data, true, log); // every flip undone: intact again
         assertThat(said.toString(StandardCharsets.UTF_8)).isEmpty();
     }

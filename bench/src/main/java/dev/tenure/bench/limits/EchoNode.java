@@ -3,6 +3,7 @@ package dev.tenure.bench.limits;
 import dev.tenure.server.ServerConfig;
 import dev.tenure.server.cluster.ClusterNode;
 import dev.tenure.server.cluster.ConsensusHost;
+import dev.tenure.server.integrity.FrameChecksum;
 import dev.tenure.server.runtime.AdaptiveIdleStrategy;
 import io.aeron.ExclusivePublication;
 import io.aeron.Image;
@@ -34,7 +35,7 @@ import org.agrona.concurrent.NoOpLock;
  *
  * <p>The configuration mirrors the server's {@code ClusterNode} setting for setting (driver,
  * archive and consensus module on one thread, the same idle strategies, term lengths, {@code fileSyncLevel=1} on archive,
- * catalog and consensus module, IPC log on a lone member and IPC ingress), so the gap between this
+ * catalog and consensus module, CRC-32C frame checksums recorded and checked on replay, IPC log on a lone member and IPC ingress), so the gap between this
  * and Tenure is Tenure's own. {@code ClusterNode} builds its service itself, hence the copy; keep
  * the two in step.
  */
@@ -73,6 +74,8 @@ final class EchoNode implements AutoCloseable {
                 .recordingEventsEnabled(false)
                 .threadingMode(ArchiveThreadingMode.SHARED)
                 .idleStrategySupplier(AdaptiveIdleStrategy::standard)
+                .recordChecksum(FrameChecksum.CRC32C)
+                .replayChecksum(FrameChecksum.CRC32C)
                 .fileSyncLevel(1)
                 .catalogFileSyncLevel(1);
         AeronArchive.Context localArchive = new AeronArchive.Context()
