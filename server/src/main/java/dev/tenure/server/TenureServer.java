@@ -1,5 +1,6 @@
 package dev.tenure.server;
 
+import com.sun.management.UnixOperatingSystemMXBean;
 import dev.tenure.api.v1.Member;
 import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.gateway.Acl;
@@ -16,6 +17,7 @@ import dev.tenure.server.tls.ServerTls;
 import io.aeron.cluster.service.Cluster;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.List;
@@ -96,6 +98,7 @@ public final class TenureServer implements AutoCloseable {
                 tls);
         gateway.acl(initialAcl); // before the port opens: no call is served without it
         gateway.start();
+        warnIfFilesRunOutBeforeConnections(log);
         GrpcWarmUp.call(config.self().host(), gateway.port(), tls);
         // Health is probed through the log once a second, so "no quorum" is noticed, and its
         // start time known, even when no client is asking.
@@ -143,6 +146,29 @@ public final class TenureServer implements AutoCloseable {
         }
         return config.tls() == null || !config.tls().clientCertificates() || principal.isPresent();
     }
+
+    /**
+     * A node whose open-file limit runs out before connectionsMax does not refuse the connections
+     * past it: their accepts fail with "Too many open files" (which it survives, but which also
+     * holds up the connections it could still take). Said once at start, with what it has open then.
+     */
+    private void warnIfFilesRunOutBeforeConnections(PrintStream log) {
+        if (!(ManagementFactory.getOperatingSystemMXBean() instanceof UnixOperatingSystemMXBean os)) {
+            return;
+        }
+        long max = os.getMaxFileDescriptorCount();
+        long open = os.getOpenFileDescriptorCount();
+        int connections = config.connections().connectionsMax();
+        if (max - open - FILES_KEPT_FREE < connections) {
+            log.println("tenure: warning: connectionsMax is " + connections + ", but this process may open " + max
+                    + " files and has " + open + " open: past about " + Math.max(0, max - open - FILES_KEPT_FREE)
+                    + " connections, accepts fail with 'Too many open files' instead of being refused"
+                    + " (raise its open-file limit, ulimit -n, or lower --connections-max)");
+        }
+    }
+
+    /** Files the node opens after its start (snapshots, log segments, admin connections). */
+    private static final int FILES_KEPT_FREE = 64;
 
     /** Whether {@code host} is a loopback address; a name that does not resolve is not. */
     private static boolean loopback(String host) {
@@ -205,6 +231,11 @@ public final class TenureServer implements AutoCloseable {
 
     public int port() {
         return gateway.port();
+    }
+
+    /** Client connections open on the gRPC port now. */
+    public int openConnections() {
+        return gateway.openConnections();
     }
 
     public int adminPort() {
