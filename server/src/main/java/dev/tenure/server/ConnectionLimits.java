@@ -34,9 +34,9 @@ public record ConnectionLimits(
         long nodeUnsentBytesMax) {
 
     /**
-     * 4,096 connections: a node holds them in a few tens of MiB of heap and as many file
+     * 4,096 connections: held idle, they take about 30 MiB of a node's heap and as many file
      * descriptors, within `bin/tenure`'s 512 MiB heap and the usual hard limit of open files
-     * (BENCHMARKS.md, 'Connection floods').
+     * (BENCHMARKS.md, 'Connection floods and clients that do not read').
      */
     public static final int CONNECTIONS_MAX = 4_096;
 

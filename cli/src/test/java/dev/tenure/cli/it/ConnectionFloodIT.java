@@ -262,7 +262,6 @@ class ConnectionFloodIT {
                                 "the node's RSS 200 MiB past what it was, or its end",
                                 () -> server.alive() ? ServerProbe.rssBytes(server.pid()) : Long.MAX_VALUE,
                                 rss -> rss > limit);
-                System.out.println(String.join("\n", server.lines()));
                 System.out.printf(
                         "ConnectionFloodIT: with --unsent-bytes-max and --node-unsent-bytes-max lifted, the same"
                                 + " client took the node from %d MiB RSS %s within %.1f s%n",

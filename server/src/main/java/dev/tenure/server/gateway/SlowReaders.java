@@ -28,7 +28,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * sessions after their disconnect grace, as for a closed connection: a client that cannot read its
  * stream cannot prove it holds its leases), and the connection is closed a second later unless
  * the call ended by then: gRPC lets go of what it queued for a call only with its connection.
- * A client that reads is never counted, so it cannot be cut off by one that does not.
+ * A client that keeps up is never counted: only one that falls behind can be cut off, for what
+ * it leaves waiting on its connection, or when it falls behind while those that do not read
+ * already hold the node's share.
  *
  * <p>Unary calls carry one answer each and are left alone. For streams, an answer costs a check
  * of {@code isReady()} while the client keeps up, and an atomic add per answer while it does not.
@@ -39,8 +41,9 @@ final class SlowReaders implements ServerInterceptor {
 
     /**
      * What a queued answer costs beyond its protobuf bytes: gRPC's 5-byte prefix, and the buffer,
-     * write command, promise and flow-control entry Netty keeps for it. Counted per answer, so a
-     * flood of tiny answers (echoes) is bounded by what it really holds, not by its bytes alone.
+     * write command, promise and flow-control entry Netty keeps for it (about 230 bytes of heap
+     * for an echo's answer: BENCHMARKS.md, 'Connection floods and clients that do not read').
+     * Counted per answer, so a flood of tiny answers is bounded by what it really holds.
      */
     static final int ANSWER_OVERHEAD_BYTES = 256;
 
