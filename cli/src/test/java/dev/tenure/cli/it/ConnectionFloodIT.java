@@ -18,6 +18,10 @@ import io.grpc.ClientCall;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.nio.NioIoHandler;
+import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioSocketChannel;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -207,9 +211,17 @@ class ConnectionFloodIT {
     void aClientThatSendsCallsAndNeverReadsIsCutOffAndTheNodeStaysSmall() throws Exception {
         try (ServerProcess server = new ServerProcess(data).withAdmin().start();
                 TenureClient client =
-                        TenureClient.builder().endpoints(server.endpoint()).build();
+                        // A longer grace than the default: on this 2-core machine the flood's
+                        // 4,000 reads of 64 KiB keep the node too busy to answer an echo within
+                        // a third of 900 ms, and the client then replaces its connection and may
+                        // lose its session (BENCHMARKS.md, 'Connection floods and clients that do
+                        // not read'): an overload this test does not argue about.
+                        TenureClient.builder()
+                                .endpoints(server.endpoint())
+                                .disconnectGrace(Duration.ofSeconds(3))
+                                .build();
                 Session session = client.openSession()) {
-            Unread unread = Unread.flood(server, Integer.getInteger("flood.calls", 4_000));
+            Unread unread = Unread.flood(server, 4_000);
             try {
                 long[] during;
                 try {
@@ -238,7 +250,8 @@ class ConnectionFloodIT {
                         percentileMs(during, 50),
                         percentileMs(during, 99));
                 assertThat(server.alive()).isTrue();
-                // 1.3 GB of answers were asked for: what the node grew by is the bound, not them.
+                assertThat(session.state()).isEqualTo(Session.State.CONNECTED);
+                // 256 MB of answers were asked for: what the node grew by is the bound, not them.
                 assertThat(peakRss - unread.rssBefore).isLessThan(160L << 20);
                 assertThat(after - unread.heapBefore).isLessThan(32L << 20);
             } finally {
@@ -253,7 +266,7 @@ class ConnectionFloodIT {
                 .withAdmin()
                 .withOptions("--unsent-bytes-max", "64GiB", "--node-unsent-bytes-max", "64GiB")
                 .start()) {
-            Unread unread = Unread.flood(server, Integer.getInteger("flood.calls", 4_000));
+            Unread unread = Unread.flood(server, 4_000);
             try {
                 long limit = unread.rssBefore + (200L << 20);
                 long seen = Await.atMost(Duration.ofSeconds(60))
@@ -279,13 +292,15 @@ class ConnectionFloodIT {
     /** A client that sends KvGets of a 64 KiB value on a Calls stream and never reads an answer. */
     private static final class Unread implements AutoCloseable {
         final ManagedChannel channel;
+        final EventLoopGroup loop;
         final long rssBefore;
         final long heapBefore;
         final long startNanos = System.nanoTime();
         final int sent;
 
-        private Unread(ManagedChannel channel, long rssBefore, long heapBefore, int sent) {
+        private Unread(ManagedChannel channel, EventLoopGroup loop, long rssBefore, long heapBefore, int sent) {
             this.channel = channel;
+            this.loop = loop;
             this.rssBefore = rssBefore;
             this.heapBefore = heapBefore;
             this.sent = sent;
@@ -298,8 +313,13 @@ class ConnectionFloodIT {
             }
             long heap = ServerProbe.liveHeap(server.pid()).get("");
             long rss = ServerProbe.rssBytes(server.pid());
+            // Its own event loop: a flood of sends on the loops the reading client's channel
+            // shares would hold up that client's reads in this very JVM.
+            EventLoopGroup loop = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
             ManagedChannel channel = NettyChannelBuilder.forTarget(server.endpoint())
                     .usePlaintext()
+                    .eventLoopGroup(loop)
+                    .channelType(NioSocketChannel.class)
                     .build();
             ClientCall<CallRequest, CallResponse> call =
                     channel.newCall(TenureGrpc.getCallsMethod(), CallOptions.DEFAULT);
@@ -310,7 +330,7 @@ class ConnectionFloodIT {
                         .setKvGet(KvGetRequest.newBuilder().setKey("unread"))
                         .build());
             }
-            return new Unread(channel, rss, heap, calls);
+            return new Unread(channel, loop, rss, heap, calls);
         }
 
         double secondsSinceStart() {
@@ -318,8 +338,9 @@ class ConnectionFloodIT {
         }
 
         @Override
-        public void close() {
-            channel.shutdownNow();
+        public void close() throws InterruptedException {
+            channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+            loop.shutdownGracefully(0, 0, TimeUnit.SECONDS);
         }
     }
 
