@@ -17,8 +17,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Bounds what the node keeps for clients that do not read their streams. An answer gRPC cannot
  * send yet (the client's HTTP/2 window is full, or its socket) stays in the node's memory, with no
- * back-pressure on the gateway, which answers whenever the log does; a client that sends calls on
- * a Calls stream and never reads took a node from 230 MB to 1 GB that way.
+ * back-pressure on the gateway, which answers whenever the log does: a client that sends calls on
+ * a Calls stream and never reads would grow the node until it runs out of memory.
  *
  * <p>So each stream's answers that leave while gRPC says the call is not ready (over its 32 KiB
  * threshold) are counted, per connection and over the node, until the call is ready again. Past
