@@ -70,6 +70,13 @@ final class ClusterCommand {
                 converter = DurationConverter.class)
         Duration snapshotInterval;
 
+        @Option(
+                names = "--connections-max",
+                paramLabel = "N",
+                description =
+                        "Passed to every node (default: the server's): client connections each keeps open at once.")
+        Integer connectionsMax;
+
         @Option(names = "--json", description = "Print one JSON line.")
         boolean json;
 
@@ -171,6 +178,9 @@ final class ClusterCommand {
             List<String> options = new ArrayList<>();
             if (snapshotInterval != null) {
                 options.addAll(List.of("--snapshot-interval", snapshotInterval.toMillis() + "ms"));
+            }
+            if (connectionsMax != null) {
+                options.addAll(List.of("--connections-max", connectionsMax.toString()));
             }
             if (options.isEmpty() && tlsCert == null && clusterSecretFile == null && acl == null) {
                 return options;

@@ -1,7 +1,9 @@
 package dev.tenure.cli;
 
+import dev.tenure.api.StreamLimits;
 import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.gateway.Acl;
+import dev.tenure.server.ConnectionLimits;
 import dev.tenure.server.ServerConfig;
 import dev.tenure.server.TenureServer;
 import dev.tenure.server.acl.AclFile;
@@ -130,6 +132,78 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
     Path clusterSecretFile;
 
     @Option(
+            names = "--connections-max",
+            paramLabel = "N",
+            description = {
+                "Client connections the gRPC port keeps open at once (default: ${DEFAULT-VALUE}). One more is closed as",
+                "it is accepted (a reset), with a line on stderr at most every 10 s. Keep it below the open-file",
+                "limit (ulimit -n): the node says at start if it is not."
+            },
+            defaultValue = "" + ConnectionLimits.CONNECTIONS_MAX)
+    int connectionsMax;
+
+    @Option(
+            names = "--handshake-timeout",
+            description = {
+                "How long a new connection has to finish its TLS handshake and send HTTP/2's preface before it",
+                "is closed (default: ${DEFAULT-VALUE})."
+            },
+            defaultValue = "10s",
+            converter = DurationConverter.class)
+    Duration handshakeTimeout;
+
+    @Option(
+            names = "--connection-idle-timeout",
+            description = {
+                "How long a connection may carry no call at all before it is sent a GOAWAY and closed (default:",
+                "${DEFAULT-VALUE}). A session's stream is a call: clients with sessions are never idle."
+            },
+            defaultValue = "1m",
+            converter = DurationConverter.class)
+    Duration idleTimeout;
+
+    @Option(
+            names = "--calls-per-connection-max",
+            paramLabel = "N",
+            description = {
+                "Calls (HTTP/2 streams) one connection may have open at once (default: ${DEFAULT-VALUE}); gRPC clients",
+                "queue calls past it."
+            },
+            defaultValue = "" + ConnectionLimits.CALLS_PER_CONNECTION_MAX)
+    int callsPerConnectionMax;
+
+    @Option(
+            names = "--calls-in-flight-max",
+            paramLabel = "N",
+            description = {
+                "Calls one Calls stream may carry at once (default: ${DEFAULT-VALUE}); one more is refused,",
+                "RESOURCE_EXHAUSTED (the Java client sends such calls as unary calls instead)."
+            },
+            defaultValue = "" + StreamLimits.CALLS_IN_FLIGHT_MAX)
+    int callsInFlightMax;
+
+    @Option(
+            names = "--unsent-bytes-max",
+            paramLabel = "SIZE",
+            description = {
+                "Answers one connection may have waiting for a client that does not read them (default:",
+                "${DEFAULT-VALUE}); past it the call ends RESOURCE_EXHAUSTED and the connection is closed."
+            },
+            defaultValue = "16MiB",
+            converter = SizeConverter.class)
+    long unsentBytesMax;
+
+    @Option(
+            names = "--node-unsent-bytes-max",
+            paramLabel = "SIZE",
+            description = {
+                "The same over all connections (default: an eighth of the heap); past it, the connection whose",
+                "answer went past it is closed."
+            },
+            converter = SizeConverter.class)
+    Long nodeUnsentBytesMax;
+
+    @Option(
             names = "--ready-timeout",
             description = "How long to wait for the node to serve (default: ${DEFAULT-VALUE}).",
             defaultValue = "30s",
@@ -141,7 +215,8 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
         ServerConfig config = config().withSnapshotInterval(snapshotInterval)
                 .withJoin(join)
                 .withTls(tlsFiles(tlsCert, tlsKey, tlsCa))
-                .withClusterSecret(clusterSecret());
+                .withClusterSecret(clusterSecret())
+                .withConnections(connectionLimits());
         if (config.clusterSecret() == null && !onLoopback(config.self().host())) {
             System.err.println("tenure: warning: no --cluster-secret-file: any process that reaches this member's"
                     + " Aeron ports on " + config.self().host() + " can submit commands to the cluster's log"
@@ -179,6 +254,18 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
         System.out.flush();
         stop.await();
         return 0;
+    }
+
+    /** What the options give client connections; a bound that is not positive is bad input. */
+    ConnectionLimits connectionLimits() {
+        return new ConnectionLimits(
+                connectionsMax,
+                handshakeTimeout,
+                idleTimeout,
+                callsPerConnectionMax,
+                callsInFlightMax,
+                unsentBytesMax,
+                nodeUnsentBytesMax == null ? ConnectionLimits.nodeUnsentBytesMaxDefault() : nodeUnsentBytesMax);
     }
 
     /** The ACL in {@code file}; bad input (exit 2, one line) if it cannot be used or read. */

@@ -55,6 +55,12 @@ class ClusterStartOptionsTest {
     }
 
     @Test
+    void connectionsMaxIsPassedToEveryNode() {
+        start.connectionsMax = 1000;
+        assertThat(start.serverOptions(null, null, null)).containsExactly("--connections-max", "1000");
+    }
+
+    @Test
     void aClusterWithoutEitherGetsNeither() {
         start.snapshotInterval = Duration.ofSeconds(1);
         assertThat(start.serverOptions(null, null, null)).containsExactly("--snapshot-interval", "1000ms");

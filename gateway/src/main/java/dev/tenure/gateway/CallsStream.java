@@ -23,9 +23,6 @@ import java.util.function.BiConsumer;
  * flight are still answered, and the stream completes with the last answer.
  */
 final class CallsStream implements StreamObserver<CallRequest> {
-    /** Calls one stream may have in flight; more are refused with RESOURCE_EXHAUSTED. */
-    static final int CALLS_IN_FLIGHT_MAX = 100_000;
-
     /** Hears how each carried call ended, as the gRPC interceptor hears of a unary call. */
     interface Completions {
         void completed(String method, Status.Code code, long nanos);
@@ -34,15 +31,24 @@ final class CallsStream implements StreamObserver<CallRequest> {
     private final Gateway gateway;
     private final StreamObserver<CallResponse> out;
     private final Completions completions;
+    /**
+     * Calls this stream may have in flight (the node's callsInFlightMax); one more is refused with
+     * RESOURCE_EXHAUSTED, before its handler sees it. Each holds the gateway's state for a call
+     * until it is answered (a waiting acquire, until it is granted or gives up), and the client
+     * chooses how many it sends: without a bound one stream could hold the node's heap.
+     */
+    private final int callsInFlightMax;
+
     private final Object lock = new Object();
     private final Map<Long, Carried<?>> inFlight = new HashMap<>(); // guarded by lock
     private boolean halfClosed; // guarded by lock
     private boolean done; // guarded by lock: no frame goes out any more
 
-    CallsStream(Gateway gateway, StreamObserver<CallResponse> out, Completions completions) {
+    CallsStream(Gateway gateway, StreamObserver<CallResponse> out, Completions completions, int callsInFlightMax) {
         this.gateway = gateway;
         this.out = out;
         this.completions = completions;
+        this.callsInFlightMax = callsInFlightMax;
     }
 
     @Override
@@ -129,24 +135,23 @@ final class CallsStream implements StreamObserver<CallRequest> {
             BiConsumer<Q, Answer<T>> handler,
             BiConsumer<CallResponse.Builder, T> set) {
         Carried<T> call = new Carried<>(id, sessionId, method, set);
-        Status refused = null;
+        boolean full = false;
         boolean duplicate = false;
         synchronized (lock) {
             if (done) {
                 return;
             } else if (inFlight.containsKey(id)) {
                 duplicate = true;
-            } else if (inFlight.size() >= CALLS_IN_FLIGHT_MAX) {
-                refused = Status.RESOURCE_EXHAUSTED.withDescription(
-                        "a Calls stream carries at most " + CALLS_IN_FLIGHT_MAX + " calls in flight");
+            } else if (inFlight.size() >= callsInFlightMax) {
+                full = true;
             } else {
                 inFlight.put(id, call);
             }
         }
         if (duplicate) {
             fail(Status.INVALID_ARGUMENT.withDescription("CallRequest.id " + id + " is already in flight"));
-        } else if (refused != null) {
-            sendUnregistered(failed(id, refused));
+        } else if (full) {
+            sendUnregistered(full(id, method));
         } else {
             handler.accept(request, call);
         }
@@ -326,6 +331,18 @@ final class CallsStream implements StreamObserver<CallRequest> {
                 .setFailed(CallResponse.Failed.newBuilder()
                         .setCode(status.getCode().value())
                         .setMessage(status.getDescription() == null ? "" : status.getDescription()))
+                .build();
+    }
+
+    /** The refusal of a call past callsInFlightMax: it names the limit, and the client may send it unary. */
+    private CallResponse full(long id, String method) {
+        CallResponse refused = failed(
+                id,
+                Status.RESOURCE_EXHAUSTED.withDescription("callsInFlightMax: a Calls stream carries at most "
+                        + callsInFlightMax + " calls in flight; " + method + " " + id
+                        + " was refused and changed nothing (send it when fewer are in flight, or as a unary call)"));
+        return refused.toBuilder()
+                .setFailed(refused.getFailed().toBuilder().setCallsInFlightMax(callsInFlightMax))
                 .build();
     }
 

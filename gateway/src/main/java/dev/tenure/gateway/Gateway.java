@@ -2,6 +2,7 @@ package dev.tenure.gateway;
 
 import com.google.protobuf.ByteString;
 import dev.tenure.api.AttachDemux;
+import dev.tenure.api.StreamLimits;
 import dev.tenure.api.internal.AbandonOpen;
 import dev.tenure.api.internal.Event;
 import dev.tenure.api.internal.LogCommand;
@@ -74,11 +75,17 @@ public final class Gateway {
     private final Listener listener;
     private final Mutation mutation;
     private final SessionSecrets secrets;
+    private final int callsInFlightMax;
     /** Read by every call's check; replaced whole on a reload. */
     private volatile Acl acl = Acl.OPEN;
 
     public Gateway(LogPort log, Scheduler scheduler, Limits limits, Listener listener) {
-        this(log, scheduler, limits, listener, Mutation.NONE, SessionSecrets.secure());
+        this(log, scheduler, limits, listener, StreamLimits.CALLS_IN_FLIGHT_MAX);
+    }
+
+    /** As above; each Calls stream carries at most {@code callsInFlightMax} calls at once. */
+    public Gateway(LogPort log, Scheduler scheduler, Limits limits, Listener listener, int callsInFlightMax) {
+        this(log, scheduler, limits, listener, Mutation.NONE, SessionSecrets.secure(), callsInFlightMax);
     }
 
     /**
@@ -92,7 +99,14 @@ public final class Gateway {
             Listener listener,
             Mutation mutation,
             RandomGenerator secretSource) {
-        this(log, scheduler, limits, listener, mutation, new SessionSecrets(secretSource));
+        this(
+                log,
+                scheduler,
+                limits,
+                listener,
+                mutation,
+                new SessionSecrets(secretSource),
+                StreamLimits.CALLS_IN_FLIGHT_MAX);
     }
 
     private Gateway(
@@ -101,8 +115,13 @@ public final class Gateway {
             Limits limits,
             Listener listener,
             Mutation mutation,
-            SessionSecrets secrets) {
+            SessionSecrets secrets,
+            int callsInFlightMax) {
+        if (callsInFlightMax < 1) {
+            throw new IllegalArgumentException("callsInFlightMax must be at least 1, was " + callsInFlightMax);
+        }
         this.secrets = secrets;
+        this.callsInFlightMax = callsInFlightMax;
         this.log = log;
         this.scheduler = scheduler;
         this.validator = new RequestValidator(limits);
@@ -126,7 +145,7 @@ public final class Gateway {
 
     /** Each unary call may also be carried as a frame of a Calls stream, and is served the same way. */
     public StreamObserver<CallRequest> calls(StreamObserver<CallResponse> responses) {
-        return new CallsStream(this, responses, listener::carriedCallCompleted);
+        return new CallsStream(this, responses, listener::carriedCallCompleted, callsInFlightMax);
     }
 
     /** A state machine event, in log order: delivered to the stream or wait it concerns, if served here. */

@@ -28,6 +28,7 @@ import java.util.Objects;
  * @param clusterSecret what every cluster client of this node's consensus module must prove it
  *     holds, and what this node's own clients prove with; null admits any client (see {@link
  *     #withClusterSecret})
+ * @param connections what the gRPC port gives client connections (see {@link ConnectionLimits})
  */
 public record ServerConfig(
         int nodeId,
@@ -44,13 +45,15 @@ public record ServerConfig(
         Duration snapshotInterval,
         boolean join,
         TlsFiles tls,
-        ClusterSecret clusterSecret) {
+        ClusterSecret clusterSecret,
+        ConnectionLimits connections) {
 
     public static final int DEFAULT_PORT = 7420;
     public static final int DEFAULT_ADMIN_PORT = 7421;
 
     public ServerConfig {
         Objects.requireNonNull(dataDir, "dataDir");
+        Objects.requireNonNull(connections, "connections");
         members = List.copyOf(members);
         if (members.stream().noneMatch(m -> m.id() == nodeId)) {
             throw new IllegalArgumentException("node id " + nodeId + " is not among the members " + members);
@@ -90,7 +93,8 @@ public record ServerConfig(
                 Duration.ofMinutes(10),
                 false,
                 null,
-                null);
+                null,
+                ConnectionLimits.defaults());
     }
 
     /**
@@ -148,7 +152,8 @@ public record ServerConfig(
                 interval,
                 join,
                 tls,
-                clusterSecret);
+                clusterSecret,
+                connections);
     }
 
     /**
@@ -172,7 +177,8 @@ public record ServerConfig(
                 snapshotInterval,
                 join,
                 tls,
-                clusterSecret);
+                clusterSecret,
+                connections);
     }
 
     /** This node's ports with TLS from {@code files} (null: plaintext). */
@@ -192,7 +198,8 @@ public record ServerConfig(
                 snapshotInterval,
                 join,
                 files,
-                clusterSecret);
+                clusterSecret,
+                connections);
     }
 
     /**
@@ -217,7 +224,29 @@ public record ServerConfig(
                 snapshotInterval,
                 join,
                 tls,
-                secret);
+                secret,
+                connections);
+    }
+
+    /** This node's client connections get {@code next}: how many, how idle, how many calls, how much unread. */
+    public ServerConfig withConnections(ConnectionLimits next) {
+        return new ServerConfig(
+                nodeId,
+                members,
+                dataDir,
+                bindHost,
+                adminPort,
+                keepAliveBatch,
+                requestTimeout,
+                messageBytesMax,
+                limits,
+                leaderHeartbeatTimeout,
+                leaderHeartbeatInterval,
+                snapshotInterval,
+                join,
+                tls,
+                clusterSecret,
+                next);
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.tenure.server;
 
+import com.sun.management.UnixOperatingSystemMXBean;
 import dev.tenure.api.v1.Member;
 import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.gateway.Acl;
@@ -17,12 +18,14 @@ import dev.tenure.server.tls.ServerTls;
 import io.aeron.cluster.service.Cluster;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -41,6 +44,7 @@ public final class TenureServer implements AutoCloseable {
     private AdminHttp admin;
     private ScheduledExecutorService probe;
     private volatile PortProbe portProbe;
+    private ScheduledFuture<?> portProbing;
 
     private TenureServer(ServerConfig config, NodeFaults faults) {
         this.config = config;
@@ -105,6 +109,7 @@ public final class TenureServer implements AutoCloseable {
                 tls);
         gateway.acl(initialAcl); // before the port opens: no call is served without it
         gateway.start();
+        warnIfFilesRunOutBeforeConnections(log);
         GrpcWarmUp.call(config.self().host(), gateway.port(), tls);
         portProbe = new PortProbe(config.self().host(), gateway.port(), tls);
         // Health is probed through the log, and the client port through a new connection, once a
@@ -116,7 +121,7 @@ public final class TenureServer implements AutoCloseable {
             return t;
         });
         repeat(() -> gateway.status().thenAccept(metrics::observe), 1000, log);
-        repeat(portProbe::probe, 1000, log);
+        portProbing = repeat(portProbe::probe, 1000, log);
         long snapshotMs = config.snapshotInterval().toMillis();
         if (snapshotMs > 0) {
             repeat(this::snapshotIfLeader, snapshotMs, log);
@@ -139,8 +144,8 @@ public final class TenureServer implements AutoCloseable {
      * the next one runs: an executor would otherwise stop repeating it without a word, and a node
      * whose probes stopped would report a health it no longer checks.
      */
-    private void repeat(Runnable task, long periodMs, PrintStream log) {
-        probe.scheduleWithFixedDelay(
+    private ScheduledFuture<?> repeat(Runnable task, long periodMs, PrintStream log) {
+        return probe.scheduleWithFixedDelay(
                 () -> {
                     try {
                         task.run();
@@ -174,6 +179,29 @@ public final class TenureServer implements AutoCloseable {
         }
         return config.tls() == null || !config.tls().clientCertificates() || principal.isPresent();
     }
+
+    /**
+     * A node whose open-file limit runs out before connectionsMax does not refuse the connections
+     * past it: their accepts fail with "Too many open files" (which it survives, but which also
+     * holds up the connections it could still take). Said once at start, with what it has open then.
+     */
+    private void warnIfFilesRunOutBeforeConnections(PrintStream log) {
+        if (!(ManagementFactory.getOperatingSystemMXBean() instanceof UnixOperatingSystemMXBean os)) {
+            return;
+        }
+        long max = os.getMaxFileDescriptorCount();
+        long open = os.getOpenFileDescriptorCount();
+        int connections = config.connections().connectionsMax();
+        if (max - open - FILES_KEPT_FREE < connections) {
+            log.println("tenure: warning: connectionsMax is " + connections + ", but this process may open " + max
+                    + " files and has " + open + " open: past about " + Math.max(0, max - open - FILES_KEPT_FREE)
+                    + " connections, accepts fail with 'Too many open files' instead of being refused"
+                    + " (raise its open-file limit, ulimit -n, or lower --connections-max)");
+        }
+    }
+
+    /** Files the node opens after its start (snapshots, log segments, admin connections). */
+    private static final int FILES_KEPT_FREE = 64;
 
     /** Whether {@code host} is a loopback address; a name that does not resolve is not. */
     private static boolean loopback(String host) {
@@ -246,8 +274,23 @@ public final class TenureServer implements AutoCloseable {
         return gateway.port();
     }
 
+    /** Client connections open on the gRPC port now. */
+    public int openConnections() {
+        return gateway.openConnections();
+    }
+
     public int adminPort() {
         return admin == null ? 0 : admin.port();
+    }
+
+    /**
+     * Stops the probe of the client port, whose connection (one a second, for a few milliseconds)
+     * would otherwise show in {@link #openConnections()}: for tests that count connections. The
+     * health then no longer looks at the port.
+     */
+    void stopProbingPort() {
+        portProbing.cancel(false);
+        portProbe = null;
     }
 
     /** How this node's agents wake one another; for tests of what its role changes there. */

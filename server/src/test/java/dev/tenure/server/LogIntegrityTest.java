@@ -148,7 +148,8 @@ class LogIntegrityTest {
                 snapshotInterval,
                 false,
                 null,
-                null);
+                null,
+                ConnectionLimits.defaults());
     }
 
     private static ServerStatusResponse awaitStatus(

@@ -100,7 +100,8 @@ class LogRetentionTest {
                 Duration.ofMillis(300),
                 false,
                 null,
-                null);
+                null,
+                ConnectionLimits.defaults());
     }
 
     private static ServerStatusResponse awaitStatus(

@@ -36,30 +36,37 @@ final class NodeExtension implements BeforeAllCallback, AfterAllCallback {
 
     private final int members;
     private final ClusterSecret clusterSecret;
+    private final ConnectionLimits connections;
     private final List<ServerConfig.Member> planned = new ArrayList<>();
     private Path data;
     private final List<TenureServer> servers = new ArrayList<>();
     private final RecordedFatals fatals = new RecordedFatals();
     private ManagedChannel channel;
 
-    private NodeExtension(int members, ClusterSecret clusterSecret) {
+    private NodeExtension(int members, ClusterSecret clusterSecret, ConnectionLimits connections) {
         this.members = members;
         this.clusterSecret = clusterSecret;
+        this.connections = connections;
     }
 
     /** One member alone: a cluster of one, as `tenure server` runs by default. */
     static NodeExtension lone() {
-        return new NodeExtension(1, null);
+        return new NodeExtension(1, null, ConnectionLimits.defaults());
     }
 
     /** One member alone whose consensus module admits only clients that prove {@code secret}. */
     static NodeExtension lone(ClusterSecret secret) {
-        return new NodeExtension(1, secret);
+        return new NodeExtension(1, secret, ConnectionLimits.defaults());
+    }
+
+    /** One member alone whose gRPC port gives client connections {@code connections}. */
+    static NodeExtension lone(ConnectionLimits connections) {
+        return new NodeExtension(1, null, connections);
     }
 
     /** Three members in this JVM. */
     static NodeExtension cluster() {
-        return new NodeExtension(3, null);
+        return new NodeExtension(3, null, ConnectionLimits.defaults());
     }
 
     @Override
@@ -74,10 +81,16 @@ final class NodeExtension implements BeforeAllCallback, AfterAllCallback {
             for (int i = 0; i < members; i++) {
                 Path dir = members == 1 ? data : data.resolve("node-" + i);
                 servers.add(TenureServer.start(
-                        config(i, planned, dir).withClusterSecret(clusterSecret), System.err, fatals));
+                        config(i, planned, dir).withClusterSecret(clusterSecret).withConnections(connections),
+                        System.err,
+                        fatals));
             }
             for (TenureServer server : servers) {
                 awaitHealthy(server);
+                if (!connections.equals(ConnectionLimits.defaults())) {
+                    // These tests count connections; the probe's would come and go among them.
+                    server.stopProbingPort();
+                }
             }
         } catch (Exception | AssertionError e) {
             afterAll(context);
@@ -121,7 +134,8 @@ final class NodeExtension implements BeforeAllCallback, AfterAllCallback {
                 Duration.ofMinutes(10),
                 false,
                 null,
-                null);
+                null,
+                ConnectionLimits.defaults());
     }
 
     private static void awaitHealthy(TenureServer server) throws InterruptedException {

@@ -1,5 +1,6 @@
 package dev.tenure.client.internal;
 
+import dev.tenure.api.StreamLimits;
 import dev.tenure.api.v1.AcquireRequest;
 import dev.tenure.api.v1.CallRequest;
 import dev.tenure.api.v1.CallResponse;
@@ -42,7 +43,8 @@ import java.util.function.ToLongFunction;
  * every call in flight on it fails with the stream's status (UNAVAILABLE for a lost connection,
  * which the Retrier retries under the same request id) and the next call opens a new stream. A
  * node that does not serve Calls (UNIMPLEMENTED) gets the calls in flight again as unary calls,
- * and every later one too.
+ * and every later one too. The stream carries at most a node's callsInFlightMax calls at once;
+ * calls past it go as unary calls.
  */
 public final class CallMux extends Channel {
 
@@ -129,6 +131,12 @@ public final class CallMux extends Channel {
     private long nextId; // guarded by this
     private boolean unary; // guarded by this: the node does not serve Calls
     private boolean closed; // guarded by this
+    /**
+     * Calls the stream may carry at once: the default of a node's callsInFlightMax, or the lower
+     * limit a node named when it refused one. Calls past it go as unary calls, so a client with
+     * many calls in flight (waiting acquires) is never refused for it.
+     */
+    private int callsInFlightMax = StreamLimits.CALLS_IN_FLIGHT_MAX; // guarded by this
 
     /** @param heard what the channel has heard: each answer counts */
     public CallMux(Channel channel, Heard heard, TimeSource time, Proofs proofs) {
@@ -198,6 +206,9 @@ public final class CallMux extends Channel {
             }
             if (s.dead) {
                 return unary ? Status.UNIMPLEMENTED : s.failure;
+            }
+            if (s.pending.size() >= callsInFlightMax) {
+                return Status.UNIMPLEMENTED; // this one as a unary call
             }
             long id = ++nextId;
             call.id = id;
@@ -404,7 +415,15 @@ public final class CallMux extends Channel {
         }
 
         void answered(CallResponse response) {
-            if (response.getKindCase() == CallResponse.KindCase.FAILED) {
+            int limit = response.getFailed().getCallsInFlightMax();
+            if (limit > 0) {
+                // Refused for the stream's limit, before anything was done: sent again as a unary
+                // call, and no more than the node's limit on the stream from now on.
+                synchronized (CallMux.this) {
+                    callsInFlightMax = Math.min(callsInFlightMax, limit);
+                }
+                sendUnary();
+            } else if (response.getKindCase() == CallResponse.KindCase.FAILED) {
                 close(
                         Status.fromCodeValue(response.getFailed().getCode())
                                 .withDescription(response.getFailed().getMessage()),

@@ -109,6 +109,37 @@ class CallMuxTest {
     }
 
     @Test
+    void aCallRefusedForTheStreamsLimitGoesUnaryAndTheStreamKeepsUnderTheNodesLimit() throws Exception {
+        Scripted node = start(new Scripted());
+        ListenableFuture<AcquireResponse> refused = acquire("a", CallOptions.DEFAULT);
+        node.send(CallResponse.newBuilder()
+                .setId(node.frame().getId())
+                .setFailed(CallResponse.Failed.newBuilder()
+                        .setCode(Status.Code.RESOURCE_EXHAUSTED.value())
+                        .setMessage("callsInFlightMax: a Calls stream carries at most 1 calls in flight")
+                        .setCallsInFlightMax(1))
+                .build());
+        // Refused before anything was done: the caller gets the answer of the same call made unary.
+        assertThat(refused.get(5, SECONDS)).isEqualTo(response("unary a"));
+        assertThat(node.unaryAcquires).hasValue(1);
+
+        // One call on the stream now fills it, as the node said; the next goes unary at once.
+        ListenableFuture<AcquireResponse> carried = acquire("b", CallOptions.DEFAULT);
+        CallRequest frame = node.frame();
+        assertThat(acquire("c", CallOptions.DEFAULT).get(5, SECONDS)).isEqualTo(response("unary c"));
+        assertThat(node.unaryAcquires).hasValue(2);
+        node.answer(frame.getId(), "granted b");
+        assertThat(carried.get(5, SECONDS)).isEqualTo(response("granted b"));
+        assertThat(mux.carrying()).isTrue();
+
+        // With the stream free again, calls are carried.
+        ListenableFuture<AcquireResponse> next = acquire("d", CallOptions.DEFAULT);
+        node.answer(node.frame().getId(), "granted d");
+        assertThat(next.get(5, SECONDS)).isEqualTo(response("granted d"));
+        assertThat(node.unaryAcquires).hasValue(2);
+    }
+
+    @Test
     void aNodeWithoutCallsGetsUnaryCalls() throws Exception {
         Fake node = start(new Fake());
 

@@ -162,6 +162,39 @@ public final class NodeMetrics implements AutoCloseable {
 
     private record CallMeters(Counter received, Counter sent, Timer duration) {}
 
+    /** The gRPC port's connections, as the gateway counts them. */
+    public interface ConnectionFigures {
+        /** Client connections open now. */
+        int open();
+
+        /** Connections closed at accept because connectionsMax were open. */
+        long refused();
+
+        /** Connections closed because their client did not read its answers. */
+        long cutOff();
+
+        /** Bytes of answers waiting for clients that do not keep up (beyond gRPC's 32 KiB per call). */
+        long unsentBytes();
+    }
+
+    /** Exports {@code figures}: read at each scrape. */
+    public void connections(ConnectionFigures figures) {
+        Gauge.builder("tenure.connections.open", figures, ConnectionFigures::open)
+                .description("Client connections open on the gRPC port (at most connectionsMax)")
+                .register(registry);
+        FunctionCounter.builder("tenure.connections.refused", figures, ConnectionFigures::refused)
+                .description("Connections closed at accept because connectionsMax connections were open")
+                .register(registry);
+        FunctionCounter.builder("tenure.connections.slow.readers", figures, ConnectionFigures::cutOff)
+                .description("Connections closed because their client did not read its answers"
+                        + " (unsentBytesMax, nodeUnsentBytesMax)")
+                .register(registry);
+        Gauge.builder("tenure.connections.unsent", figures, ConnectionFigures::unsentBytes)
+                .description("Answers waiting for clients that do not keep up, beyond gRPC's 32 KiB per call")
+                .baseUnit("bytes")
+                .register(registry);
+    }
+
     /** Records calls by service, method and status code. */
     public ServerInterceptor grpcInterceptor() {
         return new MetricCollectingServerInterceptor(registry);

@@ -6,6 +6,7 @@ import dev.tenure.api.internal.StatsRequest;
 import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.gateway.Acl;
 import dev.tenure.gateway.Gateway;
+import dev.tenure.server.ConnectionLimits;
 import dev.tenure.server.ServerConfig;
 import dev.tenure.server.admin.NodeMetrics;
 import dev.tenure.server.cluster.ClusterNode;
@@ -41,6 +42,7 @@ public final class GatewayServer implements AutoCloseable {
     private final TimerThread timer;
     private final Gateway gateway;
     private final TransportLoops loops;
+    private final Connections connections;
     private final Server server;
     private final HealthStatusManager grpcHealth = new HealthStatusManager();
     private final Function<ServerStatusResponse.Builder, ServerStatusResponse.Builder> nodeStatus;
@@ -90,33 +92,46 @@ public final class GatewayServer implements AutoCloseable {
         this.nodeStatus = nodeStatus;
         this.nodeId = config.nodeId();
         this.recoveryPosition = recoveryPosition;
-        this.gateway = new Gateway(cluster, timer, config.limits(), new Gateway.Listener() {
-            @Override
-            public void staleWriteRejected(String lock, String target, long token, long current) {
-                System.err.println("tenure: stale write rejected: lock " + lock + " " + target + " token " + token
-                        + (current == 0 ? " (the lock is free)" : " < current " + current));
-                metrics.staleWrite(lock, target);
-            }
+        ConnectionLimits limits = config.connections();
+        this.gateway = new Gateway(
+                cluster,
+                timer,
+                config.limits(),
+                new Gateway.Listener() {
+                    @Override
+                    public void staleWriteRejected(String lock, String target, long token, long current) {
+                        System.err.println("tenure: stale write rejected: lock " + lock + " " + target + " token "
+                                + token + (current == 0 ? " (the lock is free)" : " < current " + current));
+                        metrics.staleWrite(lock, target);
+                    }
 
-            @Override
-            public void carriedCallCompleted(String method, Status.Code code, long nanos) {
-                metrics.carriedCall(method, code, nanos);
-            }
-        });
+                    @Override
+                    public void carriedCallCompleted(String method, Status.Code code, long nanos) {
+                        metrics.carriedCall(method, code, nanos);
+                    }
+                },
+                limits.callsInFlightMax());
         GrpcService service = new GrpcService(gateway, request -> status(request.getStateDigest()));
         this.loops = TransportLoops.start(faults);
-        NettyServerBuilder transport = loops.serveOn(NettyServerBuilder.forAddress(
-                new InetSocketAddress(config.bindHost(), config.self().port())));
+        this.connections = new Connections(limits, new ThrottledLog(System.err), new ThrottledLog(System.err));
+        metrics.connections(connections);
+        NettyServerBuilder transport = loops.serveOn(
+                NettyServerBuilder.forAddress(
+                        new InetSocketAddress(config.bindHost(), config.self().port())),
+                connections.acceptor());
         ServerServiceDefinition refused =
                 MalformedRequests.refused(service.bindService(), new ThrottledLog(System.err));
+        // The slow readers' watch is the outermost interceptor, next to the transport: what it
+        // drops of a call cut off, no other interceptor counts as sent.
         ServerServiceDefinition served;
         if (tls == null) {
-            served = ServerInterceptors.intercept(refused, metrics.grpcInterceptor());
+            served = ServerInterceptors.intercept(refused, metrics.grpcInterceptor(), new SlowReaders(connections));
         } else {
-            // TLS only on this port. The metrics interceptor is the outer one, so calls refused
-            // for want of a principal are counted too.
+            // TLS only on this port. The metrics interceptor is outside the principals' check, so
+            // calls refused for want of a principal are counted too.
             transport.sslContext(tls.grpc());
-            served = ServerInterceptors.intercept(refused, tls.principals(), metrics.grpcInterceptor());
+            served = ServerInterceptors.intercept(
+                    refused, tls.principals(), metrics.grpcInterceptor(), new SlowReaders(connections));
         }
         this.server = transport
                 .addService(served)
@@ -125,6 +140,13 @@ public final class GatewayServer implements AutoCloseable {
                 // without the log, and its status follows the node's health.
                 .addService(grpcHealth.getHealthService())
                 .maxInboundMessageSize(config.messageBytesMax())
+                // A connection that has not finished its TLS handshake and sent HTTP/2's preface
+                // by then is closed (gRPC's default gives it two minutes).
+                .handshakeTimeout(limits.handshakeTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                // A connection with no call at all is sent a GOAWAY and closed; clients open a new
+                // one for their next call. A session's stream is a call, so no session is affected.
+                .maxConnectionIdle(limits.idleTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                .maxConcurrentCallsPerConnection(limits.callsPerConnectionMax())
                 // Every handler only validates and hands the request to the cluster channel's
                 // queue, never blocks: running it on the Netty event loop that read it saves a
                 // thread hand-off (two context switches) per request and per keepalive.
@@ -210,6 +232,11 @@ public final class GatewayServer implements AutoCloseable {
 
     public int boundSessions() {
         return gateway.boundSessions();
+    }
+
+    /** Client connections open on the gRPC port now. */
+    public int openConnections() {
+        return connections.open();
     }
 
     private void shutDownGrpc() {

@@ -3,9 +3,11 @@ package dev.tenure.server.gateway;
 import dev.tenure.server.fault.FatalCause;
 import dev.tenure.server.fault.NodeFaults;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.shaded.io.netty.channel.ChannelHandler;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.IoHandlerFactory;
 import io.grpc.netty.shaded.io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.ServerChannel;
 import io.grpc.netty.shaded.io.netty.channel.epoll.Epoll;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollIoHandler;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollServerSocketChannel;
@@ -44,10 +46,17 @@ final class TransportLoops implements AutoCloseable {
                 epoll);
     }
 
-    NettyServerBuilder serveOn(NettyServerBuilder builder) {
-        return builder.bossEventLoopGroup(accept)
-                .workerEventLoopGroup(serve)
-                .channelType(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class);
+    /**
+     * {@code builder}, served on these loops; {@code acceptor} goes first in the listening socket's
+     * pipeline, so it sees each accepted connection before the server bootstrap hands it to a
+     * serving loop (the bootstrap adds its own acceptor behind whatever the channel already has).
+     */
+    NettyServerBuilder serveOn(NettyServerBuilder builder, ChannelHandler acceptor) {
+        return builder.bossEventLoopGroup(accept).workerEventLoopGroup(serve).channelFactory(() -> {
+            ServerChannel listening = epoll ? new EpollServerSocketChannel() : new NioServerSocketChannel();
+            listening.pipeline().addLast(acceptor);
+            return listening;
+        });
     }
 
     /** The loop that accepts connections; for tests that end it. */

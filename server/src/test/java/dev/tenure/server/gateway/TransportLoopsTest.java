@@ -2,6 +2,7 @@ package dev.tenure.server.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tenure.server.ConnectionLimits;
 import dev.tenure.server.fault.NodeFaults;
 import dev.tenure.server.fault.RecordedFatals;
 import dev.tenure.testkit.Await;
@@ -56,7 +57,10 @@ class TransportLoopsTest {
     }
 
     private Server serving(TransportLoops loops) throws Exception {
-        Server server = loops.serveOn(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)))
+        ThrottledLog log = new ThrottledLog(System.err);
+        Connections connections = new Connections(ConnectionLimits.defaults(), log, log);
+        Server server = loops.serveOn(
+                        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)), connections.acceptor())
                 .build()
                 .start();
         faults.serving();

@@ -1,0 +1,148 @@
+package dev.tenure.server;
+
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A TCP connection to a node's gRPC port that speaks as little HTTP/2 as a flood needs: nothing
+ * at all, or the client's preface and an empty SETTINGS frame (after which gRPC counts the
+ * connection's handshake as done) and then no call. It can read what the node sends, frame by
+ * frame, and acknowledges the node's PINGs, as a client would.
+ */
+public final class RawConnection implements AutoCloseable {
+    /** HTTP/2 frame types this reads by name. */
+    public static final int SETTINGS = 0x4;
+
+    public static final int PING = 0x6;
+    public static final int GOAWAY = 0x7;
+
+    private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] EMPTY_SETTINGS = {0, 0, 0, SETTINGS, 0, 0, 0, 0, 0};
+
+    private final Socket socket;
+    private DataInputStream in;
+    private OutputStream out;
+    private boolean reset;
+
+    private RawConnection(Socket socket) {
+        this.socket = socket;
+    }
+
+    /**
+     * Connects and sends nothing. A node that refuses the connection at accept may reset it before
+     * the connect returns: then the next read says it is closed.
+     */
+    public static RawConnection silent(int port) throws IOException {
+        Socket socket = new Socket();
+        RawConnection c = new RawConnection(socket);
+        try {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
+        } catch (SocketException e) {
+            if (e.getMessage() == null || !e.getMessage().contains("reset")) {
+                throw e;
+            }
+            c.reset = true;
+        }
+        return c;
+    }
+
+    /**
+     * Connects and sends the client preface and an empty SETTINGS frame: an HTTP/2 connection with
+     * no call. A node that refused the connection may have reset it before these leave: then the
+     * next read says it is closed.
+     */
+    public static RawConnection idle(int port) throws IOException {
+        RawConnection c = silent(port);
+        if (c.reset) {
+            return c;
+        }
+        try {
+            c.out().write(PREFACE);
+            c.out().write(EMPTY_SETTINGS);
+            c.out().flush();
+        } catch (SocketException reset) {
+            c.reset = true;
+        }
+        return c;
+    }
+
+    private DataInputStream in() throws IOException {
+        if (in == null) {
+            in = new DataInputStream(socket.getInputStream());
+        }
+        return in;
+    }
+
+    private OutputStream out() throws IOException {
+        if (out == null) {
+            out = socket.getOutputStream();
+        }
+        return out;
+    }
+
+    /** One frame as read: its type, flags and payload. */
+    public record Frame(int type, int flags, byte[] payload) {
+        /** A GOAWAY's debug data ("max_idle" for an idle connection), as text. */
+        public String debugData() {
+            return payload.length <= 8 ? "" : new String(payload, 8, payload.length - 8, StandardCharsets.US_ASCII);
+        }
+    }
+
+    /**
+     * The next frame the node sends, answering a PING on the way; null once the node closed the
+     * connection (an end of stream, or a reset). Blocks up to {@code timeoutMs} for each read.
+     */
+    public Frame next(int timeoutMs) throws IOException {
+        if (reset) {
+            return null;
+        }
+        socket.setSoTimeout(timeoutMs);
+        try {
+            byte[] header = new byte[9];
+            in().readFully(header);
+            int length = ((header[0] & 0xff) << 16) | ((header[1] & 0xff) << 8) | (header[2] & 0xff);
+            byte[] payload = new byte[length];
+            in().readFully(payload);
+            Frame frame = new Frame(header[3] & 0xff, header[4] & 0xff, payload);
+            if (frame.type() == PING && (frame.flags() & 0x1) == 0) {
+                out().write(new byte[] {0, 0, 8, PING, 0x1, 0, 0, 0, 0});
+                out().write(payload);
+                out().flush();
+            }
+            return frame;
+        } catch (EOFException closed) {
+            return null;
+        } catch (SocketException e) {
+            if (e.getMessage() != null && e.getMessage().contains("reset")) {
+                reset = true;
+                return null;
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Reads until the node closes the connection (a read finds its end, or a reset), each read
+     * waiting up to {@code timeoutMs}; every frame it sent before.
+     */
+    public List<Frame> untilClosed(int timeoutMs) throws IOException {
+        List<Frame> frames = new ArrayList<>();
+        for (Frame f = next(timeoutMs); f != null; f = next(timeoutMs)) {
+            frames.add(f);
+        }
+        return frames;
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
+}
