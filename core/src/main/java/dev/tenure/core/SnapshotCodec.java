@@ -6,13 +6,12 @@ import java.util.TreeMap;
 import java.util.zip.CRC32;
 
 /**
- * The versioned binary snapshot format. Version 5, all integers big-endian. This build writes
- * version 5 and reads versions 5 and 4 (the previous one, for one release; docs/architecture.md
- * says what each new version must ship with), and refuses any other version with an error that
- * names it:
+ * The versioned binary snapshot format. Version 6, all integers big-endian. This build writes
+ * version 6 and reads versions 6, 5 (the previous one; docs/architecture.md says what each new
+ * version must ship with) and 4, and refuses any other version with an error that names it:
  *
  * <pre>
- * header   magic i32 "TNUR", version i32 = 5
+ * header   magic i32 "TNUR", version i32 = 6
  * clock    nowMs i64, lastToken i64, lastSessionId i64, staleWritesRejected i64
  * sessions count i32, ascending id: id i64, ttlMs i64, clientName str, principal str,
  *          secretHashHi i64, secretHashLo i64, deadlineMs i64, attachment i64,
@@ -27,14 +26,14 @@ import java.util.zip.CRC32;
  *          lastEnd u8, lastToken i64, delayUntilMs i64, checkpoint ckpt,
  *          staleWrites: count i64, lastToken i64, lastCurrentToken i64, lastTarget str, lastAtMs i64
  * idle     count i32, oldest first: lock name str
- * kv       count i32, ascending key: key str, value bytes, token i64, lock str (nullable), writtenAtMs i64
+ * kv       count i32, ascending key: key str, value bytes, token i64, lock str (nullable), writtenAtMs i64,
+ *          principal str
  * trailer  CRC32 of everything before it, i32
  *
  * str = i32 byte length (-1 for null) + UTF-8; bytes = i32 length + bytes
  * policy = lockDelayMs i64, maxHoldMs i64, leaseTtlMs i64
  * ckpt = present u8, [value bytes, token i64, writtenAtMs i64]
- * outcome = u8 tag: 0 waiting(lock str) | 1 granted(lock str, token, sessionId, grantedAtMs, ttlMs i64,
- *           previousEnd u8, previousToken i64, previousCheckpoint ckpt, policy) | 2 ok
+ * outcome = u8 tag: 0 waiting(lock str) | 5 granted(token i64) | 2 ok
  *           | 3 rejected(code u8, message str, currentToken i64) | 4 renewed(remainingMs i64)
  * </pre>
  *
@@ -45,16 +44,29 @@ import java.util.zip.CRC32;
  * in the tables below, not their ordinal, so reordering an enum cannot silently change the
  * meaning of a snapshot already written; a new constant must be appended to its table.
  *
+ * <p>Version 5 is version 6 without the principal of a KV entry, and with a cached grant written
+ * whole (tag 1: lock str, token, sessionId, grantedAtMs, ttlMs i64, previousEnd u8, previousToken
+ * i64, previousCheckpoint ckpt, policy) instead of its token: a version 5 entry is read as written
+ * without a principal (it counts against no principal's quota), a cached grant as its token. Its
+ * cached refusals are read with their messages cut as {@link Outcome} cuts them.
+ *
  * <p>Version 4 is version 5 without the principal and secret hash of a session and the two
  * principals of a history record: a version 4 session is read with no principal and {@link
  * SecretHash#NONE} (it accepts any request, as every session did then), a history record with
  * empty principals.
+ *
+ * <p>What the limits count is derived, not stored: the KV's bytes and each principal's keys, the
+ * waiters and the checkpoint bytes are counted again as the records are read. A lease whose
+ * checkpoint is the lock's (the holder wrote none since) is read as sharing it, as it did when
+ * written, so the checkpoint is counted and kept once.
  */
 final class SnapshotCodec {
     static final int MAGIC = 0x544E5552; // "TNUR"
-    static final int VERSION = 5;
+    static final int VERSION = 6;
     /** The previous format version, still read (see {@link #decode}). */
-    static final int VERSION_PREVIOUS = 4;
+    static final int VERSION_PREVIOUS = 5;
+    /** The version before it, still read too. */
+    static final int VERSION_OLDEST = 4;
 
     private static final int HEADER_BYTES = 8;
     private static final int CHECKSUM_BYTES = 4;
@@ -106,6 +118,7 @@ final class SnapshotCodec {
             w.i64(e.token());
             w.string(e.lock());
             w.i64(e.writtenAtMs());
+            w.string(e.principal());
         }
         return w.finishWithChecksum();
     }
@@ -131,8 +144,9 @@ final class SnapshotCodec {
         for (int i = 0; i < idle; i++) {
             state.locks.restoreIdle(r.nonNullString());
         }
-        readKv(r, state);
+        readKv(r, state, version);
         r.expectEnd();
+        shareWaitingLockNames(state);
         return state;
     }
 
@@ -149,11 +163,11 @@ final class SnapshotCodec {
             throw new IllegalArgumentException("not a Tenure snapshot: magic " + Integer.toHexString(magic));
         }
         int version = body.i32();
-        if (version != VERSION && version != VERSION_PREVIOUS) {
+        if (version != VERSION && version != VERSION_PREVIOUS && version != VERSION_OLDEST) {
             // Before the checksum and the body: a snapshot from a build of another version is
             // reported as that, not as corruption, and no field is read under the wrong layout.
             throw new IllegalArgumentException("unsupported snapshot version " + version
-                    + ": this build reads versions " + VERSION_PREVIOUS + " and " + VERSION + " only");
+                    + ": this build reads versions " + VERSION_OLDEST + " to " + VERSION + " only");
         }
         CRC32 crc = new CRC32();
         crc.update(snapshot, 0, bodyEnd);
@@ -197,7 +211,7 @@ final class SnapshotCodec {
         long id = r.i64();
         long ttlMs = r.i64();
         String clientName = r.nonNullString();
-        boolean v4 = version == VERSION_PREVIOUS;
+        boolean v4 = version == VERSION_OLDEST;
         String principal = v4 ? "" : r.nonNullString();
         SecretHash secretHash = v4 ? SecretHash.NONE : new SecretHash(r.i64(), r.i64());
         long deadlineMs = r.i64();
@@ -346,7 +360,7 @@ final class SnapshotCodec {
         TenureEnd end = end(r);
         long forcedBy = r.i64();
         String forcedByClient = r.nonNullString();
-        if (version == VERSION_PREVIOUS) {
+        if (version == VERSION_OLDEST) {
             return new TenureRecord(sessionId, token, grantedAtMs, endedAtMs, end, forcedBy, forcedByClient);
         }
         return new TenureRecord(
@@ -378,6 +392,11 @@ final class SnapshotCodec {
             state.delayedLocks++;
         }
         lock.checkpoint = readCheckpoint(r);
+        Checkpoint granted = lock.lease == null ? null : lock.lease.previousCheckpoint();
+        if (granted != null && granted.equals(lock.checkpoint)) {
+            lock.checkpoint = granted; // one object, as before the snapshot: see LockRecord.checkpointBytes
+        }
+        state.checkpointBytes += lock.checkpointBytes();
         long count = r.i64();
         long lastToken = r.i64();
         long lastCurrent = r.i64();
@@ -394,6 +413,7 @@ final class SnapshotCodec {
                 throw corrupt("session " + s.id + " waits twice on lock " + lock.name);
             }
             lock.addWaiter(x);
+            state.waiters++;
             s.addWait(lock.name, x.requestId());
             if (x.bounded()) {
                 state.deadlines.addWait(x.sessionId(), x.requestId(), x.deadlineMs());
@@ -401,16 +421,45 @@ final class SnapshotCodec {
         }
     }
 
-    private static void readKv(SnapshotReader r, State state) {
-        int count = r.count(28);
+    private static void readKv(SnapshotReader r, State state, int version) {
+        int count = r.count(version == VERSION ? 32 : 28);
         String previous = null;
         for (int i = 0; i < count; i++) {
-            FencedKv.Entry e = new FencedKv.Entry(r.nonNullString(), r.bytes(), r.i64(), r.string(), r.i64());
+            String key = r.nonNullString();
+            byte[] value = r.bytes();
+            long token = r.i64();
+            String lock = sharedLockName(state, r.string());
+            long writtenAtMs = r.i64();
+            String principal = version == VERSION ? r.nonNullString().intern() : "";
+            FencedKv.Entry e = new FencedKv.Entry(key, value, token, lock, writtenAtMs, principal);
             if (previous != null && e.key().compareTo(previous) <= 0) {
                 throw corrupt("keys out of order at " + e.key());
             }
             previous = e.key();
             state.kv.put(e);
+        }
+    }
+
+    /** The lock record's own name when the lock is known, so entries fenced by one lock share it. */
+    private static String sharedLockName(State state, String lock) {
+        LockRecord known = lock == null ? null : state.locks.get(lock);
+        return known == null ? lock : known.name;
+    }
+
+    /**
+     * A queued acquire's cached outcome names the lock it waits for: it shares the lock record's
+     * name, as it did when the acquire queued, instead of a copy read from the snapshot.
+     */
+    private static void shareWaitingLockNames(State state) {
+        for (SessionRecord s : state.sessions.all()) {
+            for (long requestId : s.waitsByRequest.keySet()) {
+                LockRecord lock = state.locks.get(s.waitsByRequest.get(requestId));
+                if (lock != null
+                        && s.requests.get(requestId) != null
+                        && s.requests.get(requestId).pending()) {
+                    s.requests.replacePending(requestId, Outcome.waiting(lock.name));
+                }
+            }
         }
     }
 

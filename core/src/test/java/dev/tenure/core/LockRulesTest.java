@@ -400,14 +400,18 @@ class LockRulesTest {
                 4, // clientNameBytesMax
                 3, // sessionsMax
                 2, // leasesPerSessionMax: under test
+                1_000, // locksMax
+                1_000, // waitersMax
                 1, // waitersPerLockMax: under test
                 2, // kvKeysMax
+                1L << 30, // kvBytesMax
                 3, // requestIdCacheMax
                 2, // historyPerLockMax
                 2, // idleLocksMax
                 600_000, // lockDelayMsMax
                 604_800_000, // maxHoldMsMax
                 16_384, // checkpointBytesMax
+                1L << 30, // checkpointTotalBytesMax
                 PrincipalLimits.defaults());
         Fixture f = new Fixture(l);
         long a = f.open(1_000);
@@ -453,14 +457,18 @@ class LockRulesTest {
                 4, // clientNameBytesMax
                 3, // sessionsMax
                 4, // leasesPerSessionMax
+                1_000, // locksMax
+                1_000, // waitersMax
                 2, // waitersPerLockMax
                 2, // kvKeysMax
+                1L << 30, // kvBytesMax
                 1, // requestIdCacheMax: one outcome per session
                 2, // historyPerLockMax
                 2, // idleLocksMax
                 600_000, // lockDelayMsMax
                 604_800_000, // maxHoldMsMax
                 16_384, // checkpointBytesMax
+                1L << 30, // checkpointTotalBytesMax
                 PrincipalLimits.defaults());
         Fixture f = new Fixture(l);
         long a = f.open(1_000);
@@ -518,14 +526,18 @@ class LockRulesTest {
                 4, // clientNameBytesMax
                 3, // sessionsMax
                 2, // leasesPerSessionMax
+                1_000, // locksMax
+                1_000, // waitersMax
                 2, // waitersPerLockMax
                 2, // kvKeysMax
+                1L << 30, // kvBytesMax
                 3, // requestIdCacheMax
                 0, // historyPerLockMax: no history
                 2, // idleLocksMax
                 600_000, // lockDelayMsMax
                 604_800_000, // maxHoldMsMax
                 16_384, // checkpointBytesMax
+                1L << 30, // checkpointTotalBytesMax
                 PrincipalLimits.defaults());
         Fixture f = new Fixture(l);
         long a = f.open(1_000);

@@ -196,11 +196,12 @@ public final class Gateway {
 
     public void kvPut(KvPutRequest request, Answer<KvPutResponse> answer) {
         if (validated(() -> permit(validator::put, request, Permission.WRITE, request.getKey()), answer)) {
+            // The caller's principal goes with the write: the key counts against its quota.
+            LogCommand.Builder put = LogCommand.newBuilder()
+                    .setKvPut(request.toBuilder().clearSessionSecret())
+                    .setPrincipal(Principal.current().orElse(""));
             call(
-                    withSecret(
-                            LogCommand.newBuilder().setKvPut(request.toBuilder().clearSessionSecret()),
-                            request.getSessionId(),
-                            request.getSessionSecret()),
+                    withSecret(put, request.getSessionId(), request.getSessionSecret()),
                     Reply::getKvPut,
                     answer,
                     r -> staleKvWrite(r.getCode(), request.getFence(), request.getKey(), r.getCurrentToken()));

@@ -2,6 +2,7 @@ package dev.tenure.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.google.protobuf.ByteString;
 import dev.tenure.api.internal.Event;
 import dev.tenure.api.internal.LogCommand;
 import dev.tenure.api.internal.Queued;
@@ -18,10 +19,13 @@ import dev.tenure.api.v1.AttachResponse;
 import dev.tenure.api.v1.CallRequest;
 import dev.tenure.api.v1.CallResponse;
 import dev.tenure.api.v1.Code;
+import dev.tenure.api.v1.KvPutRequest;
+import dev.tenure.api.v1.KvPutResponse;
 import dev.tenure.api.v1.ReleaseRequest;
 import dev.tenure.api.v1.ReleaseResponse;
 import dev.tenure.api.v1.TenureEnd;
 import dev.tenure.core.Limits;
+import io.grpc.Context;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
@@ -49,6 +53,23 @@ class GatewayTest {
         assertThat(out.messages).as("nothing before the commit").hasSize(1);
         log.renewals.remove(0).complete(true);
         assertThat(out.messages.get(1).getAck().getSeq()).isEqualTo(5);
+    }
+
+    @Test
+    void aKvWriteCarriesItsCallersPrincipalIntoTheLogForItsQuota() throws Exception {
+        Gateway gateway = new Gateway(log, scheduler, Limits.defaults(), new Gateway.Listener() {});
+        KvPutRequest put = KvPutRequest.newBuilder()
+                .setKey("k")
+                .setValue(ByteString.copyFromUtf8("v"))
+                .build();
+        Principal.bind(Context.current(), "orders-worker")
+                .run(() -> gateway.kvPut(put, new ManualAnswer<KvPutResponse>()));
+        gateway.kvPut(put, new ManualAnswer<KvPutResponse>());
+        assertThat(log.submitted).extracting(s -> s.command().getPrincipal()).containsExactly("orders-worker", "");
+        assertThat(WireMapping.toCommand(log.submitted.get(0).command()))
+                .isInstanceOfSatisfying(
+                        dev.tenure.core.Command.Put.class,
+                        c -> assertThat(c.principal()).isEqualTo("orders-worker"));
     }
 
     @Test
