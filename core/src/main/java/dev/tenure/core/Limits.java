@@ -55,20 +55,20 @@ public record Limits(
                 512, // keyBytesMax
                 64 * 1024, // valueBytesMax
                 128, // clientNameBytesMax
-                20_000, // sessionsMax
+                10_000, // sessionsMax
                 1_000, // leasesPerSessionMax
-                20_000, // locksMax
-                20_000, // waitersMax
+                10_000, // locksMax
+                10_000, // waitersMax
                 1_000, // waitersPerLockMax
-                100_000, // kvKeysMax
+                50_000, // kvKeysMax
                 32L << 20, // kvBytesMax: 32 MiB
                 32, // requestIdCacheMax: outcomes remembered per session for retries
                 16, // historyPerLockMax: past tenures kept per lock
-                10_000, // idleLocksMax: free locks kept for their history
+                2_000, // idleLocksMax: free locks kept for their history
                 600_000, // lockDelayMsMax: ten minutes
                 7 * 86_400_000L, // maxHoldMsMax: a week
                 16 * 1024, // checkpointBytesMax
-                16L << 20, // checkpointTotalBytesMax: 16 MiB
+                4L << 20, // checkpointTotalBytesMax: 4 MiB
                 PrincipalLimits.defaults());
     }
 

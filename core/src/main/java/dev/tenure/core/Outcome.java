@@ -13,11 +13,16 @@ import dev.tenure.core.Result.Rejected;
  * without the names and bytes the request carried: a grant keeps its token alone (a retry is
  * answered from the lease, which holds everything the grant said, or, once the lease has ended,
  * without it: see {@link Requests}), and a refusal the first {@link #MESSAGE_CHARS_MAX}
- * characters of its message (the code and token in full).
+ * characters of its message (the code and token in full). The answer to the request itself is
+ * whole; only a retry's is cut.
  */
 record Outcome(Result result, String waitingLock, long grantedToken) {
-    /** How much of a refusal's message a retry gets back; names in it can be hundreds of bytes. */
-    static final int MESSAGE_CHARS_MAX = 96;
+    /**
+     * How much of a refusal's message a retry gets back: enough to name a limit. Names in a
+     * message can be hundreds of bytes, and each live session keeps up to requestIdCacheMax
+     * outcomes, so their messages would be most of what sessions cost.
+     */
+    static final int MESSAGE_CHARS_MAX = 32;
 
     static Outcome settled(Result result) {
         if (result instanceof Granted g) {

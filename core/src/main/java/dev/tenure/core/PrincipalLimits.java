@@ -31,10 +31,10 @@ public record PrincipalLimits(
     public static PrincipalLimits defaults() {
         return new PrincipalLimits(
                 256, // nameBytesMax: a certificate's CN is at most 64 characters
-                4_000, // sessionsMax: a fifth of the node's sessionsMax
-                20_000, // leasesMax
-                4_000, // waitersMax: a fifth of the node's waitersMax
-                20_000, // kvKeysMax: a fifth of the node's kvKeysMax
+                2_000, // sessionsMax: a fifth of the node's sessionsMax
+                4_000, // leasesMax: a fifth of what the node's locksMax and waitersMax allow
+                2_000, // waitersMax: a fifth of the node's waitersMax
+                10_000, // kvKeysMax: a fifth of the node's kvKeysMax
                 8L << 20); // kvBytesMax: a quarter of the node's kvBytesMax
     }
 

@@ -429,7 +429,9 @@ class LockRulesTest {
         assertThat(waiters.code()).isEqualTo(Code.LIMIT);
         assertThat(waiters.message()).contains("waitersPerLockMax (1)");
         assertThat(code(f.apply(new Acquire(c, 2, "x", 0)))).isEqualTo(Code.HELD); // no wait: no waiter limit
-        assertThat(f.apply(new Acquire(c, 1, "x", -1))).isEqualTo(waiters); // cached like every decided outcome
+        // Cached like every decided outcome; a retry gets the message's first 32 characters.
+        assertThat(f.apply(new Acquire(c, 1, "x", -1)))
+                .isEqualTo(new Rejected(Code.LIMIT, "waitersPerLockMax (1) reached f\u2026", 0));
     }
 
     @Test

@@ -255,9 +255,10 @@ class SnapshotTest {
         assertThat(ByteBuffer.wrap(v6).getInt(4))
                 .isEqualTo(SnapshotCodec.VERSION)
                 .isEqualTo(6);
-        // The one session gains its principal (an empty str) and secret hash, each history record
-        // two empty principals.
-        assertThat(v6.length).isEqualTo(v4.length + 4 + 16 + 2 * (4 + 4));
+        // The one session gains its principal and secret hash, each history record two principals
+        // (each name an index); the names table holds "" and "b" (4 + 4 + 5), and the two "b"s
+        // written where they were used (5 bytes each) become indexes (4 bytes).
+        assertThat(v6.length).isEqualTo(v4.length + 4 + 16 + 2 * (4 + 4) + 13 - 2);
         assertThat(StateMachine.restore(v6, Limits.defaults()).snapshot()).isEqualTo(v6);
         assertThat(sm.apply(5_000, new Command.WithSecret(new SecretHash(7, 8), new Command.ResumeSession(2))))
                 .as("a session without a secret accepts any request, as before secrets")
@@ -383,11 +384,36 @@ class SnapshotTest {
         int grantV5 = 1 + (4 + 1) + 4 * 8 + 1 + 8 + (1 + 4 + 3 + 16) + 24;
         int grantV6 = 1 + 8;
         int messageCut = 200 - (Outcome.MESSAGE_CHARS_MAX - 1 + 3); // the ellipsis is 3 bytes of UTF-8
-        assertThat(v6.length).isEqualTo(v5.length - grantV5 + grantV6 - messageCut + 4);
+        // The names table holds "" and "a" (4 + 4 + 5); "a", written where it was used (5 bytes),
+        // becomes an index (4 bytes), as each "" (4 bytes) does.
+        int names = 13 - 1;
+        assertThat(v6.length).isEqualTo(v5.length - grantV5 + grantV6 - messageCut + 4 + names);
         assertThat(StateMachine.restore(v6, Limits.defaults()).snapshot()).isEqualTo(v6);
         KvValue k = (KvValue) sm.apply(5_000, new Get("k"));
         assertThat(k.lock()).isEqualTo("x");
         assertThat(k.token()).isEqualTo(2);
+    }
+
+    @Test
+    void aNamesTableOutOfOrderIsRefused() {
+        SnapshotWriter w = new SnapshotWriter();
+        w.i32(SnapshotCodec.MAGIC);
+        w.i32(SnapshotCodec.VERSION);
+        w.i64(0); // now
+        w.i64(0); // lastToken
+        w.i64(0); // lastSessionId
+        w.i64(0); // staleWritesRejected
+        w.i32(2); // names, not ascending
+        w.string("b");
+        w.string("a");
+        w.i32(0); // sessions
+        w.i32(0); // locks
+        w.i32(0); // idle
+        w.i32(0); // kv
+        byte[] unordered = w.finishWithChecksum();
+        assertThatThrownBy(() -> StateMachine.restore(unordered, Limits.defaults()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("snapshot corrupt: names out of order at a");
     }
 
     @Test
@@ -436,11 +462,14 @@ class SnapshotTest {
         w.i64(0); // lastToken 0 ...
         w.i64(1); // lastSessionId
         w.i64(0); // staleWritesRejected
+        w.i32(2); // names
+        w.string("");
+        w.string("a");
         w.i32(1); // one session
         w.i64(1);
         w.i64(1_000);
-        w.string("a");
-        w.string(""); // principal: none
+        w.i32(1); // "a"
+        w.i32(0); // principal: none
         w.i64(0); // secret hash: none
         w.i64(0);
         w.i64(1_000);

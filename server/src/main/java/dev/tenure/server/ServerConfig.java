@@ -28,6 +28,8 @@ import java.util.Objects;
  * @param clusterSecret what every cluster client of this node's consensus module must prove it
  *     holds, and what this node's own clients prove with; null admits any client (see {@link
  *     #withClusterSecret})
+ * @param heapCheck refuse to start when the limits can hold more than the heap (see {@code
+ *     MemoryBudget}); true unless asked otherwise
  */
 public record ServerConfig(
         int nodeId,
@@ -44,7 +46,8 @@ public record ServerConfig(
         Duration snapshotInterval,
         boolean join,
         TlsFiles tls,
-        ClusterSecret clusterSecret) {
+        ClusterSecret clusterSecret,
+        boolean heapCheck) {
 
     public static final int DEFAULT_PORT = 7420;
     public static final int DEFAULT_ADMIN_PORT = 7421;
@@ -90,7 +93,8 @@ public record ServerConfig(
                 Duration.ofMinutes(10),
                 false,
                 null,
-                null);
+                null,
+                true);
     }
 
     /**
@@ -148,7 +152,8 @@ public record ServerConfig(
                 interval,
                 join,
                 tls,
-                clusterSecret);
+                clusterSecret,
+                heapCheck);
     }
 
     /**
@@ -172,7 +177,8 @@ public record ServerConfig(
                 snapshotInterval,
                 join,
                 tls,
-                clusterSecret);
+                clusterSecret,
+                heapCheck);
     }
 
     /** This node's ports with TLS from {@code files} (null: plaintext). */
@@ -192,7 +198,8 @@ public record ServerConfig(
                 snapshotInterval,
                 join,
                 files,
-                clusterSecret);
+                clusterSecret,
+                heapCheck);
     }
 
     /**
@@ -217,7 +224,56 @@ public record ServerConfig(
                 snapshotInterval,
                 join,
                 tls,
-                secret);
+                secret,
+                heapCheck);
+    }
+
+    /**
+     * These limits instead of the defaults; the largest gRPC message follows valueBytesMax, as it
+     * does by default. Every member of a cluster must be given the same ones.
+     */
+    public ServerConfig withLimits(Limits next) {
+        return new ServerConfig(
+                nodeId,
+                members,
+                dataDir,
+                bindHost,
+                adminPort,
+                keepAliveBatch,
+                requestTimeout,
+                next.valueBytesMax() + 64 * 1024,
+                next,
+                leaderHeartbeatTimeout,
+                leaderHeartbeatInterval,
+                snapshotInterval,
+                join,
+                tls,
+                clusterSecret,
+                heapCheck);
+    }
+
+    /**
+     * False: start even if the limits can hold more than the heap. The node may then run out of
+     * memory (and end, status 138) where it would otherwise refuse writes.
+     */
+    public ServerConfig withHeapCheck(boolean check) {
+        return new ServerConfig(
+                nodeId,
+                members,
+                dataDir,
+                bindHost,
+                adminPort,
+                keepAliveBatch,
+                requestTimeout,
+                messageBytesMax,
+                limits,
+                leaderHeartbeatTimeout,
+                leaderHeartbeatInterval,
+                snapshotInterval,
+                join,
+                tls,
+                clusterSecret,
+                check);
     }
 
     /**

@@ -11,6 +11,8 @@ import dev.tenure.server.cluster.ReplicaView;
 import dev.tenure.server.fault.FatalHandler;
 import dev.tenure.server.fault.NodeFaults;
 import dev.tenure.server.gateway.GatewayServer;
+import dev.tenure.server.memory.HeapGuard;
+import dev.tenure.server.memory.MemoryBudget;
 import dev.tenure.server.runtime.AgentWakeup;
 import dev.tenure.server.tls.ServerTls;
 import io.aeron.cluster.service.Cluster;
@@ -39,6 +41,7 @@ public final class TenureServer implements AutoCloseable {
     private GatewayServer gateway;
     private AdminHttp admin;
     private ScheduledExecutorService probe;
+    private HeapGuard heapGuard;
 
     private TenureServer(ServerConfig config, NodeFaults faults) {
         this.config = config;
@@ -73,7 +76,16 @@ public final class TenureServer implements AutoCloseable {
     }
 
     private void startAll(PrintStream log) throws IOException {
-        // Bad TLS files fail first, before the data directory is touched: bad input changes nothing.
+        // Limits the heap cannot hold fail first: the node would run out of memory instead of
+        // refusing writes once clients fill them.
+        MemoryBudget.Estimate memory = MemoryBudget.of(config);
+        if (!memory.fits()) {
+            if (config.heapCheck()) {
+                throw new IllegalStateException(memory.refusal());
+            }
+            log.println("tenure: warning: --no-heap-check: " + memory.refusal());
+        }
+        // Bad TLS files fail next, before the data directory is touched: bad input changes nothing.
         ServerTls tls = config.tls() == null ? null : ServerTls.load(config.tls());
         if (tls == null && !loopback(config.bindHost())) {
             log.println("tenure: warning: serving without TLS on " + config.bindHost()
@@ -95,6 +107,9 @@ public final class TenureServer implements AutoCloseable {
                 faults,
                 tls);
         gateway.acl(initialAcl); // before the port opens: no call is served without it
+        heapGuard = HeapGuard.start();
+        gateway.memory(heapGuard::refusal);
+        metrics.memory(memory, node.replica()::usage, heapGuard::refusal, config.limits());
         gateway.start();
         GrpcWarmUp.call(config.self().host(), gateway.port(), tls);
         // Health is probed through the log once a second, so "no quorum" is noticed, and its
@@ -105,6 +120,7 @@ public final class TenureServer implements AutoCloseable {
             return t;
         });
         probe.scheduleWithFixedDelay(() -> gateway.status().thenAccept(metrics::observe), 1, 1, TimeUnit.SECONDS);
+        probe.scheduleWithFixedDelay(heapGuard::check, 1, 1, TimeUnit.SECONDS);
         long snapshotMs = config.snapshotInterval().toMillis();
         if (snapshotMs > 0) {
             probe.scheduleWithFixedDelay(this::snapshotIfLeader, snapshotMs, snapshotMs, TimeUnit.MILLISECONDS);
@@ -234,6 +250,9 @@ public final class TenureServer implements AutoCloseable {
         }
         if (node != null) {
             node.close();
+        }
+        if (heapGuard != null) {
+            heapGuard.close();
         }
         metrics.close();
         if (dataLock != null) {

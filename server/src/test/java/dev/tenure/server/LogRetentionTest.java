@@ -100,7 +100,8 @@ class LogRetentionTest {
                 Duration.ofMillis(300),
                 false,
                 null,
-                null);
+                null,
+                true);
     }
 
     private static ServerStatusResponse awaitStatus(

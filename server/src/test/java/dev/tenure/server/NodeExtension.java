@@ -121,7 +121,8 @@ final class NodeExtension implements BeforeAllCallback, AfterAllCallback {
                 Duration.ofMinutes(10),
                 false,
                 null,
-                null);
+                null,
+                true);
     }
 
     private static void awaitHealthy(TenureServer server) throws InterruptedException {
