@@ -120,7 +120,7 @@ public final class TenureServer implements AutoCloseable {
             return t;
         });
         probe.scheduleWithFixedDelay(() -> gateway.status().thenAccept(metrics::observe), 1, 1, TimeUnit.SECONDS);
-        probe.scheduleWithFixedDelay(heapGuard::check, 1, 1, TimeUnit.SECONDS);
+        probe.scheduleWithFixedDelay(heapGuard::tick, 1, 1, TimeUnit.SECONDS);
         long snapshotMs = config.snapshotInterval().toMillis();
         if (snapshotMs > 0) {
             probe.scheduleWithFixedDelay(this::snapshotIfLeader, snapshotMs, snapshotMs, TimeUnit.MILLISECONDS);

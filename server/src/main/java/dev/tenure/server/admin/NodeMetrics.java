@@ -174,10 +174,13 @@ public final class NodeMetrics implements AutoCloseable {
      * ({@code tenure_heap_guard_refusing}). A few dozen series, whatever the state holds.
      */
     public void memory(MemoryBudget.Estimate estimate, Supplier<Usage> usage, Supplier<String> refusal, Limits limits) {
+        // Strong references: a gauge keeps its object weakly, and the suppliers here are lambdas
+        // nothing else keeps (a collected one reads NaN).
         for (String name : Limits.names()) {
             Gauge.builder("tenure.limit", limits, l -> l.get(name))
                     .description("A limit of the state machine, by name")
                     .tag("name", name)
+                    .strongReference(true)
                     .register(registry);
         }
         used("sessionsMax", usage, Usage::sessions);
@@ -192,14 +195,17 @@ public final class NodeMetrics implements AutoCloseable {
                     .description("What the limits can fill of the heap, by kind (with a snapshot image of it)")
                     .baseUnit("bytes")
                     .tag("kind", line.kind())
+                    .strongReference(true)
                     .register(registry);
         }
         Gauge.builder("tenure.memory.allowed", estimate, MemoryBudget.Estimate::allowedBytes)
                 .description("What the limits may fill of the heap: a share of its old generation")
                 .baseUnit("bytes")
+                .strongReference(true)
                 .register(registry);
         Gauge.builder("tenure.heap.guard.refusing", refusal, r -> r.get() == null ? 0 : 1)
                 .description("1 while the heap is nearly full and KV writes and checkpoints are refused")
+                .strongReference(true)
                 .register(registry);
     }
 
@@ -207,6 +213,7 @@ public final class NodeMetrics implements AutoCloseable {
         Gauge.builder("tenure.limit.used", usage, u -> value.applyAsDouble(u.get()))
                 .description("How much of a limit this node's replica uses")
                 .tag("name", limit)
+                .strongReference(true)
                 .register(registry);
     }
 

@@ -6,6 +6,7 @@ import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryUsage;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import javax.management.ListenerNotFoundException;
 import javax.management.NotificationEmitter;
 import javax.management.NotificationListener;
@@ -31,10 +32,15 @@ public final class HeapGuard implements AutoCloseable {
     /** Past this share of the old generation live after a collection, KV writes and checkpoints are refused. */
     static final double FULL_SHARE = 0.95;
 
+    /** How often, at most, a refusing guard collects the heap to see whether it has room again. */
+    static final long RECHECK_NANOS = TimeUnit.SECONDS.toNanos(10);
+
     private final MemoryPoolMXBean old;
     private final List<NotificationEmitter> watched = new ArrayList<>();
     private final NotificationListener afterCollection = (notification, handback) -> check();
     private volatile String refusal;
+    /** When {@link #tick} last collected the heap; only the probe's thread reads or writes it. */
+    private long lastCollectNanos = System.nanoTime() - RECHECK_NANOS;
 
     private HeapGuard(MemoryPoolMXBean old) {
         this.old = old;
@@ -63,7 +69,21 @@ public final class HeapGuard implements AutoCloseable {
         return refusal;
     }
 
-    /** Reads the old generation as the last collection left it; also called once a second. */
+    /**
+     * Called once a second. While refusing, collects the heap at most every {@link
+     * #RECHECK_NANOS}: with writes refused, the heap fills slowly, and the collection that would
+     * show the room that deletes freed might otherwise not come for a long time.
+     */
+    public void tick() {
+        long now = System.nanoTime();
+        if (refusal != null && now - lastCollectNanos >= RECHECK_NANOS) {
+            lastCollectNanos = now;
+            System.gc(); // a full collection: its notification calls check()
+        }
+        check();
+    }
+
+    /** Reads the old generation as the last collection left it. */
     public void check() {
         MemoryUsage after = old == null ? null : old.getCollectionUsage();
         long max = old == null ? -1 : old.getUsage().getMax();

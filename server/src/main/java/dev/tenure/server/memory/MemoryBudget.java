@@ -92,7 +92,8 @@ public final class MemoryBudget {
         return of(config.limits(), HeapCapacity.oldGenerationMaxBytes(), HeapCapacity.heapMaxBytes());
     }
 
-    static Estimate of(Limits l, long capacityBytes, long heapMaxBytes) {
+    /** The estimate for {@code l} against an old generation of {@code capacityBytes} in a heap of {@code heapMaxBytes}. */
+    public static Estimate of(Limits l, long capacityBytes, long heapMaxBytes) {
         List<Line> lines = new ArrayList<>();
         lines.add(new Line("node", "an idle node", BASELINE, 0));
         lines.add(sessions(l));
