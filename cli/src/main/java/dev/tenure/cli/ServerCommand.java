@@ -2,6 +2,7 @@ package dev.tenure.cli;
 
 import dev.tenure.api.StreamLimits;
 import dev.tenure.api.v1.ServerStatusResponse;
+import dev.tenure.core.Limits;
 import dev.tenure.gateway.Acl;
 import dev.tenure.server.ConnectionLimits;
 import dev.tenure.server.ServerConfig;
@@ -15,7 +16,9 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
@@ -32,7 +35,7 @@ import picocli.CommandLine.Option;
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {
             "143:stopped as asked by SIGTERM (130: by SIGINT)",
-            "1:did not start (one line on stderr says what and where)",
+            "1:did not start (one line on stderr says what and where; limits its heap cannot hold too)",
             "2:bad options",
             "11:cluster member stopped (an Aeron agent failed, terminated or its thread ended)",
             "12:corrupt data file (a log or snapshot frame fails its check; one line names the file and byte)",
@@ -204,6 +207,25 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
     Long nodeUnsentBytesMax;
 
     @Option(
+            names = "--limit",
+            paramLabel = "NAME=VALUE",
+            description = {
+                "Set a limit of the state machine (repeat for more), e.g. --limit kvBytesMax=64MiB --limit",
+                "sessionsMax=5000; sizes take KiB, MiB or GiB. Every member of a cluster must be given the same ones.",
+                "The names and defaults are in docs/memory.md; a node refuses to start when its limits can hold",
+                "more than its heap."
+            })
+    Map<String, String> limits = new LinkedHashMap<>();
+
+    @Option(
+            names = "--no-heap-check",
+            description = {
+                "Start even if the limits can hold more than the heap: the node may then run out of memory",
+                "(exit 138) where it would refuse writes. For tests of that, and for limits no client can reach."
+            })
+    boolean noHeapCheck;
+
+    @Option(
             names = "--ready-timeout",
             description = "How long to wait for the node to serve (default: ${DEFAULT-VALUE}).",
             defaultValue = "30s",
@@ -213,6 +235,8 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         ServerConfig config = config().withSnapshotInterval(snapshotInterval)
+                .withLimits(LimitOptions.apply(Limits.defaults(), limits))
+                .withHeapCheck(!noHeapCheck)
                 .withJoin(join)
                 .withTls(tlsFiles(tlsCert, tlsKey, tlsCa))
                 .withClusterSecret(clusterSecret())

@@ -2,6 +2,7 @@ package dev.tenure.cli;
 
 import dev.tenure.testkit.ChildProcess;
 import dev.tenure.testkit.Dirs;
+import dev.tenure.testkit.JavaCommand;
 import dev.tenure.testkit.LoopbackPorts;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -39,7 +40,7 @@ final class ThrowawayServer implements AutoCloseable {
         Files.createDirectories(parent);
         Path data = Files.createTempDirectory(parent.toAbsolutePath(), "tenure-bench-node-");
         int port = LoopbackPorts.freeTcpPort();
-        List<String> cmd = new ArrayList<>(SelfLauncher.javaCommand(List.of("-XX:+UseSerialGC", "-Xmx512m")));
+        List<String> cmd = new ArrayList<>(SelfLauncher.javaCommand(JavaCommand.NODE_JVM));
         cmd.addAll(List.of(
                 "server",
                 "--data",

@@ -131,7 +131,9 @@ public sealed interface Command {
     /**
      * A write; when {@code fenceLock} is not null, accepted only if {@code fenceToken} is that lock's
      * current grant. An unfenced write (no {@code fenceLock}) to a key last written fenced is
-     * refused unless {@code overrideFence}.
+     * refused unless {@code overrideFence}. {@code principal}: who the writing client
+     * authenticated as (empty: nobody); the key then counts against that principal's KV quota
+     * ({@link PrincipalLimits}) until someone else writes it or it is deleted.
      */
     record Put(
             long sessionId,
@@ -140,8 +142,20 @@ public sealed interface Command {
             byte[] value,
             String fenceLock,
             long fenceToken,
-            boolean overrideFence)
+            boolean overrideFence,
+            String principal)
             implements Command {
+        public Put(
+                long sessionId,
+                long requestId,
+                String key,
+                byte[] value,
+                String fenceLock,
+                long fenceToken,
+                boolean overrideFence) {
+            this(sessionId, requestId, key, value, fenceLock, fenceToken, overrideFence, "");
+        }
+
         Put(long sessionId, long requestId, String key, byte[] value, String fenceLock, long fenceToken) {
             this(sessionId, requestId, key, value, fenceLock, fenceToken, false);
         }

@@ -2,19 +2,50 @@ package dev.tenure.core;
 
 import java.util.Collection;
 import java.util.Collections;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
  * The built-in fenced key-value store. The fence check itself lives in {@link KvCommands}; this
- * class only stores entries. Values are copied in and out, so no caller can change the
- * replicated state through an array it still holds.
+ * class stores entries and keeps what the KV limits count: its bytes in all, and the keys and
+ * bytes of each principal that wrote last. Values are copied in and out, so no caller can change
+ * the replicated state through an array it still holds.
+ *
+ * <p>The counts are derived, not stored: a snapshot holds the entries, and loading them through
+ * {@link #put} counts them again, so the counts cannot disagree with the entries they count.
  */
 final class FencedKv {
 
-    /** One stored value and the fence it was written under (token 0 and lock null when unfenced). */
-    record Entry(String key, byte[] value, long token, String lock, long writtenAtMs) {}
+    /**
+     * One stored value and the fence it was written under (token 0 and lock null when unfenced).
+     * {@code principal}: who wrote it last (empty without client certificates); its keys and
+     * bytes count against that principal's quota.
+     */
+    record Entry(String key, byte[] value, long token, String lock, long writtenAtMs, String principal) {}
+
+    /** What one principal's keys hold. */
+    record Usage(int keys, long bytes) {
+        static final Usage NONE = new Usage(0, 0);
+
+        Usage plus(int keys, long bytes) {
+            return new Usage(this.keys + keys, this.bytes + bytes);
+        }
+    }
 
     private final TreeMap<String, Entry> byKey = new TreeMap<>();
+    /** Principals with at least one key; none for the keys written without a principal. */
+    private final TreeMap<String, Usage> byPrincipal = new TreeMap<>();
+
+    private long bytes;
+
+    /**
+     * What {@code e} counts against {@code kvBytesMax}: its key's, value's and fencing lock name's
+     * bytes, UTF-8 (what a client sends and a snapshot stores). Its record and map entry are not
+     * counted here: {@code kvKeysMax} bounds how many there are.
+     */
+    static long bytes(Entry e) {
+        return Shapes.utf8Length(e.key()) + e.value().length + (e.lock() == null ? 0 : Shapes.utf8Length(e.lock()));
+    }
 
     Entry get(String key) {
         return byKey.get(key);
@@ -28,16 +59,51 @@ final class FencedKv {
         return byKey.size();
     }
 
+    /** The bytes of every entry, as {@link #bytes(Entry)} counts them. */
+    long bytes() {
+        return bytes;
+    }
+
+    /** The keys and bytes whose last write was {@code principal}'s. */
+    Usage usage(String principal) {
+        return byPrincipal.getOrDefault(principal, Usage.NONE);
+    }
+
+    /** Principals that hold at least one key, ascending; read-only (for the invariants). */
+    Set<String> principals() {
+        return Collections.unmodifiableSet(byPrincipal.keySet());
+    }
+
     void put(Entry e) {
-        byKey.put(e.key(), e);
+        Entry old = byKey.put(e.key(), e);
+        if (old != null) {
+            count(old, -1);
+        }
+        count(e, 1);
     }
 
     void remove(String key) {
-        byKey.remove(key);
+        Entry old = byKey.remove(key);
+        if (old != null) {
+            count(old, -1);
+        }
     }
 
     /** Ascending by key; read-only. */
     Collection<Entry> all() {
         return Collections.unmodifiableCollection(byKey.values());
+    }
+
+    private void count(Entry e, int sign) {
+        long b = bytes(e);
+        bytes += sign * b;
+        if (!e.principal().isEmpty()) {
+            Usage u = usage(e.principal()).plus(sign, sign * b);
+            if (u.keys() == 0) {
+                byPrincipal.remove(e.principal());
+            } else {
+                byPrincipal.put(e.principal(), u);
+            }
+        }
     }
 }

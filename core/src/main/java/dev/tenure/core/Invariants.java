@@ -2,6 +2,7 @@ package dev.tenure.core;
 
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The safety properties, checked by code that is always on (Java assert is off by default).
@@ -37,6 +38,7 @@ final class Invariants {
             FencedKv.Entry e = state.kv.get(key);
             if (e != null) {
                 checkEntry(e);
+                checkQuota(e.principal());
             }
         }
         checkCounts();
@@ -55,12 +57,11 @@ final class Invariants {
             delayed += lock.delayUntilMs != 0 ? 1 : 0;
         }
         require(delayed == state.delayedLocks, "%s locks in delay, counted %s", delayed, state.delayedLocks);
+        checkMemoryCounts();
         for (SessionRecord s : state.sessions.all()) {
             checkSession(s);
         }
-        for (FencedKv.Entry e : state.kv.all()) {
-            checkEntry(e);
-        }
+        checkKvCounts();
         for (String name : state.locks.idleOrder()) {
             LockRecord lock = state.locks.get(name);
             require(lock != null && lock.idle(), "idle order names lock %s that is missing or busy", name);
@@ -95,10 +96,79 @@ final class Invariants {
         require(indexed == withPrincipal, "principal index has %s sessions, expected %s", indexed, withPrincipal);
     }
 
+    /** The waiters and checkpoint bytes the limits count are what the locks hold. */
+    private void checkMemoryCounts() {
+        long waiters = 0;
+        long checkpointBytes = 0;
+        for (LockRecord lock : state.locks.all()) {
+            waiters += lock.waiterCount();
+            checkpointBytes += lock.checkpointBytes();
+        }
+        require(waiters == state.waiters, "%s waiters queued, counted %s", waiters, state.waiters);
+        require(
+                checkpointBytes == state.checkpointBytes,
+                "locks keep %s checkpoint bytes, counted %s",
+                checkpointBytes,
+                state.checkpointBytes);
+    }
+
+    /** Every entry is well formed, and the KV's byte count and each principal's usage are what the entries hold. */
+    private void checkKvCounts() {
+        long bytes = 0;
+        TreeMap<String, FencedKv.Usage> usage = new TreeMap<>();
+        for (FencedKv.Entry e : state.kv.all()) {
+            checkEntry(e);
+            bytes += FencedKv.bytes(e);
+            if (!e.principal().isEmpty()) {
+                usage.merge(
+                        e.principal(), new FencedKv.Usage(1, FencedKv.bytes(e)), (a, b) -> a.plus(b.keys(), b.bytes()));
+            }
+        }
+        require(bytes == state.kv.bytes(), "KV entries hold %s bytes, counted %s", bytes, state.kv.bytes());
+        require(
+                usage.keySet().equals(state.kv.principals()),
+                "principals holding keys are %s, counted %s",
+                usage.keySet(),
+                state.kv.principals());
+        for (var u : usage.entrySet()) {
+            require(
+                    u.getValue().equals(state.kv.usage(u.getKey())),
+                    "principal %s holds %s, counted %s",
+                    u.getKey(),
+                    u.getValue(),
+                    state.kv.usage(u.getKey()));
+            checkQuota(u.getKey());
+        }
+    }
+
+    /** A principal's keys within its KV quota; writes without a principal have none. */
+    private void checkQuota(String principal) {
+        if (principal.isEmpty()) {
+            return;
+        }
+        FencedKv.Usage u = state.kv.usage(principal);
+        PrincipalLimits quota = state.limits.principal();
+        require(
+                u.keys() <= quota.kvKeysMax() && u.bytes() <= quota.kvBytesMax(),
+                "principal %s holds %s, over its KV quota",
+                principal,
+                u);
+    }
+
     private void checkCounts() {
         Limits l = state.limits;
         require(state.sessions.size() <= l.sessionsMax(), "%s sessions over sessionsMax", state.sessions.size());
         require(state.kv.size() <= l.kvKeysMax(), "%s keys over kvKeysMax", state.kv.size());
+        require(state.kv.bytes() <= l.kvBytesMax(), "%s KV bytes over kvBytesMax", state.kv.bytes());
+        require(state.locks.busyCount() <= l.locksMax(), "%s busy locks over locksMax", state.locks.busyCount());
+        require(
+                state.waiters >= 0 && state.waiters <= l.waitersMax(),
+                "%s waiters outside [0, waitersMax]",
+                state.waiters);
+        require(
+                state.checkpointBytes >= 0 && state.checkpointBytes <= l.checkpointTotalBytesMax(),
+                "%s checkpoint bytes outside [0, checkpointTotalBytesMax]",
+                state.checkpointBytes);
         require(
                 state.locks.idleCount() <= l.idleLocksMax(),
                 "%s idle locks over idleLocksMax",
@@ -336,6 +406,7 @@ final class Invariants {
     private void checkEntry(FencedKv.Entry e) {
         require(e.token() >= 0 && e.token() <= state.lastToken, "key %s token %s above lastToken", e.key(), e.token());
         require((e.lock() == null) == (e.token() == 0), "key %s fence lock and token disagree", e.key());
+        require(e.principal() != null, "key %s has a null principal", e.key());
     }
 
     // The checks run for every touched session and lock after every step, and pass: the

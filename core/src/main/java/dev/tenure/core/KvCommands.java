@@ -33,7 +33,8 @@ final class KvCommands {
         Rejected bad = Shapes.first(
                 Shapes.key(c.key(), state.limits),
                 Shapes.value(c.value(), state.limits),
-                Shapes.fenceLock(c.fenceLock(), state.limits));
+                Shapes.fenceLock(c.fenceLock(), state.limits),
+                Shapes.principal(c.principal(), state.limits));
         return bad != null ? bad : deduplicated(c.sessionId(), c.requestId(), () -> decidePut(c));
     }
 
@@ -79,13 +80,83 @@ final class KvCommands {
         if (fenced != null) {
             return fenced;
         }
-        if (!state.kv.contains(c.key()) && state.kv.size() >= state.limits.kvKeysMax()) {
-            return new Rejected(Code.LIMIT, "kvKeysMax (" + state.limits.kvKeysMax() + ") reached", 0);
+        FencedKv.Entry next = entry(c);
+        Rejected full = Shapes.first(principalFull(next), full(next));
+        if (full != null) {
+            return full;
         }
-        long token = c.fenceLock() == null ? 0 : c.fenceToken();
-        state.kv.put(new FencedKv.Entry(c.key(), c.value().clone(), token, c.fenceLock(), state.nowMs));
+        state.kv.put(next);
         state.touchKey(c.key());
         return new Ok();
+    }
+
+    /**
+     * The entry {@code c} would store. A fenced write names a held lock (the fence check passed),
+     * so the entry shares that lock's name instead of keeping a copy of its own; the principal
+     * is one string per distinct name, as a session's is.
+     */
+    private FencedKv.Entry entry(Put c) {
+        String lock = c.fenceLock() == null ? null : state.locks.get(c.fenceLock()).name;
+        long token = c.fenceLock() == null ? 0 : c.fenceToken();
+        return new FencedKv.Entry(
+                c.key(),
+                c.value().clone(),
+                token,
+                lock,
+                state.nowMs,
+                c.principal().intern());
+    }
+
+    /**
+     * The node-wide bounds: a new key needs room under kvKeysMax, and a write that stores more
+     * bytes than the one it replaces needs room under kvBytesMax. A write that stores no more is
+     * always let through, so a store filled to its budget can still be rewritten in place.
+     */
+    private Rejected full(FencedKv.Entry next) {
+        FencedKv.Entry old = state.kv.get(next.key());
+        if (old == null && state.kv.size() >= state.limits.kvKeysMax()) {
+            return new Rejected(Code.LIMIT, "kvKeysMax (" + state.limits.kvKeysMax() + ") reached", 0);
+        }
+        long added = FencedKv.bytes(next) - (old == null ? 0 : FencedKv.bytes(old));
+        long max = state.limits.kvBytesMax();
+        if (added > 0 && state.kv.bytes() + added > max) {
+            return new Rejected(
+                    Code.LIMIT,
+                    "kvBytesMax (" + max + ") reached: the KV holds " + state.kv.bytes() + " bytes and this write adds "
+                            + added,
+                    0);
+        }
+        return null;
+    }
+
+    /**
+     * The writer's quota, when it has a principal: a key it does not hold yet counts as a new key
+     * of its own (the last writer holds a key), and the bytes it adds to what it holds must fit.
+     */
+    private Rejected principalFull(FencedKv.Entry next) {
+        String principal = next.principal();
+        if (principal.isEmpty()) {
+            return null;
+        }
+        PrincipalLimits quota = state.limits.principal();
+        FencedKv.Entry old = state.kv.get(next.key());
+        boolean holds = old != null && old.principal().equals(principal);
+        FencedKv.Usage usage = state.kv.usage(principal);
+        if (!holds && usage.keys() >= quota.kvKeysMax()) {
+            return new Rejected(
+                    Code.LIMIT,
+                    "kvKeysPerPrincipalMax (" + quota.kvKeysMax() + ") reached by principal " + principal,
+                    0);
+        }
+        long added = FencedKv.bytes(next) - (holds ? FencedKv.bytes(old) : 0);
+        if (added > 0 && usage.bytes() + added > quota.kvBytesMax()) {
+            return new Rejected(
+                    Code.LIMIT,
+                    "kvBytesPerPrincipalMax (" + quota.kvBytesMax() + ") reached by principal " + principal
+                            + ": it holds " + usage.bytes() + " bytes and this write adds " + added,
+                    0);
+        }
+        return null;
     }
 
     private Result decideDelete(Delete c) {

@@ -110,7 +110,9 @@ final class LeaseLifecycle {
         unindexLeaseEnd(lock);
         lock.renewDeadlineMs = LockRecord.NONE;
         lock.maxHoldAtMs = LockRecord.NONE;
-        lock.lease = null;
+        long checkpointBytes = lock.checkpointBytes();
+        lock.lease = null; // and with it the checkpoint it was granted with, if the holder wrote another
+        state.checkpointBytes += lock.checkpointBytes() - checkpointBytes;
         if (end != TenureEnd.RELEASED && lease.policy().lockDelayMs() > 0) {
             lock.delayUntilMs = state.nowPlus(lease.policy().lockDelayMs());
             state.deadlines.addDelayEnd(lock.name, lock.delayUntilMs);
@@ -145,10 +147,11 @@ final class LeaseLifecycle {
         }
         Waiter next = lock.pollWaiter();
         if (next == null) {
-            String dropped = state.locks.markIdle(lock, state.limits.idleLocksMax());
+            LockRecord dropped = state.locks.markIdle(lock, state.limits.idleLocksMax());
             state.touch(lock);
             if (dropped != null) {
-                state.touchedLocks.add(dropped); // so the step's check sees it left the idle order too
+                state.checkpointBytes -= dropped.checkpointBytes();
+                state.touchedLocks.add(dropped.name); // so the step's check sees it left the idle order too
             }
             return;
         }
@@ -163,6 +166,7 @@ final class LeaseLifecycle {
         long deadlineMs = waitMs < 0 ? Waiter.NEVER : state.nowPlus(waitMs);
         Waiter w = new Waiter(session.id, requestId, state.nowMs, deadlineMs, policy);
         lock.addWaiter(w);
+        state.waiters++;
         session.addWait(lock.name, requestId);
         if (w.bounded()) {
             state.deadlines.addWait(session.id, requestId, deadlineMs);
@@ -217,7 +221,9 @@ final class LeaseLifecycle {
         }
     }
 
+    /** The waiter has left the lock's queue (granted or resolved): its session and index forget it. */
     private void detachWait(LockRecord lock, SessionRecord session, Waiter waiter) {
+        state.waiters--;
         session.removeWait(lock.name, waiter.requestId());
         if (waiter.bounded()) {
             state.deadlines.removeWait(waiter.sessionId(), waiter.requestId(), waiter.deadlineMs());

@@ -67,7 +67,7 @@ final class LockCommands {
         }
         boolean delayed = lock != null && lock.delayUntilMs != 0;
         if (lease == null && !delayed) {
-            Rejected full = leasesFull(s);
+            Rejected full = Shapes.first(leasesFull(s), locksFull());
             return full != null ? full : new Granted(lifecycle.grant(state.locks.getOrCreate(c.lock()), s, c.policy()));
         }
         if (c.waitMs() == 0) {
@@ -91,6 +91,9 @@ final class LockCommands {
         if (full != null) {
             return full;
         }
+        if (state.waiters >= state.limits.waitersMax()) {
+            return new Rejected(Code.LIMIT, "waitersMax (" + state.limits.waitersMax() + ") reached", 0);
+        }
         lifecycle.enqueue(lock, s, c.requestId(), c.waitMs(), c.policy());
         return new Queued(lock.name, lock.currentToken());
     }
@@ -106,6 +109,18 @@ final class LockCommands {
         if (!s.principal.isEmpty() && principalCount(s.principal, SessionRecord::leaseCount) >= max) {
             return new Rejected(
                     Code.LIMIT, "leasesPerPrincipalMax (" + max + ") reached by principal " + s.principal, 0);
+        }
+        return null;
+    }
+
+    /**
+     * A grant of a free lock makes it busy (a free lock that is not in its delay has no waiters,
+     * so it is idle or unknown): one more busy lock, which locksMax bounds. A busy lock is handed
+     * from holder to waiter without ever being counted again.
+     */
+    private Rejected locksFull() {
+        if (state.locks.busyCount() >= state.limits.locksMax()) {
+            return new Rejected(Code.LIMIT, "locksMax (" + state.limits.locksMax() + ") reached", 0);
         }
         return null;
     }
@@ -163,19 +178,15 @@ final class LockCommands {
             return new Ok();
         }
         Outcome outcome = s.requests.get(c.requestId());
-        if (outcome != null && outcome.result() instanceof Granted g) {
-            LockRecord lock = state.locks.get(g.grant().lock());
-            if (lock != null
-                    && lock.lease != null
-                    && lock.lease.token() == g.grant().token()
-                    && lock.lease.sessionId() == s.id) {
-                if (s.requests.grantedAfter(c.requestId(), g.grant().token())) {
-                    return new Ok(); // a later acquire of the session holds this grant now
-                }
-                lifecycle.endLease(lock, TenureEnd.RELEASED);
-                lifecycle.handOff(lock);
-                return new Ok();
+        LockRecord lock =
+                outcome == null || !outcome.granted() ? null : Requests.heldWithToken(state, s, outcome.grantedToken());
+        if (lock != null) {
+            if (s.requests.grantedAfter(c.requestId(), outcome.grantedToken())) {
+                return new Ok(); // a later acquire of the session holds this grant now
             }
+            lifecycle.endLease(lock, TenureEnd.RELEASED);
+            lifecycle.handOff(lock);
+            return new Ok();
         }
         return new Rejected(
                 Code.NOT_FOUND,
@@ -311,7 +322,19 @@ final class LockCommands {
                             + " (current token " + current + (current == 0 ? ": the lock is free)" : ")"),
                     current);
         }
-        lock.checkpoint = new Checkpoint(c.value(), c.token(), state.nowMs);
+        Checkpoint next = new Checkpoint(c.value(), c.token(), state.nowMs);
+        Checkpoint granted = lock.lease.previousCheckpoint();
+        long added = next.size() + (granted == null ? 0 : granted.size()) - lock.checkpointBytes();
+        long max = state.limits.checkpointTotalBytesMax();
+        if (added > 0 && state.checkpointBytes + added > max) {
+            return new Rejected(
+                    Code.LIMIT,
+                    "checkpointTotalBytesMax (" + max + ") reached: the locks keep " + state.checkpointBytes
+                            + " checkpoint bytes and this write adds " + added,
+                    0);
+        }
+        lock.checkpoint = next;
+        state.checkpointBytes += added;
         state.touch(lock);
         return new Ok();
     }

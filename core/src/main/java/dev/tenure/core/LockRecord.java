@@ -113,6 +113,18 @@ final class LockRecord {
         }
     }
 
+    /**
+     * The checkpoint bytes this lock keeps, as {@code checkpointTotalBytesMax} counts them: its
+     * last checkpoint, and the one its lease was granted with when that is another (the holder
+     * wrote since; the lease keeps the one it was granted with, for a re-entrant acquire's answer).
+     * At a grant the lease takes the lock's checkpoint itself, so a grant adds nothing.
+     */
+    long checkpointBytes() {
+        long n = checkpoint == null ? 0 : checkpoint.size();
+        Checkpoint granted = lease == null ? null : lease.previousCheckpoint();
+        return granted == null || granted == checkpoint ? n : n + granted.size();
+    }
+
     long currentToken() {
         return lease == null ? 0 : lease.token();
     }

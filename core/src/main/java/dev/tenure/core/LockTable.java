@@ -53,8 +53,13 @@ final class LockTable {
         idle.remove(lock.name);
     }
 
-    /** Returns the name of the record dropped to respect idleLocksMax, or null. */
-    String markIdle(LockRecord lock, int idleLocksMax) {
+    /** Locks that are held, waited for or in their lock delay: what locksMax bounds. */
+    int busyCount() {
+        return byName.size() - idle.size();
+    }
+
+    /** Returns the record dropped to respect idleLocksMax, or null. */
+    LockRecord markIdle(LockRecord lock, int idleLocksMax) {
         idle.put(lock.name, lock);
         if (idle.size() <= idleLocksMax) {
             return null;
@@ -62,8 +67,7 @@ final class LockTable {
         Iterator<String> oldest = idle.keySet().iterator();
         String dropped = oldest.next();
         oldest.remove();
-        byName.remove(dropped);
-        return dropped;
+        return byName.remove(dropped);
     }
 
     /** For snapshot restore. */

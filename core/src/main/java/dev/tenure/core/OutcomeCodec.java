@@ -4,13 +4,18 @@ import dev.tenure.core.Result.Granted;
 import dev.tenure.core.Result.Ok;
 import dev.tenure.core.Result.Rejected;
 
-/** Encoding of request-cache outcomes. Only these five shapes are ever cached. */
+/**
+ * Encoding of request-cache outcomes. Only these five shapes are ever cached. A grant is written
+ * as its token ({@link #GRANT_TOKEN}); snapshots of versions 4 and 5 wrote the whole grant
+ * ({@link #GRANTED}), which is read as its token.
+ */
 final class OutcomeCodec {
     private static final int WAITING = 0;
     private static final int GRANTED = 1;
     private static final int OK = 2;
     private static final int REJECTED = 3;
     private static final int RENEWED = 4;
+    private static final int GRANT_TOKEN = 5;
 
     private OutcomeCodec() {}
 
@@ -18,18 +23,9 @@ final class OutcomeCodec {
         if (o.pending()) {
             w.u8(WAITING);
             w.string(o.waitingLock());
-        } else if (o.result() instanceof Granted g) {
-            w.u8(GRANTED);
-            Grant x = g.grant();
-            w.string(x.lock());
-            w.i64(x.token());
-            w.i64(x.sessionId());
-            w.i64(x.grantedAtMs());
-            w.i64(x.ttlMs());
-            w.u8(SnapshotCodec.index(SnapshotCodec.ENDS, x.previousEnd()));
-            w.i64(x.previousToken());
-            SnapshotCodec.writeCheckpoint(w, x.previousCheckpoint());
-            SnapshotCodec.writePolicy(w, x.policy());
+        } else if (o.granted()) {
+            w.u8(GRANT_TOKEN);
+            w.i64(o.grantedToken());
         } else if (o.result() instanceof Result.Renewed x) {
             w.u8(RENEWED);
             w.i64(x.remainingMs());
@@ -61,6 +57,12 @@ final class OutcomeCodec {
                         r.i64(),
                         SnapshotCodec.readCheckpoint(r),
                         SnapshotCodec.readPolicy(r))));
+            case GRANT_TOKEN:
+                long token = r.i64();
+                if (token <= 0) {
+                    throw SnapshotCodec.corrupt("granted token " + token);
+                }
+                return new Outcome(null, null, token);
             case OK:
                 return Outcome.settled(new Ok());
             case RENEWED:

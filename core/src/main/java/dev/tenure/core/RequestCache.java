@@ -81,7 +81,7 @@ final class RequestCache {
      */
     boolean grantedAfter(long requestId, long token) {
         for (Outcome o : outcomes.tailMap(requestId, false).values()) {
-            if (o.result() instanceof Result.Granted g && g.grant().token() == token) {
+            if (o.grantedToken() == token) {
                 return true;
             }
         }
@@ -99,6 +99,13 @@ final class RequestCache {
     /** Ascending by request id; read-only. */
     SortedMap<Long, Outcome> entries() {
         return Collections.unmodifiableSortedMap(outcomes);
+    }
+
+    /** For snapshot restore: the same pending outcome, sharing the lock record's name. */
+    void replacePending(long requestId, Outcome outcome) {
+        if (outcomes.get(requestId).pending() && outcome.pending()) {
+            outcomes.put(requestId, outcome);
+        }
     }
 
     void remember(long requestId, Outcome outcome, int requestIdCacheMax) {

@@ -21,8 +21,11 @@ final class Requests {
     static Result replay(State state, SessionRecord session, long requestId) {
         Outcome cached = session.requests.get(requestId);
         if (cached != null) {
+            if (cached.granted()) {
+                return granted(state, session, requestId, cached.grantedToken());
+            }
             if (!cached.pending()) {
-                return settled(state, session, requestId, cached.result());
+                return cached.result();
             }
             // Still queued: report the queue as it is now; a waiter always has a holder.
             LockRecord lock = state.locks.get(cached.waitingLock());
@@ -40,22 +43,33 @@ final class Requests {
     }
 
     /**
-     * A retried acquire whose grant has since ended (its wait was cancelled after the grant
-     * raced ahead, which released it) must not be told "granted" again: the caller never learnt
-     * of that lease, and replaying it would make it believe it holds a lock nobody gave it.
+     * A retried acquire that was granted {@code token}: while the lease lives, its grant again,
+     * rebuilt from the lease (which keeps everything the grant said). A retried acquire whose
+     * grant has since ended (its wait was cancelled after the grant raced ahead, which released
+     * it) must not be told "granted" again: the caller never learnt of that lease, and replaying
+     * it would make it believe it holds a lock nobody gave it.
      */
-    private static Result settled(State state, SessionRecord session, long requestId, Result result) {
-        if (result instanceof Granted g) {
-            LockRecord lock = state.locks.get(g.grant().lock());
-            if (lock == null || lock.currentToken() != g.grant().token()) {
-                return new Rejected(
-                        Code.CANCELLED,
-                        "the grant of request " + requestId + " (token "
-                                + g.grant().token() + ") to session " + session.id + " has already ended",
-                        0);
+    private static Result granted(State state, SessionRecord session, long requestId, long token) {
+        LockRecord lock = heldWithToken(state, session, token);
+        if (lock == null) {
+            return new Rejected(
+                    Code.CANCELLED,
+                    "the grant of request " + requestId + " (token " + token + ") to session " + session.id
+                            + " has already ended",
+                    0);
+        }
+        return new Granted(lock.lease.grant(lock.name, session.ttlMs));
+    }
+
+    /** The lock {@code session} holds under {@code token}, or null: the lease has ended. */
+    static LockRecord heldWithToken(State state, SessionRecord session, long token) {
+        for (String name : session.heldLocks()) {
+            LockRecord lock = state.locks.get(name);
+            if (lock.lease.token() == token) {
+                return lock;
             }
         }
-        return result;
+        return null;
     }
 
     static void remember(State state, SessionRecord session, long requestId, Outcome outcome) {

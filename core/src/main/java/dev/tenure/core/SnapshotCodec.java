@@ -6,15 +6,15 @@ import java.util.TreeMap;
 import java.util.zip.CRC32;
 
 /**
- * The versioned binary snapshot format. Version 5, all integers big-endian. This build writes
- * version 5 and reads versions 5 and 4 (the previous one, for one release; docs/architecture.md
- * says what each new version must ship with), and refuses any other version with an error that
- * names it:
+ * The versioned binary snapshot format. Version 6, all integers big-endian. This build writes
+ * version 6 and reads versions 6, 5 (the previous one; docs/architecture.md says what each new
+ * version must ship with) and 4, and refuses any other version with an error that names it:
  *
  * <pre>
- * header   magic i32 "TNUR", version i32 = 5
+ * header   magic i32 "TNUR", version i32 = 6
  * clock    nowMs i64, lastToken i64, lastSessionId i64, staleWritesRejected i64
- * sessions count i32, ascending id: id i64, ttlMs i64, clientName str, principal str,
+ * names    count i32, ascending: str (every client name and principal below, once: see SnapshotNames)
+ * sessions count i32, ascending id: id i64, ttlMs i64, clientName name, principal name,
  *          secretHashHi i64, secretHashLo i64, deadlineMs i64, attachment i64,
  *          highestEvictedRequestId i64, cache count i32, ascending request id: requestId i64, outcome,
  *          attempts count i32, ascending request id (each cached): requestId i64, attempt i64
@@ -23,18 +23,18 @@ import java.util.zip.CRC32;
  *           previousCheckpoint ckpt, policy, renewDeadlineMs i64, maxHoldAtMs i64],
  *          waiter count i32, FIFO: sessionId i64, requestId i64, sinceMs i64, deadlineMs i64, policy,
  *          history count i32, oldest first: sessionId i64, token i64, grantedAtMs i64, endedAtMs i64, end u8,
- *            forcedBySessionId i64, forcedByClient str, principal str, forcedByPrincipal str,
+ *            forcedBySessionId i64, forcedByClient name, principal name, forcedByPrincipal name,
  *          lastEnd u8, lastToken i64, delayUntilMs i64, checkpoint ckpt,
  *          staleWrites: count i64, lastToken i64, lastCurrentToken i64, lastTarget str, lastAtMs i64
  * idle     count i32, oldest first: lock name str
- * kv       count i32, ascending key: key str, value bytes, token i64, lock str (nullable), writtenAtMs i64
+ * kv       count i32, ascending key: key str, value bytes, token i64, lock str (nullable), writtenAtMs i64,
+ *          principal name
  * trailer  CRC32 of everything before it, i32
  *
- * str = i32 byte length (-1 for null) + UTF-8; bytes = i32 length + bytes
+ * str = i32 byte length (-1 for null) + UTF-8; bytes = i32 length + bytes; name = i32 index in names
  * policy = lockDelayMs i64, maxHoldMs i64, leaseTtlMs i64
  * ckpt = present u8, [value bytes, token i64, writtenAtMs i64]
- * outcome = u8 tag: 0 waiting(lock str) | 1 granted(lock str, token, sessionId, grantedAtMs, ttlMs i64,
- *           previousEnd u8, previousToken i64, previousCheckpoint ckpt, policy) | 2 ok
+ * outcome = u8 tag: 0 waiting(lock str) | 5 granted(token i64) | 2 ok
  *           | 3 rejected(code u8, message str, currentToken i64) | 4 renewed(remainingMs i64)
  * </pre>
  *
@@ -45,16 +45,30 @@ import java.util.zip.CRC32;
  * in the tables below, not their ordinal, so reordering an enum cannot silently change the
  * meaning of a snapshot already written; a new constant must be appended to its table.
  *
+ * <p>Version 5 is version 6 without the names table (every name is a str where it is used), without
+ * the principal of a KV entry, and with a cached grant written
+ * whole (tag 1: lock str, token, sessionId, grantedAtMs, ttlMs i64, previousEnd u8, previousToken
+ * i64, previousCheckpoint ckpt, policy) instead of its token: a version 5 entry is read as written
+ * without a principal (it counts against no principal's quota), a cached grant as its token. Its
+ * cached refusals are read with their messages cut as {@link Outcome} cuts them.
+ *
  * <p>Version 4 is version 5 without the principal and secret hash of a session and the two
  * principals of a history record: a version 4 session is read with no principal and {@link
  * SecretHash#NONE} (it accepts any request, as every session did then), a history record with
  * empty principals.
+ *
+ * <p>What the limits count is derived, not stored: the KV's bytes and each principal's keys, the
+ * waiters and the checkpoint bytes are counted again as the records are read. A lease whose
+ * checkpoint is the lock's (the holder wrote none since) is read as sharing it, as it did when
+ * written, so the checkpoint is counted and kept once.
  */
 final class SnapshotCodec {
     static final int MAGIC = 0x544E5552; // "TNUR"
-    static final int VERSION = 5;
+    static final int VERSION = 6;
     /** The previous format version, still read (see {@link #decode}). */
-    static final int VERSION_PREVIOUS = 4;
+    static final int VERSION_PREVIOUS = 5;
+    /** The version before it, still read too. */
+    static final int VERSION_OLDEST = 4;
 
     private static final int HEADER_BYTES = 8;
     private static final int CHECKSUM_BYTES = 4;
@@ -79,21 +93,31 @@ final class SnapshotCodec {
 
     private SnapshotCodec() {}
 
+    /** Counted first, then written into an array of exactly its size (see {@link SnapshotWriter}). */
     static byte[] encode(State state) {
-        SnapshotWriter w = new SnapshotWriter();
+        SnapshotNames names = SnapshotNames.of(state);
+        SnapshotWriter counted = SnapshotWriter.counting();
+        write(counted, state, names);
+        SnapshotWriter w = SnapshotWriter.exactly(counted.size());
+        write(w, state, names);
+        return w.finishWithChecksum();
+    }
+
+    private static void write(SnapshotWriter w, State state, SnapshotNames names) {
         w.i32(MAGIC);
         w.i32(VERSION);
         w.i64(state.nowMs);
         w.i64(state.lastToken);
         w.i64(state.sessions.lastSessionId());
         w.i64(state.staleWritesRejected);
+        names.writeTable(w);
         w.i32(state.sessions.size());
         for (SessionRecord s : state.sessions.all()) {
-            writeSession(w, s);
+            writeSession(w, s, names);
         }
         w.i32(state.locks.size());
         for (LockRecord lock : state.locks.all()) {
-            writeLock(w, lock);
+            writeLock(w, lock, names);
         }
         w.i32(state.locks.idleCount());
         for (String name : state.locks.idleOrder()) {
@@ -106,8 +130,8 @@ final class SnapshotCodec {
             w.i64(e.token());
             w.string(e.lock());
             w.i64(e.writtenAtMs());
+            names.write(w, e.principal());
         }
-        return w.finishWithChecksum();
     }
 
     static State decode(byte[] snapshot, Limits limits) {
@@ -115,10 +139,11 @@ final class SnapshotCodec {
         int version = version(snapshot);
         State state = new State(limits, r.i64(), r.i64(), r.i64());
         state.staleWritesRejected = r.i64();
+        SnapshotNames names = version == VERSION ? SnapshotNames.readTable(r) : SnapshotNames.inline();
         int sessions = r.count(40);
         long previousId = 0;
         for (int i = 0; i < sessions; i++) {
-            SessionRecord s = readSession(r, version);
+            SessionRecord s = readSession(r, version, names);
             if (s.id <= previousId || s.id > state.sessions.lastSessionId()) {
                 throw corrupt("session id " + s.id + " out of order or above lastSessionId");
             }
@@ -126,13 +151,14 @@ final class SnapshotCodec {
             state.sessions.restore(s);
             state.deadlines.addSession(s.id, s.deadlineMs);
         }
-        readLocks(r, state, version);
+        readLocks(r, state, version, names);
         int idle = r.count(4);
         for (int i = 0; i < idle; i++) {
             state.locks.restoreIdle(r.nonNullString());
         }
-        readKv(r, state);
+        readKv(r, state, version, names);
         r.expectEnd();
+        shareWaitingLockNames(state);
         return state;
     }
 
@@ -149,11 +175,11 @@ final class SnapshotCodec {
             throw new IllegalArgumentException("not a Tenure snapshot: magic " + Integer.toHexString(magic));
         }
         int version = body.i32();
-        if (version != VERSION && version != VERSION_PREVIOUS) {
+        if (version != VERSION && version != VERSION_PREVIOUS && version != VERSION_OLDEST) {
             // Before the checksum and the body: a snapshot from a build of another version is
             // reported as that, not as corruption, and no field is read under the wrong layout.
             throw new IllegalArgumentException("unsupported snapshot version " + version
-                    + ": this build reads versions " + VERSION_PREVIOUS + " and " + VERSION + " only");
+                    + ": this build reads versions " + VERSION_OLDEST + " to " + VERSION + " only");
         }
         CRC32 crc = new CRC32();
         crc.update(snapshot, 0, bodyEnd);
@@ -171,11 +197,11 @@ final class SnapshotCodec {
         return header.i32();
     }
 
-    private static void writeSession(SnapshotWriter w, SessionRecord s) {
+    private static void writeSession(SnapshotWriter w, SessionRecord s, SnapshotNames names) {
         w.i64(s.id);
         w.i64(s.ttlMs);
-        w.string(s.clientName);
-        w.string(s.principal);
+        names.write(w, s.clientName);
+        names.write(w, s.principal);
         w.i64(s.secretHash().hi());
         w.i64(s.secretHash().lo());
         w.i64(s.deadlineMs);
@@ -193,12 +219,12 @@ final class SnapshotCodec {
         }
     }
 
-    private static SessionRecord readSession(SnapshotReader r, int version) {
+    private static SessionRecord readSession(SnapshotReader r, int version, SnapshotNames names) {
         long id = r.i64();
         long ttlMs = r.i64();
-        String clientName = r.nonNullString();
-        boolean v4 = version == VERSION_PREVIOUS;
-        String principal = v4 ? "" : r.nonNullString();
+        String clientName = names.read(r);
+        boolean v4 = version == VERSION_OLDEST;
+        String principal = v4 ? "" : names.read(r);
         SecretHash secretHash = v4 ? SecretHash.NONE : new SecretHash(r.i64(), r.i64());
         long deadlineMs = r.i64();
         long attachment = r.i64();
@@ -238,7 +264,7 @@ final class SnapshotCodec {
                 new RequestCache(outcomes, attempts, highestEvicted));
     }
 
-    private static void writeLock(SnapshotWriter w, LockRecord lock) {
+    private static void writeLock(SnapshotWriter w, LockRecord lock, SnapshotNames names) {
         w.string(lock.name);
         w.bool(lock.lease != null);
         if (lock.lease != null) {
@@ -268,9 +294,9 @@ final class SnapshotCodec {
             w.i64(t.endedAtMs());
             w.u8(index(ENDS, t.end()));
             w.i64(t.forcedBySessionId());
-            w.string(t.forcedByClient());
-            w.string(t.principal());
-            w.string(t.forcedByPrincipal());
+            names.write(w, t.forcedByClient());
+            names.write(w, t.principal());
+            names.write(w, t.forcedByPrincipal());
         }
         w.u8(index(ENDS, lock.lastEnd));
         w.i64(lock.lastToken);
@@ -314,7 +340,7 @@ final class SnapshotCodec {
         return new Checkpoint(r.bytes(), r.i64(), r.i64());
     }
 
-    private static void readLocks(SnapshotReader r, State state, int version) {
+    private static void readLocks(SnapshotReader r, State state, int version, SnapshotNames names) {
         int count = r.count(22);
         String previous = null;
         for (int i = 0; i < count; i++) {
@@ -329,7 +355,7 @@ final class SnapshotCodec {
             readWaiters(r, state, lock);
             int history = r.count(33);
             for (int h = 0; h < history; h++) {
-                lock.addHistory(readTenure(r, version), Integer.MAX_VALUE);
+                lock.addHistory(readTenure(r, version, names), Integer.MAX_VALUE);
             }
             lock.lastEnd = end(r);
             lock.lastToken = r.i64();
@@ -338,27 +364,19 @@ final class SnapshotCodec {
         }
     }
 
-    private static TenureRecord readTenure(SnapshotReader r, int version) {
+    private static TenureRecord readTenure(SnapshotReader r, int version, SnapshotNames names) {
         long sessionId = r.i64();
         long token = r.i64();
         long grantedAtMs = r.i64();
         long endedAtMs = r.i64();
         TenureEnd end = end(r);
         long forcedBy = r.i64();
-        String forcedByClient = r.nonNullString();
-        if (version == VERSION_PREVIOUS) {
+        String forcedByClient = names.read(r);
+        if (version == VERSION_OLDEST) {
             return new TenureRecord(sessionId, token, grantedAtMs, endedAtMs, end, forcedBy, forcedByClient);
         }
         return new TenureRecord(
-                sessionId,
-                token,
-                grantedAtMs,
-                endedAtMs,
-                end,
-                forcedBy,
-                forcedByClient,
-                r.nonNullString(),
-                r.nonNullString());
+                sessionId, token, grantedAtMs, endedAtMs, end, forcedBy, forcedByClient, names.read(r), names.read(r));
     }
 
     private static void readLease(SnapshotReader r, State state, LockRecord lock) {
@@ -378,6 +396,11 @@ final class SnapshotCodec {
             state.delayedLocks++;
         }
         lock.checkpoint = readCheckpoint(r);
+        Checkpoint granted = lock.lease == null ? null : lock.lease.previousCheckpoint();
+        if (granted != null && granted.equals(lock.checkpoint)) {
+            lock.checkpoint = granted; // one object, as before the snapshot: see LockRecord.checkpointBytes
+        }
+        state.checkpointBytes += lock.checkpointBytes();
         long count = r.i64();
         long lastToken = r.i64();
         long lastCurrent = r.i64();
@@ -394,6 +417,7 @@ final class SnapshotCodec {
                 throw corrupt("session " + s.id + " waits twice on lock " + lock.name);
             }
             lock.addWaiter(x);
+            state.waiters++;
             s.addWait(lock.name, x.requestId());
             if (x.bounded()) {
                 state.deadlines.addWait(x.sessionId(), x.requestId(), x.deadlineMs());
@@ -401,16 +425,45 @@ final class SnapshotCodec {
         }
     }
 
-    private static void readKv(SnapshotReader r, State state) {
-        int count = r.count(28);
+    private static void readKv(SnapshotReader r, State state, int version, SnapshotNames names) {
+        int count = r.count(version == VERSION ? 32 : 28);
         String previous = null;
         for (int i = 0; i < count; i++) {
-            FencedKv.Entry e = new FencedKv.Entry(r.nonNullString(), r.bytes(), r.i64(), r.string(), r.i64());
+            String key = r.nonNullString();
+            byte[] value = r.bytes();
+            long token = r.i64();
+            String lock = sharedLockName(state, r.string());
+            long writtenAtMs = r.i64();
+            String principal = version == VERSION ? names.read(r) : "";
+            FencedKv.Entry e = new FencedKv.Entry(key, value, token, lock, writtenAtMs, principal);
             if (previous != null && e.key().compareTo(previous) <= 0) {
                 throw corrupt("keys out of order at " + e.key());
             }
             previous = e.key();
             state.kv.put(e);
+        }
+    }
+
+    /** The lock record's own name when the lock is known, so entries fenced by one lock share it. */
+    private static String sharedLockName(State state, String lock) {
+        LockRecord known = lock == null ? null : state.locks.get(lock);
+        return known == null ? lock : known.name;
+    }
+
+    /**
+     * A queued acquire's cached outcome names the lock it waits for: it shares the lock record's
+     * name, as it did when the acquire queued, instead of a copy read from the snapshot.
+     */
+    private static void shareWaitingLockNames(State state) {
+        for (SessionRecord s : state.sessions.all()) {
+            for (long requestId : s.waitsByRequest.keySet()) {
+                LockRecord lock = state.locks.get(s.waitsByRequest.get(requestId));
+                if (lock != null
+                        && s.requests.get(requestId) != null
+                        && s.requests.get(requestId).pending()) {
+                    s.requests.replacePending(requestId, Outcome.waiting(lock.name));
+                }
+            }
         }
     }
 

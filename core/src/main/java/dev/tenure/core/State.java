@@ -20,6 +20,10 @@ final class State {
     long staleWritesRejected;
     /** Locks in their lock delay (derived, not stored: the snapshot decoder recounts it). */
     long delayedLocks;
+    /** Acquires queued on every lock (derived: the snapshot decoder recounts it). */
+    long waiters;
+    /** What every lock's {@link LockRecord#checkpointBytes()} sums to (derived: recounted on decode). */
+    long checkpointBytes;
 
     final SessionTable sessions;
     final LockTable locks = new LockTable();

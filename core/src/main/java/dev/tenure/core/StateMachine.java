@@ -118,6 +118,18 @@ public final class StateMachine {
         return state.lastToken;
     }
 
+    /** How much of each limit the state uses now. */
+    public Usage usage() {
+        return new Usage(
+                state.sessions.size(),
+                state.locks.busyCount(),
+                state.locks.idleCount(),
+                state.waiters,
+                state.kv.size(),
+                state.kv.bytes(),
+                state.checkpointBytes);
+    }
+
     /**
      * The whole state in the versioned binary snapshot format. Undrained events are output, not
      * state, and are not included: the host drains them after each step, before it snapshots.

@@ -36,14 +36,18 @@ final class Fixture {
                 4, // clientNameBytesMax
                 3, // sessionsMax
                 2, // leasesPerSessionMax
+                1_000, // locksMax
+                1_000, // waitersMax
                 2, // waitersPerLockMax
                 2, // kvKeysMax
+                1L << 30, // kvBytesMax
                 3, // requestIdCacheMax
                 2, // historyPerLockMax
                 2, // idleLocksMax
                 600_000, // lockDelayMsMax
                 604_800_000, // maxHoldMsMax
                 16_384, // checkpointBytesMax
+                1L << 30, // checkpointTotalBytesMax
                 PrincipalLimits.defaults());
     }
 

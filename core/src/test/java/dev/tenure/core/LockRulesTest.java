@@ -400,14 +400,18 @@ class LockRulesTest {
                 4, // clientNameBytesMax
                 3, // sessionsMax
                 2, // leasesPerSessionMax: under test
+                1_000, // locksMax
+                1_000, // waitersMax
                 1, // waitersPerLockMax: under test
                 2, // kvKeysMax
+                1L << 30, // kvBytesMax
                 3, // requestIdCacheMax
                 2, // historyPerLockMax
                 2, // idleLocksMax
                 600_000, // lockDelayMsMax
                 604_800_000, // maxHoldMsMax
                 16_384, // checkpointBytesMax
+                1L << 30, // checkpointTotalBytesMax
                 PrincipalLimits.defaults());
         Fixture f = new Fixture(l);
         long a = f.open(1_000);
@@ -425,7 +429,9 @@ class LockRulesTest {
         assertThat(waiters.code()).isEqualTo(Code.LIMIT);
         assertThat(waiters.message()).contains("waitersPerLockMax (1)");
         assertThat(code(f.apply(new Acquire(c, 2, "x", 0)))).isEqualTo(Code.HELD); // no wait: no waiter limit
-        assertThat(f.apply(new Acquire(c, 1, "x", -1))).isEqualTo(waiters); // cached like every decided outcome
+        // Cached like every decided outcome; a retry gets the message's first 32 characters.
+        assertThat(f.apply(new Acquire(c, 1, "x", -1)))
+                .isEqualTo(new Rejected(Code.LIMIT, "waitersPerLockMax (1) reached f\u2026", 0));
     }
 
     @Test
@@ -453,14 +459,18 @@ class LockRulesTest {
                 4, // clientNameBytesMax
                 3, // sessionsMax
                 4, // leasesPerSessionMax
+                1_000, // locksMax
+                1_000, // waitersMax
                 2, // waitersPerLockMax
                 2, // kvKeysMax
+                1L << 30, // kvBytesMax
                 1, // requestIdCacheMax: one outcome per session
                 2, // historyPerLockMax
                 2, // idleLocksMax
                 600_000, // lockDelayMsMax
                 604_800_000, // maxHoldMsMax
                 16_384, // checkpointBytesMax
+                1L << 30, // checkpointTotalBytesMax
                 PrincipalLimits.defaults());
         Fixture f = new Fixture(l);
         long a = f.open(1_000);
@@ -518,14 +528,18 @@ class LockRulesTest {
                 4, // clientNameBytesMax
                 3, // sessionsMax
                 2, // leasesPerSessionMax
+                1_000, // locksMax
+                1_000, // waitersMax
                 2, // waitersPerLockMax
                 2, // kvKeysMax
+                1L << 30, // kvBytesMax
                 3, // requestIdCacheMax
                 0, // historyPerLockMax: no history
                 2, // idleLocksMax
                 600_000, // lockDelayMsMax
                 604_800_000, // maxHoldMsMax
                 16_384, // checkpointBytesMax
+                1L << 30, // checkpointTotalBytesMax
                 PrincipalLimits.defaults());
         Fixture f = new Fixture(l);
         long a = f.open(1_000);

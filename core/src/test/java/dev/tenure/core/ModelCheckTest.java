@@ -59,14 +59,18 @@ class ModelCheckTest {
             4, // clientNameBytesMax
             4, // sessionsMax
             3, // leasesPerSessionMax
+            1_000, // locksMax
+            1_000, // waitersMax
             2, // waitersPerLockMax
             3, // kvKeysMax
+            1L << 30, // kvBytesMax
             4, // requestIdCacheMax
             2, // historyPerLockMax
             1, // idleLocksMax
             300, // lockDelayMsMax
             1_000, // maxHoldMsMax
             3, // checkpointBytesMax
+            1L << 30, // checkpointTotalBytesMax
             PrincipalLimits.defaults());
 
     static final long[] LOCK_DELAYS = {0, 0, 50, 300, 400}; // 400: over the limit

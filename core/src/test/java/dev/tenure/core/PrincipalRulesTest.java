@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 /** Principals: named in status and history, and bounded across all their sessions. */
 class PrincipalRulesTest {
     /** Two sessions, three leases (held plus queued), one queued acquire per principal. */
-    private static final PrincipalLimits TIGHT = new PrincipalLimits(16, 2, 3, 1);
+    private static final PrincipalLimits TIGHT = new PrincipalLimits(16, 2, 3, 1, 1_000, 1L << 30);
 
     private final Fixture f = new Fixture(withPrincipalLimits(TIGHT));
 
@@ -32,14 +32,18 @@ class PrincipalRulesTest {
                 d.clientNameBytesMax(),
                 d.sessionsMax(),
                 d.leasesPerSessionMax(),
+                d.locksMax(),
+                d.waitersMax(),
                 d.waitersPerLockMax(),
                 d.kvKeysMax(),
+                d.kvBytesMax(),
                 d.requestIdCacheMax(),
                 d.historyPerLockMax(),
                 d.idleLocksMax(),
                 d.lockDelayMsMax(),
                 d.maxHoldMsMax(),
                 d.checkpointBytesMax(),
+                d.checkpointTotalBytesMax(),
                 p);
     }
 

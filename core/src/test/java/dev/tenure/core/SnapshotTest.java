@@ -41,7 +41,7 @@ class SnapshotTest {
         f.grant(a, 4, "z");
         f.release(a, 5, "z", 3); // NOT_OWNER, cached
         f.apply(new Put(b, 2, "k1", new byte[] {1, 2}, "x", x2.token()));
-        f.apply(new Put(0, 0, "k2", new byte[0], null, 0));
+        f.apply(new Put(0, 0, "k2", new byte[0], null, 0, false, "ops")); // counts against principal ops
         f.apply(new Put(0, 0, "k3", new byte[] {3}, "x", x.token())); // stale: counted on x
         // Policies: a manual lease with maxHold and a checkpoint, and a lock in its lock delay.
         Grant p = ((Result.Granted) f.apply(new Acquire(b, 3, "p", 0, new Policy(0, 5_000, 1_000)))).grant();
@@ -164,14 +164,14 @@ class SnapshotTest {
     @Test
     void aSnapshotOfAnyOtherVersionIsRefusedWithAnErrorNamingIt() {
         byte[] s = richState().sm.snapshot();
-        assertThat(ByteBuffer.wrap(s).getInt(4)).isEqualTo(5);
-        // 1 to 3 are earlier layouts this build no longer reads; 6 is one it does not know yet.
-        for (int version : new int[] {0, 1, 2, 3, 6, 9, -1}) {
+        assertThat(ByteBuffer.wrap(s).getInt(4)).isEqualTo(6);
+        // 1 to 3 are earlier layouts this build no longer reads; 7 is one it does not know yet.
+        for (int version : new int[] {0, 1, 2, 3, 7, 9, -1}) {
             byte[] other = withVersion(s, version);
             assertThatThrownBy(() -> StateMachine.restore(other, Fixture.small()))
                     .as("version %d", version)
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessage("unsupported snapshot version " + version + ": this build reads versions 4 and 5 only");
+                    .hasMessage("unsupported snapshot version " + version + ": this build reads versions 4 to 6 only");
         }
     }
 
@@ -240,7 +240,7 @@ class SnapshotTest {
     }
 
     @Test
-    void aVersionFourSnapshotLoadsWithoutSecretsOrPrincipalsAndIsWrittenBackAsVersionFive() {
+    void aVersionFourSnapshotLoadsWithoutSecretsOrPrincipalsAndIsWrittenBackAsVersionSix() {
         byte[] v4 = versionFourSnapshot();
         StateMachine sm = StateMachine.restore(v4, Limits.defaults());
         var x = (Result.LockView) sm.apply(5_000, new Status("x"));
@@ -251,17 +251,169 @@ class SnapshotTest {
         assertThat(x.holder().sessionId()).isEqualTo(2);
         assertThat(x.holder().token()).isEqualTo(3);
 
-        byte[] v5 = sm.snapshot();
-        assertThat(ByteBuffer.wrap(v5).getInt(4))
+        byte[] v6 = sm.snapshot();
+        assertThat(ByteBuffer.wrap(v6).getInt(4))
                 .isEqualTo(SnapshotCodec.VERSION)
-                .isEqualTo(5);
-        // The one session gains its principal (an empty str) and secret hash, each history record
-        // two empty principals.
-        assertThat(v5.length).isEqualTo(v4.length + 4 + 16 + 2 * (4 + 4));
-        assertThat(StateMachine.restore(v5, Limits.defaults()).snapshot()).isEqualTo(v5);
+                .isEqualTo(6);
+        // The one session gains its principal and secret hash, each history record two principals
+        // (each name an index); the names table holds "" and "b" (4 + 4 + 5), and the two "b"s
+        // written where they were used (5 bytes each) become indexes (4 bytes).
+        assertThat(v6.length).isEqualTo(v4.length + 4 + 16 + 2 * (4 + 4) + 13 - 2);
+        assertThat(StateMachine.restore(v6, Limits.defaults()).snapshot()).isEqualTo(v6);
         assertThat(sm.apply(5_000, new Command.WithSecret(new SecretHash(7, 8), new Command.ResumeSession(2))))
                 .as("a session without a secret accepts any request, as before secrets")
                 .isInstanceOf(Result.SessionResumed.class);
+    }
+
+    /**
+     * Version 5, written field by field: session 1 holds lock x under token 2, granted with x's
+     * checkpoint (token 1) and remembered in its cache as the whole grant, with a refusal whose
+     * message is longer than a cache keeps; key k was written fenced by x. Version 5 entries
+     * have no principal, and cached grants were written whole.
+     */
+    private static byte[] versionFiveSnapshot() {
+        Checkpoint checkpoint = new Checkpoint(new byte[] {7, 7, 7}, 1, 1_500);
+        SnapshotWriter w = new SnapshotWriter();
+        w.i32(SnapshotCodec.MAGIC);
+        w.i32(5);
+        w.i64(5_000); // now
+        w.i64(2); // lastToken
+        w.i64(1); // lastSessionId
+        w.i64(0); // staleWritesRejected
+        w.i32(1); // one session
+        w.i64(1); // id
+        w.i64(1_000); // ttlMs
+        w.string("a");
+        w.string(""); // principal
+        w.i64(0); // secret hash: none
+        w.i64(0);
+        w.i64(6_000); // deadlineMs
+        w.i64(1); // attachment
+        w.i64(0); // highestEvictedRequestId
+        w.i32(2); // cached outcomes
+        w.i64(1); // request 1: granted x, token 2, the whole grant with its checkpoint
+        w.u8(1);
+        w.string("x");
+        w.i64(2);
+        w.i64(1);
+        w.i64(2_000);
+        w.i64(1_000);
+        w.u8(1); // previous end RELEASED
+        w.i64(1);
+        SnapshotCodec.writeCheckpoint(w, checkpoint);
+        SnapshotCodec.writePolicy(w, Policy.NONE);
+        w.i64(2); // request 2: a refusal with a long message
+        w.u8(3);
+        w.u8(1); // HELD
+        w.string("m".repeat(200));
+        w.i64(9);
+        w.i32(0); // attempts
+        w.i32(1); // one lock
+        w.string("x");
+        w.bool(true); // lease: session 1, token 2, granted at 2000 with the checkpoint
+        w.i64(1);
+        w.i64(2);
+        w.i64(2_000);
+        w.u8(1);
+        w.i64(1);
+        SnapshotCodec.writeCheckpoint(w, checkpoint);
+        SnapshotCodec.writePolicy(w, Policy.NONE);
+        w.i64(LockRecord.NONE); // renewDeadlineMs
+        w.i64(LockRecord.NONE); // maxHoldAtMs
+        w.i32(0); // waiters
+        w.i32(1); // history
+        w.i64(1);
+        w.i64(1);
+        w.i64(1_000);
+        w.i64(1_800);
+        w.u8(1); // RELEASED
+        w.i64(0);
+        w.string("");
+        w.string(""); // principal
+        w.string(""); // forcedByPrincipal
+        w.u8(1); // lastEnd RELEASED
+        w.i64(1); // lastToken
+        w.i64(0); // delayUntilMs
+        SnapshotCodec.writeCheckpoint(w, checkpoint);
+        w.i64(0); // staleWrites
+        w.i64(0);
+        w.i64(0);
+        w.string("");
+        w.i64(0);
+        w.i32(0); // idle
+        w.i32(1); // kv
+        w.string("k");
+        w.bytes(new byte[] {1, 2});
+        w.i64(2);
+        w.string("x");
+        w.i64(2_500);
+        return w.finishWithChecksum();
+    }
+
+    @Test
+    void aVersionFiveSnapshotLoadsItsKeysWithoutAPrincipalAndItsGrantsAsTokensAndIsWrittenBackAsVersionSix() {
+        byte[] v5 = versionFiveSnapshot();
+        StateMachine sm = StateMachine.restore(v5, Limits.defaults());
+        Grant grant = new Grant(
+                "x",
+                2,
+                1,
+                2_000,
+                1_000,
+                TenureEnd.RELEASED,
+                1,
+                new Checkpoint(new byte[] {7, 7, 7}, 1, 1_500),
+                Policy.NONE);
+        assertThat(sm.apply(5_000, new Acquire(1, 1, "x", 0)))
+                .as("a retry of the cached grant is answered from the lease")
+                .isEqualTo(new Result.Granted(grant));
+        Result.Rejected refusal = (Result.Rejected) sm.apply(5_000, new Acquire(1, 2, "y", 0));
+        assertThat(refusal.code()).isEqualTo(Code.HELD);
+        assertThat(refusal.currentToken()).isEqualTo(9);
+        assertThat(refusal.message())
+                .hasSize(Outcome.MESSAGE_CHARS_MAX)
+                .startsWith("mmm")
+                .endsWith("\u2026");
+
+        byte[] v6 = sm.snapshot();
+        assertThat(ByteBuffer.wrap(v6).getInt(4))
+                .isEqualTo(SnapshotCodec.VERSION)
+                .isEqualTo(6);
+        // The grant shrinks to its token (tag, lock str, 4 i64, end, i64, a checkpoint of 3 bytes,
+        // policy: to tag and i64), the message to the cache's length, and the key gains a principal.
+        int grantV5 = 1 + (4 + 1) + 4 * 8 + 1 + 8 + (1 + 4 + 3 + 16) + 24;
+        int grantV6 = 1 + 8;
+        int messageCut = 200 - (Outcome.MESSAGE_CHARS_MAX - 1 + 3); // the ellipsis is 3 bytes of UTF-8
+        // The names table holds "" and "a" (4 + 4 + 5); "a", written where it was used (5 bytes),
+        // becomes an index (4 bytes), as each "" (4 bytes) does.
+        int names = 13 - 1;
+        assertThat(v6.length).isEqualTo(v5.length - grantV5 + grantV6 - messageCut + 4 + names);
+        assertThat(StateMachine.restore(v6, Limits.defaults()).snapshot()).isEqualTo(v6);
+        KvValue k = (KvValue) sm.apply(5_000, new Get("k"));
+        assertThat(k.lock()).isEqualTo("x");
+        assertThat(k.token()).isEqualTo(2);
+    }
+
+    @Test
+    void aNamesTableOutOfOrderIsRefused() {
+        SnapshotWriter w = new SnapshotWriter();
+        w.i32(SnapshotCodec.MAGIC);
+        w.i32(SnapshotCodec.VERSION);
+        w.i64(0); // now
+        w.i64(0); // lastToken
+        w.i64(0); // lastSessionId
+        w.i64(0); // staleWritesRejected
+        w.i32(2); // names, not ascending
+        w.string("b");
+        w.string("a");
+        w.i32(0); // sessions
+        w.i32(0); // locks
+        w.i32(0); // idle
+        w.i32(0); // kv
+        byte[] unordered = w.finishWithChecksum();
+        assertThatThrownBy(() -> StateMachine.restore(unordered, Limits.defaults()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("snapshot corrupt: names out of order at a");
     }
 
     @Test
@@ -310,11 +462,14 @@ class SnapshotTest {
         w.i64(0); // lastToken 0 ...
         w.i64(1); // lastSessionId
         w.i64(0); // staleWritesRejected
+        w.i32(2); // names
+        w.string("");
+        w.string("a");
         w.i32(1); // one session
         w.i64(1);
         w.i64(1_000);
-        w.string("a");
-        w.string(""); // principal: none
+        w.i32(1); // "a"
+        w.i32(0); // principal: none
         w.i64(0); // secret hash: none
         w.i64(0);
         w.i64(1_000);
@@ -365,14 +520,18 @@ class SnapshotTest {
                 4, // clientNameBytesMax
                 2, // sessionsMax: fewer than the 3 sessions
                 2, // leasesPerSessionMax
+                1_000, // locksMax
+                1_000, // waitersMax
                 2, // waitersPerLockMax
                 2, // kvKeysMax
+                1L << 30, // kvBytesMax
                 3, // requestIdCacheMax
                 2, // historyPerLockMax
                 2, // idleLocksMax
                 600_000, // lockDelayMsMax
                 604_800_000, // maxHoldMsMax
                 16_384, // checkpointBytesMax
+                1L << 30, // checkpointTotalBytesMax
                 PrincipalLimits.defaults());
         assertThatThrownBy(() -> StateMachine.restore(s, tighter)).isInstanceOf(InvariantViolation.class);
     }

@@ -40,6 +40,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 
 /**
@@ -78,6 +79,8 @@ public final class Gateway {
     private final int callsInFlightMax;
     /** Read by every call's check; replaced whole on a reload. */
     private volatile Acl acl = Acl.OPEN;
+    /** Why writes that carry bytes are refused now (the node's heap is nearly full), or null. */
+    private volatile Supplier<String> memory = () -> null;
 
     public Gateway(LogPort log, Scheduler scheduler, Limits limits, Listener listener) {
         this(log, scheduler, limits, listener, StreamLimits.CALLS_IN_FLIGHT_MAX);
@@ -192,7 +195,7 @@ public final class Gateway {
     }
 
     public void writeCheckpoint(WriteCheckpointRequest request, Answer<WriteCheckpointResponse> answer) {
-        if (validated(() -> permit(validator::checkpoint, request, Permission.WRITE, request.getLock()), answer)) {
+        if (validated(() -> admitted(validator::checkpoint, request, Permission.WRITE, request.getLock()), answer)) {
             LogCommand.Builder cmd = LogCommand.newBuilder()
                     .setWriteCheckpoint(request.toBuilder().clearSessionSecret());
             call(
@@ -215,12 +218,13 @@ public final class Gateway {
     }
 
     public void kvPut(KvPutRequest request, Answer<KvPutResponse> answer) {
-        if (validated(() -> permit(validator::put, request, Permission.WRITE, request.getKey()), answer)) {
+        if (validated(() -> admitted(validator::put, request, Permission.WRITE, request.getKey()), answer)) {
+            // The caller's principal goes with the write: the key counts against its quota.
+            LogCommand.Builder put = LogCommand.newBuilder()
+                    .setKvPut(request.toBuilder().clearSessionSecret())
+                    .setPrincipal(Principal.current().orElse(""));
             call(
-                    withSecret(
-                            LogCommand.newBuilder().setKvPut(request.toBuilder().clearSessionSecret()),
-                            request.getSessionId(),
-                            request.getSessionSecret()),
+                    withSecret(put, request.getSessionId(), request.getSessionSecret()),
                     Reply::getKvPut,
                     answer,
                     r -> staleKvWrite(r.getCode(), request.getFence(), request.getKey(), r.getCurrentToken()));
@@ -327,6 +331,27 @@ public final class Gateway {
     private <Q> void permit(Consumer<Q> validate, Q request, Permission p, String name) {
         validate.accept(request);
         requirePermission(p, name);
+    }
+
+    /**
+     * {@link #permit}, then refuses a write that carries bytes to keep (a KV write, a checkpoint)
+     * with RESOURCE_EXHAUSTED while the node's heap is nearly full: before the log, so only this
+     * node's callers are refused, and nothing changed. The rest is served: reads, deletes and
+     * releases free memory or take none, and sessions, acquires and keepalives take a bounded
+     * few hundred bytes each (sessionsMax, locksMax and waitersMax bound them), so locks are
+     * still granted.
+     */
+    private <Q> void admitted(Consumer<Q> validate, Q request, Permission p, String name) {
+        permit(validate, request, p, name);
+        String refusal = memory.get();
+        if (refusal != null) {
+            throw Status.RESOURCE_EXHAUSTED.withDescription(refusal).asRuntimeException();
+        }
+    }
+
+    /** From now on, {@code refusal} says whether (and why) writes that carry bytes are refused. */
+    public void memory(Supplier<String> refusal) {
+        memory = refusal;
     }
 
     /** Throws PERMISSION_DENIED, naming the principal, the permission and the name, unless the ACL allows it. */

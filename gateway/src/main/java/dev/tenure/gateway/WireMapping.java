@@ -138,7 +138,8 @@ public final class WireMapping {
                         r.getValue().toByteArray(),
                         r.hasFence() ? r.getFence().getLock() : null,
                         r.hasFence() ? r.getFence().getToken() : 0,
-                        r.getOverrideFence());
+                        r.getOverrideFence(),
+                        log.getPrincipal());
             }
             case KV_GET -> new Command.Get(log.getKvGet().getKey());
             case KV_DELETE -> {

@@ -20,10 +20,17 @@ import dev.tenure.api.v1.AttachResponse;
 import dev.tenure.api.v1.CallRequest;
 import dev.tenure.api.v1.CallResponse;
 import dev.tenure.api.v1.Code;
+import dev.tenure.api.v1.KvDeleteRequest;
+import dev.tenure.api.v1.KvGetRequest;
+import dev.tenure.api.v1.KvPutRequest;
+import dev.tenure.api.v1.KvPutResponse;
 import dev.tenure.api.v1.ReleaseRequest;
 import dev.tenure.api.v1.ReleaseResponse;
 import dev.tenure.api.v1.TenureEnd;
+import dev.tenure.api.v1.WriteCheckpointRequest;
+import dev.tenure.api.v1.WriteCheckpointResponse;
 import dev.tenure.core.Limits;
+import io.grpc.Context;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
@@ -82,6 +89,67 @@ class GatewayTest {
                 .complete(Reply.newBuilder().setDone(Done.getDefaultInstance()).build());
         scheduler.runAll();
         assertThat(log.submitted).as("committed: nothing more").isEmpty();
+    }
+
+    @Test
+    void aKvWriteCarriesItsCallersPrincipalIntoTheLogForItsQuota() throws Exception {
+        Gateway gateway = new Gateway(log, scheduler, Limits.defaults(), new Gateway.Listener() {});
+        KvPutRequest put = KvPutRequest.newBuilder()
+                .setKey("k")
+                .setValue(ByteString.copyFromUtf8("v"))
+                .build();
+        Principal.bind(Context.current(), "orders-worker")
+                .run(() -> gateway.kvPut(put, new ManualAnswer<KvPutResponse>()));
+        gateway.kvPut(put, new ManualAnswer<KvPutResponse>());
+        assertThat(log.submitted).extracting(s -> s.command().getPrincipal()).containsExactly("orders-worker", "");
+        assertThat(WireMapping.toCommand(log.submitted.get(0).command()))
+                .isInstanceOfSatisfying(
+                        dev.tenure.core.Command.Put.class,
+                        c -> assertThat(c.principal()).isEqualTo("orders-worker"));
+    }
+
+    @Test
+    void whileTheHeapIsNearlyFullKvWritesAndCheckpointsAreRefusedBeforeTheLogAndTheRestIsServed() {
+        Gateway gateway = new Gateway(log, scheduler, Limits.defaults(), new Gateway.Listener() {});
+        String[] refusal = {"heap: nearly full"};
+        gateway.memory(() -> refusal[0]);
+        ManualAnswer<KvPutResponse> put = new ManualAnswer<>();
+        gateway.kvPut(KvPutRequest.newBuilder().setKey("k").build(), put);
+        ManualAnswer<WriteCheckpointResponse> checkpoint = new ManualAnswer<>();
+        gateway.writeCheckpoint(
+                WriteCheckpointRequest.newBuilder().setLock("x").setToken(1).build(), checkpoint);
+        assertThat(List.of(put.failure.getStatus(), checkpoint.failure.getStatus()))
+                .extracting(Status::getCode, Status::getDescription)
+                .containsOnly(org.assertj.core.groups.Tuple.tuple(Status.Code.RESOURCE_EXHAUSTED, "heap: nearly full"));
+        assertThat(log.submitted).as("nothing reached the log").isEmpty();
+        // Deletes, reads, acquires and releases go on; and writes again once the heap has room.
+        gateway.kvDelete(KvDeleteRequest.newBuilder().setKey("k").build(), new ManualAnswer<>());
+        gateway.kvGet(KvGetRequest.newBuilder().setKey("k").build(), new ManualAnswer<>());
+        gateway.acquire(
+                AcquireRequest.newBuilder()
+                        .setSessionId(7)
+                        .setRequestId(1)
+                        .setLock("x")
+                        .build(),
+                new ManualAnswer<>());
+        gateway.release(
+                ReleaseRequest.newBuilder()
+                        .setSessionId(7)
+                        .setRequestId(2)
+                        .setLock("x")
+                        .setToken(1)
+                        .build(),
+                new ManualAnswer<>());
+        refusal[0] = null;
+        gateway.kvPut(KvPutRequest.newBuilder().setKey("k").build(), new ManualAnswer<>());
+        assertThat(log.submitted)
+                .extracting(sub -> sub.command().getCmdCase())
+                .containsExactly(
+                        LogCommand.CmdCase.KV_DELETE,
+                        LogCommand.CmdCase.KV_GET,
+                        LogCommand.CmdCase.ACQUIRE,
+                        LogCommand.CmdCase.RELEASE,
+                        LogCommand.CmdCase.KV_PUT);
     }
 
     @Test

@@ -29,6 +29,8 @@ import java.util.Objects;
  *     holds, and what this node's own clients prove with; null admits any client (see {@link
  *     #withClusterSecret})
  * @param connections what the gRPC port gives client connections (see {@link ConnectionLimits})
+ * @param heapCheck refuse to start when the limits can hold more than the heap (see {@code
+ *     MemoryBudget}); true unless asked otherwise
  */
 public record ServerConfig(
         int nodeId,
@@ -46,7 +48,8 @@ public record ServerConfig(
         boolean join,
         TlsFiles tls,
         ClusterSecret clusterSecret,
-        ConnectionLimits connections) {
+        ConnectionLimits connections,
+        boolean heapCheck) {
 
     public static final int DEFAULT_PORT = 7420;
     public static final int DEFAULT_ADMIN_PORT = 7421;
@@ -94,7 +97,8 @@ public record ServerConfig(
                 false,
                 null,
                 null,
-                ConnectionLimits.defaults());
+                ConnectionLimits.defaults(),
+                true);
     }
 
     /**
@@ -153,7 +157,8 @@ public record ServerConfig(
                 join,
                 tls,
                 clusterSecret,
-                connections);
+                connections,
+                heapCheck);
     }
 
     /**
@@ -178,7 +183,8 @@ public record ServerConfig(
                 join,
                 tls,
                 clusterSecret,
-                connections);
+                connections,
+                heapCheck);
     }
 
     /** This node's ports with TLS from {@code files} (null: plaintext). */
@@ -199,7 +205,8 @@ public record ServerConfig(
                 join,
                 files,
                 clusterSecret,
-                connections);
+                connections,
+                heapCheck);
     }
 
     /**
@@ -225,7 +232,8 @@ public record ServerConfig(
                 join,
                 tls,
                 secret,
-                connections);
+                connections,
+                heapCheck);
     }
 
     /** This node's client connections get {@code next}: how many, how idle, how many calls, how much unread. */
@@ -246,7 +254,58 @@ public record ServerConfig(
                 join,
                 tls,
                 clusterSecret,
-                next);
+                next,
+                heapCheck);
+    }
+
+    /**
+     * These limits instead of the defaults; the largest gRPC message follows valueBytesMax, as it
+     * does by default. Every member of a cluster must be given the same ones.
+     */
+    public ServerConfig withLimits(Limits next) {
+        return new ServerConfig(
+                nodeId,
+                members,
+                dataDir,
+                bindHost,
+                adminPort,
+                keepAliveBatch,
+                requestTimeout,
+                next.valueBytesMax() + 64 * 1024,
+                next,
+                leaderHeartbeatTimeout,
+                leaderHeartbeatInterval,
+                snapshotInterval,
+                join,
+                tls,
+                clusterSecret,
+                connections,
+                heapCheck);
+    }
+
+    /**
+     * False: start even if the limits can hold more than the heap. The node may then run out of
+     * memory (and end, status 138) where it would otherwise refuse writes.
+     */
+    public ServerConfig withHeapCheck(boolean check) {
+        return new ServerConfig(
+                nodeId,
+                members,
+                dataDir,
+                bindHost,
+                adminPort,
+                keepAliveBatch,
+                requestTimeout,
+                messageBytesMax,
+                limits,
+                leaderHeartbeatTimeout,
+                leaderHeartbeatInterval,
+                snapshotInterval,
+                join,
+                tls,
+                clusterSecret,
+                connections,
+                check);
     }
 
     /**

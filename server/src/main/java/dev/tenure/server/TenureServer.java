@@ -13,6 +13,8 @@ import dev.tenure.server.fault.FatalHandler;
 import dev.tenure.server.fault.NodeFaults;
 import dev.tenure.server.gateway.GatewayServer;
 import dev.tenure.server.integrity.DataFormat;
+import dev.tenure.server.memory.HeapGuard;
+import dev.tenure.server.memory.MemoryBudget;
 import dev.tenure.server.runtime.AgentWakeup;
 import dev.tenure.server.tls.ServerTls;
 import io.aeron.cluster.service.Cluster;
@@ -45,6 +47,7 @@ public final class TenureServer implements AutoCloseable {
     private ScheduledExecutorService probe;
     private volatile PortProbe portProbe;
     private ScheduledFuture<?> portProbing;
+    private HeapGuard heapGuard;
 
     private TenureServer(ServerConfig config, NodeFaults faults) {
         this.config = config;
@@ -84,7 +87,16 @@ public final class TenureServer implements AutoCloseable {
     }
 
     private void startAll(PrintStream log) throws IOException {
-        // Bad TLS files fail first, before the data directory is touched: bad input changes nothing.
+        // Limits the heap cannot hold fail first: the node would run out of memory instead of
+        // refusing writes once clients fill them.
+        MemoryBudget.Estimate memory = MemoryBudget.of(config);
+        if (!memory.fits()) {
+            if (config.heapCheck()) {
+                throw new IllegalStateException(memory.refusal());
+            }
+            log.println("tenure: warning: --no-heap-check: " + memory.refusal());
+        }
+        // Bad TLS files fail next, before the data directory is touched: bad input changes nothing.
         ServerTls tls = config.tls() == null ? null : ServerTls.load(config.tls());
         if (tls == null && !loopback(config.bindHost())) {
             log.println("tenure: warning: serving without TLS on " + config.bindHost()
@@ -108,6 +120,9 @@ public final class TenureServer implements AutoCloseable {
                 faults,
                 tls);
         gateway.acl(initialAcl); // before the port opens: no call is served without it
+        heapGuard = HeapGuard.start();
+        gateway.memory(heapGuard::refusal);
+        metrics.memory(memory, node.replica()::usage, heapGuard::refusal, config.limits());
         gateway.start();
         warnIfFilesRunOutBeforeConnections(log);
         GrpcWarmUp.call(config.self().host(), gateway.port(), tls);
@@ -122,6 +137,7 @@ public final class TenureServer implements AutoCloseable {
         });
         repeat(() -> gateway.status().thenAccept(metrics::observe), 1000, log);
         portProbing = repeat(portProbe::probe, 1000, log);
+        repeat(heapGuard::tick, 1000, log);
         long snapshotMs = config.snapshotInterval().toMillis();
         if (snapshotMs > 0) {
             repeat(this::snapshotIfLeader, snapshotMs, log);
@@ -316,6 +332,9 @@ public final class TenureServer implements AutoCloseable {
         }
         if (node != null) {
             node.close();
+        }
+        if (heapGuard != null) {
+            heapGuard.close();
         }
         metrics.close();
         if (dataLock != null) {

@@ -101,7 +101,8 @@ class LogRetentionTest {
                 false,
                 null,
                 null,
-                ConnectionLimits.defaults());
+                ConnectionLimits.defaults(),
+                true);
     }
 
     private static ServerStatusResponse awaitStatus(

@@ -135,7 +135,8 @@ final class NodeExtension implements BeforeAllCallback, AfterAllCallback {
                 false,
                 null,
                 null,
-                ConnectionLimits.defaults());
+                ConnectionLimits.defaults(),
+                true);
     }
 
     private static void awaitHealthy(TenureServer server) throws InterruptedException {

@@ -3,7 +3,10 @@ package dev.tenure.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenure.api.v1.ServerStatusResponse;
+import dev.tenure.core.Limits;
+import dev.tenure.core.Usage;
 import dev.tenure.server.admin.NodeMetrics;
+import dev.tenure.server.memory.MemoryBudget;
 import org.junit.jupiter.api.Test;
 
 class NodeMetricsTest {
@@ -27,6 +30,34 @@ class NodeMetricsTest {
                     .doesNotContain("and-another");
             assertThat(scrape.lines().filter(l -> l.startsWith("tenure_stale_writes_rejected_total{")))
                     .hasSize(NodeMetrics.STALE_SERIES_MAX + 1);
+        }
+    }
+
+    @Test
+    void memoryGaugesNameEveryLimitItsUseAndTheEstimateAndOutliveACollection() {
+        try (NodeMetrics metrics = new NodeMetrics()) {
+            Limits limits = Limits.defaults();
+            MemoryBudget.Estimate estimate = MemoryBudget.of(limits, 358_088_704L, 512L << 20);
+            String[] refusal = {null};
+            metrics.memory(estimate, () -> new Usage(3, 2, 1, 0, 5, 4_096, 7), () -> refusal[0], limits);
+            // The gauges keep their suppliers: lambdas that nothing else refers to.
+            System.gc();
+            String scrape = metrics.scrape();
+            assertThat(scrape)
+                    .contains("tenure_limit{name=\"kvBytesMax\"} " + (double) limits.kvBytesMax())
+                    .contains("tenure_limit{name=\"kvBytesPerPrincipalMax\"} "
+                            + (double) limits.principal().kvBytesMax())
+                    .contains("tenure_limit_used{name=\"kvBytesMax\"} 4096.0")
+                    .contains("tenure_limit_used{name=\"checkpointTotalBytesMax\"} 7.0")
+                    .contains("tenure_limit_used{name=\"locksMax\"} 2.0")
+                    .contains("tenure_memory_allowed_bytes " + (double) estimate.allowedBytes())
+                    .contains("tenure_memory_estimate_bytes{kind=\"kv\"}")
+                    .contains("tenure_heap_guard_refusing 0.0")
+                    .doesNotContain("NaN");
+            assertThat(scrape.lines().filter(l -> l.startsWith("tenure_limit{")))
+                    .hasSize(Limits.names().size());
+            refusal[0] = "heap: nearly full";
+            assertThat(metrics.scrape()).contains("tenure_heap_guard_refusing 1.0");
         }
     }
 

@@ -15,6 +15,17 @@ public final class JavaCommand {
     /** Small JVMs: several nodes, workers and the test or lab JVM share two cores. */
     public static final List<String> SMALL_JVM = List.of("-XX:+UseSerialGC", "-Xmx256m", "-XX:TieredStopAtLevel=1");
 
+    /**
+     * A node's JVM, as {@code bin/tenure server} starts it: the heap its default limits are sized
+     * for (a node whose limits its heap cannot hold refuses to start; see the server's
+     * MemoryBudget). The heap is a maximum: an idle node uses a few percent of it.
+     */
+    public static final List<String> NODE_JVM = List.of("-XX:+UseSerialGC", "-Xmx512m");
+
+    /** {@link #NODE_JVM} that starts faster (no full JIT), for the nodes of tests and the lab. */
+    public static final List<String> SMALL_NODE_JVM =
+            List.of("-XX:+UseSerialGC", "-Xmx512m", "-XX:TieredStopAtLevel=1");
+
     /** What Aeron (and the JDK internals it reaches into) needs on Java 17. */
     public static final List<String> ACCESS_FLAGS = List.of(
             "--add-exports",

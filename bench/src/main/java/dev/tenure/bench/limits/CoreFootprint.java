@@ -22,7 +22,9 @@ final class CoreFootprint {
     private CoreFootprint() {}
 
     static Figures run(int sessions) throws InterruptedException {
-        StateMachine machine = new StateMachine(Limits.defaults());
+        // Room for every session and its lock, whatever the defaults a node's heap is sized for.
+        StateMachine machine =
+                new StateMachine(Limits.defaults().with("sessionsMax", sessions).with("locksMax", sessions));
         long before = liveHeap();
         long start = System.nanoTime();
         List<Event> events = new ArrayList<>();

@@ -1,6 +1,7 @@
 package dev.tenure.bench.load;
 
 import dev.tenure.client.ClientTls;
+import dev.tenure.core.Limits;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.List;
@@ -42,8 +43,8 @@ public record LoadConfig(
     public static final Duration DURATION_MAX = Duration.ofHours(1);
     public static final Duration WARMUP_MAX = Duration.ofMinutes(10);
     public static final int ROUNDS_MAX = 10_000;
-    /** The server's own default session limit (core Limits.sessionsMax). */
-    public static final int SESSIONS_MAX = 100_000;
+    /** The server's own default session limit (core Limits.sessionsMax); a node given more takes more. */
+    public static final int SESSIONS_MAX = Limits.defaults().sessionsMax();
 
     public static final Duration TTL_MIN = Duration.ofSeconds(1);
     public static final Duration TTL_MAX = Duration.ofHours(1);

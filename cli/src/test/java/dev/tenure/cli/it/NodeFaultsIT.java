@@ -52,8 +52,15 @@ class NodeFaultsIT {
 
     @Test
     void aNodeThatRunsOutOfMemoryEndsWithStatus138AndOneLine() throws Exception {
-        List<String> smallHeap = List.of("-XX:+UseSerialGC", "-Xmx64m", "-XX:TieredStopAtLevel=1");
-        try (ServerProcess server = new ServerProcess(data).jvm(smallHeap).start()) {
+        // Without the node's defences against it: limits that hold far more than a 64 MiB heap
+        // (a node refuses to start with them; --no-heap-check starts it anyway), and no heap guard
+        // to refuse the writes that fill it (-Dtenure.heapGuard=false).
+        List<String> smallHeap =
+                List.of("-XX:+UseSerialGC", "-Xmx64m", "-XX:TieredStopAtLevel=1", "-Dtenure.heapGuard=false");
+        try (ServerProcess server = new ServerProcess(data)
+                .jvm(smallHeap)
+                .withOptions("--no-heap-check", "--limit", "kvBytesMax=8GiB")
+                .start()) {
             ManagedChannel channel = channel(server);
             // The largest value the limits allow, under keys the limits allow far more of than a
             // 64 MiB heap holds: the public API alone runs the node out of memory.

@@ -33,9 +33,10 @@ final class Processes {
         return Path.of(jar);
     }
 
-    /** `tenure ARGS` exactly as a user runs it: the shaded jar alone. */
+    /** `tenure ARGS` exactly as a user runs it: the shaded jar alone; a node gets a node's heap. */
     static List<String> tenure(List<String> args) {
-        return tenure(JavaCommand.SMALL_JVM, args);
+        boolean node = !args.isEmpty() && "server".equals(args.get(0));
+        return tenure(node ? JavaCommand.SMALL_NODE_JVM : JavaCommand.SMALL_JVM, args);
     }
 
     /**

@@ -16,7 +16,7 @@ final class ServerProcess implements AutoCloseable {
     final Path data;
     final int port;
     final int clusterPortBase;
-    private List<String> jvmOptions = JavaCommand.SMALL_JVM;
+    private List<String> jvmOptions = JavaCommand.SMALL_NODE_JVM;
     private List<String> wrapper = List.of();
     private int adminPort;
     private Processes.Running running;
@@ -28,7 +28,7 @@ final class ServerProcess implements AutoCloseable {
         this.clusterPortBase = TestPorts.freeAeronPortBase();
     }
 
-    /** Runs the node's JVM with {@code options} instead of the ITs' small JVM. */
+    /** Runs the node's JVM with {@code options} instead of the ITs' node JVM. */
     ServerProcess jvm(List<String> options) {
         this.jvmOptions = options;
         return this;

@@ -15,10 +15,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * `tenure server` on a data directory it cannot keep a log in, as a real process on a real mount:
- * one line on stderr that says what and where, exit 1, and nothing on stdout, so no "serving" (the
- * node used to start, print "serving" and answer 503 "no cluster leader reachable" when its
- * archive could not record the log). The mounts need root; see {@link TmpfsMount}.
+ * `tenure server` on a data directory it cannot keep a log in, as a real process on a real mount,
+ * or with limits its heap cannot hold: one line on stderr that says what and where, exit 1, and
+ * nothing on stdout, so no "serving" (the node used to start, print "serving" and answer 503 "no
+ * cluster leader reachable" when its archive could not record the log). The mounts need root; see
+ * {@link TmpfsMount}.
  */
 class StartErrorsIT {
     @TempDir
@@ -55,21 +56,50 @@ class StartErrorsIT {
         }
     }
 
+    @Test
+    void limitsTheHeapCannotHoldAreRefusedBeforeAnythingStartsNamingTheLargestKindTheHeapAndWhatToChange()
+            throws Exception {
+        Path dir = tmp.resolve("never");
+        // The node's heap is bin/tenure's 512 MiB: the default limits fit it, 8 GiB of KV does not.
+        Refused heap = refusal(dir, "--limit", "kvBytesMax=8GiB");
+        assertThat(heap.status()).isEqualTo(1);
+        assertThat(heap.output())
+                .startsWith("err: tenure: the limits can fill ")
+                .contains("of heap, over the 307.3 MiB this node may fill (90% of the 341.5 MiB old generation of"
+                        + " -Xmx 512.0 MiB); the most is kv (kvKeysMax 50000, kvBytesMax 8589934592): ")
+                .endsWith("Give the JVM more heap (-Xmx in TENURE_JAVA_OPTS) or lower a limit (--limit NAME=VALUE;"
+                        + " docs/memory.md), or start anyway with --no-heap-check");
+        assertThat(dir)
+                .as("nothing started: not even the data directory was made")
+                .doesNotExist();
+        assertThat(refusal(dir, "--limit", "kvBytesMax=lots"))
+                .isEqualTo(new Refused(
+                        2,
+                        "err: tenure: --limit kvBytesMax=lots: not a whole number (sizes may end in KiB, MiB or GiB)"));
+    }
+
     private static void assertRefusedWithOneLine(Path dir, String line) throws IOException, InterruptedException {
-        try (Processes.Running node = new Processes.Running(
-                Processes.tenure(List.of(
-                        "server",
-                        "--data",
-                        dir.toString(),
-                        "--port",
-                        Integer.toString(LoopbackPorts.freeTcpPort()),
-                        "--admin-port",
-                        "0",
-                        "--cluster-port-base",
-                        Integer.toString(TestPorts.freeAeronPortBase()))),
-                Map.of())) {
-            assertThat(node.waitFor(Duration.ofSeconds(60))).as(node.output()).isEqualTo(1);
-            assertThat(node.output()).isEqualTo("err: " + line);
+        assertThat(refusal(dir)).isEqualTo(new Refused(1, "err: " + line));
+    }
+
+    /** How a node that did not start ended: its status, and everything it printed. */
+    private record Refused(int status, String output) {}
+
+    private static Refused refusal(Path dir, String... options) throws IOException, InterruptedException {
+        List<String> args = new java.util.ArrayList<>(List.of(
+                "server",
+                "--data",
+                dir.toString(),
+                "--port",
+                Integer.toString(LoopbackPorts.freeTcpPort()),
+                "--admin-port",
+                "0",
+                "--cluster-port-base",
+                Integer.toString(TestPorts.freeAeronPortBase())));
+        args.addAll(List.of(options));
+        try (Processes.Running node = new Processes.Running(Processes.tenure(args), Map.of())) {
+            int status = node.waitFor(Duration.ofSeconds(60));
+            return new Refused(status, node.output());
         }
     }
 }

@@ -7,6 +7,7 @@ import dev.tenure.client.DeniedException;
 import dev.tenure.client.ServerStatus;
 import dev.tenure.client.TenureClient;
 import dev.tenure.client.TenureException;
+import dev.tenure.testkit.JavaCommand;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -172,7 +173,7 @@ public final class LocalCluster {
             // Its own session: the node outlives this command and the terminal's Ctrl-C.
             cmd.add("/usr/bin/setsid");
         }
-        cmd.addAll(tenure.command(List.of("-XX:+UseSerialGC", "-Xmx256m")));
+        cmd.addAll(tenure.command(JavaCommand.NODE_JVM));
         cmd.addAll(List.of(
                 "server",
                 "--node-id",

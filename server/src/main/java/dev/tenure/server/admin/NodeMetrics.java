@@ -2,6 +2,9 @@ package dev.tenure.server.admin;
 
 import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.api.v1.TenureGrpc;
+import dev.tenure.core.Limits;
+import dev.tenure.core.Usage;
+import dev.tenure.server.memory.MemoryBudget;
 import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 import io.micrometer.core.instrument.Counter;
@@ -23,6 +26,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -192,6 +196,57 @@ public final class NodeMetrics implements AutoCloseable {
         Gauge.builder("tenure.connections.unsent", figures, ConnectionFigures::unsentBytes)
                 .description("Answers waiting for clients that do not keep up, beyond gRPC's 32 KiB per call")
                 .baseUnit("bytes")
+                .register(registry);
+    }
+
+    /**
+     * The memory figures: every limit ({@code tenure_limit}), how much of each count and byte
+     * budget the node's own replica uses ({@code tenure_limit_used}, the same limit names), what
+     * the budget estimated at start for each kind ({@code tenure_memory_estimate_bytes}) and may
+     * fill ({@code tenure_memory_allowed_bytes}), and whether the heap guard refuses writes now
+     * ({@code tenure_heap_guard_refusing}). A few dozen series, whatever the state holds.
+     */
+    public void memory(MemoryBudget.Estimate estimate, Supplier<Usage> usage, Supplier<String> refusal, Limits limits) {
+        // Strong references: a gauge keeps its object weakly, and the suppliers here are lambdas
+        // nothing else keeps (a collected one reads NaN).
+        for (String name : Limits.names()) {
+            Gauge.builder("tenure.limit", limits, l -> l.get(name))
+                    .description("A limit of the state machine, by name")
+                    .tag("name", name)
+                    .strongReference(true)
+                    .register(registry);
+        }
+        used("sessionsMax", usage, Usage::sessions);
+        used("locksMax", usage, Usage::busyLocks);
+        used("idleLocksMax", usage, Usage::idleLocks);
+        used("waitersMax", usage, Usage::waiters);
+        used("kvKeysMax", usage, Usage::kvKeys);
+        used("kvBytesMax", usage, Usage::kvBytes);
+        used("checkpointTotalBytesMax", usage, Usage::checkpointBytes);
+        for (MemoryBudget.Line line : estimate.lines()) {
+            Gauge.builder("tenure.memory.estimate", line, l -> l.heapBytes() + l.snapshotBytes())
+                    .description("What the limits can fill of the heap, by kind (with a snapshot image of it)")
+                    .baseUnit("bytes")
+                    .tag("kind", line.kind())
+                    .strongReference(true)
+                    .register(registry);
+        }
+        Gauge.builder("tenure.memory.allowed", estimate, MemoryBudget.Estimate::allowedBytes)
+                .description("What the limits may fill of the heap: a share of its old generation")
+                .baseUnit("bytes")
+                .strongReference(true)
+                .register(registry);
+        Gauge.builder("tenure.heap.guard.refusing", refusal, r -> r.get() == null ? 0 : 1)
+                .description("1 while the heap is nearly full and KV writes and checkpoints are refused")
+                .strongReference(true)
+                .register(registry);
+    }
+
+    private void used(String limit, Supplier<Usage> usage, ToDoubleFunction<Usage> value) {
+        Gauge.builder("tenure.limit.used", usage, u -> value.applyAsDouble(u.get()))
+                .description("How much of a limit this node's replica uses")
+                .tag("name", limit)
+                .strongReference(true)
                 .register(registry);
     }
 

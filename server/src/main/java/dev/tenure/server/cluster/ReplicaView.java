@@ -1,5 +1,6 @@
 package dev.tenure.server.cluster;
 
+import dev.tenure.core.Usage;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
@@ -16,6 +17,7 @@ public final class ReplicaView {
     private volatile long lastToken;
     private volatile long logPosition;
     private volatile Digest digest = new Digest(0, 0);
+    private volatile Usage usage = new Usage(0, 0, 0, 0, 0, 0, 0);
 
     /** A digest of the whole replicated state, as the service thread took it right after applying {@code logPosition}. */
     public record Digest(long logPosition, long value) {}
@@ -27,9 +29,15 @@ public final class ReplicaView {
         }
     }
 
-    void applied(long lastToken, long logPosition) {
+    void applied(long lastToken, long logPosition, Usage usage) {
         this.lastToken = lastToken;
         this.logPosition = logPosition;
+        this.usage = usage;
+    }
+
+    /** How much of each limit this replica's state used after its last apply (for the node's metrics). */
+    public Usage usage() {
+        return usage;
     }
 
     /** A member's report read from the log; reports from unknown ids are ignored. */

@@ -4,7 +4,6 @@ import dev.tenure.server.integrity.ServiceSnapshotLayout;
 import io.aeron.ExclusivePublication;
 import io.aeron.Image;
 import io.aeron.logbuffer.FragmentHandler;
-import java.io.ByteArrayOutputStream;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -46,25 +45,32 @@ final class SnapshotTransfer {
         }
     }
 
+    /**
+     * The snapshot's bytes, read into one array of the length its header gives: a snapshot can be
+     * most of the heap, and a growing buffer would need up to twice that while it grows and a
+     * third copy at the end, on top of the state restored from it.
+     */
     static byte[] read(Image image, IdleStrategy idle) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        int[] expected = {-1};
+        byte[][] out = {null};
+        int[] filled = {0};
         FragmentHandler handler = (buffer, offset, length, header) -> {
-            if (expected[0] < 0) {
-                if (length != HEADER_BYTES || buffer.getInt(offset) != HEADER_MAGIC) {
+            if (out[0] == null) {
+                if (length != HEADER_BYTES || buffer.getInt(offset) != HEADER_MAGIC || buffer.getInt(offset + 4) < 0) {
                     throw new IllegalStateException("not a Tenure snapshot");
                 }
-                expected[0] = buffer.getInt(offset + 4);
+                out[0] = new byte[buffer.getInt(offset + 4)];
                 return;
             }
-            byte[] chunk = new byte[length];
-            buffer.getBytes(offset, chunk);
-            out.write(chunk, 0, length);
+            if (filled[0] + length > out[0].length) {
+                throw new IllegalStateException("snapshot longer than its header's " + out[0].length + " bytes");
+            }
+            buffer.getBytes(offset, out[0], filled[0], length);
+            filled[0] += length;
         };
         idle.reset();
-        while (expected[0] < 0 || out.size() < expected[0]) {
+        while (out[0] == null || filled[0] < out[0].length) {
             if (image.isEndOfStream() || image.isClosed()) {
-                throw new IllegalStateException("snapshot ended after " + out.size() + " bytes");
+                throw new IllegalStateException("snapshot ended after " + filled[0] + " bytes");
             }
             if (image.poll(handler, 16) == 0) {
                 idle.idle();
@@ -72,6 +78,6 @@ final class SnapshotTransfer {
                 idle.reset();
             }
         }
-        return out.toByteArray();
+        return out[0];
     }
 }

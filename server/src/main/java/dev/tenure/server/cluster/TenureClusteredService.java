@@ -169,7 +169,7 @@ public final class TenureClusteredService implements ClusteredService {
 
     /** Delivers the events of the last apply and re-arms the deadline timer if it moved. */
     private void afterApply() {
-        replica.applied(machine.lastToken(), cluster.logPosition());
+        replica.applied(machine.lastToken(), cluster.logPosition(), machine.usage());
         machine.drainEvents(events);
         for (Event event : events) {
             Egress egress = WireMapping.toEgress(event);

@@ -173,6 +173,11 @@ public final class GatewayServer implements AutoCloseable {
                 ok ? HealthCheckResponse.ServingStatus.SERVING : HealthCheckResponse.ServingStatus.NOT_SERVING);
     }
 
+    /** Why KV writes and checkpoints are refused from now on (see {@code Gateway.memory}), or null. */
+    public void memory(java.util.function.Supplier<String> refusal) {
+        gateway.memory(refusal);
+    }
+
     public void start() throws IOException {
         cluster.start();
         server.start();

@@ -1,0 +1,43 @@
+package dev.tenure.cli;
+
+import dev.tenure.core.Limits;
+import java.util.Locale;
+import java.util.Map;
+
+/** `--limit NAME=VALUE`: a limit by the name its refusal gives, a size with an optional binary unit. */
+final class LimitOptions {
+    private LimitOptions() {}
+
+    /** {@code base} with each of {@code settings}; bad input (exit 2) names what is wrong. */
+    static Limits apply(Limits base, Map<String, String> settings) {
+        Limits limits = base;
+        for (Map.Entry<String, String> e : settings.entrySet()) {
+            if (!Limits.names().contains(e.getKey())) {
+                throw new IllegalArgumentException("--limit " + e.getKey() + ": no such limit; the limits are "
+                        + String.join(", ", Limits.names()));
+            }
+            limits = limits.with(e.getKey(), value(e.getKey(), e.getValue()));
+        }
+        return limits;
+    }
+
+    /** A whole number, with an optional KiB, MiB or GiB (powers of 1024) and _ between digits. */
+    static long value(String name, String text) {
+        String t = text.trim().replace("_", "");
+        long unit = 1;
+        String lower = t.toLowerCase(Locale.ROOT);
+        for (String[] suffix : new String[][] {{"kib", "10"}, {"mib", "20"}, {"gib", "30"}}) {
+            if (lower.endsWith(suffix[0])) {
+                unit = 1L << Integer.parseInt(suffix[1]);
+                t = t.substring(0, t.length() - 3).trim();
+                break;
+            }
+        }
+        try {
+            return Math.multiplyExact(Long.parseLong(t), unit);
+        } catch (NumberFormatException | ArithmeticException e) {
+            throw new IllegalArgumentException(
+                    "--limit " + name + "=" + text + ": not a whole number (sizes may end in KiB, MiB or GiB)");
+        }
+    }
+}
