@@ -42,7 +42,7 @@ final class Invariants {
             }
         }
         checkCounts();
-        checkPrincipals();
+        checkTouchedPrincipals();
     }
 
     void checkAll() {
@@ -74,6 +74,33 @@ final class Invariants {
                 boundedWaits,
                 lockDeadlines);
         checkCounts();
+        checkPrincipals();
+    }
+
+    /**
+     * The touched sessions are indexed under their principal, and the index holds as many sessions
+     * as have one: at a cost of the principals (a few certificates), not of every session, after
+     * each step. {@link #checkAll} checks the whole index.
+     */
+    private void checkTouchedPrincipals() {
+        for (long id : state.touchedSessions) {
+            SessionRecord s = state.sessions.get(id);
+            require(
+                    s == null
+                            || s.principal.isEmpty()
+                            || state.sessions.of(s.principal).contains(id),
+                    "session %s is not indexed under its principal",
+                    id);
+        }
+        int indexed = 0;
+        for (String principal : state.sessions.principals()) {
+            indexed += state.sessions.of(principal).size();
+        }
+        require(
+                indexed == state.sessions.withPrincipal(),
+                "principal index has %s sessions, counted %s",
+                indexed,
+                state.sessions.withPrincipal());
     }
 
     /** The principal index names exactly the live sessions with a principal, each under its own. */
@@ -94,6 +121,11 @@ final class Invariants {
                 .filter(s -> !s.principal.isEmpty())
                 .count();
         require(indexed == withPrincipal, "principal index has %s sessions, expected %s", indexed, withPrincipal);
+        require(
+                state.sessions.withPrincipal() == withPrincipal,
+                "%s sessions with a principal, counted %s",
+                withPrincipal,
+                state.sessions.withPrincipal());
     }
 
     /** The waiters and checkpoint bytes the limits count are what the locks hold. */

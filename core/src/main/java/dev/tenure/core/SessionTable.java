@@ -17,6 +17,8 @@ final class SessionTable {
     private final TreeMap<String, TreeSet<Long>> byPrincipal = new TreeMap<>();
 
     private long lastSessionId;
+    /** Live sessions with a principal, counted apart from the index so the invariants can compare the two. */
+    private int withPrincipal;
 
     SessionTable(long lastSessionId) {
         this.lastSessionId = lastSessionId;
@@ -54,6 +56,7 @@ final class SessionTable {
     void remove(long id) {
         SessionRecord s = byId.remove(id);
         if (s != null && !s.principal.isEmpty()) {
+            withPrincipal--;
             TreeSet<Long> ids = byPrincipal.get(s.principal);
             ids.remove(id);
             if (ids.isEmpty()) {
@@ -68,6 +71,11 @@ final class SessionTable {
         return ids == null ? Set.of() : Collections.unmodifiableSet(ids);
     }
 
+    /** How many live sessions have a principal (for the invariants). */
+    int withPrincipal() {
+        return withPrincipal;
+    }
+
     /** Principals with live sessions, ascending; read-only (for the invariants). */
     Set<String> principals() {
         return Collections.unmodifiableSet(byPrincipal.keySet());
@@ -76,6 +84,7 @@ final class SessionTable {
     private void add(SessionRecord s) {
         byId.put(s.id, s);
         if (!s.principal.isEmpty()) {
+            withPrincipal++;
             byPrincipal.computeIfAbsent(s.principal, p -> new TreeSet<>()).add(s.id);
         }
     }

@@ -37,7 +37,7 @@ class NodeMetricsTest {
     void memoryGaugesNameEveryLimitItsUseAndTheEstimateAndOutliveACollection() {
         try (NodeMetrics metrics = new NodeMetrics()) {
             Limits limits = Limits.defaults();
-            MemoryBudget.Estimate estimate = MemoryBudget.of(limits, 358_088_704L, 512L << 20);
+            MemoryBudget.Estimate estimate = MemoryBudget.of(limits, 357_957_632L, 512L << 20);
             String[] refusal = {null};
             metrics.memory(estimate, () -> new Usage(3, 2, 1, 0, 5, 4_096, 7), () -> refusal[0], limits);
             // The gauges keep their suppliers: lambdas that nothing else refers to.

@@ -13,7 +13,7 @@ class MemoryBudgetTest {
      * The old generation of that heap with the serial collector, as the JVM sizes it (its pool's
      * maximum, read from a `-XX:+UseSerialGC -Xmx512m` JVM): about two thirds.
      */
-    private static final long OLD_512M = 358_088_704L;
+    private static final long OLD_512M = 357_957_632L;
 
     @Test
     void theDefaultLimitsFitTheHeapBinTenureGivesANode() {
@@ -32,7 +32,7 @@ class MemoryBudgetTest {
         assertThat(e.refusal())
                 .startsWith("the limits can fill 12737.5 MiB of heap,")
                 .contains(
-                        "over the 307.3 MiB this node may fill (90% of the 341.5 MiB old generation of -Xmx 512.0 MiB)")
+                        "over the 307.2 MiB this node may fill (90% of the 341.4 MiB old generation of -Xmx 512.0 MiB)")
                 .contains("the most is kv (kvKeysMax 100000, kvBytesMax 6553600000)")
                 .contains("-Xmx in TENURE_JAVA_OPTS")
                 .contains("--limit NAME=VALUE");

@@ -126,13 +126,13 @@ class MemoryCostsTest {
 
     @Test
     void aSessionCostsNoMoreThanTheBudgetSays() {
-        Cost plain = measure("session", 3_000, i -> open("c", ""));
+        Cost plain = measure("session", 20_000, i -> open("c", ""));
         assertThat(plain.heap()).isLessThanOrEqualTo(EntryCosts.SESSION);
         assertThat(plain.snapshot()).isLessThanOrEqualTo(EntryCosts.SESSION_SNAPSHOT);
         int names = ROOMY.clientNameBytesMax() + ROOMY.principal().nameBytesMax();
         Cost named = measure(
                 "session, longest distinct names",
-                3_000,
+                5_000,
                 i -> open(
                         name("c", i, ROOMY.clientNameBytesMax()),
                         name("p", i, ROOMY.principal().nameBytesMax())));
@@ -146,7 +146,7 @@ class MemoryCostsTest {
         String lock = name("L", 0, ROOMY.lockNameBytesMax());
         grant(holder, 1, lock);
         int cache = ROOMY.requestIdCacheMax();
-        long[] sessions = new long[400];
+        long[] sessions = new long[4_000];
         for (int s = 0; s < sessions.length; s++) {
             sessions[s] = open("c", "");
         }
@@ -163,15 +163,20 @@ class MemoryCostsTest {
     @Test
     void aLockCostsNoMoreThanTheBudgetSays() {
         int nameBytes = ROOMY.lockNameBytesMax();
-        long holder = open("h", "");
-        Cost held = measure("held lock, longest name", 3_000, i -> grant(holder, i + 1, name("L", i, nameBytes)));
+        // 500 locks a holder: a session's invariants are checked over all it holds at every step.
+        long[] holders = new long[80];
+        for (int h = 0; h < holders.length; h++) {
+            holders[h] = open("h", "");
+        }
+        Cost held = measure(
+                "held lock, longest name", 20_000, i -> grant(holders[i / 500], i % 500 + 1, name("L", i, nameBytes)));
         assertThat(held.heap()).isLessThanOrEqualTo(EntryCosts.LOCK + EntryCosts.STRING + nameBytes + EntryCosts.LEASE);
         assertThat(held.snapshot())
                 .isLessThanOrEqualTo(EntryCosts.LOCK_SNAPSHOT + nameBytes + EntryCosts.LEASE_SNAPSHOT);
         // Idle locks with a stale write of the longest target and a checkpoint of one byte.
         long other = open("o", "");
         String key = name("k", 0, ROOMY.keyBytesMax());
-        Cost idle = measure("idle lock, longest stale target, checkpoint", 3_000, i -> {
+        Cost idle = measure("idle lock, longest stale target, checkpoint", 8_000, i -> {
             String lock = name("I", i, nameBytes);
             long token = grant(other, 2 * i + 1, lock);
             apply(new Command.WriteCheckpoint(0, 0, lock, token, new byte[1]));
@@ -202,7 +207,7 @@ class MemoryCostsTest {
         long a = open("a", "");
         long[] tenures = {0};
         // Locks whose history is full: every tenure past the first is one more record.
-        Cost record = measure("past tenure", 1_000 * history, i -> {
+        Cost record = measure("past tenure", 6_000 * history, i -> {
             String lock = "H" + i / history;
             long token = grant(a, ++tenures[0], lock);
             apply(new Command.Release(a, ++tenures[0], lock, token, false));
@@ -217,7 +222,7 @@ class MemoryCostsTest {
     @Test
     void aWaiterCostsNoMoreThanTheBudgetSays() {
         long holder = open("h", "");
-        int locks = 20;
+        int locks = 40;
         for (int l = 0; l < locks; l++) {
             grant(holder, l + 1, "w" + l);
         }
@@ -242,7 +247,7 @@ class MemoryCostsTest {
     void aKvEntryCostsNoMoreThanTheBudgetSaysBesidesItsBytes() {
         Cost entry = measure(
                 "KV entry, 8-byte key, empty value",
-                20_000,
+                100_000,
                 i -> apply(new Command.Put(0, 0, name("k", i, 8), new byte[0], null, 0, false, "p")));
         assertThat(entry.heap()).isLessThanOrEqualTo(EntryCosts.KV_ENTRY + EntryCosts.STRING + 8);
         assertThat(entry.snapshot()).isLessThanOrEqualTo(EntryCosts.KV_ENTRY_SNAPSHOT + 8 + 1);
