@@ -48,6 +48,7 @@ public final class TenureServer implements AutoCloseable {
     private volatile PortProbe portProbe;
     private ScheduledFuture<?> portProbing;
     private HeapGuard heapGuard;
+    private DiskGuard diskGuard;
 
     private TenureServer(ServerConfig config, NodeFaults faults) {
         this.config = config;
@@ -121,7 +122,15 @@ public final class TenureServer implements AutoCloseable {
                 tls);
         gateway.acl(initialAcl); // before the port opens: no call is served without it
         heapGuard = HeapGuard.start();
-        gateway.memory(heapGuard::refusal);
+        diskGuard = new DiskGuard(config.dataDir(), ClusterNode.storageFloorBytes(), () -> {
+            var usage = node.replica().usage();
+            return usage.kvBytes() + usage.checkpointBytes();
+        });
+        diskGuard.tick();
+        gateway.memory(() -> {
+            String heap = heapGuard.refusal();
+            return heap != null ? heap : diskGuard.refusal();
+        });
         metrics.memory(memory, node.replica()::usage, heapGuard::refusal, config.limits());
         gateway.start();
         warnIfFilesRunOutBeforeConnections(log);
@@ -138,6 +147,7 @@ public final class TenureServer implements AutoCloseable {
         repeat(() -> gateway.status().thenAccept(metrics::observe), 1000, log);
         portProbing = repeat(portProbe::probe, 1000, log);
         repeat(heapGuard::tick, 1000, log);
+        repeat(diskGuard::tick, 1000, log);
         long snapshotMs = config.snapshotInterval().toMillis();
         if (snapshotMs > 0) {
             repeat(this::snapshotIfLeader, snapshotMs, log);

@@ -149,7 +149,8 @@ class LogIntegrityTest {
                 false,
                 null,
                 null,
-                ConnectionLimits.defaults());
+                ConnectionLimits.defaults(),
+                true);
     }
 
     private static ServerStatusResponse awaitStatus(
