@@ -45,7 +45,7 @@ class BenchOptionsTest {
                 "parallel --duration 2h      | --duration must be between 1s and 1h (limit), was 2h",
                 "parallel --warmup 11m       | --warmup must be between 0s and 10m (limit), was 11m",
                 "takeover --rounds 0         | --rounds must be between 1 and 10000 (limit), was 0",
-                "hold --sessions 100001      | --sessions must be between 1 and 100000 (limit), was 100001",
+                "hold --sessions 10001       | --sessions must be between 1 and 10000 (limit), was 10001",
                 "hold --ttl 500ms            | --ttl must be between 1s and 1h (limit), was 500ms",
                 "uncontended --clients 4     | uncontended runs exactly one client",
                 "contended --clients 1       | contended needs at least 2 clients",

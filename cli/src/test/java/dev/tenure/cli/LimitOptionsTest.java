@@ -1,0 +1,45 @@
+package dev.tenure.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tenure.core.Limits;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** `tenure server --limit NAME=VALUE`: names as refusals give them, sizes with binary units. */
+class LimitOptionsTest {
+
+    @Test
+    void eachLimitIsSetByTheNameItsRefusalGivesWithSizesInBinaryUnits() {
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("kvBytesMax", "64MiB");
+        settings.put("sessionsMax", "5_000");
+        settings.put("kvBytesPerPrincipalMax", "1 GiB");
+        settings.put("checkpointTotalBytesMax", "512KiB");
+        Limits l = LimitOptions.apply(Limits.defaults(), settings);
+        assertThat(l.kvBytesMax()).isEqualTo(64L << 20);
+        assertThat(l.sessionsMax()).isEqualTo(5_000);
+        assertThat(l.principal().kvBytesMax()).isEqualTo(1L << 30);
+        assertThat(l.checkpointTotalBytesMax()).isEqualTo(512L << 10);
+        assertThat(l.locksMax()).isEqualTo(Limits.defaults().locksMax());
+    }
+
+    @Test
+    void anUnknownNameAValueThatIsNoNumberOrOneTheLimitCannotTakeIsBadInputNamingIt() {
+        assertThatThrownBy(() -> LimitOptions.apply(Limits.defaults(), Map.of("kvBytes", "1")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("--limit kvBytes: no such limit; the limits are sessionTtlMsMin, ")
+                .hasMessageContaining("kvBytesMax");
+        assertThatThrownBy(() -> LimitOptions.apply(Limits.defaults(), Map.of("kvBytesMax", "1TB")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("--limit kvBytesMax=1TB: not a whole number (sizes may end in KiB, MiB or GiB)");
+        assertThatThrownBy(() -> LimitOptions.apply(Limits.defaults(), Map.of("sessionsMax", "4GiB")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("sessionsMax 4294967296 is out of range (at most 2147483647)");
+        assertThatThrownBy(() -> LimitOptions.apply(Limits.defaults(), Map.of("kvBytesMax", "-1")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("kvBytesMax -1: byte budgets must not be negative");
+    }
+}
