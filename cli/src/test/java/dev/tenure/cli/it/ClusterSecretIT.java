@@ -1,13 +1,21 @@
 package dev.tenure.cli.it;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.gson.JsonObject;
 import dev.tenure.client.Lease;
 import dev.tenure.client.Session;
 import dev.tenure.client.TenureClient;
+import dev.tenure.server.clusterauth.ClusterSecret;
+import dev.tenure.server.clusterauth.SecretChallengeCredentials;
 import dev.tenure.testkit.Await;
 import dev.tenure.testkit.Dirs;
+import io.aeron.archive.client.AeronArchive;
+import io.aeron.archive.client.ArchiveException;
+import io.aeron.driver.MediaDriver;
+import io.aeron.driver.ThreadingMode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,14 +23,16 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * `--cluster-secret-file` as a user gives it: a file that cannot be a secret stops the start at
- * once, and a three-node cluster behind a secret serves, copies a wiped member from its peers
- * (whose consensus modules challenge that copy too), and refuses a member given another secret.
+ * once, and a three-node cluster behind a secret serves, lets no stray client into its archives,
+ * catches a restarted member up and copies a wiped one from its peers (whose consensus modules
+ * and archives challenge those copies too), and refuses a member given another secret.
  */
 class ClusterSecretIT {
 
@@ -81,6 +91,40 @@ class ClusterSecretIT {
             assertThat(acquire.waitFor(Duration.ofSeconds(30)))
                     .as(acquire.output())
                     .isZero();
+
+            // A member's archive answers only those that prove the secret: a stray client, or one
+            // with another secret, cannot read the log or delete recordings there.
+            int archivePort = port(cluster.nodeEndpoints.get(0)) + 11;
+            assertThatThrownBy(() -> archiveClientOf(archivePort, null))
+                    .isInstanceOf(ArchiveException.class)
+                    .hasMessageContaining("authentication rejected");
+            assertThatThrownBy(() -> archiveClientOf(archivePort, "another secret, also 32 bytes..."))
+                    .isInstanceOf(ArchiveException.class)
+                    .hasMessageContaining("authentication rejected");
+            assertThat(archiveClientOf(archivePort, "a cluster secret of 32 bytes...."))
+                    .as("the archive id of the client that proved the secret")
+                    .isEqualTo(0);
+
+            int leader0 = cluster.leaderSeenBy(0);
+            int behind = (leader0 + 2) % 3;
+            // A member that missed entries catches up when it is back: the leader's archive replays
+            // them to it, asked by the leader's own archive client, which proves the secret.
+            cluster.kill9(behind);
+            long missed;
+            try (TenureClient tenure = TenureClient.builder()
+                            .endpoints(cluster.nodeEndpoints.get(leader0))
+                            .sessionTtl(Duration.ofSeconds(10))
+                            .build();
+                    Session session = tenure.openSession();
+                    Lease lease = session.acquire("while-one-was-down")) {
+                missed = lease.token();
+            }
+            cluster.start();
+            awaitStatus(
+                    cluster,
+                    behind,
+                    s -> s.get("replica_last_token").getAsLong() >= missed,
+                    "the restarted member caught up");
 
             int wiped = (cluster.leaderSeenBy(0) + 1) % 3;
             long last;
@@ -165,6 +209,34 @@ class ClusterSecretIT {
                     .as(acquire.output())
                     .isZero();
         }
+    }
+
+    /**
+     * Connects to a member's archive control port as a process of the same host would, answering
+     * its challenge under {@code secret} (or not at all), and returns the archive's id.
+     */
+    private long archiveClientOf(int archivePort, String secret) {
+        MediaDriver.Context driverCtx = new MediaDriver.Context()
+                .aeronDirectoryName(tmp.resolve("stray-aeron").toString())
+                .threadingMode(ThreadingMode.SHARED)
+                .dirDeleteOnStart(true)
+                .dirDeleteOnShutdown(true);
+        AeronArchive.Context client = new AeronArchive.Context()
+                .aeronDirectoryName(driverCtx.aeronDirectoryName())
+                .controlRequestChannel("aeron:udp?endpoint=127.0.0.1:" + archivePort)
+                .controlResponseChannel("aeron:udp?endpoint=127.0.0.1:0")
+                .messageTimeoutNs(TimeUnit.SECONDS.toNanos(10));
+        if (secret != null) {
+            client.credentialsSupplier(new SecretChallengeCredentials(new ClusterSecret(secret.getBytes(UTF_8))));
+        }
+        try (MediaDriver driver = MediaDriver.launch(driverCtx);
+                AeronArchive archive = AeronArchive.connect(client)) {
+            return archive.archiveId();
+        }
+    }
+
+    private static int port(String endpoint) {
+        return Integer.parseInt(endpoint.substring(endpoint.lastIndexOf(':') + 1));
     }
 
     private static void assertRefused(List<String> args, String line) throws Exception {

@@ -2,6 +2,7 @@ package dev.tenure.server.cluster;
 
 import dev.tenure.server.ServerConfig;
 import dev.tenure.server.clusterauth.SecretChallengeAuthenticator;
+import dev.tenure.server.clusterauth.SecretChallengeCredentials;
 import dev.tenure.server.fault.FatalCause;
 import dev.tenure.server.fault.NodeFaults;
 import dev.tenure.server.integrity.CorruptDataException;
@@ -127,7 +128,7 @@ public final class ClusterNode implements AutoCloseable {
         }
         checkRecovery(base.toPath(), config.members().size() > 1, log);
 
-        AeronArchive.Context localArchive = new AeronArchive.Context()
+        AeronArchive.Context localArchive = archiveClient(config)
                 .lock(NoOpLock.INSTANCE)
                 .controlRequestChannel(archiveCtx.localControlChannel())
                 .controlRequestStreamId(archiveCtx.localControlStreamId())
@@ -265,7 +266,7 @@ public final class ClusterNode implements AutoCloseable {
     static Archive.Context archiveContext(ServerConfig config, String aeronDir, ErrorHandler errors) {
         ServerConfig.Member self = config.self();
         String host = self.host();
-        return new Archive.Context()
+        Archive.Context archive = new Archive.Context()
                 .aeronDirectoryName(aeronDir)
                 .epochClock(MonotonicClusterClock.INSTANCE)
                 .archiveDir(new File(config.dataDir().toAbsolutePath().toFile(), "archive"))
@@ -273,8 +274,9 @@ public final class ClusterNode implements AutoCloseable {
                 .controlChannel("aeron:udp?endpoint=" + host + ":" + self.archivePort())
                 .localControlChannel("aeron:ipc?term-length=64k")
                 .replicationChannel("aeron:udp?endpoint=" + host + ":0")
-                .archiveClientContext(
-                        new AeronArchive.Context().controlResponseChannel("aeron:udp?endpoint=" + host + ":0"))
+                // What this archive connects to a peer's archive with, to copy its log or
+                // snapshots: with a cluster secret, answering that archive's challenge.
+                .archiveClientContext(archiveClient(config).controlResponseChannel("aeron:udp?endpoint=" + host + ":0"))
                 .recordingEventsEnabled(false)
                 .threadingMode(ArchiveThreadingMode.SHARED)
                 .idleStrategySupplier(AdaptiveIdleStrategy::standard)
@@ -289,6 +291,26 @@ public final class ClusterNode implements AutoCloseable {
                 .catalogFileSyncLevel(1)
                 .lowStorageSpaceThreshold(storageFloorBytes())
                 .errorHandler(errors);
+        if (config.clusterSecret() != null) {
+            // The control port answers any client that reaches it, and a client may read the
+            // whole log, or truncate and delete recordings: with a secret, only those that prove
+            // it (this member's own parts, and its peers copying from it) are let in.
+            archive.authenticatorSupplier(SecretChallengeAuthenticator.supplier(
+                    config.clusterSecret(), Duration.ofNanos(Archive.Configuration.connectTimeoutNs())));
+        }
+        return archive;
+    }
+
+    /**
+     * A client of an archive, this member's or a peer's, as this member opens one: with a cluster
+     * secret, it answers the archive's challenge.
+     */
+    static AeronArchive.Context archiveClient(ServerConfig config) {
+        AeronArchive.Context client = new AeronArchive.Context();
+        if (config.clusterSecret() != null) {
+            client.credentialsSupplier(new SecretChallengeCredentials(config.clusterSecret()));
+        }
+        return client;
     }
 
     /**

@@ -4,7 +4,6 @@ import dev.tenure.server.ServerConfig;
 import dev.tenure.server.clusterauth.SecretChallengeCredentials;
 import io.aeron.archive.Archive;
 import io.aeron.archive.ArchivingMediaDriver;
-import io.aeron.archive.client.AeronArchive;
 import io.aeron.cluster.ClusterBackup;
 import io.aeron.cluster.ClusterBackupEventsListener;
 import io.aeron.cluster.ClusterMember;
@@ -107,12 +106,12 @@ final class MemberBootstrap {
                 .initialReplayStart(ClusterBackup.Configuration.ReplayStart.LATEST_SNAPSHOT)
                 .clusterBackupResponseTimeoutNs(TimeUnit.SECONDS.toNanos(2))
                 .clusterBackupCoolDownIntervalNs(TimeUnit.MILLISECONDS.toNanos(500))
-                .archiveContext(new AeronArchive.Context()
+                .archiveContext(ClusterNode.archiveClient(config)
                         .aeronDirectoryName(archiveCtx.aeronDirectoryName())
                         .controlRequestChannel(archiveCtx.localControlChannel())
                         .controlRequestStreamId(archiveCtx.localControlStreamId())
                         .controlResponseChannel(archiveCtx.localControlChannel()))
-                .clusterArchiveContext(new AeronArchive.Context()
+                .clusterArchiveContext(ClusterNode.archiveClient(config)
                         .aeronDirectoryName(archiveCtx.aeronDirectoryName())
                         .controlRequestChannel("aeron:udp?endpoint=" + host + ":" + self.archivePort())
                         .controlResponseChannel("aeron:udp?endpoint=" + host + ":0"))

@@ -10,16 +10,19 @@ import java.time.Duration;
 import org.agrona.collections.Long2ObjectHashMap;
 
 /**
- * The consensus module's door: a cluster client is admitted only once it has answered a fresh
- * random challenge with the HMAC of it under the cluster secret ({@link ClusterSecret#answer}).
- * Without it, any process that reaches a member's ingress port could open a cluster session and
- * append commands to the replicated log. The secret never travels: a recorded answer is worth
- * nothing, as no challenge is asked twice.
+ * The door of a member's consensus module and of its archive: a client is admitted only once it
+ * has answered a fresh random challenge with the HMAC of it under the cluster secret
+ * ({@link ClusterSecret#answer}). Without it, any process that reaches a member's ingress port
+ * could open a cluster session and append commands to the replicated log, and any that reaches its
+ * archive control port could read the log, or truncate and delete recordings. The secret never
+ * travels: a recorded answer is worth nothing, as no challenge is asked twice.
  *
- * <p>Whom it sees: every ingress session (each node's gateway), and every backup query (a member
- * with an empty data directory copying its peers' snapshot, {@code MemberBootstrap}); both carry
- * {@link SecretChallengeCredentials}. Members' consensus traffic between each other does not pass
- * through an authenticator at all.
+ * <p>Whom it sees: at the consensus module, every ingress session (each node's gateway) and every
+ * backup query (a member with an empty data directory copying its peers' snapshot,
+ * {@code MemberBootstrap}); at the archive, every control session: the member's own consensus
+ * module, service and log retention, and a peer's archive or backup copying recordings from it.
+ * All carry {@link SecretChallengeCredentials}. Members' consensus traffic between each other does
+ * not pass through an authenticator at all.
  *
  * <p>Why at most one challenge per session id at a time: Aeron gives every backup query the same
  * session id (-1), and a {@link SessionProxy} names its session only by that id. An answer can be
@@ -31,7 +34,11 @@ import org.agrona.collections.Long2ObjectHashMap;
  * activity (its connect, or an answer, both seen here too), and checks that before it presents
  * the session, so a challenge forgotten later than that can never be answered by its session.
  *
- * <p>Runs on the consensus module's thread only, as Aeron calls it.
+ * <p>An archive gives each control session an id of its own, so there the one-challenge-per-id
+ * rule never makes a session wait; its pending sessions time out after its connect timeout, which
+ * is what {@code sessionTimeout} is then.
+ *
+ * <p>Runs on the thread of the consensus module or archive that made it, as Aeron calls it.
  */
 public final class SecretChallengeAuthenticator implements Authenticator {
 
@@ -47,15 +54,16 @@ public final class SecretChallengeAuthenticator implements Authenticator {
     private final Long2ObjectHashMap<Challenge> challenges = new Long2ObjectHashMap<>();
 
     /**
-     * @param sessionTimeout the consensus module's {@code sessionTimeoutNs}: how long after its
-     *     last activity Aeron drops a session that was not admitted
+     * @param sessionTimeout how long after its last activity Aeron drops a session that was not
+     *     admitted: the consensus module's {@code sessionTimeoutNs}, the archive's
+     *     {@code connectTimeoutNs}
      */
     SecretChallengeAuthenticator(ClusterSecret secret, Duration sessionTimeout) {
         this.secret = secret;
         this.forgetAfterMs = sessionTimeout.toMillis() + FORGET_MARGIN_MS;
     }
 
-    /** For the consensus module's context: one authenticator per consensus module it starts. */
+    /** For a consensus module's or an archive's context: one authenticator per one it starts. */
     public static AuthenticatorSupplier supplier(ClusterSecret secret, Duration sessionTimeout) {
         return () -> new SecretChallengeAuthenticator(secret, sessionTimeout);
     }
