@@ -21,7 +21,7 @@ final class Invariants {
     }
 
     void checkTouched() {
-        for (long id : state.touchedSessions) {
+        for (long id : state.touchedSessions.keySet()) {
             SessionRecord s = state.sessions.get(id);
             if (s != null) {
                 checkSession(s);
@@ -78,29 +78,27 @@ final class Invariants {
     }
 
     /**
-     * The touched sessions are indexed under their principal, and the index holds as many sessions
-     * as have one: at a cost of the principals (a few certificates), not of every session, after
-     * each step. {@link #checkAll} checks the whole index.
+     * Each touched session is indexed under its principal while it lives, and no longer once it
+     * ended. Every change to the index opens or ends a session, and both touch it, so this checks
+     * every change a step made, at a cost of the sessions it touched: not of every principal,
+     * which may be as many as the sessions. {@link #checkAll} checks the whole index.
      */
     private void checkTouchedPrincipals() {
-        for (long id : state.touchedSessions) {
-            SessionRecord s = state.sessions.get(id);
+        for (Map.Entry<Long, String> touched : state.touchedSessions.entrySet()) {
+            long id = touched.getKey();
+            String principal = touched.getValue();
+            if (principal.isEmpty()) {
+                continue;
+            }
+            boolean live = state.sessions.get(id) != null;
             require(
-                    s == null
-                            || s.principal.isEmpty()
-                            || state.sessions.of(s.principal).contains(id),
-                    "session %s is not indexed under its principal",
-                    id);
+                    state.sessions.of(principal).contains(id) == live,
+                    live
+                            ? "session %s is not indexed under its principal %s"
+                            : "ended session %s is still indexed under %s",
+                    id,
+                    principal);
         }
-        int indexed = 0;
-        for (String principal : state.sessions.principals()) {
-            indexed += state.sessions.of(principal).size();
-        }
-        require(
-                indexed == state.sessions.withPrincipal(),
-                "principal index has %s sessions, counted %s",
-                indexed,
-                state.sessions.withPrincipal());
     }
 
     /** The principal index names exactly the live sessions with a principal, each under its own. */

@@ -2,6 +2,7 @@ package dev.tenure.core;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -31,7 +32,9 @@ final class State {
     final DeadlineIndex deadlines = new DeadlineIndex();
     final List<Event> events = new ArrayList<>();
 
-    final TreeSet<Long> touchedSessions = new TreeSet<>();
+    /** The sessions a step touched, each with its principal: an ended one is no longer in the table. */
+    final TreeMap<Long, String> touchedSessions = new TreeMap<>();
+
     final TreeSet<String> touchedLocks = new TreeSet<>();
     final TreeSet<String> touchedKeys = new TreeSet<>();
 
@@ -43,7 +46,7 @@ final class State {
     }
 
     void touch(SessionRecord s) {
-        touchedSessions.add(s.id);
+        touchedSessions.put(s.id, s.principal);
     }
 
     void touch(LockRecord lock) {
