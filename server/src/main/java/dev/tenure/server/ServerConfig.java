@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * Everything one node needs to start. A single node is a one-member cluster: the same code path
@@ -86,7 +87,7 @@ public record ServerConfig(
                 Duration.ofMillis(10),
                 // Fail fast: without a quorum a request gets UNAVAILABLE after this, never hangs.
                 Duration.ofMillis(1500),
-                Limits.defaults().valueBytesMax() + 64 * 1024,
+                messageBytesMaxFor(Limits.defaults()),
                 Limits.defaults(),
                 // Well below the shortest TTL clients use: a dead leader is replaced in about a
                 // second instead of Aeron's default ten; six heartbeat intervals, so a leader
@@ -141,24 +142,7 @@ public record ServerConfig(
     }
 
     public ServerConfig withSnapshotInterval(Duration interval) {
-        return new ServerConfig(
-                nodeId,
-                members,
-                dataDir,
-                bindHost,
-                adminPort,
-                keepAliveBatch,
-                requestTimeout,
-                messageBytesMax,
-                limits,
-                leaderHeartbeatTimeout,
-                leaderHeartbeatInterval,
-                interval,
-                join,
-                tls,
-                clusterSecret,
-                connections,
-                heapCheck);
+        return with(c -> c.snapshotInterval = interval);
     }
 
     /**
@@ -167,46 +151,12 @@ public record ServerConfig(
      * catch up with peers that deleted their old log.
      */
     public ServerConfig withJoin(boolean join) {
-        return new ServerConfig(
-                nodeId,
-                members,
-                dataDir,
-                bindHost,
-                adminPort,
-                keepAliveBatch,
-                requestTimeout,
-                messageBytesMax,
-                limits,
-                leaderHeartbeatTimeout,
-                leaderHeartbeatInterval,
-                snapshotInterval,
-                join,
-                tls,
-                clusterSecret,
-                connections,
-                heapCheck);
+        return with(c -> c.join = join);
     }
 
     /** This node's ports with TLS from {@code files} (null: plaintext). */
     public ServerConfig withTls(TlsFiles files) {
-        return new ServerConfig(
-                nodeId,
-                members,
-                dataDir,
-                bindHost,
-                adminPort,
-                keepAliveBatch,
-                requestTimeout,
-                messageBytesMax,
-                limits,
-                leaderHeartbeatTimeout,
-                leaderHeartbeatInterval,
-                snapshotInterval,
-                join,
-                files,
-                clusterSecret,
-                connections,
-                heapCheck);
+        return with(c -> c.tls = files);
     }
 
     /**
@@ -216,46 +166,12 @@ public record ServerConfig(
      * option: safe only where nothing else can reach the members' ports.
      */
     public ServerConfig withClusterSecret(ClusterSecret secret) {
-        return new ServerConfig(
-                nodeId,
-                members,
-                dataDir,
-                bindHost,
-                adminPort,
-                keepAliveBatch,
-                requestTimeout,
-                messageBytesMax,
-                limits,
-                leaderHeartbeatTimeout,
-                leaderHeartbeatInterval,
-                snapshotInterval,
-                join,
-                tls,
-                secret,
-                connections,
-                heapCheck);
+        return with(c -> c.clusterSecret = secret);
     }
 
     /** This node's client connections get {@code next}: how many, how idle, how many calls, how much unread. */
     public ServerConfig withConnections(ConnectionLimits next) {
-        return new ServerConfig(
-                nodeId,
-                members,
-                dataDir,
-                bindHost,
-                adminPort,
-                keepAliveBatch,
-                requestTimeout,
-                messageBytesMax,
-                limits,
-                leaderHeartbeatTimeout,
-                leaderHeartbeatInterval,
-                snapshotInterval,
-                join,
-                tls,
-                clusterSecret,
-                next,
-                heapCheck);
+        return with(c -> c.connections = next);
     }
 
     /**
@@ -263,24 +179,10 @@ public record ServerConfig(
      * does by default. Every member of a cluster must be given the same ones.
      */
     public ServerConfig withLimits(Limits next) {
-        return new ServerConfig(
-                nodeId,
-                members,
-                dataDir,
-                bindHost,
-                adminPort,
-                keepAliveBatch,
-                requestTimeout,
-                next.valueBytesMax() + 64 * 1024,
-                next,
-                leaderHeartbeatTimeout,
-                leaderHeartbeatInterval,
-                snapshotInterval,
-                join,
-                tls,
-                clusterSecret,
-                connections,
-                heapCheck);
+        return with(c -> {
+            c.limits = next;
+            c.messageBytesMax = messageBytesMaxFor(next);
+        });
     }
 
     /**
@@ -288,24 +190,84 @@ public record ServerConfig(
      * memory (and end, status 138) where it would otherwise refuse writes.
      */
     public ServerConfig withHeapCheck(boolean check) {
-        return new ServerConfig(
-                nodeId,
-                members,
-                dataDir,
-                bindHost,
-                adminPort,
-                keepAliveBatch,
-                requestTimeout,
-                messageBytesMax,
-                limits,
-                leaderHeartbeatTimeout,
-                leaderHeartbeatInterval,
-                snapshotInterval,
-                join,
-                tls,
-                clusterSecret,
-                connections,
-                check);
+        return with(c -> c.heapCheck = check);
+    }
+
+    /**
+     * A copy with what {@code change} sets, checked as the constructor checks: one place that
+     * names every component, so a new one is added there and in {@link Changes} only.
+     */
+    public ServerConfig with(Consumer<Changes> change) {
+        Changes c = new Changes(this);
+        change.accept(c);
+        return c.build();
+    }
+
+    /** The largest gRPC message a node accepts under {@code limits}: their largest value and room for the rest. */
+    static int messageBytesMaxFor(Limits limits) {
+        return limits.valueBytesMax() + 64 * 1024;
+    }
+
+    /** The components of a {@link ServerConfig}, as {@link #with} lets a change set them. */
+    public static final class Changes {
+        public int nodeId;
+        public List<Member> members;
+        public Path dataDir;
+        public String bindHost;
+        public int adminPort;
+        public Duration keepAliveBatch;
+        public Duration requestTimeout;
+        public int messageBytesMax;
+        public Limits limits;
+        public Duration leaderHeartbeatTimeout;
+        public Duration leaderHeartbeatInterval;
+        public Duration snapshotInterval;
+        public boolean join;
+        public TlsFiles tls;
+        public ClusterSecret clusterSecret;
+        public ConnectionLimits connections;
+        public boolean heapCheck;
+
+        private Changes(ServerConfig c) {
+            nodeId = c.nodeId;
+            members = c.members;
+            dataDir = c.dataDir;
+            bindHost = c.bindHost;
+            adminPort = c.adminPort;
+            keepAliveBatch = c.keepAliveBatch;
+            requestTimeout = c.requestTimeout;
+            messageBytesMax = c.messageBytesMax;
+            limits = c.limits;
+            leaderHeartbeatTimeout = c.leaderHeartbeatTimeout;
+            leaderHeartbeatInterval = c.leaderHeartbeatInterval;
+            snapshotInterval = c.snapshotInterval;
+            join = c.join;
+            tls = c.tls;
+            clusterSecret = c.clusterSecret;
+            connections = c.connections;
+            heapCheck = c.heapCheck;
+        }
+
+        private ServerConfig build() {
+            return new ServerConfig(
+                    nodeId,
+                    members,
+                    dataDir,
+                    bindHost,
+                    adminPort,
+                    keepAliveBatch,
+                    requestTimeout,
+                    messageBytesMax,
+                    limits,
+                    leaderHeartbeatTimeout,
+                    leaderHeartbeatInterval,
+                    snapshotInterval,
+                    join,
+                    tls,
+                    clusterSecret,
+                    connections,
+                    heapCheck);
+        }
     }
 
     /**

@@ -9,7 +9,6 @@ import dev.tenure.api.v1.Code;
 import dev.tenure.api.v1.KvPutRequest;
 import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.api.v1.TenureGrpc;
-import dev.tenure.core.Limits;
 import dev.tenure.server.fault.RecordedFatals;
 import dev.tenure.server.integrity.CorruptDataException;
 import dev.tenure.server.integrity.RecoveryCheck;
@@ -133,24 +132,9 @@ class LogIntegrityTest {
 
     private ServerConfig config(Duration snapshotInterval) {
         int port = LoopbackPorts.freeTcpPort();
-        return new ServerConfig(
-                0,
-                List.of(new ServerConfig.Member(0, "127.0.0.1", port, TestPorts.freeAeronPortBase())),
-                data,
-                "127.0.0.1",
-                0,
-                Duration.ofMillis(5),
-                Duration.ofSeconds(5),
-                Limits.defaults().valueBytesMax() + 65536,
-                Limits.defaults(),
-                Duration.ofSeconds(1),
-                Duration.ofMillis(100),
-                snapshotInterval,
-                false,
-                null,
-                null,
-                ConnectionLimits.defaults(),
-                true);
+        return ServerConfig.singleNode(data, port, 0, TestPorts.freeAeronPortBase())
+                .with(TestTimings::apply)
+                .withSnapshotInterval(snapshotInterval);
     }
 
     private static ServerStatusResponse awaitStatus(

@@ -8,7 +8,6 @@ import dev.tenure.api.v1.KvGetRequest;
 import dev.tenure.api.v1.KvPutRequest;
 import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.api.v1.TenureGrpc;
-import dev.tenure.core.Limits;
 import dev.tenure.server.fault.RecordedFatals;
 import dev.tenure.testkit.Await;
 import dev.tenure.testkit.LoopbackPorts;
@@ -16,7 +15,6 @@ import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
@@ -85,24 +83,9 @@ class LogRetentionTest {
 
     private ServerConfig config() {
         int port = LoopbackPorts.freeTcpPort();
-        return new ServerConfig(
-                0,
-                List.of(new ServerConfig.Member(0, "127.0.0.1", port, TestPorts.freeAeronPortBase())),
-                data,
-                "127.0.0.1",
-                0,
-                Duration.ofMillis(5),
-                Duration.ofSeconds(5),
-                Limits.defaults().valueBytesMax() + 65536,
-                Limits.defaults(),
-                Duration.ofSeconds(1),
-                Duration.ofMillis(100),
-                Duration.ofMillis(300),
-                false,
-                null,
-                null,
-                ConnectionLimits.defaults(),
-                true);
+        return ServerConfig.singleNode(data, port, 0, TestPorts.freeAeronPortBase())
+                .with(TestTimings::apply)
+                .withSnapshotInterval(Duration.ofMillis(300));
     }
 
     private static ServerStatusResponse awaitStatus(

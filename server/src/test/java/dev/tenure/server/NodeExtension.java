@@ -1,7 +1,6 @@
 package dev.tenure.server;
 
 import dev.tenure.api.v1.TenureGrpc;
-import dev.tenure.core.Limits;
 import dev.tenure.server.clusterauth.ClusterSecret;
 import dev.tenure.server.fault.RecordedFatals;
 import dev.tenure.testkit.Await;
@@ -119,24 +118,8 @@ final class NodeExtension implements BeforeAllCallback, AfterAllCallback {
     }
 
     private static ServerConfig config(int nodeId, List<ServerConfig.Member> members, Path data) {
-        return new ServerConfig(
-                nodeId,
-                members,
-                data,
-                "127.0.0.1",
-                LoopbackPorts.freeTcpPort(),
-                Duration.ofMillis(5),
-                Duration.ofSeconds(5),
-                Limits.defaults().valueBytesMax() + 65536,
-                Limits.defaults(),
-                Duration.ofSeconds(1),
-                Duration.ofMillis(100),
-                Duration.ofMinutes(10),
-                false,
-                null,
-                null,
-                ConnectionLimits.defaults(),
-                true);
+        return ServerConfig.member(nodeId, members, data, LoopbackPorts.freeTcpPort())
+                .with(TestTimings::apply);
     }
 
     private static void awaitHealthy(TenureServer server) throws InterruptedException {
