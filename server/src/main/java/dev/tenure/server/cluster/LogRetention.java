@@ -1,5 +1,6 @@
 package dev.tenure.server.cluster;
 
+import dev.tenure.server.integrity.RecordingWalk;
 import io.aeron.archive.client.AeronArchive;
 import io.aeron.archive.client.ArchiveException;
 import io.aeron.cluster.ConsensusModule;
@@ -78,38 +79,18 @@ final class LogRetention implements AutoCloseable {
         }
         AeronArchive archive = archive();
         long recordingId = lastTerm.recordingId;
-        long[] descriptor = new long[3];
-        int found = archive.listRecording(
-                recordingId,
-                (controlSessionId,
-                        correlationId,
-                        id,
-                        startTimestamp,
-                        stopTimestamp,
-                        startPosition,
-                        stopPosition,
-                        initialTermId,
-                        segmentFileLength,
-                        termBufferLength,
-                        mtuLength,
-                        sessionId,
-                        streamId,
-                        strippedChannel,
-                        originalChannel,
-                        sourceIdentity) -> {
-                    descriptor[0] = startPosition;
-                    descriptor[1] = termBufferLength;
-                    descriptor[2] = segmentFileLength;
-                });
+        RecordingWalk.Recording[] descriptor = new RecordingWalk.Recording[1];
+        int found = archive.listRecording(recordingId, RecordingWalk.Recording.into(r -> descriptor[0] = r));
         if (found == 0) {
             return 0;
         }
-        long start = descriptor[0];
+        long start = descriptor[0].startPosition();
         logStartPosition = start;
         if (limit <= start) {
             return 0;
         }
-        long newStart = AeronArchive.segmentFileBasePosition(start, limit, (int) descriptor[1], (int) descriptor[2]);
+        long newStart = AeronArchive.segmentFileBasePosition(
+                start, limit, descriptor[0].termLength(), descriptor[0].segmentLength());
         long deleted = 0;
         if (newStart > start) {
             archive.purgeSegments(recordingId, newStart);

@@ -1,6 +1,5 @@
 package dev.tenure.server.integrity;
 
-import io.aeron.archive.CatalogView;
 import io.aeron.protocol.DataHeaderFlyweight;
 import io.aeron.protocol.HeaderFlyweight;
 import java.io.IOException;
@@ -10,7 +9,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import org.agrona.BufferUtil;
@@ -30,33 +28,14 @@ final class FrameChecksums {
 
     /** Checksums every frame of every recording in {@code archiveDir}; returns how many frames. */
     static long addTo(Path archiveDir) throws IOException {
-        List<long[]> recordings = new ArrayList<>(); // id, start position, term length
-        CatalogView.listRecordings(
-                archiveDir.toFile(),
-                (controlSessionId,
-                        correlationId,
-                        recordingId,
-                        startTimestamp,
-                        stopTimestamp,
-                        startPosition,
-                        stopPosition,
-                        initialTermId,
-                        segmentFileLength,
-                        termBufferLength,
-                        mtuLength,
-                        sessionId,
-                        streamId,
-                        strippedChannel,
-                        originalChannel,
-                        sourceIdentity) -> recordings.add(new long[] {recordingId, startPosition, termBufferLength}));
         long frames = 0;
-        for (long[] r : recordings) {
-            long startTermOffset = r[1] & (r[2] - 1);
-            long startTermBase = r[1] - startTermOffset;
-            for (Path file : segmentFiles(archiveDir, r[0])) {
+        for (RecordingWalk.Recording r : RecordingWalk.catalog(archiveDir).values()) {
+            long startTermOffset = r.startPosition() & (r.termLength() - 1);
+            long startTermBase = r.startPosition() - startTermOffset;
+            for (Path file : segmentFiles(archiveDir, r.recordingId())) {
                 long base = Long.parseLong(file.getFileName()
                         .toString()
-                        .substring(Long.toString(r[0]).length() + 1)
+                        .substring(Long.toString(r.recordingId()).length() + 1)
                         .replace(RecordingWalk.SEGMENT_SUFFIX, ""));
                 frames += addTo(file, base == startTermBase ? (int) startTermOffset : 0);
             }

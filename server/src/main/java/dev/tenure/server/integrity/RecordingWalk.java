@@ -1,7 +1,9 @@
 package dev.tenure.server.integrity;
 
+import io.aeron.archive.CatalogView;
 import io.aeron.archive.checksum.Checksum;
 import io.aeron.archive.client.AeronArchive;
+import io.aeron.archive.client.RecordingDescriptorConsumer;
 import io.aeron.logbuffer.LogBufferDescriptor;
 import io.aeron.protocol.DataHeaderFlyweight;
 import io.aeron.protocol.HeaderFlyweight;
@@ -10,9 +12,13 @@ import java.io.UncheckedIOException;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.function.Consumer;
 import java.util.function.LongFunction;
 import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
@@ -65,6 +71,42 @@ public final class RecordingWalk {
         public boolean open() {
             return stopPosition == NULL_POSITION;
         }
+
+        /** Hands each descriptor an archive lists (live, or from its catalog file) to {@code sink}. */
+        public static RecordingDescriptorConsumer into(Consumer<Recording> sink) {
+            return (controlSessionId,
+                    correlationId,
+                    recordingId,
+                    startTimestamp,
+                    stopTimestamp,
+                    startPosition,
+                    stopPosition,
+                    initialTermId,
+                    segmentFileLength,
+                    termBufferLength,
+                    mtuLength,
+                    sessionId,
+                    streamId,
+                    strippedChannel,
+                    originalChannel,
+                    sourceIdentity) -> sink.accept(new Recording(
+                    recordingId,
+                    startPosition,
+                    stopPosition,
+                    termBufferLength,
+                    segmentFileLength,
+                    initialTermId,
+                    streamId));
+        }
+    }
+
+    /** Every recording the catalog file in {@code archiveDir} lists, by id; none without a catalog. */
+    static SortedMap<Long, Recording> catalog(Path archiveDir) {
+        SortedMap<Long, Recording> recordings = new TreeMap<>();
+        if (Files.exists(archiveDir.resolve("archive.catalog"))) {
+            CatalogView.listRecordings(archiveDir.toFile(), Recording.into(r -> recordings.put(r.recordingId(), r)));
+        }
+        return recordings;
     }
 
     /** Checks each whole entry (its fragments joined) of a recording, in order. */

@@ -1,13 +1,11 @@
 package dev.tenure.server.integrity;
 
-import io.aeron.archive.CatalogView;
 import io.aeron.cluster.ConsensusModule;
 import io.aeron.cluster.RecordingLog;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -55,7 +53,7 @@ public final class RecoveryCheck {
             return; // nothing recorded yet: the member starts empty
         }
         Path archiveDir = dataDir.resolve("archive");
-        RecoveryCheck check = new RecoveryCheck(archiveDir, checksums, catalog(archiveDir));
+        RecoveryCheck check = new RecoveryCheck(archiveDir, checksums, RecordingWalk.catalog(archiveDir));
         try (RecordingLog recordingLog = new RecordingLog(clusterDir.toFile(), false)) {
             check.run(recordingLog, log);
         }
@@ -212,41 +210,6 @@ public final class RecoveryCheck {
             }
         }
         return null;
-    }
-
-    private static Map<Long, RecordingWalk.Recording> catalog(Path archiveDir) {
-        Map<Long, RecordingWalk.Recording> recordings = new HashMap<>();
-        if (!Files.exists(archiveDir.resolve("archive.catalog"))) {
-            return recordings;
-        }
-        CatalogView.listRecordings(
-                archiveDir.toFile(),
-                (controlSessionId,
-                        correlationId,
-                        recordingId,
-                        startTimestamp,
-                        stopTimestamp,
-                        startPosition,
-                        stopPosition,
-                        initialTermId,
-                        segmentFileLength,
-                        termBufferLength,
-                        mtuLength,
-                        sessionId,
-                        streamId,
-                        strippedChannel,
-                        originalChannel,
-                        sourceIdentity) -> recordings.put(
-                        recordingId,
-                        new RecordingWalk.Recording(
-                                recordingId,
-                                startPosition,
-                                stopPosition,
-                                termBufferLength,
-                                segmentFileLength,
-                                initialTermId,
-                                streamId)));
-        return recordings;
     }
 
     record SnapshotSet(RecordingLog.Entry consensusModule, RecordingLog.Entry stateMachine) {
