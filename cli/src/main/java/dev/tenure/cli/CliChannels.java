@@ -34,7 +34,7 @@ final class CliChannels {
         return target -> {
             NettyChannelBuilder b =
                     NettyChannelBuilder.forTarget(target).eventLoopGroup(LOOP).channelType(NioSocketChannel.class);
-            return (tls == null ? b.usePlaintext() : tls.configure(b)).build();
+            return (tls == null ? ClientTls.configurePlaintext(b) : tls.configure(b)).build();
         };
     }
 

@@ -68,7 +68,18 @@ public final class ClientTls {
      * and that reason in one line; the client then throws {@link DeniedException}.
      */
     public NettyChannelBuilder configure(NettyChannelBuilder builder) {
-        return builder.sslContext(context).useTransportSecurity().intercept(new HandshakeFailures(presentsCertificate));
+        return builder.sslContext(context)
+                .useTransportSecurity()
+                .intercept(HandshakeFailures.overTls(presentsCertificate));
+    }
+
+    /**
+     * Makes {@code builder}'s channel plaintext. A node that serves TLS only says so to a plaintext
+     * client, and its calls then fail UNAUTHENTICATED with that in one line (the client throws
+     * {@link DeniedException}) instead of being retried until the request timeout.
+     */
+    public static NettyChannelBuilder configurePlaintext(NettyChannelBuilder builder) {
+        return builder.usePlaintext().intercept(HandshakeFailures.plaintext());
     }
 
     private static Path readable(String what, Path file) {

@@ -22,13 +22,30 @@ import java.util.Locale;
  * that is refused now is refused on every try, and the person at the terminal needs to be told
  * which certificate and why. A failure this class does not recognise (a handshake that timed out
  * or was cut, a node restarting) stays UNAVAILABLE and is retried as before.
+ *
+ * <p>On a plaintext channel it does the same for a node that serves TLS only: such a node answers
+ * a plaintext gRPC client with an HTTP/2 GOAWAY whose text says so, which gRPC hands on in a
+ * status that a retry cannot cure either.
  */
 final class HandshakeFailures implements ClientInterceptor {
+    /** What a TLS-only node's GOAWAY says to a plaintext client (the server's PlaintextOnTlsPort). */
+    static final String TLS_ONLY = "this port speaks TLS only";
+
+    private final boolean tls;
     private final boolean presentsCertificate;
 
-    /** @param presentsCertificate whether this client has a certificate of its own to present */
-    HandshakeFailures(boolean presentsCertificate) {
+    private HandshakeFailures(boolean tls, boolean presentsCertificate) {
+        this.tls = tls;
         this.presentsCertificate = presentsCertificate;
+    }
+
+    /** @param presentsCertificate whether this client has a certificate of its own to present */
+    static HandshakeFailures overTls(boolean presentsCertificate) {
+        return new HandshakeFailures(true, presentsCertificate);
+    }
+
+    static HandshakeFailures plaintext() {
+        return new HandshakeFailures(false, false);
     }
 
     @Override
@@ -41,12 +58,28 @@ final class HandshakeFailures implements ClientInterceptor {
                         new ForwardingClientCallListener.SimpleForwardingClientCallListener<>(listener) {
                             @Override
                             public void onClose(Status status, Metadata trailers) {
-                                super.onClose(translate(status, authority, presentsCertificate), trailers);
+                                super.onClose(
+                                        tls
+                                                ? translate(status, authority, presentsCertificate)
+                                                : translatePlaintext(status, authority),
+                                        trailers);
                             }
                         },
                         headers);
             }
         };
+    }
+
+    /** UNAUTHENTICATED, saying why, if the node at {@code authority} serves TLS only; else {@code status}. */
+    static Status translatePlaintext(Status status, String authority) {
+        String description = status.getDescription();
+        if (description == null || !description.contains(TLS_ONLY)) {
+            return status;
+        }
+        return Status.UNAUTHENTICATED
+                .withDescription("the node at " + authority + " serves TLS only on this port: connect with TLS"
+                        + " (--tls-ca, and --tls-cert with --tls-key if it asks for a client certificate)")
+                .withCause(status.asException());
     }
 
     static Status translate(Status status, String authority, boolean presentsCertificate) {

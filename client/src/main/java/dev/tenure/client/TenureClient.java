@@ -346,10 +346,12 @@ public final class TenureClient implements AutoCloseable {
 
         /**
          * Plaintext Netty. No keepalive pings: the server may count a ping rate it finds abusive as
-         * a reason to close the connection. The sessions' echoes are what detect a silent one.
+         * a reason to close the connection. The sessions' echoes are what detect a silent one. A
+         * node that serves TLS only fails its calls UNAUTHENTICATED, saying so (HandshakeFailures).
          */
         private static ManagedChannel plaintextChannel(String target) {
-            return NettyChannelBuilder.forTarget(target).usePlaintext().build();
+            return ClientTls.configurePlaintext(NettyChannelBuilder.forTarget(target))
+                    .build();
         }
 
         /** As {@link #plaintextChannel}, with TLS. */

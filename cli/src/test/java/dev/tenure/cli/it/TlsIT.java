@@ -1,15 +1,23 @@
 package dev.tenure.cli.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tenure.api.v1.ServerStatusRequest;
+import dev.tenure.api.v1.TenureGrpc;
 import dev.tenure.testkit.tls.TestCertificates;
 import dev.tenure.testkit.tls.TestCertificates.Authority;
 import dev.tenure.testkit.tls.TestCertificates.Credential;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -139,6 +147,43 @@ class TlsIT {
                         "--tls-ca",
                         ca.certificate().toString()),
                 "failed: no client certificate: the node asks for one");
+    }
+
+    /**
+     * A client without TLS is answered in plaintext HTTP/2 before the node closes the connection:
+     * our client exits 6 at once saying what to do, and any other gRPC client gets the same
+     * answer as a status, instead of retrying until its deadline on a connection closed without
+     * a word.
+     */
+    @Test
+    void aPlaintextClientIsToldTheNodeServesTlsOnly() throws Exception {
+        try (var refused = tenure(List.of("status", "--endpoint", server.endpoint()), Map.of())) {
+            assertThat(refused.waitFor(EXIT)).as(refused.output()).isEqualTo(6);
+            assertThat(refused.all.stream().filter(l -> l.startsWith("err: tenure:")))
+                    .as(refused.output())
+                    .containsExactly("err: tenure: denied: the node at " + server.endpoint()
+                            + " serves TLS only on this port: connect with TLS (--tls-ca, and --tls-cert with"
+                            + " --tls-key if it asks for a client certificate)");
+        }
+        ManagedChannel plaintext =
+                NettyChannelBuilder.forTarget(server.endpoint()).usePlaintext().build();
+        try {
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> TenureGrpc.newBlockingStub(plaintext)
+                            .withDeadlineAfter(30, TimeUnit.SECONDS)
+                            .serverStatus(ServerStatusRequest.getDefaultInstance()))
+                    .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+                        assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAUTHENTICATED);
+                        assertThat(e.getStatus().getDescription())
+                                .isEqualTo("tenure: this port speaks TLS only: connect with TLS"
+                                        + " (trust the node's CA: --tls-ca)");
+                    });
+            assertThat(Duration.ofNanos(System.nanoTime() - start))
+                    .as("answered, not retried until the deadline")
+                    .isLessThan(Duration.ofSeconds(20));
+        } finally {
+            plaintext.shutdownNow();
+        }
     }
 
     @Test

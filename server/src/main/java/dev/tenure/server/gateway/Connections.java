@@ -29,6 +29,7 @@ import java.util.function.BooleanSupplier;
  */
 final class Connections implements NodeMetrics.ConnectionFigures {
     private final ConnectionLimits limits;
+    private final boolean tlsOnly;
     private final ThrottledLog refusals;
     private final ThrottledLog cuts;
     /** Incremented on the accept loop only; decremented on the loop that closes each connection. */
@@ -40,8 +41,10 @@ final class Connections implements NodeMetrics.ConnectionFigures {
     private final Map<SocketAddress, Connection> byRemote = new ConcurrentHashMap<>();
     private final Acceptor acceptor = new Acceptor();
 
-    Connections(ConnectionLimits limits, ThrottledLog refusals, ThrottledLog cuts) {
+    /** @param tlsOnly the port serves TLS only: a plaintext gRPC client is told so (PlaintextOnTlsPort) */
+    Connections(ConnectionLimits limits, boolean tlsOnly, ThrottledLog refusals, ThrottledLog cuts) {
         this.limits = limits;
+        this.tlsOnly = tlsOnly;
         this.refusals = refusals;
         this.cuts = cuts;
     }
@@ -109,6 +112,9 @@ final class Connections implements NodeMetrics.ConnectionFigures {
                 byRemote.remove(remote, connection);
                 open.decrementAndGet();
             });
+            if (tlsOnly) {
+                child.pipeline().addFirst(new PlaintextOnTlsPort());
+            }
             // First in the connection's pipeline, so that it can close the socket itself.
             child.pipeline().addFirst(connection);
             ctx.fireChannelRead(child);

@@ -113,7 +113,8 @@ public final class GatewayServer implements AutoCloseable {
                 limits.callsInFlightMax());
         GrpcService service = new GrpcService(gateway, request -> status(request.getStateDigest()));
         this.loops = TransportLoops.start(faults);
-        this.connections = new Connections(limits, new ThrottledLog(System.err), new ThrottledLog(System.err));
+        this.connections =
+                new Connections(limits, tls != null, new ThrottledLog(System.err), new ThrottledLog(System.err));
         metrics.connections(connections);
         NettyServerBuilder transport = loops.serveOn(
                 NettyServerBuilder.forAddress(

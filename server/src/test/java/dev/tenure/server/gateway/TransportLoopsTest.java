@@ -58,7 +58,7 @@ class TransportLoopsTest {
 
     private Server serving(TransportLoops loops) throws Exception {
         ThrottledLog log = new ThrottledLog(System.err);
-        Connections connections = new Connections(ConnectionLimits.defaults(), log, log);
+        Connections connections = new Connections(ConnectionLimits.defaults(), false, log, log);
         Server server = loops.serveOn(
                         NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)), connections.acceptor())
                 .build()
