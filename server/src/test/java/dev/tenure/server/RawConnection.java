@@ -88,6 +88,12 @@ public final class RawConnection implements AutoCloseable {
         return out;
     }
 
+    /** Sends {@code bytes} as they are: frames of the test's own making. */
+    public void send(byte[] bytes) throws IOException {
+        out().write(bytes);
+        out().flush();
+    }
+
     /** One frame as read: its type, flags and payload. */
     public record Frame(int type, int flags, byte[] payload) {
         /** A GOAWAY's debug data ("max_idle" for an idle connection), as text. */

@@ -112,6 +112,7 @@ public final class GatewayServer implements AutoCloseable {
                 },
                 limits.callsInFlightMax());
         GrpcService service = new GrpcService(gateway, request -> status(request.getStateDigest()));
+        TransportWarnings.install();
         this.loops = TransportLoops.start(faults);
         this.connections =
                 new Connections(limits, tls != null, new ThrottledLog(System.err), new ThrottledLog(System.err));
