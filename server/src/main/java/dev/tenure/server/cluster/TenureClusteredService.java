@@ -52,6 +52,8 @@ public final class TenureClusteredService implements ClusteredService {
     private IdleStrategy idle;
     private StateMachine machine;
     private long timerDeadlineMs = Long.MAX_VALUE;
+    /** The cluster time of the last digest taken here; none yet after a start. */
+    private long lastDigestMs = Long.MIN_VALUE;
 
     public TenureClusteredService(
             Limits limits, Path archiveDir, Consumer<Cluster.Role> roleListener, ReplicaView replica) {
@@ -111,11 +113,26 @@ public final class TenureClusteredService implements ClusteredService {
         Reply reply = WireMapping.toReply(command, result);
         send(session, Egress.newBuilder().setReply(reply).build());
         afterApply();
-        if (command.hasStats() && command.getStats().getStateDigest()) {
+        if (command.hasStats() && command.getStats().getStateDigest() && digestDue(timestamp)) {
             // Every replica applies this entry, so all digest the same position; the snapshot
             // encoding is canonical, so replicas that agree produce equal bytes.
             replica.digested(cluster.logPosition(), StateDigest.of(machine.snapshot()));
         }
+    }
+
+    /**
+     * A digest encodes the whole state on this thread, which no command is applied on meanwhile,
+     * and any client's status read may ask for one: at most one per {@link StateDigest#INTERVAL_MS}
+     * of cluster time, however many ask. The entry's timestamp decides, so replicas that have
+     * applied the same log decide alike (one restarted since digests once more at its next
+     * request). A digest is a diagnosis, not state: what it decides changes nothing else.
+     */
+    private boolean digestDue(long timestamp) {
+        if (lastDigestMs != Long.MIN_VALUE && timestamp - lastDigestMs < StateDigest.INTERVAL_MS) {
+            return false;
+        }
+        lastDigestMs = timestamp;
+        return true;
     }
 
     @Override
