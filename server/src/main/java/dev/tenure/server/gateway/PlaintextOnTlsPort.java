@@ -44,14 +44,15 @@ final class PlaintextOnTlsPort extends ByteToMessageDecoder {
     /** What SslHandler needs to tell a TLS record from other bytes. */
     private static final int RECORD_HEADER = 5;
 
-    private final DefaultHttp2FrameReader frames = new DefaultHttp2FrameReader();
-    private final DefaultHttp2FrameWriter writer = new DefaultHttp2FrameWriter();
-    private boolean plaintext;
+    /** Made only for a plaintext client: every TLS connection passes through here first. */
+    private DefaultHttp2FrameReader frames;
+
+    private DefaultHttp2FrameWriter writer;
     private boolean answered;
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
-        if (!plaintext) {
+        if (frames == null) {
             if (in.readableBytes() < RECORD_HEADER) {
                 return;
             }
@@ -63,7 +64,8 @@ final class PlaintextOnTlsPort extends ByteToMessageDecoder {
                 return;
             }
             in.skipBytes(PREFACE.length);
-            plaintext = true;
+            frames = new DefaultHttp2FrameReader();
+            writer = new DefaultHttp2FrameWriter();
             writer.writeSettings(ctx, new Http2Settings(), ctx.newPromise());
             ctx.flush();
             ctx.executor().schedule(() -> ctx.close(), ANSWER_WITHIN_SECONDS, TimeUnit.SECONDS);
@@ -87,7 +89,9 @@ final class PlaintextOnTlsPort extends ByteToMessageDecoder {
 
     @Override
     protected void handlerRemoved0(ChannelHandlerContext ctx) {
-        frames.close();
+        if (frames != null) {
+            frames.close();
+        }
     }
 
     /** Acknowledges the client's settings, as HTTP/2 requires, and answers its first request. */
