@@ -130,7 +130,8 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
             description = {
                 "A file holding the cluster's shared secret (at least 16 bytes; one trailing newline is dropped),",
                 "the same on every member: only cluster clients that prove it (every node's gateway) may submit",
-                "to the log. Without it any process that reaches the members' Aeron ports may. Keep it mode 600."
+                "to the log, and only archive clients that prove it (the members) may read or change recordings.",
+                "Without it any process that reaches the members' Aeron ports may. Keep it mode 600."
             })
     Path clusterSecretFile;
 
