@@ -8,7 +8,6 @@ import dev.tenure.client.DeniedException;
 import dev.tenure.client.Lease;
 import dev.tenure.client.Session;
 import dev.tenure.client.TenureClient;
-import dev.tenure.client.UnavailableException;
 import dev.tenure.testkit.tls.TestCertificates;
 import dev.tenure.testkit.tls.TestCertificates.Authority;
 import dev.tenure.testkit.tls.TestCertificates.Credential;
@@ -78,7 +77,9 @@ class TlsClusterIT {
                     .endpoints(cluster.endpoints)
                     .requestTimeout(Duration.ofSeconds(2))
                     .build()) {
-                assertThatThrownBy(plaintext::serverStatus).isInstanceOf(UnavailableException.class);
+                assertThatThrownBy(plaintext::serverStatus)
+                        .isInstanceOf(DeniedException.class)
+                        .hasMessageContaining("serves TLS only on this port");
             }
 
             cluster.kill9(1);
