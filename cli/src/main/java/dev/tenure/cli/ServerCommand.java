@@ -147,6 +147,16 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
     int connectionsMax;
 
     @Option(
+            names = "--connections-per-address-max",
+            paramLabel = "N",
+            description = {
+                "Client connections from one IP address the gRPC port keeps open at once (default: as many as",
+                "--connections-max). One more from that address is closed as it is accepted. Lower it so that one",
+                "host cannot take every connection; clients behind one load balancer or NAT share its address."
+            })
+    Integer connectionsPerAddressMax;
+
+    @Option(
             names = "--handshake-timeout",
             description = {
                 "How long a new connection has to finish its TLS handshake and send HTTP/2's preface before it",
@@ -285,6 +295,7 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
     ConnectionLimits connectionLimits() {
         return new ConnectionLimits(
                 connectionsMax,
+                connectionsPerAddressMax == null ? connectionsMax : connectionsPerAddressMax,
                 handshakeTimeout,
                 idleTimeout,
                 callsPerConnectionMax,

@@ -26,6 +26,7 @@ class ConnectionOptionsTest {
     void eachOptionSetsItsLimit() {
         ConnectionLimits limits = parse(
                         "--connections-max", "100",
+                        "--connections-per-address-max", "10",
                         "--handshake-timeout", "2s",
                         "--connection-idle-timeout", "5m",
                         "--calls-per-connection-max", "50",
@@ -35,7 +36,7 @@ class ConnectionOptionsTest {
                 .connectionLimits();
         assertThat(limits)
                 .isEqualTo(new ConnectionLimits(
-                        100, Duration.ofSeconds(2), Duration.ofMinutes(5), 50, 20, 1 << 20, 8 << 20));
+                        100, 10, Duration.ofSeconds(2), Duration.ofMinutes(5), 50, 20, 1 << 20, 8 << 20));
     }
 
     @Test
@@ -54,5 +55,14 @@ class ConnectionOptionsTest {
         assertThatThrownBy(() -> parse("--connections-max", "0").connectionLimits())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("connectionsMax must be positive, was 0");
+        assertThatThrownBy(() -> parse("--connections-per-address-max", "0").connectionLimits())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("connectionsPerAddressMax must be positive, was 0");
+    }
+
+    @Test
+    void withoutItsOptionOneAddressMayHoldAsManyConnectionsAsTheNode() {
+        assertThat(parse("--connections-max", "100").connectionLimits().connectionsPerAddressMax())
+                .isEqualTo(100);
     }
 }

@@ -2,6 +2,7 @@ package dev.tenure.server;
 
 import dev.tenure.api.StreamLimits;
 import java.time.Duration;
+import java.util.function.Consumer;
 
 /**
  * What one node gives its clients' connections: how many, for how long while they do nothing, how
@@ -10,6 +11,9 @@ import java.time.Duration;
  *
  * @param connectionsMax client connections open at once; one more is closed at accept, before it
  *     costs the node more than its socket
+ * @param connectionsPerAddressMax client connections from one IP address open at once; one more
+ *     from that address is closed at accept, as past connectionsMax. By default as many as
+ *     connectionsMax: clients behind one load balancer or NAT share an address
  * @param handshakeTimeout how long a new connection has to finish its TLS handshake and send
  *     HTTP/2's preface; then it is closed
  * @param idleTimeout how long a connection may carry no call at all; then it is sent a GOAWAY and
@@ -26,6 +30,7 @@ import java.time.Duration;
  */
 public record ConnectionLimits(
         int connectionsMax,
+        int connectionsPerAddressMax,
         Duration handshakeTimeout,
         Duration idleTimeout,
         int callsPerConnectionMax,
@@ -66,6 +71,7 @@ public record ConnectionLimits(
 
     public ConnectionLimits {
         requirePositive("connectionsMax", connectionsMax);
+        requirePositive("connectionsPerAddressMax", connectionsPerAddressMax);
         requirePositive("callsPerConnectionMax", callsPerConnectionMax);
         requirePositive("callsInFlightMax", callsInFlightMax);
         requirePositive("unsentBytesMax", unsentBytesMax);
@@ -77,6 +83,7 @@ public record ConnectionLimits(
     public static ConnectionLimits defaults() {
         return new ConnectionLimits(
                 CONNECTIONS_MAX,
+                CONNECTIONS_MAX,
                 HANDSHAKE_TIMEOUT,
                 IDLE_TIMEOUT,
                 CALLS_PER_CONNECTION_MAX,
@@ -85,70 +92,81 @@ public record ConnectionLimits(
                 nodeUnsentBytesMaxDefault());
     }
 
+    /** These limits with {@code max} connections in all, and from one address no more than that. */
     public ConnectionLimits withConnectionsMax(int max) {
-        return new ConnectionLimits(
-                max,
-                handshakeTimeout,
-                idleTimeout,
-                callsPerConnectionMax,
-                callsInFlightMax,
-                unsentBytesMax,
-                nodeUnsentBytesMax);
+        return with(c -> {
+            c.connectionsMax = max;
+            c.connectionsPerAddressMax = Math.min(c.connectionsPerAddressMax, max);
+        });
+    }
+
+    public ConnectionLimits withConnectionsPerAddressMax(int max) {
+        return with(c -> c.connectionsPerAddressMax = max);
     }
 
     public ConnectionLimits withHandshakeTimeout(Duration timeout) {
-        return new ConnectionLimits(
-                connectionsMax,
-                timeout,
-                idleTimeout,
-                callsPerConnectionMax,
-                callsInFlightMax,
-                unsentBytesMax,
-                nodeUnsentBytesMax);
+        return with(c -> c.handshakeTimeout = timeout);
     }
 
     public ConnectionLimits withIdleTimeout(Duration timeout) {
-        return new ConnectionLimits(
-                connectionsMax,
-                handshakeTimeout,
-                timeout,
-                callsPerConnectionMax,
-                callsInFlightMax,
-                unsentBytesMax,
-                nodeUnsentBytesMax);
+        return with(c -> c.idleTimeout = timeout);
     }
 
     public ConnectionLimits withCallsPerConnectionMax(int max) {
-        return new ConnectionLimits(
-                connectionsMax,
-                handshakeTimeout,
-                idleTimeout,
-                max,
-                callsInFlightMax,
-                unsentBytesMax,
-                nodeUnsentBytesMax);
+        return with(c -> c.callsPerConnectionMax = max);
     }
 
     public ConnectionLimits withCallsInFlightMax(int max) {
-        return new ConnectionLimits(
-                connectionsMax,
-                handshakeTimeout,
-                idleTimeout,
-                callsPerConnectionMax,
-                max,
-                unsentBytesMax,
-                nodeUnsentBytesMax);
+        return with(c -> c.callsInFlightMax = max);
     }
 
     public ConnectionLimits withUnsentBytesMax(long perConnection, long node) {
-        return new ConnectionLimits(
-                connectionsMax,
-                handshakeTimeout,
-                idleTimeout,
-                callsPerConnectionMax,
-                callsInFlightMax,
-                perConnection,
-                node);
+        return with(c -> {
+            c.unsentBytesMax = perConnection;
+            c.nodeUnsentBytesMax = node;
+        });
+    }
+
+    /** A copy with what {@code change} sets, checked as the constructor checks. */
+    public ConnectionLimits with(Consumer<Changes> change) {
+        Changes c = new Changes(this);
+        change.accept(c);
+        return c.build();
+    }
+
+    /** The components of {@link ConnectionLimits}, as {@link #with} lets a change set them. */
+    public static final class Changes {
+        public int connectionsMax;
+        public int connectionsPerAddressMax;
+        public Duration handshakeTimeout;
+        public Duration idleTimeout;
+        public int callsPerConnectionMax;
+        public int callsInFlightMax;
+        public long unsentBytesMax;
+        public long nodeUnsentBytesMax;
+
+        private Changes(ConnectionLimits l) {
+            connectionsMax = l.connectionsMax;
+            connectionsPerAddressMax = l.connectionsPerAddressMax;
+            handshakeTimeout = l.handshakeTimeout;
+            idleTimeout = l.idleTimeout;
+            callsPerConnectionMax = l.callsPerConnectionMax;
+            callsInFlightMax = l.callsInFlightMax;
+            unsentBytesMax = l.unsentBytesMax;
+            nodeUnsentBytesMax = l.nodeUnsentBytesMax;
+        }
+
+        private ConnectionLimits build() {
+            return new ConnectionLimits(
+                    connectionsMax,
+                    connectionsPerAddressMax,
+                    handshakeTimeout,
+                    idleTimeout,
+                    callsPerConnectionMax,
+                    callsInFlightMax,
+                    unsentBytesMax,
+                    nodeUnsentBytesMax);
+        }
     }
 
     private static void requirePositive(String name, long value) {

@@ -95,6 +95,11 @@ class ConnectionLimitsTest {
 
     /** The node's count of connections refused at accept, from its metrics. */
     private static long refused() throws Exception {
+        return refused(node);
+    }
+
+    /** tenure_connections_refused_total of {@code node}'s member 0. */
+    static long refused(NodeExtension node) throws Exception {
         String metrics = AdminScrape.get(node.server().adminPort(), "/metrics").body();
         return metrics.lines()
                 .filter(l -> l.startsWith("tenure_connections_refused_total"))

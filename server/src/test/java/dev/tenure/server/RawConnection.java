@@ -41,7 +41,15 @@ public final class RawConnection implements AutoCloseable {
      * the connect returns: then the next read says it is closed.
      */
     public static RawConnection silent(int port) throws IOException {
+        return silent(null, port);
+    }
+
+    /** As {@link #silent(int)}, from {@code localAddress} (a loopback address: 127.0.0.2, ...). */
+    private static RawConnection silent(String localAddress, int port) throws IOException {
         Socket socket = new Socket();
+        if (localAddress != null) {
+            socket.bind(new InetSocketAddress(localAddress, 0));
+        }
         RawConnection c = new RawConnection(socket);
         try {
             socket.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
@@ -60,7 +68,12 @@ public final class RawConnection implements AutoCloseable {
      * next read says it is closed.
      */
     public static RawConnection idle(int port) throws IOException {
-        RawConnection c = silent(port);
+        return idleFrom(null, port);
+    }
+
+    /** As {@link #idle(int)}, from {@code localAddress} (null: whichever the system picks). */
+    public static RawConnection idleFrom(String localAddress, int port) throws IOException {
+        RawConnection c = silent(localAddress, port);
         if (c.reset) {
             return c;
         }

@@ -8,6 +8,8 @@ import io.grpc.netty.shaded.io.netty.channel.ChannelHandlerAdapter;
 import io.grpc.netty.shaded.io.netty.channel.ChannelHandlerContext;
 import io.grpc.netty.shaded.io.netty.channel.ChannelInboundHandlerAdapter;
 import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -15,10 +17,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
- * The client connections of a node's gRPC port: at most {@code connectionsMax} open, and what the
- * answers their clients have not read cost the node.
+ * The client connections of a node's gRPC port: at most {@code connectionsMax} open, at most
+ * {@code connectionsPerAddressMax} of them from one IP address, and what the answers their
+ * clients have not read cost the node.
  *
  * <p>A connection past the limit is closed where it is accepted, by a handler on the listening
  * socket's own pipeline ({@link #acceptor()}), ahead of the hand-off to a serving loop: it never
@@ -39,6 +43,12 @@ final class Connections implements NodeMetrics.ConnectionFigures {
     private final AtomicLong cutOff = new AtomicLong();
     private final AtomicLong nodeUnsent = new AtomicLong();
     private final Map<SocketAddress, Connection> byRemote = new ConcurrentHashMap<>();
+    /**
+     * Open connections per client IP address: raised on the accept loop only, lowered on the
+     * loop that closes each; an address with none is not kept.
+     */
+    private final Map<InetAddress, Integer> perAddress = new ConcurrentHashMap<>();
+
     private final Acceptor acceptor = new Acceptor();
 
     /** @param tlsOnly the port serves TLS only: a plaintext gRPC client is told so (PlaintextOnTlsPort) */
@@ -102,14 +112,36 @@ final class Connections implements NodeMetrics.ConnectionFigures {
             Channel child = (Channel) msg;
             SocketAddress remote = child.remoteAddress();
             if (open.get() >= limits.connectionsMax()) {
-                refuse(child, remote);
+                refuse(
+                        child,
+                        remote,
+                        () -> open.get() + " connections are open, the most this node takes"
+                                + " (connectionsMax, --connections-max)");
                 return;
+            }
+            InetAddress address = remote instanceof InetSocketAddress ip ? ip.getAddress() : null;
+            if (address != null) {
+                // Only this loop raises the count, so it is at most what was just read.
+                int fromAddress = perAddress.getOrDefault(address, 0);
+                if (fromAddress >= limits.connectionsPerAddressMax()) {
+                    refuse(
+                            child,
+                            remote,
+                            () -> fromAddress + " connections from " + address.getHostAddress()
+                                    + " are open, the most this node takes from one address (connectionsPerAddressMax,"
+                                    + " --connections-per-address-max)");
+                    return;
+                }
+                perAddress.merge(address, 1, Integer::sum);
             }
             open.incrementAndGet();
             Connection connection = new Connection(remote);
             byRemote.put(remote, connection);
             child.closeFuture().addListener(closed -> {
                 byRemote.remove(remote, connection);
+                if (address != null) {
+                    perAddress.computeIfPresent(address, (a, n) -> n == 1 ? null : n - 1);
+                }
                 open.decrementAndGet();
             });
             if (tlsOnly) {
@@ -124,7 +156,7 @@ final class Connections implements NodeMetrics.ConnectionFigures {
          * Closed with a reset, not a FIN: the client learns at once that it was refused, and the
          * node keeps no TIME_WAIT entry for a connection it never served.
          */
-        private void refuse(Channel child, SocketAddress remote) {
+        private void refuse(Channel child, SocketAddress remote, Supplier<String> why) {
             long count = refused.incrementAndGet();
             try {
                 child.config().setOption(ChannelOption.SO_LINGER, 0);
@@ -134,9 +166,8 @@ final class Connections implements NodeMetrics.ConnectionFigures {
             // Not registered with a loop yet, so closed here at once, as Netty's own acceptor
             // closes a child it cannot register.
             child.unsafe().closeForcibly();
-            refusals.log(() -> "tenure: refused a connection from " + remote + ": " + open.get()
-                    + " connections are open, the most this node takes (connectionsMax, --connections-max); "
-                    + count + " refused since the node started");
+            refusals.log(() -> "tenure: refused a connection from " + remote + ": " + why.get() + "; " + count
+                    + " refused since the node started");
         }
     }
 
