@@ -77,6 +77,13 @@ final class ClusterCommand {
                         "Passed to every node (default: the server's): client connections each keeps open at once.")
         Integer connectionsMax;
 
+        @Option(
+                names = "--connections-per-address-max",
+                paramLabel = "N",
+                description = "Passed to every node (default: the server's): client connections from one IP address"
+                        + " each keeps open at once.")
+        Integer connectionsPerAddressMax;
+
         @Option(names = "--json", description = "Print one JSON line.")
         boolean json;
 
@@ -181,6 +188,9 @@ final class ClusterCommand {
             }
             if (connectionsMax != null) {
                 options.addAll(List.of("--connections-max", connectionsMax.toString()));
+            }
+            if (connectionsPerAddressMax != null) {
+                options.addAll(List.of("--connections-per-address-max", connectionsPerAddressMax.toString()));
             }
             if (options.isEmpty() && tlsCert == null && clusterSecretFile == null && acl == null) {
                 return options;

@@ -61,6 +61,12 @@ class ClusterStartOptionsTest {
     }
 
     @Test
+    void connectionsPerAddressMaxIsPassedToEveryNode() {
+        start.connectionsPerAddressMax = 64;
+        assertThat(start.serverOptions(null, null, null)).containsExactly("--connections-per-address-max", "64");
+    }
+
+    @Test
     void aClusterWithoutEitherGetsNeither() {
         start.snapshotInterval = Duration.ofSeconds(1);
         assertThat(start.serverOptions(null, null, null)).containsExactly("--snapshot-interval", "1000ms");

@@ -67,6 +67,11 @@ public final class TenureClient implements AutoCloseable {
         return Reads.status(ctx, Objects.requireNonNull(lock, "lock"));
     }
 
+    /**
+     * The node's status, read through the log. It also asks every replica for a digest of its
+     * whole state at this read; replicas take at most one per 5 s of cluster time, so the digest
+     * reported may be from an earlier read ({@link ServerStatus#replicaDigestPosition()}).
+     */
     public ServerStatus serverStatus() {
         return Reads.serverStatus(ctx);
     }
