@@ -134,6 +134,8 @@ class GatewayTest {
             gateway.kvPut(put, refusedPut);
             gateway.kvDelete(delete, refusedDelete);
         });
+        assertThat(refusedPut.failure).as("the put refused").isNotNull();
+        assertThat(refusedDelete.failure).as("the delete refused").isNotNull();
         for (StatusRuntimeException e : List.of(refusedPut.failure, refusedDelete.failure)) {
             assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
             assertThat(e.getStatus().getDescription())
