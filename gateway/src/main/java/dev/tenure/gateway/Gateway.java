@@ -218,7 +218,13 @@ public final class Gateway {
     }
 
     public void kvPut(KvPutRequest request, Answer<KvPutResponse> answer) {
-        if (validated(() -> admitted(validator::put, request, Permission.WRITE, request.getKey()), answer)) {
+        if (validated(
+                () -> {
+                    permit(validator::put, request, Permission.WRITE, request.getKey());
+                    requireFenceReadable(request.hasFence(), request.getFence());
+                    admitted();
+                },
+                answer)) {
             // The caller's principal goes with the write: the key counts against its quota.
             LogCommand.Builder put = LogCommand.newBuilder()
                     .setKvPut(request.toBuilder().clearSessionSecret())
@@ -238,7 +244,12 @@ public final class Gateway {
     }
 
     public void kvDelete(KvDeleteRequest request, Answer<KvDeleteResponse> answer) {
-        if (validated(() -> permit(validator::delete, request, Permission.WRITE, request.getKey()), answer)) {
+        if (validated(
+                () -> {
+                    permit(validator::delete, request, Permission.WRITE, request.getKey());
+                    requireFenceReadable(request.hasFence(), request.getFence());
+                },
+                answer)) {
             call(
                     withSecret(
                             LogCommand.newBuilder()
@@ -343,6 +354,11 @@ public final class Gateway {
      */
     private <Q> void admitted(Consumer<Q> validate, Q request, Permission p, String name) {
         permit(validate, request, p, name);
+        admitted();
+    }
+
+    /** The heap check of {@link #admitted(Consumer, Object, Permission, String)} alone. */
+    private void admitted() {
         String refusal = memory.get();
         if (refusal != null) {
             throw Status.RESOURCE_EXHAUSTED.withDescription(refusal).asRuntimeException();
@@ -361,6 +377,25 @@ public final class Gateway {
             throw Status.PERMISSION_DENIED
                     .withDescription(principal.map(x -> "principal " + x).orElse("a client without a certificate")
                             + " may not " + p.spelling() + " '" + name + "'")
+                    .asRuntimeException();
+        }
+    }
+
+    /**
+     * A fenced KV write also needs {@code read} on its lock. A stale one is answered with the
+     * lock's current token, which is what reading the lock's status shows, and the current token
+     * is all a fenced write needs: so a writer that may not read the lock is refused here, before
+     * the log, and the refusal names the lock but never its token.
+     */
+    private void requireFenceReadable(boolean fenced, Fence fence) {
+        if (!fenced) {
+            return;
+        }
+        Optional<String> principal = Principal.current();
+        if (!acl.allows(principal, Permission.READ, fence.getLock())) {
+            throw Status.PERMISSION_DENIED
+                    .withDescription(principal.map(x -> "principal " + x).orElse("a client without a certificate")
+                            + " may not read '" + fence.getLock() + "', the lock that fences this write")
                     .asRuntimeException();
         }
     }

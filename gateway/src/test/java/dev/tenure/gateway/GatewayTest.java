@@ -20,7 +20,9 @@ import dev.tenure.api.v1.AttachResponse;
 import dev.tenure.api.v1.CallRequest;
 import dev.tenure.api.v1.CallResponse;
 import dev.tenure.api.v1.Code;
+import dev.tenure.api.v1.Fence;
 import dev.tenure.api.v1.KvDeleteRequest;
+import dev.tenure.api.v1.KvDeleteResponse;
 import dev.tenure.api.v1.KvGetRequest;
 import dev.tenure.api.v1.KvPutRequest;
 import dev.tenure.api.v1.KvPutResponse;
@@ -36,6 +38,8 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
@@ -106,6 +110,44 @@ class GatewayTest {
                 .isInstanceOfSatisfying(
                         dev.tenure.core.Command.Put.class,
                         c -> assertThat(c.principal()).isEqualTo("orders-worker"));
+    }
+
+    @Test
+    void aFencedKvWriteByAPrincipalThatMayNotReadItsLockIsRefusedBeforeTheLogWithoutAToken() {
+        Gateway gateway = new Gateway(log, scheduler, Limits.defaults(), new Gateway.Listener() {});
+        // "scribe" may write the keys but not read the lock: a stale answer would show it the
+        // lock's current token, which is all a fenced write needs.
+        gateway.acl(Acl.of(Map.of(
+                "scribe", List.of(new Acl.Grant("k", Set.of(Permission.WRITE))),
+                "holder", List.of(new Acl.Grant("", Set.of(Permission.WRITE, Permission.READ))))));
+        Fence fence = Fence.newBuilder().setLock("payments").setToken(41).build();
+        KvPutRequest put = KvPutRequest.newBuilder()
+                .setKey("k1")
+                .setValue(ByteString.copyFromUtf8("v"))
+                .setFence(fence)
+                .build();
+        KvDeleteRequest delete =
+                KvDeleteRequest.newBuilder().setKey("k1").setFence(fence).build();
+        ManualAnswer<KvPutResponse> refusedPut = new ManualAnswer<>();
+        ManualAnswer<KvDeleteResponse> refusedDelete = new ManualAnswer<>();
+        Principal.bind(Context.current(), "scribe").run(() -> {
+            gateway.kvPut(put, refusedPut);
+            gateway.kvDelete(delete, refusedDelete);
+        });
+        assertThat(refusedPut.failure).as("the put refused").isNotNull();
+        assertThat(refusedDelete.failure).as("the delete refused").isNotNull();
+        for (StatusRuntimeException e : List.of(refusedPut.failure, refusedDelete.failure)) {
+            assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
+            assertThat(e.getStatus().getDescription())
+                    .isEqualTo("principal scribe may not read 'payments', the lock that fences this write")
+                    .doesNotContainPattern("\\d");
+        }
+        assertThat(log.submitted).as("nothing reached the log").isEmpty();
+        // Unfenced, the same writer is served; so is a fenced writer that may read the lock.
+        Principal.bind(Context.current(), "scribe")
+                .run(() -> gateway.kvPut(put.toBuilder().clearFence().build(), new ManualAnswer<>()));
+        Principal.bind(Context.current(), "holder").run(() -> gateway.kvPut(put, new ManualAnswer<>()));
+        assertThat(log.submitted).hasSize(2);
     }
 
     @Test

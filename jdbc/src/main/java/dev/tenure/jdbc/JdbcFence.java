@@ -8,7 +8,7 @@ import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.OptionalLong;
+import java.util.Optional;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
@@ -18,7 +18,9 @@ import javax.sql.DataSource;
  * thread-safe; build it once with {@link #builder()}.
  *
  * <p>The fence keeps one row per resource in its table (DDL: {@link #ddl()}), holding the highest
- * token accepted for it. {@link #guard} raises that row to the caller's token with a conditional
+ * token accepted for it and the lock it belongs to: the lock of its first guard. A guard under any
+ * other lock is refused ({@link FenceLockMismatchException}), since tokens are global and a genuine
+ * current token of another lock would otherwise raise the mark and lock the real holder out. {@link #guard} raises that row to the caller's token with a conditional
  * update inside the caller's transaction and so holds the row's lock until commit or rollback:
  *
  * <pre>{@code
@@ -44,6 +46,8 @@ public final class JdbcFence {
     public static final String TABLE_DEFAULT = "tenure_fence";
     /** Longest resource name (the key column is VARCHAR of this many characters). */
     public static final int RESOURCE_CHARS_MAX = 512;
+    /** Longest lock name (the lock column is VARCHAR of this many characters). */
+    public static final int LOCK_CHARS_MAX = 512;
     /**
      * How many times one guard re-reads the row after losing a race to a concurrent insert or
      * raise. Each loss means another transaction committed a change to the row, so two or three
@@ -82,8 +86,18 @@ public final class JdbcFence {
     }
 
     /**
-     * Creates the table if it does not exist, in the connection's current transaction mode: with
-     * autocommit off, the caller commits.
+     * The one statement that upgrades a fence table made by an earlier release (without the lock
+     * column): {@code ALTER TABLE ... ADD COLUMN lock_name ...}. {@link #createTable} runs it when
+     * the column is missing; this is for those who manage their schema by hand.
+     */
+    public String upgradeDdl() {
+        return FenceSql.upgradeDdl(table);
+    }
+
+    /**
+     * Creates the table if it does not exist, and adds the lock column to a table of an earlier
+     * release that lacks it (its rows belong to the lock of their next admitted guard), in the
+     * connection's current transaction mode: with autocommit off, the caller commits.
      */
     public void createTable(Connection connection) {
         try {
@@ -111,7 +125,12 @@ public final class JdbcFence {
      * highest accepted passes once the {@link TokenVerifier}, if any, confirms it as {@code lock}'s
      * current grant.
      *
-     * @param lock the lock that granted {@code token}; only a verifier uses it
+     * <p>The resource belongs to the lock of its first guard: a guard naming another lock is refused
+     * whatever its token, and the mark does not move.
+     *
+     * @param lock the lock that granted {@code token}: recorded in the resource's row at its first
+     *     guard, and asked about by a verifier
+     * @throws FenceLockMismatchException the resource belongs to another lock: rolled back
      * @throws FenceRejectedException a higher token was accepted for the resource (or, with a
      *     verifier, {@link UnverifiedTokenException}). The guard has already rolled the
      *     transaction back, so nothing written in it before the guard can commit by mistake.
@@ -131,8 +150,62 @@ public final class JdbcFence {
             }
             settle(connection, sql(connection), resource, lock, token);
         } catch (SQLException e) {
-            throw new FenceSqlException("fence guard on '" + resource + "' with token " + token + " failed", e);
+            throw failed("fence guard on '" + resource + "' with token " + token + " failed", e);
         }
+    }
+
+    /**
+     * Moves {@code resource} from {@code fromLock} to {@code toLock} on purpose, in the caller's
+     * transaction (with autocommit off, the caller commits). From then on guards under
+     * {@code toLock} are admitted by the usual token rule and guards under {@code fromLock} are
+     * refused. The mark stays: a holder of {@code toLock} whose token is lower than the last token
+     * accepted under {@code fromLock} (granted before it) is refused until it acquires again, since
+     * tokens are global and every later grant is higher. A {@code fromLock} transaction still open
+     * holds the row, so the move waits for it to end. A row from before the lock column belongs to
+     * no lock and moves too.
+     *
+     * @throws FenceLockMismatchException the resource belongs to a third lock: nothing changed
+     * @throws IllegalStateException the resource has no fence row yet (its first guard records its
+     *     lock; there is nothing to move)
+     * @throws FenceSqlException the database failed
+     */
+    public void moveResource(Connection connection, String resource, String fromLock, String toLock) {
+        Objects.requireNonNull(connection, "connection");
+        checkResource(resource);
+        checkLock(fromLock);
+        checkLock(toLock);
+        try {
+            FenceSql sql = sql(connection);
+            if (sql.move(connection, resource, fromLock, toLock)) {
+                return;
+            }
+            Optional<FenceSql.Row> row = sql.read(connection, resource);
+            if (row.isEmpty()) {
+                throw new IllegalStateException("resource '" + resource + "' has no fence row in " + table
+                        + ": nothing to move; its first guard records the lock that fences it");
+            }
+            if (row.get().belongsToAnother(fromLock)) {
+                throw new FenceLockMismatchException(
+                        resource, fromLock, row.get().lock());
+            }
+            // Neither: the row was moved or claimed between our statements by a transaction that
+            // committed after our update's snapshot; the caller retries and sees it.
+            throw new FenceSqlException("moving '" + resource + "' raced a concurrent guard or move; retry");
+        } catch (SQLException e) {
+            throw failed("moving '" + resource + "' from lock '" + fromLock + "' to '" + toLock + "' failed", e);
+        }
+    }
+
+    /** A table of an earlier release is told apart from other failures: its fix is one statement. */
+    private FenceSqlException failed(String what, SQLException e) {
+        if (FenceSql.missingLockColumn(e)) {
+            return new FenceSqlException(
+                    "fence table " + table + " has no " + FenceSql.LOCK_COLUMN + " column (made by an earlier"
+                            + " tenure-jdbc): run fence.createTable(connection) once, or \"" + upgradeDdl()
+                            + "\" (docs/fencing.md, \"Upgrading a fence table\")",
+                    e);
+        }
+        return new FenceSqlException(what, e);
     }
 
     /**
@@ -171,15 +244,17 @@ public final class JdbcFence {
      * both):
      *
      * <ol>
-     *   <li>{@code UPDATE ... WHERE resource = ? AND token <= ?} (and {@code >= token} while a
-     *       verifier wants to see higher tokens first). Both databases lock the row before changing
+     *   <li>{@code UPDATE ... WHERE resource = ? AND token <= ? AND (lock_name = ? OR lock_name
+     *       IS NULL)} (and {@code >= token} while a verifier wants to see higher tokens first).
+     *       Both databases lock the row before changing
      *       it and, if a concurrent transaction held that lock, re-evaluate the WHERE clause
      *       against the version it committed (PostgreSQL's EvalPlanQual recheck; H2 re-reads the
      *       locked row). So an update that matched is conditional on the newest committed token,
      *       and the lock it took keeps every other guard of the resource waiting until we end.
-     *   <li>If nothing matched: {@code SELECT token}. Each READ COMMITTED statement sees what was
-     *       committed before it began. Tokens stored only go up, so a committed token above ours is
-     *       final: reject. A stored token at or below ours (committed after step 1's snapshot) or
+     *   <li>If nothing matched: {@code SELECT token, lock_name}. Each READ COMMITTED statement
+     *       sees what was committed before it began. A committed row's lock never changes but by
+     *       {@link #moveResource}, so another lock's row is final: refuse. Tokens stored only go
+     *       up, so a committed token above ours is final: reject. A stored token at or below ours (committed after step 1's snapshot) or
      *       no row means: try again, verifying first if the token would raise the mark.
      *   <li>No row: {@code INSERT}. The primary key admits one insert per resource; a concurrent
      *       inserter makes ours wait for its end and then conflict (no error that would break the
@@ -193,13 +268,21 @@ public final class JdbcFence {
     private void settle(Connection c, FenceSql sql, String resource, String lock, long token) throws SQLException {
         // Fast path, one statement: the steady state (no verifier), or the same holder writing
         // again (a verifier already confirmed an equal token when it first raised the mark).
-        if (sql.raise(c, resource, token, verifier == null ? Long.MIN_VALUE : token)) {
+        if (sql.raise(c, resource, lock, token, verifier == null ? Long.MIN_VALUE : token)) {
             return;
         }
         boolean verified = verifier == null;
         for (int attempt = 0; attempt < SETTLE_ATTEMPTS_MAX; attempt++) {
-            OptionalLong stored = sql.read(c, resource);
-            long highest = stored.orElse(0);
+            Optional<FenceSql.Row> stored = sql.read(c, resource);
+            // Before the token and before the verifier: another lock's token, genuine or not, has
+            // no say over this resource's mark, and refusing it costs no round trip to Tenure.
+            if (stored.isPresent() && stored.get().belongsToAnother(lock)) {
+                throw rolledBack(
+                        c,
+                        new FenceLockMismatchException(
+                                resource, lock, stored.get().lock()));
+            }
+            long highest = stored.map(FenceSql.Row::token).orElse(0L);
             if (stored.isPresent() && highest > token) {
                 throw rolledBack(c, new FenceRejectedException(resource, token, highest));
             }
@@ -209,12 +292,14 @@ public final class JdbcFence {
                 }
                 verified = true;
             }
-            boolean admitted =
-                    stored.isPresent() ? sql.raise(c, resource, token, Long.MIN_VALUE) : sql.insert(c, resource, token);
+            boolean admitted = stored.isPresent()
+                    ? sql.raise(c, resource, lock, token, Long.MIN_VALUE)
+                    : sql.insert(c, resource, lock, token);
             if (admitted) {
                 return;
             }
-            // Lost a race: another transaction committed the row, or raised it, after our read.
+            // Lost a race: another transaction committed the row, raised it or claimed it for its
+            // lock after our read.
         }
         throw new FenceSqlException("fence guard on '" + resource + "' lost " + SETTLE_ATTEMPTS_MAX
                 + " races in a row to concurrent writers; roll back and retry");
@@ -224,7 +309,7 @@ public final class JdbcFence {
      * Rolls the caller's transaction back before the rejection reaches it: a caller that catches
      * the exception and commits anyway commits nothing written before the guard.
      */
-    private static FenceRejectedException rolledBack(Connection c, FenceRejectedException rejected) {
+    private static <T extends RuntimeException> T rolledBack(Connection c, T rejected) {
         try {
             c.rollback();
         } catch (SQLException e) {
@@ -247,8 +332,8 @@ public final class JdbcFence {
 
     private static void checkLock(String lock) {
         Objects.requireNonNull(lock, "lock");
-        if (lock.isEmpty()) {
-            throw new IllegalArgumentException("lock must not be empty");
+        if (lock.isEmpty() || lock.length() > LOCK_CHARS_MAX) {
+            throw new IllegalArgumentException("lock must be 1.." + LOCK_CHARS_MAX + " characters: " + lock.length());
         }
     }
 

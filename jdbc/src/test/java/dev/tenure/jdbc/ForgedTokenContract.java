@@ -10,6 +10,7 @@ import java.sql.SQLException;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,6 +29,13 @@ abstract class ForgedTokenContract extends DatabaseTest {
         Long current = currentGrant.get(lock);
         return current != null && current == token;
     };
+
+    /** The class's instance lives for all its tests (one database per class): start each afresh. */
+    @BeforeEach
+    void forgetGrants() {
+        currentGrant.clear();
+        asked.set(0);
+    }
 
     @Test
     void aForgedTokenBricksAResourceWhenTokensAreTrusted() throws SQLException {
@@ -95,6 +103,22 @@ abstract class ForgedTokenContract extends DatabaseTest {
         currentGrant.put("orders", 8L); // 7 was granted and lost before it wrote; 8 holds now
         assertThatThrownBy(() -> write(verifying, "orders", 7, "late")).isInstanceOf(UnverifiedTokenException.class);
         assertThat(Tables.storedToken(ds, verifying, "orders")).hasValue(5);
+    }
+
+    @Test
+    void aGenuineCurrentTokenOfAnotherLockCannotMoveTheMark() throws SQLException {
+        JdbcFence verifying = fence(JdbcFence.builder().verifier(fakeTenure));
+        currentGrant.put("orders", 5L);
+        currentGrant.put("billing", 9L); // genuine, current, and higher: tokens are global
+        write(verifying, "orders", 5, "real-5");
+        assertThatThrownBy(() -> verifying.write(ds, "orders", "billing", 9, c -> Tables.insert(c, data, "x", 9)))
+                .isInstanceOfSatisfying(
+                        FenceLockMismatchException.class,
+                        e -> assertThat(e.fenceLock()).isEqualTo("orders"));
+        assertThat(asked).as("refused before Tenure is asked").hasValue(1);
+        assertThat(Tables.storedToken(ds, verifying, "orders")).hasValue(5);
+        write(verifying, "orders", 5, "real-5-again"); // the real holder is not locked out
+        assertThat(rows()).isEqualTo(2);
     }
 
     @Test

@@ -46,6 +46,17 @@ final class H2Database implements TestDatabase {
         }
     }
 
+    /** H2 waits for an uncommitted insert of the same key without naming a blocker. */
+    @Override
+    public int insertOrLockWaiters(Connection c) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS"
+                        + " WHERE BLOCKER_ID IS NOT NULL OR UPPER(EXECUTING_STATEMENT) LIKE 'INSERT INTO FENCE%'");
+                ResultSet rs = s.executeQuery()) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+
     @Override
     public void close() {
         try {

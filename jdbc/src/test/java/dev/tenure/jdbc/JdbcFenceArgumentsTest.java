@@ -45,7 +45,9 @@ class JdbcFenceArgumentsTest {
     void theDdlIsDocumented() {
         assertThat(JdbcFence.builder().trustTokens().build().ddl())
                 .isEqualTo("CREATE TABLE IF NOT EXISTS tenure_fence (resource VARCHAR(512) PRIMARY KEY,"
-                        + " token BIGINT NOT NULL, updated_at TIMESTAMP)");
+                        + " token BIGINT NOT NULL, lock_name VARCHAR(512), updated_at TIMESTAMP)");
+        assertThat(JdbcFence.builder().trustTokens().build().upgradeDdl())
+                .isEqualTo("ALTER TABLE tenure_fence ADD COLUMN lock_name VARCHAR(512)");
     }
 
     @Test
@@ -60,6 +62,10 @@ class JdbcFenceArgumentsTest {
                     .hasMessageContaining("512");
             assertThatThrownBy(() -> fence.guard(c, "r", 0)).isInstanceOf(IllegalArgumentException.class);
             assertThatThrownBy(() -> fence.guard(c, "r", "", 1)).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> fence.guard(c, "r", "l".repeat(JdbcFence.LOCK_CHARS_MAX + 1), 1))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("lock must be 1..512");
+            assertThatThrownBy(() -> fence.moveResource(c, "r", "a", "")).isInstanceOf(IllegalArgumentException.class);
         } finally {
             h2.close();
         }

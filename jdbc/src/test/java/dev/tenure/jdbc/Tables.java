@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
@@ -42,6 +43,18 @@ final class Tables {
             s.setString(1, resource);
             try (ResultSet rs = s.executeQuery()) {
                 return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
+            }
+        }
+    }
+
+    /** The lock a resource's fence row belongs to; empty if it has no row or its row no lock yet. */
+    static Optional<String> storedLock(DataSource ds, JdbcFence fence, String resource) throws SQLException {
+        try (Connection c = ds.getConnection();
+                PreparedStatement s =
+                        c.prepareStatement("SELECT lock_name FROM " + fence.table() + " WHERE resource = ?")) {
+            s.setString(1, resource);
+            try (ResultSet rs = s.executeQuery()) {
+                return rs.next() ? Optional.ofNullable(rs.getString(1)) : Optional.empty();
             }
         }
     }

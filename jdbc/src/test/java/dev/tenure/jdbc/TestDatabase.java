@@ -14,6 +14,14 @@ interface TestDatabase extends AutoCloseable {
     /** How many sessions are waiting for a lock right now (to see that a guard is blocked). */
     int lockWaiters(Connection c) throws SQLException;
 
+    /**
+     * As {@link #lockWaiters}, counting also statements waiting for a concurrent insert of the same
+     * key to end, where the database reports those apart.
+     */
+    default int insertOrLockWaiters(Connection c) throws SQLException {
+        return lockWaiters(c);
+    }
+
     /** Column type of a generated key, whose values follow insertion order. */
     default String identityColumn() {
         return "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY";

@@ -39,7 +39,11 @@ final class DataDirLock implements AutoCloseable {
             throw new IOException("data directory " + where + " is a file, not a directory");
         }
         try {
-            Files.createDirectories(where);
+            // Owner-only before anything is written in it, and its two Aeron directories too
+            // (see OwnerOnlyFiles): the log holds every key and value.
+            OwnerOnlyFiles.directory(where);
+            OwnerOnlyFiles.directory(where.resolve("archive"));
+            OwnerOnlyFiles.directory(where.resolve("cluster"));
         } catch (IOException e) {
             throw new IOException("data directory " + where + " cannot be created: " + e, e);
         }

@@ -20,9 +20,11 @@ import dev.tenure.server.tls.ServerTls;
 import io.aeron.cluster.service.Cluster;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executors;
@@ -110,6 +112,7 @@ public final class TenureServer implements AutoCloseable {
         faults.watchDisk(config.dataDir(), ClusterNode.storageFloorBytes());
         DataFormat.require(config.dataDir());
         node = ClusterNode.launch(config, role::set, faults, log);
+        ownerOnly(); // what the media driver, the archive and the consensus module made at start
         gateway = new GatewayServer(
                 config,
                 node.aeronDirectoryName(),
@@ -148,6 +151,7 @@ public final class TenureServer implements AutoCloseable {
         portProbing = repeat(portProbe::probe, 1000, log);
         repeat(heapGuard::tick, 1000, log);
         repeat(diskGuard::tick, 1000, log);
+        repeat(this::ownerOnly, 1000, log); // what Aeron makes later: segments, snapshots, buffers
         long snapshotMs = config.snapshotInterval().toMillis();
         if (snapshotMs > 0) {
             repeat(this::snapshotIfLeader, snapshotMs, log);
@@ -163,6 +167,16 @@ public final class TenureServer implements AutoCloseable {
                     metrics::scrape);
         }
         faults.serving();
+    }
+
+    /** Every file of the node 0600 and every directory 0700, whatever the umask (see {@link OwnerOnlyFiles}). */
+    private void ownerOnly() {
+        try {
+            OwnerOnlyFiles.tighten(config.dataDir());
+            OwnerOnlyFiles.tighten(Path.of(node.aeronDirectoryName()).getParent());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot make the node's files owner-only: " + e.getMessage(), e);
+        }
     }
 
     /**

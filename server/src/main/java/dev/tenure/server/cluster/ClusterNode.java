@@ -1,5 +1,6 @@
 package dev.tenure.server.cluster;
 
+import dev.tenure.server.OwnerOnlyFiles;
 import dev.tenure.server.ServerConfig;
 import dev.tenure.server.clusterauth.SecretChallengeAuthenticator;
 import dev.tenure.server.clusterauth.SecretChallengeCredentials;
@@ -24,8 +25,11 @@ import io.aeron.cluster.service.ClusteredServiceContainer;
 import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
 import java.io.File;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.ThreadFactory;
@@ -104,6 +108,7 @@ public final class ClusterNode implements AutoCloseable {
         ThreadFactory agentThreads = task -> new Thread(faults.watched(FatalCause.MEMBER_STOPPED, task));
         ServerConfig.Member self = config.self();
         String aeronDir = aeronDirFor(config);
+        ownerOnlyAeronDir(aeronDir);
         ReplicaView replica = new ReplicaView(config.members().size());
         File base = config.dataDir().toAbsolutePath().toFile();
         String host = self.host();
@@ -414,9 +419,11 @@ public final class ClusterNode implements AutoCloseable {
 
     /**
      * Shared memory for the media driver, unique per data directory and node: two nodes on one
-     * machine must never share a driver, and a restarted node must find its own.
+     * machine must never share a driver, and a restarted node must find its own. It sits in a
+     * directory of its own, made owner-only before the driver starts ({@link #ownerOnlyAeronDir}):
+     * the driver deletes and makes its directory itself, with the process's umask.
      */
-    static String aeronDirFor(ServerConfig config) {
+    public static String aeronDirFor(ServerConfig config) {
         String key = config.dataDir().toAbsolutePath().normalize().toString();
         long hash = 1125899906842597L;
         for (byte b : key.getBytes(StandardCharsets.UTF_8)) {
@@ -424,11 +431,30 @@ public final class ClusterNode implements AutoCloseable {
         }
         File shm = new File("/dev/shm");
         String parent = shm.isDirectory() ? shm.getPath() : System.getProperty("java.io.tmpdir");
-        return parent + "/tenure-" + config.nodeId() + "-" + Long.toHexString(hash);
+        return parent + "/tenure-" + config.nodeId() + "-" + Long.toHexString(hash) + "/driver";
+    }
+
+    /** Makes the media driver's parent directory 0700, before the driver makes its own in it. */
+    private static void ownerOnlyAeronDir(String aeronDir) {
+        try {
+            OwnerOnlyFiles.directory(Path.of(aeronDir).getParent());
+        } catch (IOException e) {
+            throw new UncheckedIOException(
+                    "the media driver's directory cannot be made owner-only: " + e.getMessage(), e);
+        }
     }
 
     @Override
     public void close() {
-        CloseHelper.closeAll(retention, container, host);
+        try {
+            CloseHelper.closeAll(retention, container, host);
+        } finally {
+            // The driver removed its own directory; the owner-only one above it goes too, if empty.
+            try {
+                Files.deleteIfExists(Path.of(aeronDir).getParent());
+            } catch (IOException notEmptyOrGone) {
+                // Left for the next start of this node, which reuses it.
+            }
+        }
     }
 }

@@ -93,6 +93,10 @@ public final class GatewayServer implements AutoCloseable {
         this.nodeId = config.nodeId();
         this.recoveryPosition = recoveryPosition;
         ConnectionLimits limits = config.connections();
+        // Throttled, as malformed requests are: a client can send stale writes as fast as it can
+        // send anything. Without tokens: the lock's current token lets whoever knows it write
+        // under the lock, and a log line is read by more people than the lock's readers.
+        ThrottledLog staleWrites = new ThrottledLog(System.err);
         this.gateway = new Gateway(
                 cluster,
                 timer,
@@ -100,8 +104,7 @@ public final class GatewayServer implements AutoCloseable {
                 new Gateway.Listener() {
                     @Override
                     public void staleWriteRejected(String lock, String target, long token, long current) {
-                        System.err.println("tenure: stale write rejected: lock " + lock + " " + target + " token "
-                                + token + (current == 0 ? " (the lock is free)" : " < current " + current));
+                        staleWrites.log(() -> staleWriteLine(lock, target, current));
                         metrics.staleWrite(lock, target);
                     }
 
@@ -261,6 +264,12 @@ public final class GatewayServer implements AutoCloseable {
     /** Events reach the gateway from the cluster channel's thread, which starts only in start(). */
     private Gateway gateway() {
         return gateway;
+    }
+
+    /** One stale write for the node's log: which lock and what it wrote to, never a token or a value. */
+    static String staleWriteLine(String lock, String target, long current) {
+        return "tenure: stale write rejected: lock " + lock + " " + target
+                + (current == 0 ? " (the lock is free)" : " (its token is not the lock's current one)");
     }
 
     @Override

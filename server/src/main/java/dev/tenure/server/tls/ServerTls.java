@@ -6,6 +6,7 @@ import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.shaded.io.netty.handler.ssl.ClientAuth;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContextBuilder;
+import io.grpc.netty.shaded.io.netty.handler.ssl.SupportedCipherSuiteFilter;
 import java.io.IOException;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
@@ -25,6 +26,28 @@ import javax.net.ssl.TrustManagerFactory;
  */
 public final class ServerTls {
     private static final char[] IN_MEMORY = new char[0];
+
+    /**
+     * TLS 1.2 and 1.3 only, on both ports, whatever the JVM's {@code java.security} allows: 1.0 and
+     * 1.1 have no AEAD suites and known downgrade attacks.
+     */
+    public static final List<String> PROTOCOLS = List.of("TLSv1.3", "TLSv1.2");
+
+    /**
+     * The suites both ports accept, in order of preference: forward secret (ECDHE, or TLS 1.3's
+     * own) and AEAD only, which is the list HTTP/2 allows (RFC 7540, 9.2.2) and so what gRPC
+     * clients offer. docs/security.md names them.
+     */
+    public static final List<String> CIPHER_SUITES = List.of(
+            "TLS_AES_128_GCM_SHA256",
+            "TLS_AES_256_GCM_SHA384",
+            "TLS_CHACHA20_POLY1305_SHA256",
+            "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+            "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
+            "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256",
+            "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+            "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
+            "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256");
 
     private final List<X509Certificate> chain;
     private final PrivateKey key;
@@ -62,8 +85,10 @@ public final class ServerTls {
 
     /** For the gRPC port: TLS only, and a client certificate signed by the client CA if there is one. */
     public SslContext grpc() {
-        SslContextBuilder b =
-                GrpcSslContexts.configure(SslContextBuilder.forServer(key, chain.toArray(X509Certificate[]::new)));
+        SslContextBuilder b = GrpcSslContexts.configure(
+                        SslContextBuilder.forServer(key, chain.toArray(X509Certificate[]::new)))
+                .protocols(PROTOCOLS)
+                .ciphers(CIPHER_SUITES, SupportedCipherSuiteFilter.INSTANCE);
         if (clientCertificates()) {
             b.trustManager(clientCas.toArray(X509Certificate[]::new)).clientAuth(ClientAuth.REQUIRE);
         }
@@ -113,6 +138,9 @@ public final class ServerTls {
                 @Override
                 public void configure(HttpsParameters params) {
                     SSLParameters p = getSSLContext().getDefaultSSLParameters();
+                    p.setProtocols(PROTOCOLS.toArray(String[]::new));
+                    p.setCipherSuites(supported(p, CIPHER_SUITES));
+                    p.setUseCipherSuitesOrder(true);
                     p.setWantClientAuth(wantClientAuth);
                     params.setSSLParameters(p);
                 }
@@ -120,6 +148,12 @@ public final class ServerTls {
         } catch (GeneralSecurityException | IOException e) {
             throw new IllegalStateException("cannot set up HTTPS for the admin port: " + e.getMessage(), e);
         }
+    }
+
+    /** {@code wanted} less what this JVM does not implement (the JDK refuses an unknown name). */
+    private static String[] supported(SSLParameters defaults, List<String> wanted) {
+        List<String> known = List.of(defaults.getCipherSuites());
+        return wanted.stream().filter(known::contains).toArray(String[]::new);
     }
 
     private static SslContext build(SslContextBuilder b) {
