@@ -15,7 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The exit statuses a node's own faults end it with, shown by real processes: a gateway thread
  * that ends (13) and a thread that dies of an exception nothing caught (14), both caused inside a
- * serving node by a {@link FaultAgent}; and a SIGHUP, which ends nothing.
+ * serving node by a {@link FaultAgent}; a SIGHUP, which ends nothing; and what Aeron calls a
+ * warning, which a restarted node logs as one.
  */
 class NodeExitsIT {
     @TempDir
@@ -68,6 +69,29 @@ class NodeExitsIT {
                         .isEqualTo("served".getBytes(UTF_8));
             }
             assertThat(server.alive()).isTrue();
+        }
+    }
+
+    /**
+     * A lone node restarted on its data: Aeron reports "quorum position went backwards" through
+     * its error handler with its own severity WARN. Logged as a cluster error with a stack, it was
+     * a healthy node's first lines.
+     */
+    @Test
+    void aRestartedNodeLogsAeronsWarningsAsWarnings() throws Exception {
+        try (ServerProcess server = new ServerProcess(dir.resolve("data")).start()) {
+            try (TenureClient tenure =
+                    TenureClient.builder().endpoints(server.endpoint()).build()) {
+                tenure.put("before-the-restart", "kept".getBytes(UTF_8));
+            }
+            server.signal("TERM");
+            assertThat(server.awaitExit(Duration.ofSeconds(30))).isEqualTo(143);
+            server.start();
+            List<String> lines = server.lines();
+            assertThat(lines)
+                    .as("a healthy restart")
+                    .noneMatch(l -> l.contains("cluster error"))
+                    .anyMatch(l -> l.startsWith("err: tenure: cluster warning: quorum position went backwards: "));
         }
     }
 
