@@ -11,7 +11,8 @@ import java.util.random.RandomGenerator;
  * <p>Why jitter: a leader failover fails every client's calls at the same instant. With fixed
  * delays they all come back at the same instants (0, 50, 150, 350 ms, ...), each time as one burst
  * at the nodes that are electing a leader. Drawing each delay from [0, ceiling) spreads them over
- * the ceiling, and keeps the mean of each round at the fixed delay it replaces.
+ * the ceiling. Each later round's mean is the fixed delay it replaces; the first round, immediate
+ * before, now waits 25 ms on average, the price of not answering a failover with one burst.
  */
 public final class Backoff {
     /** The ceiling of the first round, in which each failure moves on to another endpoint. */

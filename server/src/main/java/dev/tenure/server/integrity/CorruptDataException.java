@@ -7,8 +7,8 @@ import java.nio.file.Path;
 /**
  * A data file holds bytes the node did not write, or lacks bytes it did: the node must not start
  * from it, since whatever it replayed from there would be a state no replica acknowledged. The
- * message names the file, the byte in it, what that byte is in log terms, where the file ends, what is wrong, and
- * (once the node knows its own situation) what the operator can do.
+ * message names the file, the byte in it, what that byte is in log terms, where the file ends,
+ * what is wrong, and (once the node knows its own situation) what the operator can do.
  */
 public final class CorruptDataException extends RuntimeException {
 
