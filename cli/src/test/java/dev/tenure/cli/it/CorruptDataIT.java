@@ -150,7 +150,7 @@ class CorruptDataIT {
         assertThat(line)
                 .startsWith("err: tenure: corrupt data file: " + snapshot + " at byte ")
                 .contains("the snapshot before it cannot replace it: " + log + " at byte " + frame + " (log position "
-                        + frame + "): checksum mismatch")
+                        + frame + "; the file ends at byte " + Files.size(log) + "): checksum mismatch")
                 .endsWith(SINGLE_NODE_REMEDY);
     }
 
