@@ -9,7 +9,8 @@ import java.util.List;
 import sun.misc.Signal;
 
 /**
- * Reads the node's ACL file again on SIGHUP, as daemons do with their configuration. A file that
+ * Reads the node's ACL file again on SIGHUP, as daemons do with their configuration (a node
+ * without one logs the signal and goes on). A file that
  * cannot be used changes nothing: the ACL in force stays, and one line says why. Sessions are not
  * dropped; only those of a principal the new file allows less are ended (see {@link
  * TenureServer#acl(Acl)}).
@@ -21,6 +22,17 @@ final class AclReload {
     static void onHangUp(Path file, TenureServer server, PrintStream log) {
         // On the JVM's signal thread, one reload at a time: the next SIGHUP waits for this one.
         Signal.handle(new Signal("HUP"), s -> reload(file, server, log));
+    }
+
+    /**
+     * A node without an ACL file has nothing to read again; the JVM's default for SIGHUP would
+     * end it (status 129), so that a {@code kill -HUP} sent to every daemon of a host, or a closed
+     * terminal, would stop a node that was serving. One line says it was ignored.
+     */
+    static void ignoreHangUp(PrintStream log) {
+        Signal.handle(
+                new Signal("HUP"),
+                s -> log.println("tenure: SIGHUP ignored: this node has no --acl file to read again"));
     }
 
     static void reload(Path file, TenureServer server, PrintStream log) {

@@ -261,6 +261,9 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
                 ? Acl.OPEN
                 : aclFile(acl, config.tls() != null && config.tls().clientCertificates());
         CountDownLatch stop = new CountDownLatch(1);
+        if (acl == null) {
+            AclReload.ignoreHangUp(System.err);
+        }
         TenureServer server = TenureServer.start(config, System.err, Fatal::exit, initialAcl);
         if (acl != null) {
             AclReload.onHangUp(acl, server, System.err);

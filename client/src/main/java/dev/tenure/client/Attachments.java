@@ -299,7 +299,7 @@ final class Attachments implements KeepAliveStream.Handler {
     /** Returns true to reconnect at once; else a timer does it after the backoff. */
     private boolean scheduleReconnect() {
         connectFailures++;
-        long delay = Backoff.delayNanos(connectFailures, ctx.endpoints.size());
+        long delay = Backoff.delayNanos(connectFailures, ctx.endpoints.size(), time.random());
         if (delay == 0) {
             return true;
         }

@@ -1,5 +1,8 @@
 package dev.tenure.client;
 
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.random.RandomGenerator;
+
 /**
  * The client's only clock and scheduler. Every horizon, keepalive and backoff is computed on
  * {@link #nanoTime()} and fired through {@link #schedule}, so tests can move time by hand.
@@ -12,6 +15,15 @@ public interface TimeSource {
 
     /** Runs {@code task} once, {@code delayNanos} from now (at once if not positive). */
     Cancellable schedule(Runnable task, long delayNanos);
+
+    /**
+     * The random source of what the client spreads in time: the jitter of its retry backoff, so
+     * that clients that failed together (a leader failover) do not retry together. A simulated
+     * source returns a seeded one, so that a run replays.
+     */
+    default RandomGenerator random() {
+        return ThreadLocalRandom.current();
+    }
 
     /** A scheduled task that may still be withdrawn. */
     interface Cancellable {

@@ -149,7 +149,9 @@ class AcquireTest {
     @Test
     void retryAfterUnavailableReusesTheRequestIdOnTheNextEndpoint() {
         h.fake.unavailableNext.set(1);
-        session.acquire("a");
+        CompletableFuture<Lease> a = session.acquireAsync("a", (Duration) null);
+        h.time.advance(Duration.ofMillis(50)); // the first round's backoff: a jitter under 50 ms
+        assertThat(a).isCompleted();
         session.acquire("b");
         assertThat(h.fake.acquireRequestIds()).containsExactly(1L, 1L, 2L);
         assertThat(h.fake.requestNodes).containsExactly(0, 1, 1);

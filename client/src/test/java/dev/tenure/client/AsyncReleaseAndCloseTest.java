@@ -36,13 +36,15 @@ class AsyncReleaseAndCloseTest {
     @Test
     void releaseAsyncReturnsBeforeTheServerAnswersAndCompletesWithTheRelease() {
         Lease lease = session.acquire("a");
-        h.fake.unavailableNext.set(2); // both nodes fail once: the third try waits out a 50 ms backoff
+        // Both nodes fail once: the retries wait out 25 and 50 ms (each delay the mean of its
+        // jitter, in the harness).
+        h.fake.unavailableNext.set(2);
 
         CompletableFuture<Void> released = lease.releaseAsync();
         assertThat(released).isNotDone();
         assertThat(lease.lost()).isNotDone();
 
-        h.time.advance(Duration.ofMillis(50));
+        h.time.advance(Duration.ofMillis(75));
         assertThat(released).isCompleted();
         assertThat(lease.lost().getNow(null)).isEqualTo(LossReason.RELEASED);
         assertThat(h.fake.requests(ReleaseRequest.class)).hasSize(3).allSatisfy(r -> {

@@ -11,6 +11,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
@@ -70,6 +71,7 @@ class ChannelOptionsTest {
         TenureClient client = builder().build();
         acquireAndPut(client);
         h.fake.latest().fail(); // the session resumes on the other node: its channel is made then
+        h.time.advance(Duration.ofMillis(50)); // the first round's backoff: a jitter under 50 ms
         assertThat(h.fake.latest().node).isEqualTo(1);
 
         assertThat(targets).containsExactlyElementsOf(h.endpoints);

@@ -272,6 +272,7 @@ class DisconnectGraceTest {
         Lease lease = s.acquire("a");
         h.fake.resumes = FakeTenure.Resumes.SILENT;
         h.fake.latest().fail(); // reset: the client resumes on the next node, which says nothing yet
+        h.time.advance(Duration.ofMillis(50)); // the first round's backoff: a jitter under 50 ms
         AttachRequest resume = h.fake.attachLog.get(h.fake.attachLog.size() - 1);
         assertThat(resume.getResume().getDisconnectGraceMs()).isEqualTo(900);
         h.time.advance(Duration.ofNanos(GRACE_LIFETIME_NANOS));

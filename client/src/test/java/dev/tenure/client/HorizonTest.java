@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenure.client.internal.Backoff;
 import dev.tenure.client.internal.Horizon;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /** The pure leaves: horizon arithmetic and the backoff schedule. */
@@ -61,13 +62,29 @@ class HorizonTest {
     }
 
     @Test
-    void backoffIsImmediateForOneRoundThenDoublesToOneSecond() {
-        assertThat(Backoff.delayNanos(1, 1)).isZero();
-        assertThat(Backoff.delayNanos(2, 1)).isEqualTo(50_000_000L);
-        assertThat(Backoff.delayNanos(3, 1)).isEqualTo(100_000_000L);
-        assertThat(Backoff.delayNanos(1, 3)).isZero();
-        assertThat(Backoff.delayNanos(2, 3)).isZero();
-        assertThat(Backoff.delayNanos(3, 3)).isEqualTo(50_000_000L);
-        assertThat(Backoff.delayNanos(100, 3)).isEqualTo(1_000_000_000L);
+    void backoffCeilingsAre50MsForOneRoundThenDoubleFrom100MsToOneSecond() {
+        assertThat(Backoff.ceilingNanos(1, 1)).isEqualTo(50_000_000L);
+        assertThat(Backoff.ceilingNanos(2, 1)).isEqualTo(100_000_000L);
+        assertThat(Backoff.ceilingNanos(3, 1)).isEqualTo(200_000_000L);
+        assertThat(Backoff.ceilingNanos(1, 3)).isEqualTo(50_000_000L);
+        assertThat(Backoff.ceilingNanos(2, 3)).isEqualTo(50_000_000L);
+        assertThat(Backoff.ceilingNanos(3, 3)).isEqualTo(100_000_000L);
+        assertThat(Backoff.ceilingNanos(6, 3)).isEqualTo(800_000_000L);
+        assertThat(Backoff.ceilingNanos(100, 3)).isEqualTo(1_000_000_000L);
+    }
+
+    /** Full jitter: each delay is drawn from [0, ceiling), spread over all of it. */
+    @Test
+    void backoffDelaysAreDrawnFromZeroToTheCeiling() {
+        SplittableRandom random = new SplittableRandom(7);
+        long min = Long.MAX_VALUE;
+        long max = 0;
+        for (int i = 0; i < 10_000; i++) {
+            long d = Backoff.delayNanos(3, 3, random);
+            min = Math.min(min, d);
+            max = Math.max(max, d);
+        }
+        assertThat(min).isBetween(0L, 1_000_000L);
+        assertThat(max).isBetween(99_000_000L, 99_999_999L);
     }
 }

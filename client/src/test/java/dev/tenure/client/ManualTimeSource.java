@@ -2,6 +2,7 @@ package dev.tenure.client;
 
 import java.time.Duration;
 import java.util.PriorityQueue;
+import java.util.random.RandomGenerator;
 
 /**
  * A {@link TimeSource} whose time moves only when a test advances it. Due tasks run in due-time
@@ -11,6 +12,7 @@ final class ManualTimeSource implements TimeSource {
     private long now = 1_000_000_000_000L; // arbitrary origin: only differences matter
     private long sequence;
     private final PriorityQueue<Task> tasks = new PriorityQueue<>();
+    private RandomGenerator random = new Midpoint();
 
     @Override
     public synchronized long nanoTime() {
@@ -27,6 +29,19 @@ final class ManualTimeSource implements TimeSource {
                 tasks.remove(t);
             }
         };
+    }
+
+    /**
+     * Every draw is the middle of its range unless a test sets a generator: backoff jitter then
+     * gives each delay its mean, which tests can state exactly.
+     */
+    @Override
+    public synchronized RandomGenerator random() {
+        return random;
+    }
+
+    synchronized void random(RandomGenerator random) {
+        this.random = random;
     }
 
     void advance(Duration d) {
@@ -101,6 +116,19 @@ final class ManualTimeSource implements TimeSource {
         public int compareTo(Task o) {
             int c = Long.compare(dueNanos - o.dueNanos, 0);
             return c != 0 ? c : Long.compare(seq, o.seq);
+        }
+    }
+
+    /** A "random" source whose bounded draws are the middle of their range. */
+    private static final class Midpoint implements RandomGenerator {
+        @Override
+        public long nextLong() {
+            return 0;
+        }
+
+        @Override
+        public long nextLong(long bound) {
+            return bound / 2;
         }
     }
 }

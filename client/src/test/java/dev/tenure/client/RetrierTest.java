@@ -43,10 +43,11 @@ class RetrierTest {
         driveUntilDone(call);
 
         assertThatThrownBy(() -> call.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(UnavailableException.class);
-        // One immediate retry, then backoffs of 50, 100, 200, 400 ms; the next (800 ms) would end
-        // past the 1 s budget, so the call gives up at 750 ms instead of trying with no time left.
+        // Each delay the mean of its jitter (ManualTimeSource): 25 ms for the one endpoint's
+        // first-round retry, then 50, 100, 200, 400 ms; the next (500 ms) would end past the 1 s
+        // budget, so the call gives up at 775 ms instead of trying with no time left.
         assertThat(h.fake.requests(ServerStatusRequest.class)).hasSize(6);
-        assertThat(h.time.nanoTime() - start).isEqualTo(Duration.ofMillis(750).toNanos());
+        assertThat(h.time.nanoTime() - start).isEqualTo(Duration.ofMillis(775).toNanos());
         client.close();
     }
 

@@ -20,6 +20,9 @@ import org.junit.jupiter.api.Test;
 
 /** Keepalives, horizon, states, failover and the server's end-of-session messages. */
 class SessionLivenessTest {
+    /** The ceiling of the first round of reconnect backoff (Backoff): a resume starts within it. */
+    private static final Duration FIRST_ROUND = Duration.ofMillis(50);
+
     private final Harness h = new Harness(2);
 
     @AfterEach
@@ -155,6 +158,7 @@ class SessionLivenessTest {
         h.fake.latest().fail();
         assertThat(s.state()).isEqualTo(UNCERTAIN);
         assertThat(h.events.events).contains("renewFailed StatusRuntimeException");
+        h.time.advance(FIRST_ROUND); // the first round's jitter: clients that broke together spread
         assertThat(h.fake.latest().node).isEqualTo(1);
         assertThat(h.fake.attachLog.get(h.fake.attachLog.size() - 1).getResume().getSessionId())
                 .isEqualTo(s.id());
@@ -193,6 +197,7 @@ class SessionLivenessTest {
         Lease lease = s.acquire("a");
         h.fake.resumes = FakeTenure.Resumes.ENDED; // EXPIRED
         h.fake.latest().fail();
+        h.time.advance(FIRST_ROUND);
         assertThat(s.state()).isEqualTo(LOST);
         assertThat(s.lost().getNow(null)).isEqualTo(LossReason.EXPIRED);
         assertThat(lease.lost().getNow(null)).isEqualTo(LossReason.EXPIRED);
@@ -204,6 +209,7 @@ class SessionLivenessTest {
         Lease lease = s.acquire("a");
         h.fake.resumes = FakeTenure.Resumes.DENIED;
         h.fake.latest().fail();
+        h.time.advance(FIRST_ROUND);
         assertThat(s.state()).isEqualTo(LOST);
         assertThat(s.lost().getNow(null)).isEqualTo(LossReason.REVOKED);
         assertThat(lease.lost().getNow(null)).isEqualTo(LossReason.REVOKED);

@@ -1,5 +1,6 @@
 package dev.tenure.server;
 
+import dev.tenure.server.integrity.FileErrors;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -45,7 +46,7 @@ final class DataDirLock implements AutoCloseable {
             OwnerOnlyFiles.directory(where.resolve("archive"));
             OwnerOnlyFiles.directory(where.resolve("cluster"));
         } catch (IOException e) {
-            throw new IOException("data directory " + where + " cannot be created: " + e, e);
+            throw new IOException("data directory " + where + " cannot be created: " + FileErrors.reason(e, where), e);
         }
         if (!Files.isWritable(where)) {
             // Root may write anywhere its permissions say no, but not on a read-only mount: say which.
@@ -62,7 +63,16 @@ final class DataDirLock implements AutoCloseable {
             throw new IOException("data directory " + dataDir.toAbsolutePath() + " is in use by another running node");
         }
         for (String mark : MARK_FILES) {
-            Files.deleteIfExists(dataDir.resolve(mark));
+            Path file = dataDir.resolve(mark);
+            try {
+                Files.deleteIfExists(file);
+            } catch (IOException e) {
+                lock.release();
+                channel.close();
+                throw new IOException(
+                        "data directory " + where + ": " + file + " cannot be removed: " + FileErrors.reason(e, file),
+                        e);
+            }
         }
         return new DataDirLock(channel, lock);
     }

@@ -29,6 +29,21 @@ class DataDirLockTest {
         Path under = file.resolve("data");
         assertThatThrownBy(() -> DataDirLock.acquire(under))
                 .isInstanceOf(IOException.class)
-                .hasMessageStartingWith("data directory " + under.toAbsolutePath() + " cannot be created: ");
+                .hasMessage("data directory " + under.toAbsolutePath() + " cannot be created: Not a directory");
+    }
+
+    /** A mark file the node must remove first that cannot be: named, with the system's reason, no Java class. */
+    @Test
+    void aMarkFileThatCannotBeRemovedIsNamed() throws IOException {
+        Path data = Files.createDirectories(tmp.resolve("data"));
+        Files.writeString(data.resolve("archive"), "a file where the archive's directory goes");
+        Path mark = data.resolve("archive/archive-mark.dat");
+        assertThatThrownBy(() -> DataDirLock.acquire(data))
+                .isInstanceOf(IOException.class)
+                .hasMessage("data directory " + data.toAbsolutePath() + ": " + mark + " cannot be removed: Not a"
+                        + " directory");
+        try (DataDirLock again = DataDirLock.acquire(Files.createDirectories(tmp.resolve("other")))) {
+            assertThat(again).as("the failed attempt left no lock behind it").isNotNull();
+        }
     }
 }

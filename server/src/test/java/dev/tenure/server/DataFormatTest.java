@@ -105,8 +105,25 @@ class DataFormatTest {
         Files.writeString(data.resolve(DataFormat.FILE), "tenure dada format 2\n");
         assertThatThrownBy(() -> start(data))
                 .isInstanceOf(CorruptDataException.class)
-                .hasMessage(data.resolve(DataFormat.FILE) + " at byte 0 (the data directory's format): the first line"
-                        + " is not \"tenure data format N\" but \"tenure dada format 2\"");
+                .hasMessage(data.resolve(DataFormat.FILE) + " at byte 0 (the data directory's format; the file ends at"
+                        + " byte 21): the first line is not \"tenure data format N\" but \"tenure dada format 2\"");
+    }
+
+    /** Named in an operator's words: the JDK's own messages here name no file, or only a Java class. */
+    @Test
+    void aFormatFileThatIsNotTextOrNotAFileIsRefusedByName() throws Exception {
+        Path data = Files.createDirectories(tmp.resolve("odd"));
+        Path file = data.resolve(DataFormat.FILE);
+        Files.write(file, new byte[] {(byte) 0xc3, 0x28, '\n'});
+        assertThatThrownBy(() -> start(data))
+                .isInstanceOf(CorruptDataException.class)
+                .hasMessage(file + " at byte 0 (the data directory's format; the file ends at byte 3): the file is not"
+                        + " UTF-8 text");
+        Files.delete(file);
+        Files.createDirectory(file);
+        assertThatThrownBy(() -> start(data))
+                .isInstanceOf(IOException.class)
+                .hasMessage(file + " cannot be read: Is a directory");
     }
 
     private TenureServer start(Path data) throws Exception {

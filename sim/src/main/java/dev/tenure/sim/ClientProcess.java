@@ -30,7 +30,12 @@ final class ClientProcess implements EventLoop.Host {
         this.slot = slot;
         this.incarnation = incarnation;
         // An arbitrary origin per process: only differences of nanoTime() mean anything.
-        this.clock = new SimClock(world.loop, this, world.config.clientPpm()[slot], world.random.nextLong(1L << 50));
+        this.clock = new SimClock(
+                world.loop,
+                this,
+                world.config.clientPpm()[slot],
+                world.random.nextLong(1L << 50),
+                world.random.split());
         TenureClient.Builder builder = TenureClient.builder()
                 .endpoints(endpoints())
                 .sessionTtl(Duration.ofMillis(world.config.ttlMs()))

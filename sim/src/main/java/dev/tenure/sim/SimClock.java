@@ -1,11 +1,14 @@
 package dev.tenure.sim;
 
 import dev.tenure.client.TimeSource;
+import java.util.SplittableRandom;
+import java.util.random.RandomGenerator;
 
 /**
- * One client process's monotonic clock and scheduler, driven by the {@link EventLoop}. It runs at
- * rate 1 + ppm/10^6 of simulated time (clock drift) from an arbitrary origin; its timers are loop
- * events owned by the process, so a pause freezes them and a crash discards them.
+ * One client process's monotonic clock, scheduler and random source, driven by the {@link
+ * EventLoop}. It runs at rate 1 + ppm/10^6 of simulated time (clock drift) from an arbitrary
+ * origin; its timers are loop events owned by the process, so a pause freezes them and a crash
+ * discards them.
  *
  * <p>Integer arithmetic only: a timer due at reading r runs at the first simulated nanosecond
  * whose reading is at least r, so a task never observes a clock earlier than it asked for.
@@ -20,8 +23,10 @@ final class SimClock implements TimeSource {
     private final long ppm;
     private final long originSimNanos;
     private final long originReading;
+    private final SplittableRandom random;
 
-    SimClock(EventLoop loop, EventLoop.Host host, long ppm, long originReading) {
+    /** {@code random}: the process's own, split from the run's: its backoff jitter replays with the seed. */
+    SimClock(EventLoop loop, EventLoop.Host host, long ppm, long originReading, SplittableRandom random) {
         if (ppm <= -MILLION) {
             throw new IllegalArgumentException("a clock must move forward: ppm " + ppm);
         }
@@ -30,6 +35,12 @@ final class SimClock implements TimeSource {
         this.ppm = ppm;
         this.originSimNanos = loop.nowNanos();
         this.originReading = originReading;
+        this.random = random;
+    }
+
+    @Override
+    public RandomGenerator random() {
+        return random;
     }
 
     long ppm() {

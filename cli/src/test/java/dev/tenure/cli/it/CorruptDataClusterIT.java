@@ -8,6 +8,7 @@ import dev.tenure.server.TestPorts;
 import dev.tenure.testkit.Await;
 import dev.tenure.testkit.Dirs;
 import dev.tenure.testkit.LoopbackPorts;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -79,7 +80,7 @@ class CorruptDataClusterIT {
                         .isEqualTo(12);
                 assertThat(restarted.output())
                         .startsWith("err: tenure: corrupt data file: " + log + " at byte " + frame + " (log position "
-                                + frame + "): checksum mismatch")
+                                + frame + "; the file ends at byte " + Files.size(log) + "): checksum mismatch")
                         .endsWith("; this member can be rebuilt from its peers: see"
                                 + " docs/cluster.md#rebuilding-a-member-from-its-peers")
                         .doesNotContain("\n");

@@ -9,6 +9,7 @@ import dev.tenure.server.TestPorts;
 import dev.tenure.testkit.Await;
 import dev.tenure.testkit.LoopbackPorts;
 import io.aeron.cluster.RecordingLog;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -113,7 +114,8 @@ class CorruptDataIT {
         Path log = copy.resolve("archive/0-0.rec");
         long frame = DataFiles.frameStart(log, DataFiles.onlyOffsetOf(log, value(4)));
         DataFiles.truncate(log, frame + 40);
-        assertRefusedNaming(copy, log, frame, "the file ends at byte " + (frame + 40));
+        assertRefusedNaming(copy, log, frame, "the file ends before this frame does");
+        assertThat(Files.size(log)).isEqualTo(frame + 40); // the end the line names
     }
 
     @Test
@@ -148,7 +150,7 @@ class CorruptDataIT {
         assertThat(line)
                 .startsWith("err: tenure: corrupt data file: " + snapshot + " at byte ")
                 .contains("the snapshot before it cannot replace it: " + log + " at byte " + frame + " (log position "
-                        + frame + "): checksum mismatch")
+                        + frame + "; the file ends at byte " + Files.size(log) + "): checksum mismatch")
                 .endsWith(SINGLE_NODE_REMEDY);
     }
 
@@ -175,7 +177,7 @@ class CorruptDataIT {
         String line = startExpectingTwelve(dataDir);
         assertThat(line)
                 .startsWith("err: tenure: corrupt data file: " + file + " at byte " + frame + " (log position " + frame
-                        + "): " + reason)
+                        + "; the file ends at byte " + Files.size(file) + "): " + reason)
                 .endsWith(SINGLE_NODE_REMEDY);
     }
 

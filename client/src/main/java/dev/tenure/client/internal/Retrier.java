@@ -160,7 +160,7 @@ public final class Retrier {
             int tries;
             synchronized (this) {
                 tries = ++failures;
-                delay = Backoff.delayNanos(tries, endpoints.size());
+                delay = Backoff.delayNanos(tries, endpoints.size(), time.random());
                 if (budgetNanos != FOREVER && spent + delay >= budgetNanos) {
                     delay = -1; // the next try would start with no time left: give up now, not later
                 } else if (delay > 0) {

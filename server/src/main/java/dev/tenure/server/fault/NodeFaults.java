@@ -4,6 +4,7 @@ import dev.tenure.core.InvariantViolation;
 import dev.tenure.server.integrity.CorruptDataException;
 import io.aeron.archive.client.ArchiveException;
 import io.aeron.cluster.service.ClusterTerminationException;
+import io.aeron.exceptions.AeronException;
 import io.aeron.exceptions.ConductorServiceTimeoutException;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -120,8 +121,9 @@ public final class NodeFaults implements ErrorHandler {
     }
 
     /**
-     * Aeron's error handler for every part of the member. Most errors are Aeron's to recover from
-     * (a peer unreachable, a timed-out request) and are only logged; these are not:
+     * Aeron's error handler for every part of the member. What Aeron itself calls a warning ({@link
+     * AeronException.Category#WARN}) is logged as one, on one line. Most errors are Aeron's to
+     * recover from (a peer unreachable, a timed-out request) and are only logged; these are not:
      * <ul>
      *   <li>an {@link Error}: Aeron rethrows it, ending the agent's thread;
      *   <li>an agent's termination: the consensus module or service has stopped, asked to
@@ -142,6 +144,13 @@ public final class NodeFaults implements ErrorHandler {
         if (damage != null) {
             logged(error);
             ended(FatalCause.CORRUPT_DATA, damage);
+            return;
+        }
+        if (error instanceof AeronException aeron && aeron.category() == AeronException.Category.WARN) {
+            // Aeron's own severity: a warning is an event it recovered from (a quorum position
+            // that went backwards after a restart, a peer's late message), with no stack worth
+            // printing; logged as an error it reads as a fault on a healthy node.
+            log.println("tenure: cluster warning: " + withoutCategory(aeron));
             return;
         }
         if (error instanceof ClusterTerminationException terminated) {
@@ -181,6 +190,13 @@ public final class NodeFaults implements ErrorHandler {
                     full == null ? cause : FatalCause.DISK_FULL,
                     "Aeron agent on thread " + thread + " failed: " + error + (full == null ? "" : "; " + full));
         }
+    }
+
+    /** Aeron's message without the category it prefixes ("WARN - "), which the line already says. */
+    private static String withoutCategory(AeronException warning) {
+        String message = String.valueOf(warning.getMessage());
+        String prefix = warning.category().name() + " - ";
+        return message.startsWith(prefix) ? message.substring(prefix.length()) : message;
     }
 
     /** Why the data directory's file system explains a failure, or null if it has room (or cannot say). */

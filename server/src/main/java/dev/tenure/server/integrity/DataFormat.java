@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -73,7 +74,15 @@ public final class DataFormat {
         if (!Files.exists(file)) {
             return holdsData(dataDir) ? 1 : 0;
         }
-        List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+        } catch (CharacterCodingException notText) {
+            throw new CorruptDataException(file, 0, "the data directory's format", "the file is not UTF-8 text");
+        } catch (IOException e) {
+            // The JDK's "Is a directory" names no file.
+            throw new IOException(file + " cannot be read: " + FileErrors.reason(e, file), e);
+        }
         String first = lines.isEmpty() ? "" : lines.get(0);
         if (first.startsWith(FIRST_LINE)) {
             try {

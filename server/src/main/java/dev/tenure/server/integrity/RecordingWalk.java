@@ -449,8 +449,8 @@ public final class RecordingWalk {
                 s.file,
                 offset,
                 position,
-                "the file ends at byte " + s.size + ", short of this frame's end (a segment file is "
-                        + recording.segmentLength() + " bytes): it was cut short");
+                "the file ends before this frame does (a segment file is " + recording.segmentLength()
+                        + " bytes): it was cut short");
     }
 
     private CorruptDataException corrupt(Path file, long fileOffset, long position, String reason) {

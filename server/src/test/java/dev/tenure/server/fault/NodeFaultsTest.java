@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.tenure.core.InvariantViolation;
 import dev.tenure.server.integrity.CorruptDataException;
 import io.aeron.archive.client.ArchiveException;
+import io.aeron.cluster.client.ClusterEvent;
 import io.aeron.cluster.service.ClusterTerminationException;
+import io.aeron.exceptions.AeronException;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -92,6 +94,21 @@ class NodeFaultsTest {
                                 + ", as asked (ClusterTool shutdown or abort)",
                         "tenure: fatal: cluster member stopped (exit 11): the cluster terminated on thread " + thread
                                 + ", not asked to: see the cluster errors before this line");
+    }
+
+    /**
+     * Aeron reports some events through the error handler with its own severity: a member that
+     * restarts sees "quorum position went backwards", which must not read as a cluster error.
+     */
+    @Test
+    void whatAeronCallsAWarningIsLoggedAsOneOnOneLine() {
+        faults.serving();
+        faults.onError(new ClusterEvent("quorum position went backwards"));
+        faults.onError(new ArchiveException("replay not found", AeronException.Category.WARN));
+        assertThat(fatals.lines()).isEmpty();
+        assertThat(logged.toString(StandardCharsets.UTF_8))
+                .isEqualTo("tenure: cluster warning: quorum position went backwards\n"
+                        + "tenure: cluster warning: replay not found\n");
     }
 
     @Test
