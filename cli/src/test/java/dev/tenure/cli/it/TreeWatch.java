@@ -160,10 +160,16 @@ final class TreeWatch implements AutoCloseable {
                 b.append("\n    ")
                         .append(s.ended() == null ? "alive" : ms(origin, s.ended()) + " ms")
                         .append("  ")
-                        .append(s.what());
+                        .append(oneLine(s.what()));
             }
             return b.toString();
         }
+    }
+
+    /** A command line on one line, cut short: the supervisor's is a whole script. */
+    private static String oneLine(String what) {
+        String line = what.replaceAll("\\s+", " ");
+        return line.length() <= 80 ? line : line.substring(0, 77) + "...";
     }
 
     /** The longest a scan took, plus the pause between two: how late an end time may be. */
