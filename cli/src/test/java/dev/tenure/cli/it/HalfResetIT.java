@@ -113,6 +113,8 @@ class HalfResetIT {
                                 "30s",
                                 "--endpoint",
                                 link.endpoint(),
+                                "--timeout",
+                                TIMEOUT,
                                 "--",
                                 "sh",
                                 "-c",
@@ -126,7 +128,7 @@ class HalfResetIT {
                                     .filter(p -> p.contains("sleep"))
                                     .count(),
                             sleeps -> sleeps == 2);
-            try (var waiter = tenure("acquire", lock, "--json");
+            try (var waiter = tenure("acquire", lock, "--json", "--timeout", TIMEOUT);
                     TreeWatch watch = new TreeWatch(lock, holder.pid())) {
                 cli.awaitQueued(lock);
                 link.mode(FaultMode.BLACKHOLE);
@@ -216,6 +218,14 @@ class HalfResetIT {
         holder.stdout.add(grant);
         return tenure("acquire", lock, "--json");
     }
+
+    /**
+     * The clients' request timeout (5 s by default), times the test time scale: on a loaded
+     * machine a client's first session open may take longer, which is not what these tests are
+     * about.
+     */
+    private static final String TIMEOUT =
+            Processes.scaled(Duration.ofSeconds(5)).toMillis() + "ms";
 
     static Processes.Running tenure(String... args) throws Exception {
         return cli.run(args);

@@ -212,9 +212,19 @@ class RunIT {
      */
     @Test
     void aKilledTenureRunTakesItsCommandsTreeWithItBeforeTheNextHolderIsGranted() throws Exception {
-        var run = tenure("run", "tree-killed", "--", "sh", "-c", TREE);
+        var run = tenure(
+                "run",
+                "tree-killed",
+                "--disconnect-grace",
+                "0ms",
+                "--timeout",
+                TIMEOUT,
+                "--",
+                "sh",
+                "-c",
+                TREE); // MUTATION
         awaitTree("tree-killed", run);
-        var waiter = tenure("acquire", "tree-killed", "--json");
+        var waiter = tenure("acquire", "tree-killed", "--json", "--timeout", TIMEOUT);
         awaitWaiter("tree-killed", waiter);
 
         try (TreeWatch watch = new TreeWatch("tree-killed", run.pid())) {
@@ -250,12 +260,23 @@ class RunIT {
         waiter.close();
     }
 
+    /**
+     * The clients' request timeout (5 s by default), times the test time scale: on a loaded
+     * machine a client's first session open may take longer, which is not what these tests are
+     * about.
+     */
+    private static final String TIMEOUT =
+            Processes.scaled(Duration.ofSeconds(5)).toMillis() + "ms";
+
     private static void awaitWaiter(String lock, Processes.Running waiter) throws Exception {
         String client = "tenure-cli pid " + waiter.pid();
         Await.atMost(Duration.ofSeconds(60))
                 .every(Duration.ofMillis(200))
                 .failureDetails(waiter::output)
                 .until("the waiter queued on " + lock, () -> {
+                    assertThat(waiter.process.isAlive())
+                            .as("the waiter waits: %s", waiter.output())
+                            .isTrue();
                     var status = tenure("status", lock, "--json");
                     status.waitFor(Duration.ofSeconds(30));
                     String out = status.output();
