@@ -212,17 +212,7 @@ class RunIT {
      */
     @Test
     void aKilledTenureRunTakesItsCommandsTreeWithItBeforeTheNextHolderIsGranted() throws Exception {
-        var run = tenure(
-                "run",
-                "tree-killed",
-                "--disconnect-grace",
-                "0ms",
-                "--timeout",
-                TIMEOUT,
-                "--",
-                "sh",
-                "-c",
-                TREE); // MUTATION
+        var run = tenure("run", "tree-killed", "--timeout", TIMEOUT, "--", "sh", "-c", TREE);
         awaitTree("tree-killed", run);
         var waiter = tenure("acquire", "tree-killed", "--json", "--timeout", TIMEOUT);
         awaitWaiter("tree-killed", waiter);
