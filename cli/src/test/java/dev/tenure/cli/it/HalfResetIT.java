@@ -125,7 +125,7 @@ class HalfResetIT {
                     .until(
                             "the command's tree runs",
                             () -> ProcessTree.live(lock).stream()
-                                    .filter(p -> p.contains("sleep"))
+                                    .filter(p -> p.split(" ", 4)[3].startsWith("sleep 12"))
                                     .count(),
                             sleeps -> sleeps == 2);
             try (var waiter = tenure("acquire", lock, "--json", "--timeout", TIMEOUT);
