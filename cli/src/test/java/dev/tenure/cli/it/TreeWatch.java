@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 
 /**
  * When each process of a holder ended, on the wall clock, so that it can be compared with the
@@ -130,15 +131,28 @@ final class TreeWatch implements AutoCloseable {
 
     /** When the last of the processes seen ended; null while one is alive. */
     Instant allEnded() {
+        return ended(what -> true);
+    }
+
+    /**
+     * When the last of the processes seen that {@code which} picks (by "pid pgid N cmdline", or
+     * "pid N (given)") ended; null while one is alive or none was seen.
+     */
+    Instant ended(Predicate<String> which) {
         synchronized (guard) {
             Instant last = Instant.MIN;
+            boolean any = false;
             for (Seen s : seen.values()) {
+                if (!which.test(s.what())) {
+                    continue;
+                }
+                any = true;
                 if (s.ended() == null) {
                     return null;
                 }
                 last = s.ended().isAfter(last) ? s.ended() : last;
             }
-            return seen.isEmpty() ? null : last;
+            return any ? last : null;
         }
     }
 
@@ -193,7 +207,12 @@ final class TreeWatch implements AutoCloseable {
      * time. An end recorded before it is an exit before the grant.
      */
     boolean endedBefore(long grantedAtMs) {
-        Instant all = allEnded();
+        return endedBefore(grantedAtMs, what -> true);
+    }
+
+    /** As {@link #endedBefore(long)}, for the processes {@code which} picks. */
+    boolean endedBefore(long grantedAtMs, Predicate<String> which) {
+        Instant all = ended(which);
         return all != null && all.isBefore(Instant.ofEpochMilli(grantedAtMs));
     }
 
