@@ -175,4 +175,34 @@ public sealed interface Command {
     record Status(String lock) implements Command {}
 
     record Stats() implements Command {}
+
+    /**
+     * The limits, and the quotas of named principals, that node {@code nodeId} runs with, each by
+     * the name its refusals give ({@link Limits#names()}; a limit not named takes its default, a
+     * quota's limit not named the node-wide per-principal value). The first in the log become the
+     * cluster's. After that, values that differ are refused, naming each difference, unless
+     * {@code change}: then they are put in force if the state holds no more than they allow, and
+     * refused, changing nothing, if it does. See {@link LimitsCommands}.
+     */
+    record SetLimits(
+            java.util.SortedMap<String, Long> limits,
+            java.util.SortedMap<String, java.util.SortedMap<String, Long>> quotas,
+            boolean change,
+            int nodeId)
+            implements Command {
+        public SetLimits {
+            limits = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(limits));
+            java.util.TreeMap<String, java.util.SortedMap<String, Long>> q = new java.util.TreeMap<>();
+            quotas.forEach((p, v) -> q.put(p, java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(v))));
+            quotas = java.util.Collections.unmodifiableSortedMap(q);
+        }
+
+        /** {@code limits} and {@code quotas} by name, as a node proposes them. */
+        public static SetLimits of(
+                Limits limits, java.util.SortedMap<String, PrincipalLimits> quotas, boolean change, int nodeId) {
+            java.util.TreeMap<String, java.util.SortedMap<String, Long>> q = new java.util.TreeMap<>();
+            quotas.forEach((p, v) -> q.put(p, SnapshotLimits.perPrincipal(v)));
+            return new SetLimits(limits.values(), q, change, nodeId);
+        }
+    }
 }

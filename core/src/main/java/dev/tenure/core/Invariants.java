@@ -177,7 +177,7 @@ final class Invariants {
             return;
         }
         FencedKv.Usage u = state.kv.usage(principal);
-        PrincipalLimits quota = state.limits.principal();
+        PrincipalLimits quota = state.quota(principal);
         require(
                 u.keys() <= quota.kvKeysMax() && u.bytes() <= quota.kvBytesMax(),
                 "principal %s holds %s, over its KV quota",

@@ -105,7 +105,7 @@ final class LockCommands {
                     "leasesPerSessionMax (" + state.limits.leasesPerSessionMax() + ") reached by session " + s.id,
                     0);
         }
-        int max = state.limits.principal().leasesMax();
+        int max = state.quota(s.principal).leasesMax();
         if (!s.principal.isEmpty() && principalCount(s.principal, SessionRecord::leaseCount) >= max) {
             return new Rejected(
                     Code.LIMIT, "leasesPerPrincipalMax (" + max + ") reached by principal " + s.principal, 0);
@@ -127,7 +127,7 @@ final class LockCommands {
 
     /** Also {@link #leasesFull}: a wait counts as a lease too. */
     private Rejected waitersFull(SessionRecord s) {
-        int max = state.limits.principal().waitersMax();
+        int max = state.quota(s.principal).waitersMax();
         if (!s.principal.isEmpty() && principalCount(s.principal, r -> r.waitsByLock.size()) >= max) {
             return new Rejected(
                     Code.LIMIT, "waitersPerPrincipalMax (" + max + ") reached by principal " + s.principal, 0);

@@ -13,7 +13,17 @@ import java.util.TreeSet;
  * the invariants can be checked after every step at a cost proportional to the step's work.
  */
 final class State {
-    final Limits limits;
+    /**
+     * The limits in force. Replicated state: set by a {@link Command.SetLimits} entry of the log
+     * and kept in snapshots, so every replica decides every command under the same ones. Until
+     * the log records any (a log written before limits travelled through it), the member's own.
+     */
+    Limits limits;
+    /** Whether {@link #limits} and {@link #quotas} came from the log (or a snapshot), not from this member. */
+    boolean limitsRecorded;
+    /** The principals whose quotas differ from {@code limits.principal()}, from the same entry as {@link #limits}. */
+    TreeMap<String, PrincipalLimits> quotas = new TreeMap<>();
+
     long nowMs;
     /** The fencing token counter: every grant takes the next value, so tokens never repeat or go back. */
     long lastToken;
@@ -43,6 +53,12 @@ final class State {
         this.nowMs = nowMs;
         this.lastToken = lastToken;
         this.sessions = new SessionTable(lastSessionId);
+    }
+
+    /** What {@code principal} may hold: its own quota if the ACL gives it one, else the per-principal limits. */
+    PrincipalLimits quota(String principal) {
+        PrincipalLimits own = quotas.get(principal);
+        return own != null ? own : limits.principal();
     }
 
     void touch(SessionRecord s) {
