@@ -39,6 +39,10 @@ public final class GatewayServer implements AutoCloseable {
 
     private final Aeron aeron;
     private final ClusterChannel cluster;
+    private final LimitsAgreement limitsAgreement;
+    private final boolean changeLimits;
+    private final long requestTimeoutMs;
+    private final boolean lone;
     private final TimerThread timer;
     private final Gateway gateway;
     private final TransportLoops loops;
@@ -89,12 +93,17 @@ public final class GatewayServer implements AutoCloseable {
                 event -> gateway().onEvent(event),
                 wakeup,
                 faults);
+        this.limitsAgreement = new LimitsAgreement(
+                cluster, timer, faults, System.err, config.limits(), config.nodeId(), java.util.TreeMap::new);
+        this.changeLimits = config.changeLimits();
+        this.requestTimeoutMs = config.requestTimeout().toMillis();
+        this.lone = local;
         this.nodeStatus = nodeStatus;
         this.nodeId = config.nodeId();
         this.recoveryPosition = recoveryPosition;
         ConnectionLimits limits = config.connections();
         this.gateway = new Gateway(
-                cluster,
+                limitsAgreement,
                 timer,
                 config.limits(),
                 new Gateway.Listener() {
@@ -180,9 +189,29 @@ public final class GatewayServer implements AutoCloseable {
         gateway.memory(refusal);
     }
 
+    /**
+     * Connects to the cluster and proposes this node's limits, then opens the port. A lone member,
+     * which has its quorum at once, waits a little for the limits to be agreed, so that it serves
+     * its first call; a member of a larger cluster may have no quorum yet, and opens the port at
+     * once: client calls are refused UNAVAILABLE until its limits are agreed (see {@link
+     * LimitsAgreement}).
+     */
     public void start() throws IOException {
         cluster.start();
+        limitsAgreement.propose(changeLimits);
+        try {
+            limitsAgreement.answered().get(lone ? 2 * requestTimeoutMs : 0, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException notYet) {
+            // Proposed again until the log answers; the health says so meanwhile.
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         server.start();
+    }
+
+    /** Whether the cluster's log holds this node's limits yet: until then, no client's command is written there. */
+    public boolean limitsAgreed() {
+        return limitsAgreement.isAgreed();
     }
 
     /**
