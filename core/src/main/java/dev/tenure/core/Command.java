@@ -104,9 +104,16 @@ public sealed interface Command {
 
     /**
      * Stores {@code value} as the lock's checkpoint; accepted only if {@code token} is the lock's
-     * current grant (a fenced write). Session 0 writes without dedup, like the KV.
+     * current grant (a fenced write). Session 0 writes without dedup, like the KV. {@code
+     * principal}: who the writing client authenticated as, for a write without a session (one
+     * with a session is its session's); the lock's checkpoint bytes then count against its quota.
      */
-    record WriteCheckpoint(long sessionId, long requestId, String lock, long token, byte[] value) implements Command {}
+    record WriteCheckpoint(long sessionId, long requestId, String lock, long token, byte[] value, String principal)
+            implements Command {
+        public WriteCheckpoint(long sessionId, long requestId, String lock, long token, byte[] value) {
+            this(sessionId, requestId, lock, token, value, "");
+        }
+    }
 
     /**
      * Gives up a queued acquire (its client stopped waiting), or gives back the grant that raced

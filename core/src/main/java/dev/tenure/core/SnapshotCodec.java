@@ -30,6 +30,7 @@ import java.util.zip.CRC32;
  * kv       count i32, ascending key: key str, value bytes, token i64, lock str (nullable), writtenAtMs i64,
  *          principal name
  * limits   the limits in force and the quotas of named principals: see {@link SnapshotLimits}
+ * charges  who each lock charges for its lock delay and its checkpoints: see {@link SnapshotCharges}
  * trailer  CRC32 of everything before it, i32
  *
  * str = i32 byte length (-1 for null) + UTF-8; bytes = i32 length + bytes; name = i32 index in names
@@ -46,8 +47,9 @@ import java.util.zip.CRC32;
  * in the tables below, not their ordinal, so reordering an enum cannot silently change the
  * meaning of a snapshot already written; a new constant must be appended to its table.
  *
- * <p>Version 6 is version 7 without the limits block: the limits a member restores it with are in
- * force until the log sets them, as they were when it was written.
+ * <p>Version 6 is version 7 without the limits and charges blocks: the limits a member restores it
+ * with are in force until the log sets them, as they were when it was written, and its locks
+ * charge no principal.
  *
  * <p>Version 5 is version 6 without the names table (every name is a str where it is used), without
  * the principal of a KV entry, and with a cached grant written
@@ -139,6 +141,7 @@ final class SnapshotCodec {
             names.write(w, e.principal());
         }
         SnapshotLimits.write(w, state);
+        SnapshotCharges.write(w, state);
     }
 
     static State decode(byte[] snapshot, Limits limits) {
@@ -166,6 +169,7 @@ final class SnapshotCodec {
         readKv(r, state, version, names);
         if (version == VERSION) {
             SnapshotLimits.read(r, state);
+            SnapshotCharges.read(r, state);
         }
         r.expectEnd();
         shareWaitingLockNames(state);

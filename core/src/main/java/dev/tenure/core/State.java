@@ -36,6 +36,11 @@ final class State {
     /** What every lock's {@link LockRecord#checkpointBytes()} sums to (derived: recounted on decode). */
     long checkpointBytes;
 
+    /** Each principal's share of {@link #checkpointBytes} (derived: recounted on decode). */
+    final TreeMap<String, Long> checkpointBytesByPrincipal = new TreeMap<>();
+    /** Each principal's locks in a lock delay its leases left (derived: recounted on decode). */
+    final TreeMap<String, Long> delaysByPrincipal = new TreeMap<>();
+
     final SessionTable sessions;
     final LockTable locks = new LockTable();
     final FencedKv kv = new FencedKv();
@@ -59,6 +64,33 @@ final class State {
     PrincipalLimits quota(String principal) {
         PrincipalLimits own = quotas.get(principal);
         return own != null ? own : limits.principal();
+    }
+
+    /**
+     * Counts ({@code sign} 1) or uncounts (-1) what {@code lock} keeps of checkpoints, node-wide and
+     * against its checkpoint's writer: called around every change to it, so the two sums stay exact.
+     */
+    void chargeCheckpoints(LockRecord lock, int sign) {
+        long bytes = sign * lock.checkpointBytes();
+        checkpointBytes += bytes;
+        charge(checkpointBytesByPrincipal, lock.checkpointPrincipal, bytes);
+    }
+
+    /** Counts ({@code sign} 1) or uncounts (-1) {@code lock}'s delay against the principal that caused it. */
+    void chargeDelay(LockRecord lock, int sign) {
+        charge(delaysByPrincipal, lock.delayPrincipal, sign);
+    }
+
+    private static void charge(TreeMap<String, Long> byPrincipal, String principal, long amount) {
+        if (principal.isEmpty() || amount == 0) {
+            return;
+        }
+        long next = byPrincipal.getOrDefault(principal, 0L) + amount;
+        if (next == 0) {
+            byPrincipal.remove(principal);
+        } else {
+            byPrincipal.put(principal, next);
+        }
     }
 
     void touch(SessionRecord s) {

@@ -258,8 +258,8 @@ class SnapshotTest {
         // The one session gains its principal and secret hash, each history record two principals
         // (each name an index); the names table holds "" and "b" (4 + 4 + 5), and the two "b"s
         // written where they were used (5 bytes each) become indexes (4 bytes).
-        // ... and the limits block of version 7 (one byte: none recorded).
-        assertThat(current.length).isEqualTo(v4.length + 4 + 16 + 2 * (4 + 4) + 13 - 2 + 1);
+        // ... and the limits and charges blocks of version 7 (none recorded, none charged).
+        assertThat(current.length).isEqualTo(v4.length + 4 + 16 + 2 * (4 + 4) + 13 - 2 + 1 + 4);
         assertThat(StateMachine.restore(current, Limits.defaults()).snapshot()).isEqualTo(current);
         assertThat(sm.apply(5_000, new Command.WithSecret(new SecretHash(7, 8), new Command.ResumeSession(2))))
                 .as("a session without a secret accepts any request, as before secrets")
@@ -388,8 +388,8 @@ class SnapshotTest {
         // The names table holds "" and "a" (4 + 4 + 5); "a", written where it was used (5 bytes),
         // becomes an index (4 bytes), as each "" (4 bytes) does.
         int names = 13 - 1;
-        // ... and the limits block of version 7 (one byte: none recorded).
-        assertThat(current.length).isEqualTo(v5.length - grantV5 + grantV6 - messageCut + 4 + names + 1);
+        // ... and the limits and charges blocks of version 7 (none recorded, none charged).
+        assertThat(current.length).isEqualTo(v5.length - grantV5 + grantV6 - messageCut + 4 + names + 1 + 4);
         assertThat(StateMachine.restore(current, Limits.defaults()).snapshot()).isEqualTo(current);
         KvValue k = (KvValue) sm.apply(5_000, new Get("k"));
         assertThat(k.lock()).isEqualTo("x");
@@ -437,13 +437,16 @@ class SnapshotTest {
     @Test
     void aVersionSixSnapshotLoadsUnderTheMembersOwnLimits() {
         byte[] current = richState().sm.snapshot();
-        assertThat(current[current.length - 5]).as("no limits recorded").isEqualTo((byte) 0);
-        ByteBuffer b = ByteBuffer.allocate(current.length - 1);
-        b.put(current, 0, current.length - 5);
+        // The blocks version 7 added, last before the checksum: limits not recorded, no charges.
+        int added = 1 + 4;
+        int bodyEnd = current.length - 4;
+        assertThat(Arrays.copyOfRange(current, bodyEnd - added, bodyEnd)).containsOnly(0);
+        ByteBuffer b = ByteBuffer.allocate(current.length - added);
+        b.put(current, 0, bodyEnd - added);
         b.putInt(4, 6);
         java.util.zip.CRC32 crc = new java.util.zip.CRC32();
-        crc.update(b.array(), 0, current.length - 5);
-        b.putInt(current.length - 5, (int) crc.getValue());
+        crc.update(b.array(), 0, bodyEnd - added);
+        b.putInt(bodyEnd - added, (int) crc.getValue());
         byte[] v6 = b.array();
 
         StateMachine restored = StateMachine.restore(v6, Fixture.small());
@@ -527,6 +530,7 @@ class SnapshotTest {
         w.i32(0); // idle
         w.i32(0); // kv
         w.bool(false); // limits: not recorded
+        w.i32(0); // charges: none
         byte[] forged = w.finishWithChecksum();
         assertThatThrownBy(() -> StateMachine.restore(forged, Limits.defaults()))
                 .isInstanceOf(InvariantViolation.class)

@@ -116,7 +116,8 @@ public final class WireMapping {
                         r.getRequestId(),
                         r.getLock(),
                         r.getToken(),
-                        r.getValue().toByteArray());
+                        r.getValue().toByteArray(),
+                        log.getPrincipal());
             }
             case CANCEL_WAIT ->
                 new Command.CancelWait(
