@@ -125,7 +125,15 @@ public record Limits(
     public Limits with(String name, long value) {
         for (var e : PrincipalLimits.NAMES.entrySet()) {
             if (e.getValue().equals(name)) {
-                return copy(this, "principal", copy(principal, e.getKey(), value));
+                PrincipalLimits next;
+                try {
+                    next = copy(principal, e.getKey(), value);
+                } catch (IllegalArgumentException bad) {
+                    // Named as the caller named it, not as the component is called.
+                    throw new IllegalArgumentException(
+                            bad.getMessage().replaceFirst("^" + e.getKey() + " ", name + " "), bad);
+                }
+                return copy(this, "principal", next);
             }
         }
         return copy(this, name, value);
