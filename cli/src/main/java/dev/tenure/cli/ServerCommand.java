@@ -222,11 +222,21 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
             paramLabel = "NAME=VALUE",
             description = {
                 "Set a limit of the state machine (repeat for more), e.g. --limit kvBytesMax=64MiB --limit",
-                "sessionsMax=5000; sizes take KiB, MiB or GiB. Every member of a cluster must be given the same ones.",
+                "sessionsMax=5000; sizes take KiB, MiB or GiB. Every member of a cluster must be given the same ones:",
+                "a node whose limits differ from the ones the cluster's log holds ends (exit 2), naming both values.",
                 "The names and defaults are in docs/memory.md; a node refuses to start when its limits can hold",
                 "more than its heap."
             })
     Map<String, String> limits = new LinkedHashMap<>();
+
+    @Option(
+            names = "--change-limits",
+            description = {
+                "Put this node's --limit values in force for the whole cluster where they differ from the ones its",
+                "log holds, if the state holds no more than they allow (else the node ends, exit 2, naming the limit",
+                "and what the state holds). Give the other members the same values before they restart."
+            })
+    boolean changeLimits;
 
     @Option(
             names = "--no-heap-check",
@@ -248,6 +258,7 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
         ServerConfig config = config().withSnapshotInterval(snapshotInterval)
                 .withLimits(LimitOptions.apply(Limits.defaults(), limits))
                 .withHeapCheck(!noHeapCheck)
+                .withChangeLimits(changeLimits)
                 .withJoin(join)
                 .withTls(tlsFiles(tlsCert, tlsKey, tlsCa))
                 .withClusterSecret(clusterSecret())

@@ -104,9 +104,16 @@ public sealed interface Command {
 
     /**
      * Stores {@code value} as the lock's checkpoint; accepted only if {@code token} is the lock's
-     * current grant (a fenced write). Session 0 writes without dedup, like the KV.
+     * current grant (a fenced write). Session 0 writes without dedup, like the KV. {@code
+     * principal}: who the writing client authenticated as, for a write without a session (one
+     * with a session is its session's); the lock's checkpoint bytes then count against its quota.
      */
-    record WriteCheckpoint(long sessionId, long requestId, String lock, long token, byte[] value) implements Command {}
+    record WriteCheckpoint(long sessionId, long requestId, String lock, long token, byte[] value, String principal)
+            implements Command {
+        public WriteCheckpoint(long sessionId, long requestId, String lock, long token, byte[] value) {
+            this(sessionId, requestId, lock, token, value, "");
+        }
+    }
 
     /**
      * Gives up a queued acquire (its client stopped waiting), or gives back the grant that raced
@@ -175,4 +182,34 @@ public sealed interface Command {
     record Status(String lock) implements Command {}
 
     record Stats() implements Command {}
+
+    /**
+     * The limits, and the quotas of named principals, that node {@code nodeId} runs with, each by
+     * the name its refusals give ({@link Limits#names()}; a limit not named takes its default, a
+     * quota's limit not named the node-wide per-principal value). The first in the log become the
+     * cluster's. After that, values that differ are refused, naming each difference, unless
+     * {@code change}: then they are put in force if the state holds no more than they allow, and
+     * refused, changing nothing, if it does. See {@link LimitsCommands}.
+     */
+    record SetLimits(
+            java.util.SortedMap<String, Long> limits,
+            java.util.SortedMap<String, java.util.SortedMap<String, Long>> quotas,
+            boolean change,
+            int nodeId)
+            implements Command {
+        public SetLimits {
+            limits = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(limits));
+            java.util.TreeMap<String, java.util.SortedMap<String, Long>> q = new java.util.TreeMap<>();
+            quotas.forEach((p, v) -> q.put(p, java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(v))));
+            quotas = java.util.Collections.unmodifiableSortedMap(q);
+        }
+
+        /** {@code limits} and {@code quotas} by name, as a node proposes them. */
+        public static SetLimits of(
+                Limits limits, java.util.SortedMap<String, PrincipalLimits> quotas, boolean change, int nodeId) {
+            java.util.TreeMap<String, java.util.SortedMap<String, Long>> q = new java.util.TreeMap<>();
+            quotas.forEach((p, v) -> q.put(p, SnapshotLimits.perPrincipal(v)));
+            return new SetLimits(limits.values(), q, change, nodeId);
+        }
+    }
 }

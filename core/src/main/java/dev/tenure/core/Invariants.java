@@ -32,6 +32,9 @@ final class Invariants {
             require(lock != null || !state.locks.isInIdleOrder(name), "dropped lock %s still in idle order", name);
             if (lock != null) {
                 checkLock(lock);
+                if (!lock.checkpointPrincipal.isEmpty()) {
+                    checkCheckpointQuota(lock.checkpointPrincipal);
+                }
             }
         }
         for (String key : state.touchedKeys) {
@@ -130,9 +133,35 @@ final class Invariants {
     private void checkMemoryCounts() {
         long waiters = 0;
         long checkpointBytes = 0;
+        TreeMap<String, Long> charged = new TreeMap<>();
+        TreeMap<String, Long> delays = new TreeMap<>();
         for (LockRecord lock : state.locks.all()) {
             waiters += lock.waiterCount();
             checkpointBytes += lock.checkpointBytes();
+            if (!lock.checkpointPrincipal.isEmpty() && lock.checkpointBytes() > 0) {
+                charged.merge(lock.checkpointPrincipal, lock.checkpointBytes(), Long::sum);
+            }
+            require(
+                    lock.delayUntilMs != 0 || lock.delayPrincipal.isEmpty(),
+                    "lock %s charges %s for a delay it is not in",
+                    lock.name,
+                    lock.delayPrincipal);
+            if (!lock.delayPrincipal.isEmpty()) {
+                delays.merge(lock.delayPrincipal, 1L, Long::sum);
+            }
+        }
+        require(
+                charged.equals(state.checkpointBytesByPrincipal),
+                "principals' checkpoint bytes are %s, counted %s",
+                charged,
+                state.checkpointBytesByPrincipal);
+        require(
+                delays.equals(state.delaysByPrincipal),
+                "principals' lock delays are %s, counted %s",
+                delays,
+                state.delaysByPrincipal);
+        for (var c : charged.entrySet()) {
+            checkCheckpointQuota(c.getKey());
         }
         require(waiters == state.waiters, "%s waiters queued, counted %s", waiters, state.waiters);
         require(
@@ -171,13 +200,23 @@ final class Invariants {
         }
     }
 
+    /** A principal's checkpoint bytes within its quota. */
+    private void checkCheckpointQuota(String principal) {
+        long bytes = state.checkpointBytesByPrincipal.getOrDefault(principal, 0L);
+        require(
+                bytes <= state.quota(principal).checkpointTotalBytesMax(),
+                "principal %s keeps %s checkpoint bytes, over checkpointTotalBytesPerPrincipalMax",
+                principal,
+                bytes);
+    }
+
     /** A principal's keys within its KV quota; writes without a principal have none. */
     private void checkQuota(String principal) {
         if (principal.isEmpty()) {
             return;
         }
         FencedKv.Usage u = state.kv.usage(principal);
-        PrincipalLimits quota = state.limits.principal();
+        PrincipalLimits quota = state.quota(principal);
         require(
                 u.keys() <= quota.kvKeysMax() && u.bytes() <= quota.kvBytesMax(),
                 "principal %s holds %s, over its KV quota",

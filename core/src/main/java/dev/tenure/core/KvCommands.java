@@ -138,7 +138,7 @@ final class KvCommands {
         if (principal.isEmpty()) {
             return null;
         }
-        PrincipalLimits quota = state.limits.principal();
+        PrincipalLimits quota = state.quota(principal);
         FencedKv.Entry old = state.kv.get(next.key());
         boolean holds = old != null && old.principal().equals(principal);
         FencedKv.Usage usage = state.kv.usage(principal);

@@ -77,6 +77,8 @@ final class LeaseLifecycle {
         state.deadlines.removeDelayEnd(lock.name, lock.delayUntilMs);
         lock.delayUntilMs = 0;
         state.delayedLocks--;
+        state.chargeDelay(lock, -1);
+        lock.delayPrincipal = "";
         state.touch(lock);
         handOff(lock);
     }
@@ -110,13 +112,17 @@ final class LeaseLifecycle {
         unindexLeaseEnd(lock);
         lock.renewDeadlineMs = LockRecord.NONE;
         lock.maxHoldAtMs = LockRecord.NONE;
-        long checkpointBytes = lock.checkpointBytes();
+        state.chargeCheckpoints(lock, -1);
         lock.lease = null; // and with it the checkpoint it was granted with, if the holder wrote another
-        state.checkpointBytes += lock.checkpointBytes() - checkpointBytes;
+        state.chargeCheckpoints(lock, 1);
         if (end != TenureEnd.RELEASED && lease.policy().lockDelayMs() > 0) {
             lock.delayUntilMs = state.nowPlus(lease.policy().lockDelayMs());
             state.deadlines.addDelayEnd(lock.name, lock.delayUntilMs);
             state.delayedLocks++;
+            // The delay holds the lock from everyone, as the lease did: it counts against the
+            // principal whose lease left it, so a principal cannot hold more by ending leases uncleanly.
+            lock.delayPrincipal = state.sessions.get(lease.sessionId()).principal;
+            state.chargeDelay(lock, 1);
         }
         SessionRecord holder = state.sessions.get(lease.sessionId());
         holder.removeHeld(lock.name);
@@ -150,7 +156,7 @@ final class LeaseLifecycle {
             LockRecord dropped = state.locks.markIdle(lock, state.limits.idleLocksMax());
             state.touch(lock);
             if (dropped != null) {
-                state.checkpointBytes -= dropped.checkpointBytes();
+                state.chargeCheckpoints(dropped, -1);
                 state.touchedLocks.add(dropped.name); // so the step's check sees it left the idle order too
             }
             return;

@@ -125,10 +125,54 @@ public record Limits(
     public Limits with(String name, long value) {
         for (var e : PrincipalLimits.NAMES.entrySet()) {
             if (e.getValue().equals(name)) {
-                return copy(this, "principal", copy(principal, e.getKey(), value));
+                PrincipalLimits next;
+                try {
+                    next = copy(principal, e.getKey(), value);
+                } catch (IllegalArgumentException bad) {
+                    // Named as the caller named it, not as the component is called.
+                    throw new IllegalArgumentException(
+                            bad.getMessage().replaceFirst("^" + e.getKey() + " ", name + " "), bad);
+                }
+                return copy(this, "principal", next);
             }
         }
         return copy(this, name, value);
+    }
+
+    /**
+     * A copy with every limit {@code values} names set, in whatever order lets each pair of
+     * limits that bound each other (a TTL range) move together; throws {@link
+     * IllegalArgumentException} for an unknown name or values the limits cannot take together.
+     */
+    public Limits withAll(java.util.SortedMap<String, Long> values) {
+        Limits out = this;
+        java.util.Map<String, Long> left = new java.util.TreeMap<>(values);
+        while (!left.isEmpty()) {
+            int before = left.size();
+            IllegalArgumentException last = null;
+            for (var it = left.entrySet().iterator(); it.hasNext(); ) {
+                var e = it.next();
+                try {
+                    out = out.with(e.getKey(), e.getValue());
+                    it.remove();
+                } catch (IllegalArgumentException refused) {
+                    last = refused;
+                }
+            }
+            if (left.size() == before) {
+                throw last;
+            }
+        }
+        return out;
+    }
+
+    /** Every limit by its name, in ascending order of name. */
+    public java.util.SortedMap<String, Long> values() {
+        java.util.TreeMap<String, Long> out = new java.util.TreeMap<>();
+        for (String name : names()) {
+            out.put(name, get(name));
+        }
+        return out;
     }
 
     /** The value of the limit called {@code name}, one of {@link #names()}. */
@@ -141,7 +185,7 @@ public record Limits(
         return component(this, name);
     }
 
-    private static long component(Record record, String name) {
+    static long component(Record record, String name) {
         try {
             for (RecordComponent c : record.getClass().getRecordComponents()) {
                 if (c.getName().equals(name) && (c.getType() == int.class || c.getType() == long.class)) {

@@ -105,10 +105,14 @@ final class LockCommands {
                     "leasesPerSessionMax (" + state.limits.leasesPerSessionMax() + ") reached by session " + s.id,
                     0);
         }
-        int max = state.limits.principal().leasesMax();
-        if (!s.principal.isEmpty() && principalCount(s.principal, SessionRecord::leaseCount) >= max) {
+        int max = state.quota(s.principal).leasesMax();
+        long delays = state.delaysByPrincipal.getOrDefault(s.principal, 0L);
+        if (!s.principal.isEmpty() && principalCount(s.principal, SessionRecord::leaseCount) + delays >= max) {
             return new Rejected(
-                    Code.LIMIT, "leasesPerPrincipalMax (" + max + ") reached by principal " + s.principal, 0);
+                    Code.LIMIT,
+                    "leasesPerPrincipalMax (" + max + ") reached by principal " + s.principal
+                            + (delays == 0 ? "" : " (" + delays + " of them locks in the lock delay its leases left)"),
+                    0);
         }
         return null;
     }
@@ -127,7 +131,7 @@ final class LockCommands {
 
     /** Also {@link #leasesFull}: a wait counts as a lease too. */
     private Rejected waitersFull(SessionRecord s) {
-        int max = state.limits.principal().waitersMax();
+        int max = state.quota(s.principal).waitersMax();
         if (!s.principal.isEmpty() && principalCount(s.principal, r -> r.waitsByLock.size()) >= max) {
             return new Rejected(
                     Code.LIMIT, "waitersPerPrincipalMax (" + max + ") reached by principal " + s.principal, 0);
@@ -324,7 +328,8 @@ final class LockCommands {
         }
         Checkpoint next = new Checkpoint(c.value(), c.token(), state.nowMs);
         Checkpoint granted = lock.lease.previousCheckpoint();
-        long added = next.size() + (granted == null ? 0 : granted.size()) - lock.checkpointBytes();
+        long total = next.size() + (granted == null ? 0 : granted.size());
+        long added = total - lock.checkpointBytes();
         long max = state.limits.checkpointTotalBytesMax();
         if (added > 0 && state.checkpointBytes + added > max) {
             return new Rejected(
@@ -333,10 +338,45 @@ final class LockCommands {
                             + " checkpoint bytes and this write adds " + added,
                     0);
         }
+        String writer = checkpointWriter(c);
+        Rejected over = checkpointQuotaFull(lock, writer, total);
+        if (over != null) {
+            return over;
+        }
+        state.chargeCheckpoints(lock, -1);
         lock.checkpoint = next;
-        state.checkpointBytes += added;
+        lock.checkpointPrincipal = writer;
+        state.chargeCheckpoints(lock, 1);
         state.touch(lock);
         return new Ok();
+    }
+
+    /** The session's principal for a write with a session, else the one the gateway named. */
+    private String checkpointWriter(Command.WriteCheckpoint c) {
+        SessionRecord s = c.sessionId() == 0 ? null : state.sessions.get(c.sessionId());
+        return s != null ? s.principal : c.principal();
+    }
+
+    /**
+     * The last writer of a lock's checkpoint is charged for every checkpoint byte the lock keeps
+     * (as the last writer of a key holds the key): a write makes the writer's charge the lock's
+     * whole {@code total}, less what it was charged for the lock already.
+     */
+    private Rejected checkpointQuotaFull(LockRecord lock, String writer, long total) {
+        if (writer.isEmpty()) {
+            return null;
+        }
+        long max = state.quota(writer).checkpointTotalBytesMax();
+        long holds = state.checkpointBytesByPrincipal.getOrDefault(writer, 0L);
+        long added = total - (writer.equals(lock.checkpointPrincipal) ? lock.checkpointBytes() : 0);
+        if (added > 0 && holds + added > max) {
+            return new Rejected(
+                    Code.LIMIT,
+                    "checkpointTotalBytesPerPrincipalMax (" + max + ") reached by principal " + writer
+                            + ": its checkpoints keep " + holds + " bytes and this write adds " + added,
+                    0);
+        }
+        return null;
     }
 
     /** A bounded wait passed its deadline while the lock stayed held. */

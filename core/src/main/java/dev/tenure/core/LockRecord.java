@@ -37,6 +37,10 @@ final class LockRecord {
     long lastToken;
     /** A lock delay is pending until then: nothing is granted before it. 0: none. */
     long delayUntilMs;
+    /** Whose lease's end started the lock delay (empty: none, or a session without a principal); charged for it. */
+    String delayPrincipal = "";
+    /** Who wrote the last checkpoint (empty: nobody with a principal); charged for all of {@link #checkpointBytes()}. */
+    String checkpointPrincipal = "";
     /** The last checkpoint any holder wrote, or null. */
     Checkpoint checkpoint;
 

@@ -15,9 +15,20 @@ import java.util.TreeMap;
  * @param waitersMax acquires queued
  * @param kvKeysMax keys of the fenced KV whose last write was the principal's
  * @param kvBytesMax the bytes of those keys, counted as {@code Limits.kvBytesMax} counts them
+ * @param checkpointTotalBytesMax the checkpoint bytes of the locks whose last checkpoint the
+ *     principal wrote, counted as {@code Limits.checkpointTotalBytesMax} counts them
+ *
+ * <p>{@code leasesMax} also counts the locks in a lock delay that the principal's leases left:
+ * a delayed lock counts against the node's {@code locksMax}, so it counts against whoever caused it.
  */
 public record PrincipalLimits(
-        int nameBytesMax, int sessionsMax, int leasesMax, int waitersMax, int kvKeysMax, long kvBytesMax) {
+        int nameBytesMax,
+        int sessionsMax,
+        int leasesMax,
+        int waitersMax,
+        int kvKeysMax,
+        long kvBytesMax,
+        long checkpointTotalBytesMax) {
 
     /** Each component's name as refusals, options and docs give it. */
     static final Map<String, String> NAMES = new TreeMap<>(Map.of(
@@ -26,7 +37,8 @@ public record PrincipalLimits(
             "leasesMax", "leasesPerPrincipalMax",
             "waitersMax", "waitersPerPrincipalMax",
             "kvKeysMax", "kvKeysPerPrincipalMax",
-            "kvBytesMax", "kvBytesPerPrincipalMax"));
+            "kvBytesMax", "kvBytesPerPrincipalMax",
+            "checkpointTotalBytesMax", "checkpointTotalBytesPerPrincipalMax"));
 
     public static PrincipalLimits defaults() {
         return new PrincipalLimits(
@@ -35,7 +47,8 @@ public record PrincipalLimits(
                 4_000, // leasesMax: a fifth of what the node's locksMax and waitersMax allow
                 2_000, // waitersMax: a fifth of the node's waitersMax
                 10_000, // kvKeysMax: a fifth of the node's kvKeysMax
-                8L << 20); // kvBytesMax: a quarter of the node's kvBytesMax
+                8L << 20, // kvBytesMax: a quarter of the node's kvBytesMax
+                1L << 20); // checkpointTotalBytesMax: a quarter of the node's
     }
 
     public PrincipalLimits {
@@ -44,7 +57,8 @@ public record PrincipalLimits(
                 || leasesMax <= 0
                 || waitersMax < 0
                 || kvKeysMax < 0
-                || kvBytesMax < 0) {
+                || kvBytesMax < 0
+                || checkpointTotalBytesMax < 0) {
             throw new IllegalArgumentException("principal limits must be positive");
         }
     }

@@ -35,7 +35,7 @@ final class SessionCommands {
         if (state.sessions.size() >= state.limits.sessionsMax()) {
             return new Rejected(Code.LIMIT, "sessionsMax (" + state.limits.sessionsMax() + ") reached", 0);
         }
-        int perPrincipal = state.limits.principal().sessionsMax();
+        int perPrincipal = state.quota(c.principal()).sessionsMax();
         if (!c.principal().isEmpty() && state.sessions.of(c.principal()).size() >= perPrincipal) {
             return new Rejected(
                     Code.LIMIT,

@@ -6,12 +6,12 @@ import java.util.TreeMap;
 import java.util.zip.CRC32;
 
 /**
- * The versioned binary snapshot format. Version 6, all integers big-endian. This build writes
- * version 6 and reads versions 6, 5 (the previous one; docs/architecture.md says what each new
- * version must ship with) and 4, and refuses any other version with an error that names it:
+ * The versioned binary snapshot format. Version 7, all integers big-endian. This build writes
+ * version 7 and reads versions 7, 6, 5 (docs/architecture.md says what each new version must ship
+ * with) and 4, and refuses any other version with an error that names it:
  *
  * <pre>
- * header   magic i32 "TNUR", version i32 = 6
+ * header   magic i32 "TNUR", version i32 = 7
  * clock    nowMs i64, lastToken i64, lastSessionId i64, staleWritesRejected i64
  * names    count i32, ascending: str (every client name and principal below, once: see SnapshotNames)
  * sessions count i32, ascending id: id i64, ttlMs i64, clientName name, principal name,
@@ -29,6 +29,8 @@ import java.util.zip.CRC32;
  * idle     count i32, oldest first: lock name str
  * kv       count i32, ascending key: key str, value bytes, token i64, lock str (nullable), writtenAtMs i64,
  *          principal name
+ * limits   the limits in force and the quotas of named principals: see {@link SnapshotLimits}
+ * charges  who each lock charges for its lock delay and its checkpoints: see {@link SnapshotCharges}
  * trailer  CRC32 of everything before it, i32
  *
  * str = i32 byte length (-1 for null) + UTF-8; bytes = i32 length + bytes; name = i32 index in names
@@ -44,6 +46,10 @@ import java.util.zip.CRC32;
  * so {@code encode(decode(s))} equals {@code s} byte for byte. Enums are written as their index
  * in the tables below, not their ordinal, so reordering an enum cannot silently change the
  * meaning of a snapshot already written; a new constant must be appended to its table.
+ *
+ * <p>Version 6 is version 7 without the limits and charges blocks: the limits a member restores it
+ * with are in force until the log sets them, as they were when it was written, and its locks
+ * charge no principal.
  *
  * <p>Version 5 is version 6 without the names table (every name is a str where it is used), without
  * the principal of a KV entry, and with a cached grant written
@@ -64,7 +70,9 @@ import java.util.zip.CRC32;
  */
 final class SnapshotCodec {
     static final int MAGIC = 0x544E5552; // "TNUR"
-    static final int VERSION = 6;
+    static final int VERSION = 7;
+    /** The version before it, still read (see {@link #decode}). */
+    static final int VERSION_6 = 6;
     /** The previous format version, still read (see {@link #decode}). */
     static final int VERSION_PREVIOUS = 5;
     /** The version before it, still read too. */
@@ -132,6 +140,8 @@ final class SnapshotCodec {
             w.i64(e.writtenAtMs());
             names.write(w, e.principal());
         }
+        SnapshotLimits.write(w, state);
+        SnapshotCharges.write(w, state);
     }
 
     static State decode(byte[] snapshot, Limits limits) {
@@ -139,7 +149,7 @@ final class SnapshotCodec {
         int version = version(snapshot);
         State state = new State(limits, r.i64(), r.i64(), r.i64());
         state.staleWritesRejected = r.i64();
-        SnapshotNames names = version == VERSION ? SnapshotNames.readTable(r) : SnapshotNames.inline();
+        SnapshotNames names = version >= VERSION_6 ? SnapshotNames.readTable(r) : SnapshotNames.inline();
         int sessions = r.count(40);
         long previousId = 0;
         for (int i = 0; i < sessions; i++) {
@@ -157,6 +167,10 @@ final class SnapshotCodec {
             state.locks.restoreIdle(r.nonNullString());
         }
         readKv(r, state, version, names);
+        if (version == VERSION) {
+            SnapshotLimits.read(r, state);
+            SnapshotCharges.read(r, state);
+        }
         r.expectEnd();
         shareWaitingLockNames(state);
         return state;
@@ -175,7 +189,7 @@ final class SnapshotCodec {
             throw new IllegalArgumentException("not a Tenure snapshot: magic " + Integer.toHexString(magic));
         }
         int version = body.i32();
-        if (version != VERSION && version != VERSION_PREVIOUS && version != VERSION_OLDEST) {
+        if (version != VERSION && version != VERSION_6 && version != VERSION_PREVIOUS && version != VERSION_OLDEST) {
             // Before the checksum and the body: a snapshot from a build of another version is
             // reported as that, not as corruption, and no field is read under the wrong layout.
             throw new IllegalArgumentException("unsupported snapshot version " + version
@@ -426,7 +440,7 @@ final class SnapshotCodec {
     }
 
     private static void readKv(SnapshotReader r, State state, int version, SnapshotNames names) {
-        int count = r.count(version == VERSION ? 32 : 28);
+        int count = r.count(version >= VERSION_6 ? 32 : 28);
         String previous = null;
         for (int i = 0; i < count; i++) {
             String key = r.nonNullString();
@@ -434,7 +448,7 @@ final class SnapshotCodec {
             long token = r.i64();
             String lock = sharedLockName(state, r.string());
             long writtenAtMs = r.i64();
-            String principal = version == VERSION ? names.read(r) : "";
+            String principal = version >= VERSION_6 ? names.read(r) : "";
             FencedKv.Entry e = new FencedKv.Entry(key, value, token, lock, writtenAtMs, principal);
             if (previous != null && e.key().compareTo(previous) <= 0) {
                 throw corrupt("keys out of order at " + e.key());

@@ -13,7 +13,17 @@ import java.util.TreeSet;
  * the invariants can be checked after every step at a cost proportional to the step's work.
  */
 final class State {
-    final Limits limits;
+    /**
+     * The limits in force. Replicated state: set by a {@link Command.SetLimits} entry of the log
+     * and kept in snapshots, so every replica decides every command under the same ones. Until
+     * the log records any (a log written before limits travelled through it), the member's own.
+     */
+    Limits limits;
+    /** Whether {@link #limits} and {@link #quotas} came from the log (or a snapshot), not from this member. */
+    boolean limitsRecorded;
+    /** The principals whose quotas differ from {@code limits.principal()}, from the same entry as {@link #limits}. */
+    TreeMap<String, PrincipalLimits> quotas = new TreeMap<>();
+
     long nowMs;
     /** The fencing token counter: every grant takes the next value, so tokens never repeat or go back. */
     long lastToken;
@@ -25,6 +35,11 @@ final class State {
     long waiters;
     /** What every lock's {@link LockRecord#checkpointBytes()} sums to (derived: recounted on decode). */
     long checkpointBytes;
+
+    /** Each principal's share of {@link #checkpointBytes} (derived: recounted on decode). */
+    final TreeMap<String, Long> checkpointBytesByPrincipal = new TreeMap<>();
+    /** Each principal's locks in a lock delay its leases left (derived: recounted on decode). */
+    final TreeMap<String, Long> delaysByPrincipal = new TreeMap<>();
 
     final SessionTable sessions;
     final LockTable locks = new LockTable();
@@ -43,6 +58,39 @@ final class State {
         this.nowMs = nowMs;
         this.lastToken = lastToken;
         this.sessions = new SessionTable(lastSessionId);
+    }
+
+    /** What {@code principal} may hold: its own quota if the ACL gives it one, else the per-principal limits. */
+    PrincipalLimits quota(String principal) {
+        PrincipalLimits own = quotas.get(principal);
+        return own != null ? own : limits.principal();
+    }
+
+    /**
+     * Counts ({@code sign} 1) or uncounts (-1) what {@code lock} keeps of checkpoints, node-wide and
+     * against its checkpoint's writer: called around every change to it, so the two sums stay exact.
+     */
+    void chargeCheckpoints(LockRecord lock, int sign) {
+        long bytes = sign * lock.checkpointBytes();
+        checkpointBytes += bytes;
+        charge(checkpointBytesByPrincipal, lock.checkpointPrincipal, bytes);
+    }
+
+    /** Counts ({@code sign} 1) or uncounts (-1) {@code lock}'s delay against the principal that caused it. */
+    void chargeDelay(LockRecord lock, int sign) {
+        charge(delaysByPrincipal, lock.delayPrincipal, sign);
+    }
+
+    private static void charge(TreeMap<String, Long> byPrincipal, String principal, long amount) {
+        if (principal.isEmpty() || amount == 0) {
+            return;
+        }
+        long next = byPrincipal.getOrDefault(principal, 0L) + amount;
+        if (next == 0) {
+            byPrincipal.remove(principal);
+        } else {
+            byPrincipal.put(principal, next);
+        }
     }
 
     void touch(SessionRecord s) {

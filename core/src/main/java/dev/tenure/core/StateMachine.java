@@ -30,6 +30,7 @@ public final class StateMachine {
     private final LockCommands lockCommands;
     private final KvCommands kvCommands;
     private final Reads reads;
+    private final LimitsCommands limitsCommands;
     private final LeaseLifecycle lifecycle;
     private final Invariants invariants;
     private boolean fullInvariantChecks;
@@ -46,6 +47,7 @@ public final class StateMachine {
         this.kvCommands = new KvCommands(state, lifecycle);
         this.reads = new Reads(state);
         this.invariants = new Invariants(state);
+        this.limitsCommands = new LimitsCommands(state, invariants);
     }
 
     /** Checks the whole state after every step instead of only what the step touched. */
@@ -118,6 +120,19 @@ public final class StateMachine {
         return state.lastToken;
     }
 
+    /**
+     * The limits in force: the ones the log last set ({@link Command.SetLimits}), or, while it has
+     * set none, the ones this machine was made with.
+     */
+    public Limits limits() {
+        return state.limits;
+    }
+
+    /** Whether the log (or the snapshot restored) has set the limits in force. */
+    public boolean limitsRecorded() {
+        return state.limitsRecorded;
+    }
+
     /** How much of each limit the state uses now. */
     public Usage usage() {
         return new Usage(
@@ -138,7 +153,11 @@ public final class StateMachine {
         return SnapshotCodec.encode(state);
     }
 
-    /** Rebuilds a state machine from {@link #snapshot()} output and checks every invariant. */
+    /**
+     * Rebuilds a state machine from {@link #snapshot()} output and checks every invariant. The
+     * limits the snapshot records are in force; {@code limits} only where it records none (one
+     * written before limits travelled through the log).
+     */
     public static StateMachine restore(byte[] snapshot, Limits limits) {
         StateMachine machine =
                 new StateMachine(SnapshotCodec.decode(snapshot, Objects.requireNonNull(limits, "limits")));
@@ -199,6 +218,7 @@ public final class StateMachine {
         if (c instanceof Command.Get x) return kvCommands.get(x);
         if (c instanceof Command.Status x) return reads.status(x);
         if (c instanceof Command.Stats x) return reads.stats(x);
+        if (c instanceof Command.SetLimits x) return limitsCommands.set(x);
         throw new IllegalArgumentException("unknown command " + c);
     }
 

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 /** Principals: named in status and history, and bounded across all their sessions. */
 class PrincipalRulesTest {
     /** Two sessions, three leases (held plus queued), one queued acquire per principal. */
-    private static final PrincipalLimits TIGHT = new PrincipalLimits(16, 2, 3, 1, 1_000, 1L << 30);
+    private static final PrincipalLimits TIGHT = new PrincipalLimits(16, 2, 3, 1, 1_000, 1L << 30, 1L << 30);
 
     private final Fixture f = new Fixture(withPrincipalLimits(TIGHT));
 

@@ -164,14 +164,14 @@ class SnapshotTest {
     @Test
     void aSnapshotOfAnyOtherVersionIsRefusedWithAnErrorNamingIt() {
         byte[] s = richState().sm.snapshot();
-        assertThat(ByteBuffer.wrap(s).getInt(4)).isEqualTo(6);
-        // 1 to 3 are earlier layouts this build no longer reads; 7 is one it does not know yet.
-        for (int version : new int[] {0, 1, 2, 3, 7, 9, -1}) {
+        assertThat(ByteBuffer.wrap(s).getInt(4)).isEqualTo(7);
+        // 1 to 3 are earlier layouts this build no longer reads; 8 is one it does not know yet.
+        for (int version : new int[] {0, 1, 2, 3, 8, 9, -1}) {
             byte[] other = withVersion(s, version);
             assertThatThrownBy(() -> StateMachine.restore(other, Fixture.small()))
                     .as("version %d", version)
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessage("unsupported snapshot version " + version + ": this build reads versions 4 to 6 only");
+                    .hasMessage("unsupported snapshot version " + version + ": this build reads versions 4 to 7 only");
         }
     }
 
@@ -240,7 +240,7 @@ class SnapshotTest {
     }
 
     @Test
-    void aVersionFourSnapshotLoadsWithoutSecretsOrPrincipalsAndIsWrittenBackAsVersionSix() {
+    void aVersionFourSnapshotLoadsWithoutSecretsOrPrincipalsAndIsWrittenBackAsTheCurrentVersion() {
         byte[] v4 = versionFourSnapshot();
         StateMachine sm = StateMachine.restore(v4, Limits.defaults());
         var x = (Result.LockView) sm.apply(5_000, new Status("x"));
@@ -251,15 +251,16 @@ class SnapshotTest {
         assertThat(x.holder().sessionId()).isEqualTo(2);
         assertThat(x.holder().token()).isEqualTo(3);
 
-        byte[] v6 = sm.snapshot();
-        assertThat(ByteBuffer.wrap(v6).getInt(4))
+        byte[] current = sm.snapshot();
+        assertThat(ByteBuffer.wrap(current).getInt(4))
                 .isEqualTo(SnapshotCodec.VERSION)
-                .isEqualTo(6);
+                .isEqualTo(7);
         // The one session gains its principal and secret hash, each history record two principals
         // (each name an index); the names table holds "" and "b" (4 + 4 + 5), and the two "b"s
         // written where they were used (5 bytes each) become indexes (4 bytes).
-        assertThat(v6.length).isEqualTo(v4.length + 4 + 16 + 2 * (4 + 4) + 13 - 2);
-        assertThat(StateMachine.restore(v6, Limits.defaults()).snapshot()).isEqualTo(v6);
+        // ... and the limits and charges blocks of version 7 (none recorded, none charged).
+        assertThat(current.length).isEqualTo(v4.length + 4 + 16 + 2 * (4 + 4) + 13 - 2 + 1 + 4);
+        assertThat(StateMachine.restore(current, Limits.defaults()).snapshot()).isEqualTo(current);
         assertThat(sm.apply(5_000, new Command.WithSecret(new SecretHash(7, 8), new Command.ResumeSession(2))))
                 .as("a session without a secret accepts any request, as before secrets")
                 .isInstanceOf(Result.SessionResumed.class);
@@ -351,7 +352,7 @@ class SnapshotTest {
     }
 
     @Test
-    void aVersionFiveSnapshotLoadsItsKeysWithoutAPrincipalAndItsGrantsAsTokensAndIsWrittenBackAsVersionSix() {
+    void aVersionFiveSnapshotLoadsItsKeysWithoutAPrincipalAndItsGrantsAsTokensAndIsWrittenBackAsTheCurrentVersion() {
         byte[] v5 = versionFiveSnapshot();
         StateMachine sm = StateMachine.restore(v5, Limits.defaults());
         Grant grant = new Grant(
@@ -375,10 +376,10 @@ class SnapshotTest {
                 .startsWith("mmm")
                 .endsWith("\u2026");
 
-        byte[] v6 = sm.snapshot();
-        assertThat(ByteBuffer.wrap(v6).getInt(4))
+        byte[] current = sm.snapshot();
+        assertThat(ByteBuffer.wrap(current).getInt(4))
                 .isEqualTo(SnapshotCodec.VERSION)
-                .isEqualTo(6);
+                .isEqualTo(7);
         // The grant shrinks to its token (tag, lock str, 4 i64, end, i64, a checkpoint of 3 bytes,
         // policy: to tag and i64), the message to the cache's length, and the key gains a principal.
         int grantV5 = 1 + (4 + 1) + 4 * 8 + 1 + 8 + (1 + 4 + 3 + 16) + 24;
@@ -387,8 +388,9 @@ class SnapshotTest {
         // The names table holds "" and "a" (4 + 4 + 5); "a", written where it was used (5 bytes),
         // becomes an index (4 bytes), as each "" (4 bytes) does.
         int names = 13 - 1;
-        assertThat(v6.length).isEqualTo(v5.length - grantV5 + grantV6 - messageCut + 4 + names);
-        assertThat(StateMachine.restore(v6, Limits.defaults()).snapshot()).isEqualTo(v6);
+        // ... and the limits and charges blocks of version 7 (none recorded, none charged).
+        assertThat(current.length).isEqualTo(v5.length - grantV5 + grantV6 - messageCut + 4 + names + 1 + 4);
+        assertThat(StateMachine.restore(current, Limits.defaults()).snapshot()).isEqualTo(current);
         KvValue k = (KvValue) sm.apply(5_000, new Get("k"));
         assertThat(k.lock()).isEqualTo("x");
         assertThat(k.token()).isEqualTo(2);
@@ -426,6 +428,31 @@ class SnapshotTest {
         assertThat(forced.forcedByClient()).isEqualTo("\u00e9");
         StateMachine restored = StateMachine.restore(f.sm.snapshot(), Fixture.small());
         assertThat(restored.apply(f.now, new Status("y"))).isEqualTo(y);
+    }
+
+    /**
+     * A version 6 snapshot is a version 7 one without the limits block: the member's own limits
+     * are in force until the log sets some, as they were when it was written.
+     */
+    @Test
+    void aVersionSixSnapshotLoadsUnderTheMembersOwnLimits() {
+        byte[] current = richState().sm.snapshot();
+        // The blocks version 7 added, last before the checksum: limits not recorded, no charges.
+        int added = 1 + 4;
+        int bodyEnd = current.length - 4;
+        assertThat(Arrays.copyOfRange(current, bodyEnd - added, bodyEnd)).containsOnly(0);
+        ByteBuffer b = ByteBuffer.allocate(current.length - added);
+        b.put(current, 0, bodyEnd - added);
+        b.putInt(4, 6);
+        java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+        crc.update(b.array(), 0, bodyEnd - added);
+        b.putInt(bodyEnd - added, (int) crc.getValue());
+        byte[] v6 = b.array();
+
+        StateMachine restored = StateMachine.restore(v6, Fixture.small());
+        assertThat(restored.limitsRecorded()).isFalse();
+        assertThat(restored.limits()).isEqualTo(Fixture.small());
+        assertThat(restored.snapshot()).isEqualTo(current);
     }
 
     /** {@code snapshot} relabelled as {@code version}, with a valid checksum, so only the version is wrong. */
@@ -502,6 +529,8 @@ class SnapshotTest {
         w.i64(0);
         w.i32(0); // idle
         w.i32(0); // kv
+        w.bool(false); // limits: not recorded
+        w.i32(0); // charges: none
         byte[] forged = w.finishWithChecksum();
         assertThatThrownBy(() -> StateMachine.restore(forged, Limits.defaults()))
                 .isInstanceOf(InvariantViolation.class)

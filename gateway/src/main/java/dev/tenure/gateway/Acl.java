@@ -37,15 +37,43 @@ public final class Acl {
     /** Null for {@link #OPEN}. */
     private final Map<String, List<Grant>> byPrincipal;
 
-    private Acl(Map<String, List<Grant>> byPrincipal) {
+    /** Each named principal's own quota values, by the names refusals give; not permissions, but replicated state. */
+    private final java.util.SortedMap<String, java.util.SortedMap<String, Long>> quotas;
+
+    private Acl(
+            Map<String, List<Grant>> byPrincipal,
+            java.util.SortedMap<String, java.util.SortedMap<String, Long>> quotas) {
         this.byPrincipal = byPrincipal;
+        this.quotas = quotas;
+    }
+
+    private Acl(Map<String, List<Grant>> byPrincipal) {
+        this(byPrincipal, Collections.emptySortedMap());
     }
 
     /** An ACL granting exactly {@code grants}; a principal not in it may do nothing. */
     public static Acl of(Map<String, List<Grant>> grants) {
+        return of(grants, Collections.emptySortedMap());
+    }
+
+    /**
+     * As {@link #of(Map)}, with per-principal quota values (e.g. {@code kvBytesPerPrincipalMax}) for
+     * some principals: the node proposes them to the cluster through the log (they decide outcomes
+     * at apply, so every replica must hold the same ones); a value not given is the node's.
+     */
+    public static Acl of(
+            Map<String, List<Grant>> grants, java.util.SortedMap<String, java.util.SortedMap<String, Long>> quotas) {
         Map<String, List<Grant>> copy = new TreeMap<>();
         grants.forEach((principal, list) -> copy.put(principal, List.copyOf(list)));
-        return new Acl(Collections.unmodifiableMap(copy));
+        TreeMap<String, java.util.SortedMap<String, Long>> q = new TreeMap<>();
+        quotas.forEach(
+                (principal, values) -> q.put(principal, Collections.unmodifiableSortedMap(new TreeMap<>(values))));
+        return new Acl(Collections.unmodifiableMap(copy), Collections.unmodifiableSortedMap(q));
+    }
+
+    /** The principals' own quota values the ACL names (none for {@link #OPEN}). */
+    public java.util.SortedMap<String, java.util.SortedMap<String, Long>> quotas() {
+        return quotas;
     }
 
     public boolean open() {

@@ -197,7 +197,8 @@ public final class Gateway {
     public void writeCheckpoint(WriteCheckpointRequest request, Answer<WriteCheckpointResponse> answer) {
         if (validated(() -> admitted(validator::checkpoint, request, Permission.WRITE, request.getLock()), answer)) {
             LogCommand.Builder cmd = LogCommand.newBuilder()
-                    .setWriteCheckpoint(request.toBuilder().clearSessionSecret());
+                    .setWriteCheckpoint(request.toBuilder().clearSessionSecret())
+                    .setPrincipal(Principal.current().orElse(""));
             call(
                     withSecret(cmd, request.getSessionId(), request.getSessionSecret()),
                     Reply::getWriteCheckpoint,

@@ -116,7 +116,8 @@ public final class WireMapping {
                         r.getRequestId(),
                         r.getLock(),
                         r.getToken(),
-                        r.getValue().toByteArray());
+                        r.getValue().toByteArray(),
+                        log.getPrincipal());
             }
             case CANCEL_WAIT ->
                 new Command.CancelWait(
@@ -153,6 +154,7 @@ public final class WireMapping {
                         r.getOverrideFence());
             }
             case STATS -> new Command.Stats();
+            case SET_LIMITS -> LimitsMapping.toCommand(log.getSetLimits());
             case CMD_NOT_SET -> throw new IllegalArgumentException("log command without a body");
         };
     }
@@ -249,7 +251,7 @@ public final class WireMapping {
                         .setNowMs(s.nowMs())
                         .setStaleWritesRejected(s.staleWritesRejected()));
             }
-            case CLOSE_SESSION, CANCEL_WAIT, CMD_NOT_SET -> reply.setDone(done(result));
+            case CLOSE_SESSION, CANCEL_WAIT, SET_LIMITS, CMD_NOT_SET -> reply.setDone(done(result));
         }
         return reply.build();
     }

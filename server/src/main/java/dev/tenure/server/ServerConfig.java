@@ -32,6 +32,8 @@ import java.util.function.Consumer;
  * @param connections what the gRPC port gives client connections (see {@link ConnectionLimits})
  * @param heapCheck refuse to start when the limits can hold more than the heap (see {@code
  *     MemoryBudget}); true unless asked otherwise
+ * @param changeLimits put {@code limits} in force for the whole cluster where they differ from the
+ *     ones its log holds, instead of refusing to start (see {@link #withChangeLimits})
  */
 public record ServerConfig(
         int nodeId,
@@ -50,7 +52,8 @@ public record ServerConfig(
         TlsFiles tls,
         ClusterSecret clusterSecret,
         ConnectionLimits connections,
-        boolean heapCheck) {
+        boolean heapCheck,
+        boolean changeLimits) {
 
     public static final int DEFAULT_PORT = 7420;
     public static final int DEFAULT_ADMIN_PORT = 7421;
@@ -99,7 +102,8 @@ public record ServerConfig(
                 null,
                 null,
                 ConnectionLimits.defaults(),
-                true);
+                true,
+                false);
     }
 
     /**
@@ -194,6 +198,15 @@ public record ServerConfig(
     }
 
     /**
+     * True: where this node's limits differ from the ones the cluster's log holds, it puts its own
+     * in force for every member (if the state holds no more than they allow) instead of refusing
+     * to start. The other members apply them at once, and must be given them before they restart.
+     */
+    public ServerConfig withChangeLimits(boolean change) {
+        return with(c -> c.changeLimits = change);
+    }
+
+    /**
      * A copy with what {@code change} sets, checked as the constructor checks: one place that
      * names every component, so a new one is added there and in {@link Changes} only.
      */
@@ -227,6 +240,7 @@ public record ServerConfig(
         public ClusterSecret clusterSecret;
         public ConnectionLimits connections;
         public boolean heapCheck;
+        public boolean changeLimits;
 
         private Changes(ServerConfig c) {
             nodeId = c.nodeId;
@@ -246,6 +260,7 @@ public record ServerConfig(
             clusterSecret = c.clusterSecret;
             connections = c.connections;
             heapCheck = c.heapCheck;
+            changeLimits = c.changeLimits;
         }
 
         private ServerConfig build() {
@@ -266,7 +281,8 @@ public record ServerConfig(
                     tls,
                     clusterSecret,
                     connections,
-                    heapCheck);
+                    heapCheck,
+                    changeLimits);
         }
     }
 

@@ -276,6 +276,9 @@ public final class TenureServer implements AutoCloseable {
             problem = "the node cannot read its data directory " + config.dataDir() + ": " + e.getMessage();
         }
         boolean answered = b.getNowMs() > 0;
+        if (problem == null && answered && !gateway.limitsAgreed()) {
+            problem = "the cluster has not yet answered this node's limits: client calls are refused until it has";
+        }
         health.observe(answered, gateway.clusterConnected(), gateway.clusterRefusedCredentials(), problem);
         gateway.serving("ok".equals(health.state()));
         return b.setHealth(health.state()).setHealthDetail(health.detail()).setHealthSinceMs(health.sinceMs());

@@ -166,6 +166,38 @@ class AclIT {
     }
 
     /**
+     * A principal's own quota from the ACL file reaches the state through the log, so it decides
+     * there, and a reload changes it there; other principals keep the node's.
+     */
+    @Test
+    void aPrincipalsQuotaFromTheAclFileDecidesInTheStateAndAReloadChangesIt() throws Exception {
+        String oneKey = ACL + "quotas:\n  orders-worker:\n    kvKeysPerPrincipalMax: 1\n";
+        try {
+            reload(oneKey, "the ACL's quotas are in force");
+            assertThat(exit(as(worker, "kv", "put", "orders/q1", "v"))).isZero();
+            try (var refused = as(worker, "kv", "put", "orders/q2", "v")) {
+                assertThat(refused.waitFor(EXIT)).as(refused.output()).isEqualTo(2);
+                assertThat(refused.output()).contains("kvKeysPerPrincipalMax (1) reached by principal orders-worker");
+            }
+            assertThat(exit(as(ops, "kv", "put", "ops/q1", "v"))).isZero();
+            assertThat(exit(as(ops, "kv", "put", "ops/q2", "v")))
+                    .as("another principal keeps the node's quota")
+                    .isZero();
+            reload(
+                    oneKey.replace("kvKeysPerPrincipalMax: 1", "kvKeysPerPrincipalMax: 2"),
+                    "the ACL's quotas are in force");
+            assertThat(exit(as(worker, "kv", "put", "orders/q2", "v"))).isZero();
+            reload(oneKey, "the ACL's quotas were refused");
+            assertThat(server.lines()).anyMatch(l -> l.contains("principal orders-worker holds Usage[keys=2"));
+        } finally {
+            for (String key : new String[] {"orders/q1", "orders/q2"}) {
+                exit(as(worker, "kv", "del", key));
+            }
+            reload(ACL, "the ACL's quotas are in force");
+        }
+    }
+
+    /**
      * Writes {@code acl} to the node's ACL file, sends SIGHUP and waits for the node's line that
      * starts with {@code "tenure: " + outcome}: a reload is not done when the signal is sent.
      */

@@ -24,8 +24,14 @@ import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
  *   orders-worker:
  *     - prefix: "orders/"
  *       allow: [acquire, read, write]
+ * quotas:                       # optional
+ *   orders-worker:
+ *     kvBytesPerPrincipalMax: 64MiB
+ *     leasesPerPrincipalMax: 100
  * </pre>
  *
+ * <p>{@code quotas} gives a principal of {@code principals} its own per-principal limits (the
+ * names refusals give; a count, or a size with KiB, MiB or GiB); the others keep the node's.
  * Every mistake is refused with one message that names the file and the place (an unknown key or
  * permission, a prefix that is not a string, an empty list), never half-read: a node either runs
  * with the whole file or keeps what it had.
@@ -66,6 +72,7 @@ public final class AclFile {
                     "acl " + source + ": not valid YAML: " + e.getMessage().replace('\n', ' '));
         }
         Map<?, ?> top = map(source, "the file", doc);
+        Object quotaSection = top.remove("quotas");
         only(source, "the file", top, List.of("principals"));
         Map<?, ?> principals = map(source, "principals", top.get("principals"));
         Map<String, List<Acl.Grant>> grants = new TreeMap<>();
@@ -75,7 +82,7 @@ public final class AclFile {
             }
             grants.put(principal, grants(source, "principals." + principal, e.getValue()));
         }
-        return Acl.of(grants);
+        return Acl.of(grants, quotaSection == null ? new TreeMap<>() : AclQuotas.parse(source, quotaSection, grants));
     }
 
     private static List<Acl.Grant> grants(String source, String where, Object value) throws BadAclException {
@@ -106,7 +113,7 @@ public final class AclFile {
         return out;
     }
 
-    private static Map<?, ?> map(String source, String where, Object value) throws BadAclException {
+    static Map<?, ?> map(String source, String where, Object value) throws BadAclException {
         if (!(value instanceof Map<?, ?> m)) {
             throw bad(source, where, "must be a mapping");
         }
@@ -126,7 +133,7 @@ public final class AclFile {
         }
     }
 
-    private static BadAclException bad(String source, String where, String what) {
+    static BadAclException bad(String source, String where, String what) {
         return new BadAclException("acl " + source + ": " + where + ": " + what);
     }
 }

@@ -39,7 +39,13 @@ public enum FatalCause {
      * thread that touches it ({@code InternalError: a fault occurred in a recent unsafe memory
      * access}).
      */
-    DISK_FULL(15, "data directory full");
+    DISK_FULL(15, "data directory full"),
+    /**
+     * The node was given limits (or ACL quotas) that differ from the ones the cluster's log holds,
+     * and was not asked to change them: it would decide commands under other limits than its
+     * peers. Bad options, so the {@code tenure} command's 2; the line names both values.
+     */
+    LIMITS_DIFFER(2, "limits differ from the cluster's");
 
     private final int exitStatus;
     private final String meaning;

@@ -26,7 +26,8 @@ import org.agrona.concurrent.AgentTerminationException;
  *       one line and exit 1 instead of printing "serving" over a dead part;
  *   <li>serving: fatal at once;
  *   <li>a corrupt data file ({@link FatalCause#CORRUPT_DATA}) is fatal at once while starting too:
- *       the start would otherwise wait for a replay that cannot finish;
+ *       the start would otherwise wait for a replay that cannot finish; so are limits that differ
+ *       from the cluster's ({@link FatalCause#LIMITS_DIFFER}), which need the operator;
  *   <li>stopping ({@link #stopping()}, first thing in the node's close): every part is meant to end.
  * </ul>
  */
@@ -89,7 +90,7 @@ public final class NodeFaults implements ErrorHandler {
             if (phase == Phase.STOPPING) {
                 return;
             }
-            if (phase == Phase.STARTING && cause != FatalCause.CORRUPT_DATA) {
+            if (phase == Phase.STARTING && cause != FatalCause.CORRUPT_DATA && cause != FatalCause.LIMITS_DIFFER) {
                 if (endedWhileStarting == null) {
                     endedWhileStarting = cause.meaning() + " while starting: " + what;
                 }

@@ -4,6 +4,8 @@ import dev.tenure.api.internal.LogCommand;
 import dev.tenure.api.internal.MemberReport;
 import dev.tenure.api.internal.StatsRequest;
 import dev.tenure.api.v1.ServerStatusResponse;
+import dev.tenure.core.Limits;
+import dev.tenure.core.PrincipalLimits;
 import dev.tenure.gateway.Acl;
 import dev.tenure.gateway.Gateway;
 import dev.tenure.server.ConnectionLimits;
@@ -26,6 +28,8 @@ import io.grpc.protobuf.services.HealthStatusManager;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -39,6 +43,11 @@ public final class GatewayServer implements AutoCloseable {
 
     private final Aeron aeron;
     private final ClusterChannel cluster;
+    private final LimitsAgreement limitsAgreement;
+    private final boolean changeLimits;
+    private final long requestTimeoutMs;
+    private final boolean lone;
+    private volatile boolean started;
     private final TimerThread timer;
     private final Gateway gateway;
     private final TransportLoops loops;
@@ -89,6 +98,18 @@ public final class GatewayServer implements AutoCloseable {
                 event -> gateway().onEvent(event),
                 wakeup,
                 faults);
+        Limits stateLimits = config.limits();
+        this.limitsAgreement = new LimitsAgreement(
+                cluster,
+                timer,
+                faults,
+                System.err,
+                stateLimits,
+                config.nodeId(),
+                () -> quotas(stateLimits, gateway().acl()));
+        this.changeLimits = config.changeLimits();
+        this.requestTimeoutMs = config.requestTimeout().toMillis();
+        this.lone = local;
         this.nodeStatus = nodeStatus;
         this.nodeId = config.nodeId();
         this.recoveryPosition = recoveryPosition;
@@ -98,7 +119,7 @@ public final class GatewayServer implements AutoCloseable {
         // under the lock, and a log line is read by more people than the lock's readers.
         ThrottledLog staleWrites = new ThrottledLog(System.err);
         this.gateway = new Gateway(
-                cluster,
+                limitsAgreement,
                 timer,
                 config.limits(),
                 new Gateway.Listener() {
@@ -162,9 +183,27 @@ public final class GatewayServer implements AutoCloseable {
                 .build();
     }
 
-    /** The ACL in force from now on; returns the principals whose sessions it ended (see {@link Gateway#acl(Acl)}). */
+    /**
+     * The ACL in force from now on; returns the principals whose sessions it ended (see {@link
+     * Gateway#acl(Acl)}). Its quotas are replicated state: once the node serves, new ones are
+     * proposed to the cluster through the log, and are in force once applied, on every member.
+     */
     public List<String> acl(Acl next) {
-        return gateway.acl(next);
+        Acl before = gateway.acl();
+        List<String> ended = gateway.acl(next);
+        if (started && !before.quotas().equals(next.quotas())) {
+            limitsAgreement.proposeQuotas();
+        }
+        return ended;
+    }
+
+    /** The quotas {@code acl} gives its principals, each filled in from the node's per-principal limits. */
+    private static SortedMap<String, PrincipalLimits> quotas(Limits limits, Acl acl) {
+        TreeMap<String, PrincipalLimits> out = new TreeMap<>();
+        acl.quotas()
+                .forEach((principal, values) ->
+                        out.put(principal, limits.withAll(values).principal()));
+        return out;
     }
 
     public Acl acl() {
@@ -183,9 +222,30 @@ public final class GatewayServer implements AutoCloseable {
         gateway.memory(refusal);
     }
 
+    /**
+     * Connects to the cluster and proposes this node's limits, then opens the port. A lone member,
+     * which has its quorum at once, waits a little for the limits to be agreed, so that it serves
+     * its first call; a member of a larger cluster may have no quorum yet, and opens the port at
+     * once: client calls are refused UNAVAILABLE until its limits are agreed (see {@link
+     * LimitsAgreement}).
+     */
     public void start() throws IOException {
+        started = true;
         cluster.start();
+        limitsAgreement.propose(changeLimits);
+        try {
+            limitsAgreement.answered().get(lone ? 2 * requestTimeoutMs : 0, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException notYet) {
+            // Proposed again until the log answers; the health says so meanwhile.
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         server.start();
+    }
+
+    /** Whether the cluster's log holds this node's limits yet: until then, no client's command is written there. */
+    public boolean limitsAgreed() {
+        return limitsAgreement.isAgreed();
     }
 
     /**

@@ -100,6 +100,34 @@ class AclFileTest {
                 .containsExactly("orders-worker");
     }
 
+    @Test
+    void quotasGiveNamedPrincipalsTheirOwnPerPrincipalLimitsAndAFileWithoutThemKeepsTheNodes() throws Exception {
+        String grants = "principals:\n  batch:\n    - prefix: \"\"\n      allow: [write]\n  web:\n"
+                + "    - prefix: \"\"\n      allow: [write]\n";
+        Acl acl = AclFile.parse(
+                "a.yaml",
+                grants + "quotas:\n  batch:\n    kvBytesPerPrincipalMax: 64MiB\n    leasesPerPrincipalMax: 100\n");
+        assertThat(acl.quotas()).containsOnlyKeys("batch");
+        assertThat(acl.quotas().get("batch"))
+                .containsExactly(
+                        java.util.Map.entry("kvBytesPerPrincipalMax", 64L << 20),
+                        java.util.Map.entry("leasesPerPrincipalMax", 100L));
+        assertThat(AclFile.parse("a.yaml", grants).quotas()).isEmpty();
+
+        assertBad(
+                grants + "quotas:\n  nobody:\n    kvKeysPerPrincipalMax: 1\n",
+                "acl a.yaml: quotas.nobody: no such principal under principals");
+        assertBad(
+                grants + "quotas:\n  batch:\n    kvBytesMax: 1\n",
+                "acl a.yaml: quotas.batch: unknown quota 'kvBytesMax' (known: ");
+        assertBad(
+                grants + "quotas:\n  batch:\n    kvKeysPerPrincipalMax: lots\n",
+                "acl a.yaml: quotas.batch.kvKeysPerPrincipalMax: must be a count or a size (e.g. 100, 64MiB), found lots");
+        assertBad(
+                grants + "quotas:\n  batch:\n    sessionsPerPrincipalMax: 0\n",
+                "acl a.yaml: quotas.batch: sessionsPerPrincipalMax 0: principal limits must be positive");
+    }
+
     private static void assertBad(String yaml, String message) {
         assertThatThrownBy(() -> AclFile.parse("a.yaml", yaml))
                 .isInstanceOf(AclFile.BadAclException.class)
