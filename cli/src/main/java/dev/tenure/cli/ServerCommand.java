@@ -125,6 +125,24 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
     Path acl;
 
     @Option(
+            names = "--insecure",
+            description = {
+                "Serve plaintext on an address beyond loopback (a --members entry that is not 127.x or ::1):",
+                "anyone who reaches it can take, release and write. Without it, and without --tls-cert, such a",
+                "node refuses to start (exit 2). Not needed on loopback, the default."
+            })
+    boolean insecure;
+
+    @Option(
+            names = "--unsafe-allow-forced-release",
+            description = {
+                "UNSAFE. On a node without --acl, let any client force a release (`tenure release --force`),",
+                "ending anyone's lease. Without it a forced release needs an ACL that grants the caller admin,",
+                "and a node without one refuses it (the client exits 6)."
+            })
+    boolean unsafeAllowForcedRelease;
+
+    @Option(
             names = "--cluster-secret-file",
             paramLabel = "FILE",
             description = {
@@ -251,7 +269,9 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
                 .withJoin(join)
                 .withTls(tlsFiles(tlsCert, tlsKey, tlsCa))
                 .withClusterSecret(clusterSecret())
-                .withConnections(connectionLimits());
+                .withConnections(connectionLimits())
+                .withInsecure(insecure)
+                .withForcedReleaseWithoutAcl(unsafeAllowForcedRelease);
         if (config.clusterSecret() == null && !onLoopback(config.self().host())) {
             System.err.println("tenure: warning: no --cluster-secret-file: any process that reaches this member's"
                     + " Aeron ports on " + config.self().host() + " can submit commands to the cluster's log"

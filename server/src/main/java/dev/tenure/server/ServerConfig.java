@@ -32,6 +32,10 @@ import java.util.function.Consumer;
  * @param connections what the gRPC port gives client connections (see {@link ConnectionLimits})
  * @param heapCheck refuse to start when the limits can hold more than the heap (see {@code
  *     MemoryBudget}); true unless asked otherwise
+ * @param insecure serve plaintext on an address beyond loopback: without it (and without {@code
+ *     tls}) such a node refuses to start (see {@link #withInsecure})
+ * @param forcedReleaseWithoutAcl without an ACL, let any caller force a release: unsafe, false
+ *     unless asked (see {@link #withForcedReleaseWithoutAcl})
  */
 public record ServerConfig(
         int nodeId,
@@ -50,7 +54,9 @@ public record ServerConfig(
         TlsFiles tls,
         ClusterSecret clusterSecret,
         ConnectionLimits connections,
-        boolean heapCheck) {
+        boolean heapCheck,
+        boolean insecure,
+        boolean forcedReleaseWithoutAcl) {
 
     public static final int DEFAULT_PORT = 7420;
     public static final int DEFAULT_ADMIN_PORT = 7421;
@@ -99,7 +105,9 @@ public record ServerConfig(
                 null,
                 null,
                 ConnectionLimits.defaults(),
-                true);
+                true,
+                false,
+                false);
     }
 
     /**
@@ -194,6 +202,23 @@ public record ServerConfig(
     }
 
     /**
+     * True: serve plaintext even on an address beyond loopback, where anyone who reaches it can
+     * take, release and write. Without it such a node refuses to start: an open node is a choice
+     * the operator typed (--insecure), never an accident of a --members entry.
+     */
+    public ServerConfig withInsecure(boolean open) {
+        return with(c -> c.insecure = open);
+    }
+
+    /**
+     * True: on a node without an ACL, any caller may force a release (end another session's
+     * lease). Unsafe: without an ACL callers are anonymous, so "admin only" cannot hold.
+     */
+    public ServerConfig withForcedReleaseWithoutAcl(boolean allow) {
+        return with(c -> c.forcedReleaseWithoutAcl = allow);
+    }
+
+    /**
      * A copy with what {@code change} sets, checked as the constructor checks: one place that
      * names every component, so a new one is added there and in {@link Changes} only.
      */
@@ -227,6 +252,8 @@ public record ServerConfig(
         public ClusterSecret clusterSecret;
         public ConnectionLimits connections;
         public boolean heapCheck;
+        public boolean insecure;
+        public boolean forcedReleaseWithoutAcl;
 
         private Changes(ServerConfig c) {
             nodeId = c.nodeId;
@@ -246,6 +273,8 @@ public record ServerConfig(
             clusterSecret = c.clusterSecret;
             connections = c.connections;
             heapCheck = c.heapCheck;
+            insecure = c.insecure;
+            forcedReleaseWithoutAcl = c.forcedReleaseWithoutAcl;
         }
 
         private ServerConfig build() {
@@ -266,7 +295,9 @@ public record ServerConfig(
                     tls,
                     clusterSecret,
                     connections,
-                    heapCheck);
+                    heapCheck,
+                    insecure,
+                    forcedReleaseWithoutAcl);
         }
     }
 

@@ -183,6 +183,11 @@ public final class LocalCluster {
                 "--data",
                 nodeData(n).toString()));
         cmd.addAll(serverOptions);
+        if (n.netns != null && !serverOptions.contains("--tls-cert") && !serverOptions.contains("--insecure")) {
+            // A node in the lab's namespaces serves on a private veth link (LabNetwork) that only the
+            // lab's own processes reach: plaintext there is the lab's choice, said as a node wants it.
+            cmd.add("--insecure");
+        }
         Process p = new ProcessBuilder(cmd)
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile(n).toFile()))
