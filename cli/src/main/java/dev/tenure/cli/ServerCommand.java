@@ -12,8 +12,6 @@ import dev.tenure.server.clusterauth.ClusterSecret;
 import dev.tenure.server.clusterauth.ClusterSecretFile;
 import dev.tenure.server.fault.Fatal;
 import dev.tenure.server.tls.TlsFiles;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -127,9 +125,10 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
     @Option(
             names = "--insecure",
             description = {
-                "Serve plaintext on an address beyond loopback (a --members entry that is not 127.x or ::1):",
-                "anyone who reaches it can take, release and write. Without it, and without --tls-cert, such a",
-                "node refuses to start (exit 2). Not needed on loopback, the default."
+                "Accept an open node on an address beyond loopback (a --members entry that is not 127.x or ::1):",
+                "without --tls-cert anyone who reaches it can take, release and write, and without",
+                "--cluster-secret-file anyone who reaches its Aeron ports can write to the log. Without --insecure",
+                "such a node refuses to start (exit 2). Not needed on loopback, the default."
             })
     boolean insecure;
 
@@ -272,11 +271,6 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
                 .withConnections(connectionLimits())
                 .withInsecure(insecure)
                 .withForcedReleaseWithoutAcl(unsafeAllowForcedRelease);
-        if (config.clusterSecret() == null && !onLoopback(config.self().host())) {
-            System.err.println("tenure: warning: no --cluster-secret-file: any process that reaches this member's"
-                    + " Aeron ports on " + config.self().host() + " can submit commands to the cluster's log"
-                    + " (see docs/cluster.md, 'Cluster secret')");
-        }
         Acl initialAcl = acl == null
                 ? Acl.OPEN
                 : aclFile(acl, config.tls() != null && config.tls().clientCertificates());
@@ -362,14 +356,6 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
             return null;
         }
         return ClusterSecretFile.read(clusterSecretFile, warning -> System.err.println("tenure: " + warning));
-    }
-
-    private static boolean onLoopback(String host) {
-        try {
-            return InetAddress.getByName(host).isLoopbackAddress();
-        } catch (UnknownHostException e) {
-            return false; // the start fails on it soon enough; until then assume it is reachable
-        }
     }
 
     private ServerConfig config() {

@@ -104,7 +104,7 @@ public final class TenureServer implements AutoCloseable {
         }
         // Bad TLS files fail next, before the data directory is touched: bad input changes nothing.
         ServerTls tls = config.tls() == null ? null : ServerTls.load(config.tls());
-        requireTlsBeyondLoopback(config, tls != null, log);
+        requireSecuredBeyondLoopback(config, tls != null, log);
         LoggingWarmUp.run();
         dataLock = DataDirLock.acquire(config.dataDir());
         DataDirSpace.require(config.dataDir(), ClusterNode.storageFloorBytes());
@@ -266,21 +266,36 @@ public final class TenureServer implements AutoCloseable {
     private static final int FILES_KEPT_FREE = 64;
 
     /**
-     * A node that clients beyond this machine can reach serves TLS, or its operator said
-     * --insecure: an open node is a choice someone typed, never the accident of a --members entry
-     * with a routable address. Refused before anything is started or written (exit 2 in the CLI).
+     * A node that others beyond this machine can reach serves TLS to clients and admits only
+     * cluster clients that prove the cluster secret, or its operator said --insecure: an open node
+     * is a choice someone typed, never the accident of a --members entry with a routable address.
+     * Without the secret, any process that reaches the member's Aeron ports writes to the log
+     * with no permission checked. Refused before anything is started or written (exit 2 in the CLI).
      */
-    static void requireTlsBeyondLoopback(ServerConfig config, boolean tls, PrintStream log) {
-        if (tls || loopback(config.bindHost())) {
+    static void requireSecuredBeyondLoopback(ServerConfig config, boolean tls, PrintStream log) {
+        if (loopback(config.bindHost())) {
             return;
         }
-        if (!config.insecure()) {
-            throw new IllegalArgumentException("refusing to serve without TLS on " + config.bindHost()
-                    + ", where anyone who reaches it could take, release and write: give --tls-cert and --tls-key,"
-                    + " or --insecure to accept an open node (docs/security.md)");
+        String host = config.bindHost();
+        if (!tls) {
+            if (!config.insecure()) {
+                throw new IllegalArgumentException("refusing to serve without TLS on " + host
+                        + ", where anyone who reaches it could take, release and write: give --tls-cert and --tls-key,"
+                        + " or --insecure to accept an open node (docs/security.md)");
+            }
+            log.println("tenure: warning: --insecure: serving without TLS on " + host
+                    + ": anyone who can reach this address can take, release and write (docs/security.md)");
         }
-        log.println("tenure: warning: --insecure: serving without TLS on " + config.bindHost()
-                + ": anyone who can reach this address can take, release and write (docs/security.md)");
+        if (config.clusterSecret() == null) {
+            if (!config.insecure()) {
+                throw new IllegalArgumentException("refusing to serve on " + host + " without --cluster-secret-file,"
+                        + " where any process that reaches this member's Aeron ports could write to the log: give"
+                        + " every member the same --cluster-secret-file, or --insecure to accept an open node"
+                        + " (docs/cluster.md, 'Cluster secret')");
+            }
+            log.println("tenure: warning: --insecure: no --cluster-secret-file: any process that reaches this"
+                    + " member's Aeron ports on " + host + " can write to the log (docs/cluster.md, 'Cluster secret')");
+        }
     }
 
     /** Whether {@code host} is a loopback address; a name that does not resolve is not. */
