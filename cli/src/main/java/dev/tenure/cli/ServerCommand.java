@@ -34,7 +34,7 @@ import picocli.CommandLine.Option;
         exitCodeList = {
             "143:stopped as asked by SIGTERM (130: by SIGINT)",
             "1:did not start (one line on stderr says what and where; limits its heap cannot hold too)",
-            "2:bad options",
+            "2:bad options (also: a node beyond loopback without TLS or --cluster-secret-file, without --insecure)",
             "11:cluster member stopped (an Aeron agent failed, terminated or its thread ended)",
             "12:corrupt data file (a log or snapshot frame fails its check; one line names the file and byte)",
             "13:gateway stopped (a gRPC event loop or the gateway's channel into the log ended)",
