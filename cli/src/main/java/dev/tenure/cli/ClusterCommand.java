@@ -88,6 +88,17 @@ final class ClusterCommand {
         boolean json;
 
         @Option(
+                names = "--insecure",
+                description =
+                        "Passed to every node: serve plaintext on a --host beyond loopback (see `tenure server --help`).")
+        boolean insecure;
+
+        @Option(
+                names = "--unsafe-allow-forced-release",
+                description = "UNSAFE. Passed to every node: without --acl, any client may force a release.")
+        boolean unsafeAllowForcedRelease;
+
+        @Option(
                 names = "--tls-cert",
                 paramLabel = "FILE",
                 description = "Passed to every node, as --tls-key and --tls-ca: see `tenure server --help`.")
@@ -191,6 +202,12 @@ final class ClusterCommand {
             }
             if (connectionsPerAddressMax != null) {
                 options.addAll(List.of("--connections-per-address-max", connectionsPerAddressMax.toString()));
+            }
+            if (insecure) {
+                options.add("--insecure");
+            }
+            if (unsafeAllowForcedRelease) {
+                options.add("--unsafe-allow-forced-release");
             }
             if (options.isEmpty() && tlsCert == null && clusterSecretFile == null && acl == null) {
                 return options;

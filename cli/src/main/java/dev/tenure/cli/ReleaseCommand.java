@@ -27,7 +27,11 @@ final class ReleaseCommand implements Callable<Integer> {
 
     @Option(
             names = "--force",
-            description = "A forced release: end another session's lease (REVOKED, lock delay applies).")
+            description = {
+                "A forced release: end another session's lease (REVOKED, lock delay applies). An admin act:",
+                "needs `admin` in the node's --acl; a node without an ACL refuses it (exit 6) unless it was",
+                "started with --unsafe-allow-forced-release."
+            })
     boolean force;
 
     @Mixin

@@ -12,8 +12,6 @@ import dev.tenure.server.clusterauth.ClusterSecret;
 import dev.tenure.server.clusterauth.ClusterSecretFile;
 import dev.tenure.server.fault.Fatal;
 import dev.tenure.server.tls.TlsFiles;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -36,7 +34,7 @@ import picocli.CommandLine.Option;
         exitCodeList = {
             "143:stopped as asked by SIGTERM (130: by SIGINT)",
             "1:did not start (one line on stderr says what and where; limits its heap cannot hold too)",
-            "2:bad options",
+            "2:bad options (also: a node beyond loopback without TLS or --cluster-secret-file, without --insecure)",
             "11:cluster member stopped (an Aeron agent failed, terminated or its thread ended)",
             "12:corrupt data file (a log or snapshot frame fails its check; one line names the file and byte)",
             "13:gateway stopped (a gRPC event loop or the gateway's channel into the log ended)",
@@ -123,6 +121,25 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
                 "has its sessions ended). Needs --tls-ca: principals are client certificates' CNs."
             })
     Path acl;
+
+    @Option(
+            names = "--insecure",
+            description = {
+                "Accept an open node on an address beyond loopback (a --members entry that is not 127.x or ::1):",
+                "without --tls-cert anyone who reaches it can take, release and write, and without",
+                "--cluster-secret-file anyone who reaches its Aeron ports can write to the log. Without --insecure",
+                "such a node refuses to start (exit 2). Not needed on loopback, the default."
+            })
+    boolean insecure;
+
+    @Option(
+            names = "--unsafe-allow-forced-release",
+            description = {
+                "UNSAFE. On a node without --acl, let any client force a release (`tenure release --force`),",
+                "ending anyone's lease. Without it a forced release needs an ACL that grants the caller admin,",
+                "and a node without one refuses it (the client exits 6)."
+            })
+    boolean unsafeAllowForcedRelease;
 
     @Option(
             names = "--cluster-secret-file",
@@ -262,12 +279,9 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
                 .withJoin(join)
                 .withTls(tlsFiles(tlsCert, tlsKey, tlsCa))
                 .withClusterSecret(clusterSecret())
-                .withConnections(connectionLimits());
-        if (config.clusterSecret() == null && !onLoopback(config.self().host())) {
-            System.err.println("tenure: warning: no --cluster-secret-file: any process that reaches this member's"
-                    + " Aeron ports on " + config.self().host() + " can submit commands to the cluster's log"
-                    + " (see docs/cluster.md, 'Cluster secret')");
-        }
+                .withConnections(connectionLimits())
+                .withInsecure(insecure)
+                .withForcedReleaseWithoutAcl(unsafeAllowForcedRelease);
         Acl initialAcl = acl == null
                 ? Acl.OPEN
                 : aclFile(acl, config.tls() != null && config.tls().clientCertificates());
@@ -356,14 +370,6 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
             return null;
         }
         return ClusterSecretFile.read(clusterSecretFile, warning -> System.err.println("tenure: " + warning));
-    }
-
-    private static boolean onLoopback(String host) {
-        try {
-            return InetAddress.getByName(host).isLoopbackAddress();
-        } catch (UnknownHostException e) {
-            return false; // the start fails on it soon enough; until then assume it is reachable
-        }
     }
 
     private ServerConfig config() {

@@ -67,6 +67,15 @@ class ClusterStartOptionsTest {
     }
 
     @Test
+    void theOpenNodeOptInsArePassedToEveryNodeOnlyWhenGiven() {
+        start.insecure = true;
+        start.unsafeAllowForcedRelease = true;
+        assertThat(start.serverOptions(null, null, null))
+                .containsExactly("--insecure", "--unsafe-allow-forced-release");
+        assertThat(new ClusterCommand.Start().serverOptions(null, null, null)).isEmpty();
+    }
+
+    @Test
     void aClusterWithoutEitherGetsNeither() {
         start.snapshotInterval = Duration.ofSeconds(1);
         assertThat(start.serverOptions(null, null, null)).containsExactly("--snapshot-interval", "1000ms");

@@ -79,6 +79,8 @@ public final class Gateway {
     private final int callsInFlightMax;
     /** Read by every call's check; replaced whole on a reload. */
     private volatile Acl acl = Acl.OPEN;
+    /** Whether a node without an ACL lets any caller force a release: an unsafe opt-in, off by default. */
+    private volatile boolean forcedReleaseWithoutAcl;
     /** Why writes that carry bytes are refused now (the node's heap is nearly full), or null. */
     private volatile Supplier<String> memory = () -> null;
 
@@ -170,8 +172,16 @@ public final class Gateway {
     public void release(ReleaseRequest request, Answer<ReleaseResponse> answer) {
         // A forced release ends another session's lease: an admin act. A release of one's own is
         // owner-bound in the state machine, and needs acquire, as taking the lease did.
-        Permission needed = WireMapping.forced(request) ? Permission.ADMIN : Permission.ACQUIRE;
-        if (validated(() -> permit(validator::release, request, needed, request.getLock()), answer)) {
+        boolean forced = WireMapping.forced(request);
+        Permission needed = forced ? Permission.ADMIN : Permission.ACQUIRE;
+        if (validated(
+                () -> {
+                    permit(validator::release, request, needed, request.getLock());
+                    if (forced) {
+                        requireForcingAllowedWithoutAcl();
+                    }
+                },
+                answer)) {
             LogCommand.Builder cmd =
                     LogCommand.newBuilder().setRelease(request.toBuilder().clearSessionSecret());
             call(withSecret(cmd, request.getSessionId(), request.getSessionSecret()), Reply::getRelease, answer, r -> {
@@ -399,6 +409,36 @@ public final class Gateway {
                             + " may not read '" + fence.getLock() + "', the lock that fences this write")
                     .asRuntimeException();
         }
+    }
+
+    /**
+     * Why a node without an ACL refuses a forced release: the client shows it (exit 6 in the CLI),
+     * naming the two ways to allow it.
+     */
+    public static final String FORCED_RELEASE_NEEDS_AN_ACL = "a forced release is an admin act, and this node"
+            + " has no ACL to name an admin: give the node --acl (with --tls-ca) granting the caller's principal"
+            + " admin, or start it with --unsafe-allow-forced-release to let anyone who reaches it force";
+
+    /**
+     * Without an ACL every caller is anonymous, so none can be an admin: a forced release is
+     * refused, unless the operator opted in to letting anyone force ({@link
+     * #allowForcedReleaseWithoutAcl}). With an ACL, {@code admin} decides, as for every call.
+     */
+    private void requireForcingAllowedWithoutAcl() {
+        if (acl.open() && !forcedReleaseWithoutAcl) {
+            throw Status.PERMISSION_DENIED
+                    .withDescription(FORCED_RELEASE_NEEDS_AN_ACL)
+                    .asRuntimeException();
+        }
+    }
+
+    /**
+     * True: on this node without an ACL, any caller may force a release, ending anyone's lease
+     * (unsafe: `tenure server --unsafe-allow-forced-release`). False, the default: only a
+     * principal an ACL grants {@code admin} may.
+     */
+    public void allowForcedReleaseWithoutAcl(boolean allow) {
+        forcedReleaseWithoutAcl = allow;
     }
 
     /** Throws PERMISSION_DENIED unless the call's principal is named in the ACL: who may open or resume a session. */

@@ -34,6 +34,10 @@ import java.util.function.Consumer;
  *     MemoryBudget}); true unless asked otherwise
  * @param changeLimits put {@code limits} in force for the whole cluster where they differ from the
  *     ones its log holds, instead of refusing to start (see {@link #withChangeLimits})
+ * @param insecure serve plaintext on an address beyond loopback: without it (and without {@code
+ *     tls}) such a node refuses to start (see {@link #withInsecure})
+ * @param forcedReleaseWithoutAcl without an ACL, let any caller force a release: unsafe, false
+ *     unless asked (see {@link #withForcedReleaseWithoutAcl})
  */
 public record ServerConfig(
         int nodeId,
@@ -53,7 +57,9 @@ public record ServerConfig(
         ClusterSecret clusterSecret,
         ConnectionLimits connections,
         boolean heapCheck,
-        boolean changeLimits) {
+        boolean changeLimits,
+        boolean insecure,
+        boolean forcedReleaseWithoutAcl) {
 
     public static final int DEFAULT_PORT = 7420;
     public static final int DEFAULT_ADMIN_PORT = 7421;
@@ -103,6 +109,8 @@ public record ServerConfig(
                 null,
                 ConnectionLimits.defaults(),
                 true,
+                false,
+                false,
                 false);
     }
 
@@ -207,6 +215,23 @@ public record ServerConfig(
     }
 
     /**
+     * True: serve plaintext even on an address beyond loopback, where anyone who reaches it can
+     * take, release and write. Without it such a node refuses to start: an open node is a choice
+     * the operator typed (--insecure), never an accident of a --members entry.
+     */
+    public ServerConfig withInsecure(boolean open) {
+        return with(c -> c.insecure = open);
+    }
+
+    /**
+     * True: on a node without an ACL, any caller may force a release (end another session's
+     * lease). Unsafe: without an ACL callers are anonymous, so "admin only" cannot hold.
+     */
+    public ServerConfig withForcedReleaseWithoutAcl(boolean allow) {
+        return with(c -> c.forcedReleaseWithoutAcl = allow);
+    }
+
+    /**
      * A copy with what {@code change} sets, checked as the constructor checks: one place that
      * names every component, so a new one is added there and in {@link Changes} only.
      */
@@ -241,6 +266,8 @@ public record ServerConfig(
         public ConnectionLimits connections;
         public boolean heapCheck;
         public boolean changeLimits;
+        public boolean insecure;
+        public boolean forcedReleaseWithoutAcl;
 
         private Changes(ServerConfig c) {
             nodeId = c.nodeId;
@@ -261,6 +288,8 @@ public record ServerConfig(
             connections = c.connections;
             heapCheck = c.heapCheck;
             changeLimits = c.changeLimits;
+            insecure = c.insecure;
+            forcedReleaseWithoutAcl = c.forcedReleaseWithoutAcl;
         }
 
         private ServerConfig build() {
@@ -282,7 +311,9 @@ public record ServerConfig(
                     clusterSecret,
                     connections,
                     heapCheck,
-                    changeLimits);
+                    changeLimits,
+                    insecure,
+                    forcedReleaseWithoutAcl);
         }
     }
 

@@ -7,6 +7,7 @@ import dev.tenure.gateway.Acl;
 import dev.tenure.gateway.Permission;
 import dev.tenure.server.admin.AdminHttp;
 import dev.tenure.server.admin.NodeMetrics;
+import dev.tenure.server.admin.ProbeResult;
 import dev.tenure.server.cluster.ClusterNode;
 import dev.tenure.server.cluster.ReplicaView;
 import dev.tenure.server.fault.FatalHandler;
@@ -49,6 +50,10 @@ public final class TenureServer implements AutoCloseable {
     private ScheduledExecutorService probe;
     private volatile PortProbe portProbe;
     private ScheduledFuture<?> portProbing;
+    private ScheduledFuture<?> logProbing;
+    /** What the last probe through the log found, and when it finished; null until one has. */
+    private volatile Probed lastProbe;
+
     private HeapGuard heapGuard;
     private DiskGuard diskGuard;
 
@@ -101,11 +106,7 @@ public final class TenureServer implements AutoCloseable {
         }
         // Bad TLS files fail next, before the data directory is touched: bad input changes nothing.
         ServerTls tls = config.tls() == null ? null : ServerTls.load(config.tls());
-        if (tls == null && !loopback(config.bindHost())) {
-            log.println("tenure: warning: serving without TLS on " + config.bindHost()
-                    + ": anyone who can reach this address can take, release and write; give --tls-cert and"
-                    + " --tls-key (docs/security.md)");
-        }
+        requireSecuredBeyondLoopback(config, tls != null, log);
         LoggingWarmUp.run();
         dataLock = DataDirLock.acquire(config.dataDir());
         DataDirSpace.require(config.dataDir(), ClusterNode.storageFloorBytes());
@@ -124,6 +125,11 @@ public final class TenureServer implements AutoCloseable {
                 faults,
                 tls);
         gateway.acl(initialAcl); // before the port opens: no call is served without it
+        gateway.allowForcedReleaseWithoutAcl(config.forcedReleaseWithoutAcl());
+        if (config.forcedReleaseWithoutAcl() && initialAcl.open()) {
+            log.println("tenure: warning: --unsafe-allow-forced-release: without an ACL, anyone who reaches this"
+                    + " node may end anyone's lease");
+        }
         heapGuard = HeapGuard.start();
         diskGuard = new DiskGuard(config.dataDir(), ClusterNode.storageFloorBytes(), () -> {
             var usage = node.replica().usage();
@@ -141,14 +147,19 @@ public final class TenureServer implements AutoCloseable {
         portProbe = new PortProbe(config.self().host(), gateway.port(), tls);
         // Health is probed through the log, and the client port through a new connection, once a
         // second, so "no quorum" or a dead port is noticed, and its start time known, even when
-        // no client is asking.
+        // no client is asking. /health answers from this probe alone: the node's own reads are
+        // the only log entries that no caller's permission stands behind (docs/security.md).
         probe = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "tenure-health-probe");
             t.setDaemon(true);
             return t;
         });
-        repeat(() -> gateway.status().thenAccept(metrics::observe), 1000, log);
-        portProbing = repeat(portProbe::probe, 1000, log);
+        logProbing = probe.scheduleWithFixedDelay(
+                () -> guarded(() -> gateway.status().thenAccept(this::probed), PROBE_PERIOD_MS, log),
+                0,
+                PROBE_PERIOD_MS,
+                TimeUnit.MILLISECONDS);
+        portProbing = repeat(portProbe::probe, PROBE_PERIOD_MS, log);
         repeat(heapGuard::tick, 1000, log);
         repeat(diskGuard::tick, 1000, log);
         repeat(this::ownerOnly, 1000, log); // what Aeron makes later: segments, snapshots, buffers
@@ -163,6 +174,7 @@ public final class TenureServer implements AutoCloseable {
                     config.adminPort(),
                     tls == null ? null : tls.admin(),
                     this::monitors,
+                    this::lastProbe,
                     this::statusNow,
                     metrics::scrape);
         }
@@ -186,16 +198,40 @@ public final class TenureServer implements AutoCloseable {
      */
     private ScheduledFuture<?> repeat(Runnable task, long periodMs, PrintStream log) {
         return probe.scheduleWithFixedDelay(
-                () -> {
-                    try {
-                        task.run();
-                    } catch (RuntimeException e) {
-                        log.println("tenure: a periodic task failed, it runs again in " + periodMs + " ms: " + e);
-                    }
-                },
-                periodMs,
-                periodMs,
-                TimeUnit.MILLISECONDS);
+                () -> guarded(task, periodMs, log), periodMs, periodMs, TimeUnit.MILLISECONDS);
+    }
+
+    private static void guarded(Runnable task, long periodMs, PrintStream log) {
+        try {
+            task.run();
+        } catch (RuntimeException e) {
+            log.println("tenure: a periodic task failed, it runs again in " + periodMs + " ms: " + e);
+        }
+    }
+
+    /** How often the node probes itself through the log and through its client port. */
+    static final long PROBE_PERIOD_MS = 1000;
+
+    private record Probed(ServerStatusResponse status, long finishedNanos) {}
+
+    private void probed(ServerStatusResponse status) {
+        lastProbe = new Probed(status, System.nanoTime());
+        metrics.observe(status);
+    }
+
+    /**
+     * The last probe's result for /health. A probe finishes within the request timeout (answered,
+     * or failed as "no quorum"), and one starts every period: a result older than both, and a
+     * period of slack, means the probe is stuck, and /health says "stale" rather than repeat it.
+     */
+    ProbeResult lastProbe() {
+        long ageMsMax = config.requestTimeout().toMillis() + 2 * PROBE_PERIOD_MS;
+        Probed last = lastProbe;
+        if (last == null) {
+            return ProbeResult.none(ageMsMax);
+        }
+        return new ProbeResult(
+                last.status(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - last.finishedNanos()), ageMsMax);
     }
 
     /**
@@ -242,6 +278,39 @@ public final class TenureServer implements AutoCloseable {
 
     /** Files the node opens after its start (snapshots, log segments, admin connections). */
     private static final int FILES_KEPT_FREE = 64;
+
+    /**
+     * A node that others beyond this machine can reach serves TLS to clients and admits only
+     * cluster clients that prove the cluster secret, or its operator said --insecure: an open node
+     * is a choice someone typed, never the accident of a --members entry with a routable address.
+     * Without the secret, any process that reaches the member's Aeron ports writes to the log
+     * with no permission checked. Refused before anything is started or written (exit 2 in the CLI).
+     */
+    static void requireSecuredBeyondLoopback(ServerConfig config, boolean tls, PrintStream log) {
+        if (loopback(config.bindHost())) {
+            return;
+        }
+        String host = config.bindHost();
+        if (!tls) {
+            if (!config.insecure()) {
+                throw new IllegalArgumentException("refusing to serve without TLS on " + host
+                        + ", where anyone who reaches it could take, release and write: give --tls-cert and --tls-key,"
+                        + " or --insecure to accept an open node (docs/security.md)");
+            }
+            log.println("tenure: warning: --insecure: serving without TLS on " + host
+                    + ": anyone who can reach this address can take, release and write (docs/security.md)");
+        }
+        if (config.clusterSecret() == null) {
+            if (!config.insecure()) {
+                throw new IllegalArgumentException("refusing to serve on " + host + " without --cluster-secret-file,"
+                        + " where any process that reaches this member's Aeron ports could write to the log: give"
+                        + " every member the same --cluster-secret-file, or --insecure to accept an open node"
+                        + " (docs/cluster.md, 'Cluster secret')");
+            }
+            log.println("tenure: warning: --insecure: no --cluster-secret-file: any process that reaches this"
+                    + " member's Aeron ports on " + host + " can write to the log (docs/cluster.md, 'Cluster secret')");
+        }
+    }
 
     /** Whether {@code host} is a loopback address; a name that does not resolve is not. */
     private static boolean loopback(String host) {
@@ -334,6 +403,19 @@ public final class TenureServer implements AutoCloseable {
     void stopProbingPort() {
         portProbing.cancel(false);
         portProbe = null;
+    }
+
+    /**
+     * Stops the probe through the log: for tests that count log entries, which the probe adds
+     * once a second. /health then answers the last result, until it is stale.
+     */
+    void stopProbingLog() {
+        logProbing.cancel(false);
+    }
+
+    /** The position of the last log entry this node's replica applied: how long its log is. */
+    long appliedLogPosition() {
+        return node.replica().logPosition();
     }
 
     /** How this node's agents wake one another; for tests of what its role changes there. */

@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -36,6 +37,7 @@ final class NodeExtension implements BeforeAllCallback, AfterAllCallback {
     private final int members;
     private final ClusterSecret clusterSecret;
     private final ConnectionLimits connections;
+    private UnaryOperator<ServerConfig> tweak = UnaryOperator.identity();
     private final List<ServerConfig.Member> planned = new ArrayList<>();
     private Path data;
     private final List<TenureServer> servers = new ArrayList<>();
@@ -63,6 +65,13 @@ final class NodeExtension implements BeforeAllCallback, AfterAllCallback {
         return new NodeExtension(1, null, connections);
     }
 
+    /** One member alone, whose configuration {@code tweak} changes after the tests' timings. */
+    static NodeExtension lone(UnaryOperator<ServerConfig> tweak) {
+        NodeExtension node = lone();
+        node.tweak = tweak;
+        return node;
+    }
+
     /** Three members in this JVM. */
     static NodeExtension cluster() {
         return new NodeExtension(3, null, ConnectionLimits.defaults());
@@ -80,7 +89,9 @@ final class NodeExtension implements BeforeAllCallback, AfterAllCallback {
             for (int i = 0; i < members; i++) {
                 Path dir = members == 1 ? data : data.resolve("node-" + i);
                 servers.add(TenureServer.start(
-                        config(i, planned, dir).withClusterSecret(clusterSecret).withConnections(connections),
+                        tweak.apply(config(i, planned, dir)
+                                .withClusterSecret(clusterSecret)
+                                .withConnections(connections)),
                         System.err,
                         fatals));
             }

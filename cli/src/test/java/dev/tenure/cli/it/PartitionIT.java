@@ -426,7 +426,9 @@ class PartitionIT {
                             "--data",
                             data.resolve("node-" + i).toString(),
                             "--admin-port",
-                            "0"))),
+                            "0",
+                            // 10.214.x addresses on the test's own veth links: plaintext by choice.
+                            "--insecure"))),
                     Map.of()));
         }
         for (Processes.Running node : nodes) {

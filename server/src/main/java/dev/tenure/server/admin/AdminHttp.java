@@ -25,9 +25,12 @@ import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
- * The node's admin endpoint (HTTP, or HTTPS on a node with TLS; JSON): {@code /health} answers 200 when a command just
- * committed through the log and 503 otherwise; {@code /status} has the full node status;
+ * The node's admin endpoint (HTTP, or HTTPS on a node with TLS; JSON): {@code /health} answers 200
+ * when the node's own probe, about once a second, last saw a command commit through the log and
+ * 503 otherwise, without reaching the log itself; {@code /status} has the full node status;
  * {@code /metrics} has the node's metrics in Prometheus' text format (see {@link NodeMetrics}).
+ * Each path answers GET (and HEAD) only, on that exact path: any other method gets 405 with an
+ * {@code Allow} header, any other path 404, so that no request means what it does not say.
  */
 public final class AdminHttp implements AutoCloseable {
     /**
@@ -47,21 +50,32 @@ public final class AdminHttp implements AutoCloseable {
         this.executor = executor;
     }
 
+    /** The methods every path answers. */
+    static final String ALLOWED_METHODS = "GET, HEAD";
+
     public static AdminHttp start(
-            String host, int port, Supplier<ServerStatusResponse> status, Supplier<String> metrics) throws IOException {
-        return start(host, port, null, principal -> true, status, metrics);
+            String host,
+            int port,
+            Supplier<ProbeResult> health,
+            Supplier<ServerStatusResponse> status,
+            Supplier<String> metrics)
+            throws IOException {
+        return start(host, port, null, principal -> true, health, status, metrics);
     }
 
     /**
      * As above; with {@code https} (not null), HTTPS only, configured by it. {@code monitors}
      * says whether a client, by its certificate's CN (empty: none), may read /status and /metrics;
-     * /health is open to every client, for load balancers, and says nothing of locks.
+     * /health is open to every client, for load balancers, and says nothing of locks. {@code
+     * health} is the node's last probe: /health never reads more than that, so no request to it
+     * reaches the log.
      */
     public static AdminHttp start(
             String host,
             int port,
             HttpsConfigurator https,
             Predicate<Optional<String>> monitors,
+            Supplier<ProbeResult> health,
             Supplier<ServerStatusResponse> status,
             Supplier<String> metrics)
             throws IOException {
@@ -75,6 +89,10 @@ public final class AdminHttp implements AutoCloseable {
         System.setProperty(
                 "sun.net.httpserver.maxRspTime",
                 System.getProperty("sun.net.httpserver.maxRspTime", Integer.toString(REQUEST_SECONDS_MAX)));
+        // It writes a response's headers and body apart: without TCP_NODELAY, a client that keeps
+        // its connection open (a scraper, a load balancer) waits out its own delayed ACK, about
+        // 40 ms, for every body.
+        System.setProperty("sun.net.httpserver.nodelay", System.getProperty("sun.net.httpserver.nodelay", "true"));
         HttpServer http = create(new InetSocketAddress(host, port), https);
         AtomicInteger threads = new AtomicInteger();
         ThreadPoolExecutor executor =
@@ -85,28 +103,81 @@ public final class AdminHttp implements AutoCloseable {
                 });
         executor.allowCoreThreadTimeOut(true);
         http.setExecutor(executor);
+        // Every path the others do not cover, whatever the method.
+        http.createContext("/", exchange -> respond(exchange, 404, error(NO_SUCH_PATH)));
         http.createContext("/health", exchange -> {
-            ServerStatusResponse s = status.get();
-            JsonObject body = new JsonObject();
-            body.addProperty("health", s.getHealth());
-            body.addProperty("detail", s.getHealthDetail());
-            body.addProperty("since_ms", s.getHealthSinceMs());
-            body.addProperty("node_id", s.getNodeId());
-            body.addProperty("leader_id", s.getLeaderId());
-            respond(exchange, "ok".equals(s.getHealth()) ? 200 : 503, new Gson().toJson(body));
+            if (answersOnly(exchange, "/health")) {
+                ProbeResult last = health.get();
+                respond(exchange, last.ok() ? 200 : 503, new Gson().toJson(healthBody(last)));
+            }
         });
         http.createContext("/status", exchange -> {
-            if (permitted(exchange, monitors)) {
+            if (answersOnly(exchange, "/status") && permitted(exchange, monitors)) {
                 respond(exchange, 200, json(status.get()));
             }
         });
         http.createContext("/metrics", exchange -> {
-            if (permitted(exchange, monitors)) {
+            if (answersOnly(exchange, "/metrics") && permitted(exchange, monitors)) {
                 respond(exchange, 200, metrics.get(), "text/plain; version=0.0.4; charset=utf-8");
             }
         });
         http.start();
         return new AdminHttp(http, executor);
+    }
+
+    /**
+     * /health's body: the state the last probe found and its detail, since when, and the probe's
+     * age; a result older than the probe's period allows is reported as "stale", whatever it said.
+     */
+    static JsonObject healthBody(ProbeResult last) {
+        JsonObject body = new JsonObject();
+        ServerStatusResponse s = last.status();
+        if (s == null) {
+            body.addProperty("health", "starting");
+            body.addProperty("detail", "the node's health probe has not finished once yet");
+        } else if (last.stale()) {
+            body.addProperty("health", "stale");
+            body.addProperty(
+                    "detail",
+                    "the node's health probe last finished " + last.ageMs() + " ms ago (more than " + last.ageMsMax()
+                            + " ms), then found: " + s.getHealth());
+        } else {
+            body.addProperty("health", s.getHealth());
+            body.addProperty("detail", s.getHealthDetail());
+            body.addProperty("since_ms", s.getHealthSinceMs());
+        }
+        if (s != null) {
+            body.addProperty("probe_age_ms", last.ageMs());
+            body.addProperty("node_id", s.getNodeId());
+            body.addProperty("leader_id", s.getLeaderId());
+        }
+        return body;
+    }
+
+    /**
+     * Whether the exchange asks for exactly {@code path} with a method it serves; else answers it
+     * 404 (another path under the context's prefix) or 405 naming the methods it does serve.
+     */
+    private static boolean answersOnly(HttpExchange exchange, String path) throws IOException {
+        if (!path.equals(exchange.getRequestURI().getPath())) {
+            respond(exchange, 404, error(NO_SUCH_PATH));
+            return false;
+        }
+        String method = exchange.getRequestMethod();
+        if (!"GET".equals(method) && !"HEAD".equals(method)) {
+            exchange.getResponseHeaders().set("Allow", ALLOWED_METHODS);
+            respond(exchange, 405, error("method " + method + " is not served on " + path + ": " + ALLOWED_METHODS));
+            return false;
+        }
+        return true;
+    }
+
+    private static final String NO_SUCH_PATH = "no such path: the admin port serves /health, /status and /metrics";
+
+    private static String error(String message) {
+        JsonObject body = new JsonObject();
+        body.addProperty("error", message);
+        return new Gson().toJson(body);
     }
 
     /** Answers 403 naming who was refused, unless {@code monitors} lets the exchange's client in. */
@@ -153,6 +224,11 @@ public final class AdminHttp implements AutoCloseable {
     private static void respond(HttpExchange exchange, int code, String body, String contentType) throws IOException {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         exchange.getResponseHeaders().set("Content-Type", contentType);
+        if ("HEAD".equals(exchange.getRequestMethod())) {
+            exchange.sendResponseHeaders(code, -1); // headers only, as HEAD asks
+            exchange.close();
+            return;
+        }
         exchange.sendResponseHeaders(code, bytes.length);
         try (OutputStream out = exchange.getResponseBody()) {
             out.write(bytes);

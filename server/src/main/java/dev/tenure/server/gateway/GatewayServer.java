@@ -210,6 +210,11 @@ public final class GatewayServer implements AutoCloseable {
         return gateway.acl();
     }
 
+    /** Whether, without an ACL, any caller may force a release (see {@link Gateway#allowForcedReleaseWithoutAcl}). */
+    public void allowForcedReleaseWithoutAcl(boolean allow) {
+        gateway.allowForcedReleaseWithoutAcl(allow);
+    }
+
     /** What the gRPC health service answers from now on: the node's health is "ok", or not. */
     public void serving(boolean ok) {
         grpcHealth.setStatus(

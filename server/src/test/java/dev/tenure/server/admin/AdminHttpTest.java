@@ -29,6 +29,7 @@ import org.junit.jupiter.api.Test;
 class AdminHttpTest {
     private static final ServerStatusResponse OK =
             ServerStatusResponse.newBuilder().setHealth("ok").build();
+    private static final ProbeResult FRESH = new ProbeResult(OK, 0, 1_000);
     /** What a health probe may wait while fewer slow clients than threads hold connections. */
     /**
      * Half the time a half-sent request is allowed: a /health held up by one would wait for all
@@ -40,7 +41,7 @@ class AdminHttpTest {
 
     @Test
     void twentyHalfSentRequestLinesDoNotHoldUpHealthAndAreCutOffAfterTheirTime() throws Exception {
-        try (AdminHttp admin = AdminHttp.start("127.0.0.1", 0, () -> OK, () -> "");
+        try (AdminHttp admin = AdminHttp.start("127.0.0.1", 0, () -> FRESH, () -> OK, () -> "");
                 Slowloris slow = Slowloris.open(admin.port(), 20)) {
             // Probe throughout: while all twenty are open, and on past the moment they are cut off.
             List<Long> millis = new ArrayList<>();
@@ -70,7 +71,7 @@ class AdminHttpTest {
 
     @Test
     void moreHalfSentRequestsThanThreadsDelayHealthOnlyUntilTheyAreCutOff() throws Exception {
-        try (AdminHttp admin = AdminHttp.start("127.0.0.1", 0, () -> OK, () -> "");
+        try (AdminHttp admin = AdminHttp.start("127.0.0.1", 0, () -> FRESH, () -> OK, () -> "");
                 Slowloris slow = Slowloris.open(admin.port(), AdminHttp.THREADS + 8)) {
             long start = System.nanoTime();
             String answer;

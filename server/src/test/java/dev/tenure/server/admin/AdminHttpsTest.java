@@ -26,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 class AdminHttpsTest {
     private static final ServerStatusResponse OK =
             ServerStatusResponse.newBuilder().setHealth("ok").build();
+    private static final ProbeResult FRESH = new ProbeResult(OK, 0, 1_000);
 
     @TempDir
     static Path dir;
@@ -89,7 +90,7 @@ class AdminHttpsTest {
         ServerTls tls = ServerTls.load(new TlsFiles(node.certificate(), node.key(), clientCa));
         // Only "prometheus" monitors, as an ACL giving it alone `monitor` would say.
         return AdminHttp.start(
-                "127.0.0.1", 0, tls.admin(), p -> p.equals(Optional.of("prometheus")), () -> OK, () -> "");
+                "127.0.0.1", 0, tls.admin(), p -> p.equals(Optional.of("prometheus")), () -> FRESH, () -> OK, () -> "");
     }
 
     private static HttpResponse<String> get(HttpClient http, String scheme, AdminHttp admin)

@@ -1,0 +1,95 @@
+package dev.tenure.cli.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.gson.JsonObject;
+import dev.tenure.server.TestPorts;
+import dev.tenure.testkit.LoopbackPorts;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A default node has no anonymous admin, and a node that others can reach is not open by
+ * accident: real `tenure` processes, as an operator and a client would run them.
+ */
+class OpenNodeIT {
+
+    @TempDir
+    static Path data;
+
+    static ServerProcess server;
+
+    @BeforeAll
+    static void start() throws Exception {
+        server = new ServerProcess(data.resolve("node")).start();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @Test
+    void aForcedReleaseOnANodeWithoutAnAclExits6NamingHowToAllowItAndTheHolderKeepsItsLease() throws Exception {
+        TenureCli cli = new TenureCli(server.endpoint());
+        try (var holder = cli.run("acquire", "open-lock", "--json")) {
+            long token = TenureCli.json(holder.nextLine(Duration.ofSeconds(30)))
+                    .get("token")
+                    .getAsLong();
+            try (var forced = cli.run("release", "open-lock", "--token", Long.toString(token), "--force")) {
+                assertThat(forced.waitFor(Duration.ofSeconds(30)))
+                        .as(forced.output())
+                        .isEqualTo(6);
+                assertThat(forced.output())
+                        .contains("tenure: denied: ")
+                        .contains("a forced release is an admin act, and this node has no ACL")
+                        .contains("--acl")
+                        .contains("--unsafe-allow-forced-release");
+            }
+            // The README's `tenure status LOCK` still answers an anonymous client of a default node.
+            try (var status = cli.run("status", "open-lock", "--json")) {
+                assertThat(status.waitFor(Duration.ofSeconds(30))).isEqualTo(0);
+                JsonObject view = TenureCli.json(status.nextLine(Duration.ofSeconds(1)));
+                assertThat(view.getAsJsonObject("holder").get("token").getAsLong())
+                        .as("the holder keeps its lease")
+                        .isEqualTo(token);
+            }
+            assertThat(holder.process.isAlive())
+                    .as("the holder was told nothing: it holds on")
+                    .isTrue();
+        }
+    }
+
+    @Test
+    void aPlaintextNodeBeyondLoopbackRefusesToStartWithOneLineAndExit2() throws Exception {
+        Path dir = data.resolve("never");
+        // 192.0.2.1 is a documentation address (TEST-NET-1): routable, on no machine, and the check
+        // comes before anything is bound.
+        List<String> args = List.of(
+                "server",
+                "--data",
+                dir.toString(),
+                "--members",
+                "0=192.0.2.1:" + LoopbackPorts.freeTcpPort() + "@" + TestPorts.freeAeronPortBase(),
+                "--admin-port",
+                "0");
+        try (Processes.Running node = new Processes.Running(Processes.tenure(args), Map.of())) {
+            assertThat(node.waitFor(Duration.ofSeconds(60))).as(node.output()).isEqualTo(2);
+            assertThat(node.output())
+                    .isEqualTo("err: tenure: refusing to serve without TLS on 192.0.2.1, where anyone who reaches it"
+                            + " could take, release and write: give --tls-cert and --tls-key, or --insecure to accept"
+                            + " an open node (docs/security.md)");
+        }
+        assertThat(dir)
+                .as("nothing started: not even the data directory was made")
+                .doesNotExist();
+    }
+}
