@@ -235,6 +235,29 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
     Long nodeUnsentBytesMax;
 
     @Option(
+            names = "--request-bytes-max",
+            paramLabel = "SIZE",
+            description = {
+                "Bytes of requests one connection's calls may hold in the node at once (default: ${DEFAULT-VALUE});",
+                "a unary call past it is refused RESOURCE_EXHAUSTED before its request is read, a Calls stream",
+                "reads its next call once there is room. Session streams are never held back by other calls."
+            },
+            defaultValue = "4MiB",
+            converter = SizeConverter.class)
+    long requestBytesMax;
+
+    @Option(
+            names = "--node-request-bytes-max",
+            paramLabel = "SIZE",
+            description = {
+                "The same over all connections (default: ${DEFAULT-VALUE}): what the memory estimate counts",
+                "for requests in flight."
+            },
+            defaultValue = "16MiB",
+            converter = SizeConverter.class)
+    long nodeRequestBytesMax;
+
+    @Option(
             names = "--limit",
             paramLabel = "NAME=VALUE",
             description = {
@@ -329,7 +352,9 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
                 callsPerConnectionMax,
                 callsInFlightMax,
                 unsentBytesMax,
-                nodeUnsentBytesMax == null ? ConnectionLimits.nodeUnsentBytesMaxDefault() : nodeUnsentBytesMax);
+                nodeUnsentBytesMax == null ? ConnectionLimits.nodeUnsentBytesMaxDefault() : nodeUnsentBytesMax,
+                requestBytesMax,
+                nodeRequestBytesMax);
     }
 
     /** The ACL in {@code file}; bad input (exit 2, one line) if it cannot be used or read. */

@@ -27,6 +27,12 @@ import java.util.function.Consumer;
  *     (beyond gRPC's 32 KiB per call); past it the connection is closed
  * @param nodeUnsentBytesMax the same over all connections; past it the connection whose answer
  *     went past it is closed
+ * @param requestBytesMax bytes of requests one connection's calls may hold in the node at once:
+ *     each message a call asks for counts messageBytesMax until it arrives, then its own size
+ *     until its answer. Past it a unary call is refused RESOURCE_EXHAUSTED before its request is
+ *     read, and a Calls stream reads its next call once there is room; session streams may go one
+ *     such limit past it, so that no other call holds back their keepalives
+ * @param nodeRequestBytesMax the same over all connections, session streams aside
  */
 public record ConnectionLimits(
         int connectionsMax,
@@ -36,7 +42,9 @@ public record ConnectionLimits(
         int callsPerConnectionMax,
         int callsInFlightMax,
         long unsentBytesMax,
-        long nodeUnsentBytesMax) {
+        long nodeUnsentBytesMax,
+        long requestBytesMax,
+        long nodeRequestBytesMax) {
 
     /**
      * 4,096 connections: held idle, they take about 30 MiB of a node's heap and as many file
@@ -64,6 +72,18 @@ public record ConnectionLimits(
     /** Enough for the answers a client that has a few hundred 64 KiB reads in flight is owed. */
     public static final long UNSENT_BYTES_MAX = 16L << 20;
 
+    /**
+     * Room for about 60 requests of the largest size (64 KiB values) on one connection at once: a
+     * client that writes faster than the log commits waits on its own connection's flow control.
+     */
+    public static final long REQUEST_BYTES_MAX = 4L << 20;
+
+    /**
+     * All connections together: what the memory budget counts for requests in flight (about 240
+     * of the largest size; docs/memory.md, 'calls').
+     */
+    public static final long NODE_REQUEST_BYTES_MAX = 16L << 20;
+
     /** All connections together: an eighth of the heap (64 MiB of `bin/tenure`'s 512 MiB). */
     public static long nodeUnsentBytesMaxDefault() {
         return Runtime.getRuntime().maxMemory() / 8;
@@ -76,6 +96,8 @@ public record ConnectionLimits(
         requirePositive("callsInFlightMax", callsInFlightMax);
         requirePositive("unsentBytesMax", unsentBytesMax);
         requirePositive("nodeUnsentBytesMax", nodeUnsentBytesMax);
+        requirePositive("requestBytesMax", requestBytesMax);
+        requirePositive("nodeRequestBytesMax", nodeRequestBytesMax);
         requirePositive("handshakeTimeout", handshakeTimeout.toMillis());
         requirePositive("idleTimeout", idleTimeout.toMillis());
     }
@@ -89,7 +111,9 @@ public record ConnectionLimits(
                 CALLS_PER_CONNECTION_MAX,
                 StreamLimits.CALLS_IN_FLIGHT_MAX,
                 UNSENT_BYTES_MAX,
-                nodeUnsentBytesMaxDefault());
+                nodeUnsentBytesMaxDefault(),
+                REQUEST_BYTES_MAX,
+                NODE_REQUEST_BYTES_MAX);
     }
 
     /** These limits with {@code max} connections in all, and from one address no more than that. */
@@ -127,6 +151,13 @@ public record ConnectionLimits(
         });
     }
 
+    public ConnectionLimits withRequestBytesMax(long perConnection, long node) {
+        return with(c -> {
+            c.requestBytesMax = perConnection;
+            c.nodeRequestBytesMax = node;
+        });
+    }
+
     /** A copy with what {@code change} sets, checked as the constructor checks. */
     public ConnectionLimits with(Consumer<Changes> change) {
         Changes c = new Changes(this);
@@ -144,6 +175,8 @@ public record ConnectionLimits(
         public int callsInFlightMax;
         public long unsentBytesMax;
         public long nodeUnsentBytesMax;
+        public long requestBytesMax;
+        public long nodeRequestBytesMax;
 
         private Changes(ConnectionLimits l) {
             connectionsMax = l.connectionsMax;
@@ -154,6 +187,8 @@ public record ConnectionLimits(
             callsInFlightMax = l.callsInFlightMax;
             unsentBytesMax = l.unsentBytesMax;
             nodeUnsentBytesMax = l.nodeUnsentBytesMax;
+            requestBytesMax = l.requestBytesMax;
+            nodeRequestBytesMax = l.nodeRequestBytesMax;
         }
 
         private ConnectionLimits build() {
@@ -165,7 +200,9 @@ public record ConnectionLimits(
                     callsPerConnectionMax,
                     callsInFlightMax,
                     unsentBytesMax,
-                    nodeUnsentBytesMax);
+                    nodeUnsentBytesMax,
+                    requestBytesMax,
+                    nodeRequestBytesMax);
         }
     }
 

@@ -107,8 +107,8 @@ public final class RawConnection implements AutoCloseable {
         out().flush();
     }
 
-    /** One frame as read: its type, flags and payload. */
-    public record Frame(int type, int flags, byte[] payload) {
+    /** One frame as read: its type, flags, payload and stream. */
+    public record Frame(int type, int flags, byte[] payload, int streamId) {
         /** A GOAWAY's debug data ("max_idle" for an idle connection), as text. */
         public String debugData() {
             return payload.length <= 8 ? "" : new String(payload, 8, payload.length - 8, StandardCharsets.US_ASCII);
@@ -130,7 +130,11 @@ public final class RawConnection implements AutoCloseable {
             int length = ((header[0] & 0xff) << 16) | ((header[1] & 0xff) << 8) | (header[2] & 0xff);
             byte[] payload = new byte[length];
             in().readFully(payload);
-            Frame frame = new Frame(header[3] & 0xff, header[4] & 0xff, payload);
+            int streamId = ((header[5] & 0x7f) << 24)
+                    | ((header[6] & 0xff) << 16)
+                    | ((header[7] & 0xff) << 8)
+                    | (header[8] & 0xff);
+            Frame frame = new Frame(header[3] & 0xff, header[4] & 0xff, payload, streamId);
             if (frame.type() == PING && (frame.flags() & 0x1) == 0) {
                 out().write(new byte[] {0, 0, 8, PING, 0x1, 0, 0, 0, 0});
                 out().write(payload);

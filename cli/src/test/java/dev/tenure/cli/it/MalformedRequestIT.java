@@ -5,22 +5,32 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tenure.api.v1.AcquireRequest;
 import dev.tenure.api.v1.ServerStatusRequest;
 import dev.tenure.api.v1.TenureGrpc;
+import dev.tenure.server.RawConnection;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.netty.buffer.ByteBuf;
+import io.grpc.netty.shaded.io.netty.buffer.Unpooled;
+import io.grpc.netty.shaded.io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.grpc.netty.shaded.io.netty.channel.embedded.EmbeddedChannel;
+import io.grpc.netty.shaded.io.netty.handler.codec.http2.DefaultHttp2FrameWriter;
+import io.grpc.netty.shaded.io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
 import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -106,6 +116,100 @@ class MalformedRequestIT {
                 channel.shutdownNow();
             }
         }
+    }
+
+    /**
+     * BENCHMARKS.md's figure: 1,000 requests whose gRPC length prefix claims 2 GiB (5 body bytes
+     * each), over 5 connections. gRPC's deframer logs each with a stack trace (4.29 MB for 1,000
+     * before); the node lets one record through per 10 s.
+     */
+    @Test
+    void aThousandRequestsClaimingTwoGibibytesEachAreAnsweredAndCostTheLogAFewLines() throws Exception {
+        try (ServerProcess server = new ServerProcess(data).start()) {
+            int linesBefore = server.lines().size();
+            int connections = 5;
+            int perConnection = BAD_REQUESTS / connections;
+            long start = System.nanoTime();
+            for (int c = 0; c < connections; c++) {
+                try (RawConnection client = RawConnection.idle(server.port)) {
+                    client.send(oversized(perConnection));
+                    Set<Integer> ended = new HashSet<>();
+                    while (ended.size() < perConnection) {
+                        RawConnection.Frame f = client.next(30_000);
+                        assertThat(f)
+                                .as("a frame after " + ended.size() + " ended")
+                                .isNotNull();
+                        if (f.streamId() != 0 && (f.type() == 0x3 || (f.type() == 0x1 && (f.flags() & 1) != 0))) {
+                            ended.add(f.streamId());
+                        }
+                    }
+                }
+            }
+            long millis = (System.nanoTime() - start) / 1_000_000;
+            ManagedChannel channel = NettyChannelBuilder.forTarget(server.endpoint())
+                    .usePlaintext()
+                    .build();
+            try {
+                assertThat(TenureGrpc.newBlockingStub(channel)
+                                .withDeadlineAfter(30, TimeUnit.SECONDS)
+                                .serverStatus(ServerStatusRequest.getDefaultInstance())
+                                .getHealth())
+                        .isEqualTo("ok");
+            } finally {
+                channel.shutdownNow();
+            }
+            List<String> logged =
+                    server.lines().subList(linesBefore, server.lines().size());
+            long bytes = logged.stream()
+                    .mapToLong(l -> l.length() - "err: ".length() + 1)
+                    .sum();
+            System.out.printf(
+                    "MalformedRequestIT: %d requests claiming 2 GiB in %d ms, each ended; the node logged %d line(s),"
+                            + " %d bytes%n",
+                    BAD_REQUESTS, millis, logged.size(), bytes);
+            // One record, with its stack trace, per 10 s: this run takes a few seconds.
+            assertThat(bytes).as("bytes logged").isLessThan(20_000);
+            assertThat(logged).anySatisfy(line -> assertThat(line).contains("Exception processing message"));
+        }
+    }
+
+    /** HEADERS and one DATA frame of 5 bytes for each of {@code n} Acquire calls: a prefix that claims 2 GiB. */
+    private static byte[] oversized(int n) throws Exception {
+        EmbeddedChannel capture = new EmbeddedChannel(new ChannelOutboundHandlerAdapter());
+        DefaultHttp2FrameWriter writer = new DefaultHttp2FrameWriter();
+        for (int i = 0; i < n; i++) {
+            int stream = 1 + 2 * i;
+            writer.writeHeaders(
+                    capture.pipeline().firstContext(),
+                    stream,
+                    new DefaultHttp2Headers(true)
+                            .method("POST")
+                            .scheme("http")
+                            .path("/tenure.v1.Tenure/Acquire")
+                            .authority("127.0.0.1")
+                            .set("content-type", "application/grpc")
+                            .set("te", "trailers"),
+                    0,
+                    false,
+                    capture.newPromise());
+            writer.writeData(
+                    capture.pipeline().firstContext(),
+                    stream,
+                    Unpooled.wrappedBuffer(new byte[] {0, 0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xff}),
+                    0,
+                    true,
+                    capture.newPromise());
+        }
+        capture.flush();
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        for (ByteBuf b = capture.readOutbound(); b != null; b = capture.readOutbound()) {
+            byte[] chunk = new byte[b.readableBytes()];
+            b.readBytes(chunk);
+            b.release();
+            bytes.write(chunk);
+        }
+        capture.finishAndReleaseAll();
+        return bytes.toByteArray();
     }
 
     /** Acquire with {@code body} as its request message, byte for byte; the call's status. */

@@ -298,7 +298,9 @@ final class ClusterChannel implements LogPort, AutoCloseable {
                 }
             }
         });
-        unsent.add(pending);
+        // First in line: a keepalive behind a burst of bulk writes would reach the log late, and a
+        // holder whose renewal is late counts its lease lost.
+        unsent.addFirst(pending);
         return 1;
     }
 

@@ -3,6 +3,7 @@ package dev.tenure.server.gateway;
 import dev.tenure.server.ConnectionLimits;
 import dev.tenure.server.admin.NodeMetrics;
 import io.grpc.netty.shaded.io.netty.channel.Channel;
+import io.grpc.netty.shaded.io.netty.channel.ChannelConfig;
 import io.grpc.netty.shaded.io.netty.channel.ChannelHandler;
 import io.grpc.netty.shaded.io.netty.channel.ChannelHandlerAdapter;
 import io.grpc.netty.shaded.io.netty.channel.ChannelHandlerContext;
@@ -17,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -50,6 +52,7 @@ final class Connections implements NodeMetrics.ConnectionFigures {
     private final Map<InetAddress, Integer> perAddress = new ConcurrentHashMap<>();
 
     private final Acceptor acceptor = new Acceptor();
+    private volatile Consumer<OutOfMemoryError> outOfMemory = error -> {};
 
     /** @param tlsOnly the port serves TLS only: a plaintext gRPC client is told so (PlaintextOnTlsPort) */
     Connections(ConnectionLimits limits, boolean tlsOnly, ThrottledLog refusals, ThrottledLog cuts) {
@@ -57,6 +60,14 @@ final class Connections implements NodeMetrics.ConnectionFigures {
         this.tlsOnly = tlsOnly;
         this.refusals = refusals;
         this.cuts = cuts;
+    }
+
+    /**
+     * From now on every connection allocates its buffers through an {@link OutOfMemoryAllocator}
+     * that hands {@code hook} each allocation that failed for want of memory.
+     */
+    void outOfMemory(Consumer<OutOfMemoryError> hook) {
+        this.outOfMemory = hook;
     }
 
     /** The handler for the listening socket's pipeline, ahead of the server's acceptor. */
@@ -135,7 +146,7 @@ final class Connections implements NodeMetrics.ConnectionFigures {
                 perAddress.merge(address, 1, Integer::sum);
             }
             open.incrementAndGet();
-            Connection connection = new Connection(remote);
+            Connection connection = new Connection(remote, outOfMemory);
             byRemote.put(remote, connection);
             child.closeFuture().addListener(closed -> {
                 byRemote.remove(remote, connection);
@@ -179,15 +190,28 @@ final class Connections implements NodeMetrics.ConnectionFigures {
     static final class Connection extends ChannelHandlerAdapter {
         final SocketAddress remote;
         final AtomicLong unsent = new AtomicLong();
+        /** Bytes of requests its calls hold or have room for (see RequestBudget); guarded by the RequestBudget. */
+        long requestBytes;
+
+        private final Consumer<OutOfMemoryError> outOfMemory;
         private volatile ChannelHandlerContext ctx;
 
-        Connection(SocketAddress remote) {
+        Connection(SocketAddress remote, Consumer<OutOfMemoryError> outOfMemory) {
             this.remote = remote;
+            this.outOfMemory = outOfMemory;
         }
 
+        /**
+         * Called once the connection is registered with its loop, after the server set its options:
+         * so it wraps gRPC's allocator (which gRPC does not let others name), before any byte is read.
+         */
         @Override
         public void handlerAdded(ChannelHandlerContext ctx) {
             this.ctx = ctx;
+            ChannelConfig config = ctx.channel().config();
+            if (!(config.getAllocator() instanceof OutOfMemoryAllocator)) {
+                config.setAllocator(new OutOfMemoryAllocator(config.getAllocator(), outOfMemory));
+            }
         }
 
         /**

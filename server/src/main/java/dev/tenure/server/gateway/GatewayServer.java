@@ -13,6 +13,7 @@ import dev.tenure.server.ServerConfig;
 import dev.tenure.server.admin.NodeMetrics;
 import dev.tenure.server.cluster.ClusterNode;
 import dev.tenure.server.clusterauth.SecretChallengeCredentials;
+import dev.tenure.server.fault.FatalCause;
 import dev.tenure.server.fault.NodeFaults;
 import dev.tenure.server.runtime.AgentWakeup;
 import dev.tenure.server.tls.ServerTls;
@@ -51,7 +52,11 @@ public final class GatewayServer implements AutoCloseable {
     private final TimerThread timer;
     private final Gateway gateway;
     private final TransportLoops loops;
+    /** HTTP/2 flow control window of each connection and stream: gRPC's default, fixed. */
+    static final int FLOW_CONTROL_WINDOW_BYTES = 1 << 20;
+
     private final Connections connections;
+    private final RequestBudget requests;
     private final Server server;
     private final HealthStatusManager grpcHealth = new HealthStatusManager();
     private final Function<ServerStatusResponse.Builder, ServerStatusResponse.Builder> nodeStatus;
@@ -136,7 +141,9 @@ public final class GatewayServer implements AutoCloseable {
                 },
                 limits.callsInFlightMax());
         GrpcService service = new GrpcService(gateway, request -> status(request.getStateDigest()));
-        TransportWarnings.install();
+        // Out of direct memory, a node's connections fail while its log looks fine: it ends as
+        // out of heap does (138), whether gRPC's allocator or Netty's log is first to hear of it.
+        TransportWarnings.install(error -> outOfMemory(faults, error));
         this.loops = TransportLoops.start(faults);
         this.connections =
                 new Connections(limits, tls != null, new ThrottledLog(System.err), new ThrottledLog(System.err));
@@ -145,19 +152,23 @@ public final class GatewayServer implements AutoCloseable {
                 NettyServerBuilder.forAddress(
                         new InetSocketAddress(config.bindHost(), config.self().port())),
                 connections.acceptor());
+        connections.outOfMemory(error -> outOfMemory(faults, error));
         ServerServiceDefinition refused =
                 MalformedRequests.refused(service.bindService(), new ThrottledLog(System.err));
-        // The slow readers' watch is the outermost interceptor, next to the transport: what it
-        // drops of a call cut off, no other interceptor counts as sent.
+        this.requests = new RequestBudget(connections, config.messageBytesMax(), new ThrottledLog(System.err));
+        // The slow readers' watch is next to the transport but for the request budget: what it
+        // drops of a call cut off, no other interceptor counts as sent. The budget is outermost,
+        // so that a call it refuses costs nothing more.
         ServerServiceDefinition served;
         if (tls == null) {
-            served = ServerInterceptors.intercept(refused, metrics.grpcInterceptor(), new SlowReaders(connections));
+            served = ServerInterceptors.intercept(
+                    refused, metrics.grpcInterceptor(), new SlowReaders(connections), requests);
         } else {
             // TLS only on this port. The metrics interceptor is outside the principals' check, so
             // calls refused for want of a principal are counted too.
             transport.sslContext(tls.grpc());
             served = ServerInterceptors.intercept(
-                    refused, tls.principals(), metrics.grpcInterceptor(), new SlowReaders(connections));
+                    refused, tls.principals(), metrics.grpcInterceptor(), new SlowReaders(connections), requests);
         }
         this.server = transport
                 .addService(served)
@@ -166,6 +177,10 @@ public final class GatewayServer implements AutoCloseable {
                 // without the log, and its status follows the node's health.
                 .addService(grpcHealth.getHealthService())
                 .maxInboundMessageSize(config.messageBytesMax())
+                // A fixed window per connection and per stream (gRPC's default size, without its
+                // automatic growth): what a client may send that no call asked for yet, and so what
+                // the request budget does not count, is at most this much per connection.
+                .flowControlWindow(FLOW_CONTROL_WINDOW_BYTES)
                 // A connection that has not finished its TLS handshake and sent HTTP/2's preface
                 // by then is closed (gRPC's default gives it two minutes).
                 .handshakeTimeout(limits.handshakeTimeout().toMillis(), TimeUnit.MILLISECONDS)
@@ -324,6 +339,10 @@ public final class GatewayServer implements AutoCloseable {
             Thread.currentThread().interrupt();
             server.shutdownNow();
         }
+    }
+
+    private static void outOfMemory(NodeFaults faults, Throwable error) {
+        faults.ended(FatalCause.OUT_OF_MEMORY, "the gRPC transport could not allocate a buffer: " + error);
     }
 
     /** Events reach the gateway from the cluster channel's thread, which starts only in start(). */

@@ -2,7 +2,10 @@ package dev.tenure.server.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Filter;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import org.junit.jupiter.api.Test;
@@ -26,7 +29,50 @@ class TransportWarningsTest {
         assertThat(throttle.isLoggable(warning("fifth"))).isFalse();
     }
 
+    @Test
+    void everyOtherTransportLoggerIsThrottledAtTheRootHandlersAndTheNodesOwnRecordsAreNot() {
+        AtomicLong now = new AtomicLong();
+        Filter backstop = new TransportWarnings.Backstop(null, new TransportWarnings(1_000, now::get));
+        String pipeline = "io.grpc.netty.shaded.io.netty.channel.DefaultChannelPipeline";
+        assertThat(backstop.isLoggable(warning(pipeline, "first"))).isTrue();
+        assertThat(backstop.isLoggable(warning(pipeline, "second"))).isFalse();
+        assertThat(backstop.isLoggable(warning("io.netty.handler.ssl.SslHandler", "unshaded")))
+                .isFalse();
+        assertThat(backstop.isLoggable(warning("dev.tenure.server.Anything", "the node's own")))
+                .isTrue();
+        assertThat(backstop.isLoggable(warning(TransportWarnings.LOGGERS.get(2), "throttled by its own filter")))
+                .isTrue();
+        Filter refusesAll = record -> false;
+        assertThat(new TransportWarnings.Backstop(refusesAll, new TransportWarnings(1_000, now::get))
+                        .isLoggable(warning("dev.tenure.server.Anything", "the handler's own filter still applies")))
+                .isFalse();
+    }
+
+    @Test
+    void aTransportRecordThatCarriesAnOutOfMemoryErrorGoesToTheHookEvenWhenThrottled() {
+        List<Throwable> heard = new ArrayList<>();
+        TransportWarnings.install(heard::add);
+        try {
+            AtomicLong now = new AtomicLong();
+            TransportWarnings throttle = new TransportWarnings(1_000, now::get);
+            throttle.isLoggable(warning("io.grpc.x", "first"));
+            LogRecord caught = warning("io.grpc.x", "An exceptionCaught() event was fired");
+            OutOfMemoryError direct = new OutOfMemoryError("Cannot reserve 2097152 bytes of direct buffer memory");
+            caught.setThrown(new RuntimeException("wrapped", direct));
+            assertThat(throttle.isLoggable(caught)).as("throttled all the same").isFalse();
+            assertThat(heard).containsExactly(direct);
+        } finally {
+            TransportWarnings.install(error -> {});
+        }
+    }
+
     private static LogRecord warning(String message) {
         return new LogRecord(Level.WARNING, message);
+    }
+
+    private static LogRecord warning(String logger, String message) {
+        LogRecord r = new LogRecord(Level.WARNING, message);
+        r.setLoggerName(logger);
+        return r;
     }
 }
