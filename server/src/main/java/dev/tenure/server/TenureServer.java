@@ -105,7 +105,7 @@ public final class TenureServer implements AutoCloseable {
                     + " --tls-key (docs/security.md)");
         }
         LoggingWarmUp.run();
-        dataLock = DataDirLock.acquire(config.dataDir());
+        dataLock = DataDirLock.acquire(config.dataDir(), ClusterNode.aeronDirFor(config));
         DataDirSpace.require(config.dataDir(), ClusterNode.storageFloorBytes());
         faults.watchDisk(config.dataDir(), ClusterNode.storageFloorBytes());
         DataFormat.require(config.dataDir());

@@ -28,6 +28,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -104,6 +105,7 @@ public final class ClusterNode implements AutoCloseable {
         ThreadFactory agentThreads = task -> new Thread(faults.watched(FatalCause.MEMBER_STOPPED, task));
         ServerConfig.Member self = config.self();
         String aeronDir = aeronDirFor(config);
+        sweepDeadAeronDirs(Path.of(aeronDir), log);
         ReplicaView replica = new ReplicaView(config.members().size());
         File base = config.dataDir().toAbsolutePath().toFile();
         String host = self.host();
@@ -219,6 +221,22 @@ public final class ClusterNode implements AutoCloseable {
         } catch (RuntimeException e) {
             CloseHelper.quietCloseAll(container, container == null ? serviceClient : null, agents);
             throw e;
+        }
+    }
+
+    /**
+     * Removes what nodes killed on this machine left in shared memory, before this node adds its
+     * own: nothing else would, and each holds about 83 MB of it.
+     */
+    private static void sweepDeadAeronDirs(Path own, PrintStream log) {
+        List<AeronDirSweep.Removed> removed = AeronDirSweep.sweep(own.getParent(), own);
+        if (!removed.isEmpty()) {
+            long bytes =
+                    removed.stream().mapToLong(AeronDirSweep.Removed::bytes).sum();
+            log.println("tenure: removed " + removed.size() + " Aeron "
+                    + (removed.size() == 1 ? "directory" : "directories") + " of nodes no longer running ("
+                    + (bytes >> 20) + " MiB): "
+                    + removed.stream().map(r -> r.dir().toString()).collect(Collectors.joining(", ")));
         }
     }
 
@@ -416,7 +434,7 @@ public final class ClusterNode implements AutoCloseable {
      * Shared memory for the media driver, unique per data directory and node: two nodes on one
      * machine must never share a driver, and a restarted node must find its own.
      */
-    static String aeronDirFor(ServerConfig config) {
+    public static String aeronDirFor(ServerConfig config) {
         String key = config.dataDir().toAbsolutePath().normalize().toString();
         long hash = 1125899906842597L;
         for (byte b : key.getBytes(StandardCharsets.UTF_8)) {
@@ -424,7 +442,7 @@ public final class ClusterNode implements AutoCloseable {
         }
         File shm = new File("/dev/shm");
         String parent = shm.isDirectory() ? shm.getPath() : System.getProperty("java.io.tmpdir");
-        return parent + "/tenure-" + config.nodeId() + "-" + Long.toHexString(hash);
+        return parent + "/" + AeronDirSweep.PREFIX + config.nodeId() + "-" + Long.toHexString(hash);
     }
 
     @Override
