@@ -5,6 +5,7 @@ import dev.tenure.server.clusterauth.SecretChallengeAuthenticator;
 import dev.tenure.server.clusterauth.SecretChallengeCredentials;
 import dev.tenure.server.fault.FatalCause;
 import dev.tenure.server.fault.NodeFaults;
+import dev.tenure.server.integrity.AcknowledgedPosition;
 import dev.tenure.server.integrity.CorruptDataException;
 import dev.tenure.server.integrity.FrameChecksum;
 import dev.tenure.server.integrity.RecoveryCheck;
@@ -29,6 +30,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -128,7 +130,11 @@ public final class ClusterNode implements AutoCloseable {
                         + " after it from a peer");
             }
         }
-        checkRecovery(base.toPath(), config.members().size() > 1, log);
+        boolean lone = config.members().size() == 1;
+        long logEnd = checkRecovery(base.toPath(), !lone, log);
+        // A lone node keeps the position past which it acknowledged nothing, so that a torn end
+        // of its log can be told from damage to acknowledged entries (see RecoveryCheck).
+        AcknowledgedPosition acknowledged = lone ? AcknowledgedPosition.start(base.toPath(), logEnd) : null;
 
         AeronArchive.Context localArchive = archiveClient(config)
                 .lock(NoOpLock.INSTANCE)
@@ -183,7 +189,8 @@ public final class ClusterNode implements AutoCloseable {
                         config.limits(),
                         base.toPath().resolve("archive"),
                         roleListener.andThen(role -> wakeup.roleChanged(role == Cluster.Role.LEADER)),
-                        replica))
+                        replica,
+                        acknowledged == null ? position -> {} : acknowledged::advance))
                 .serviceId(0)
                 .idleStrategySupplier(() -> AdaptiveIdleStrategy.standard(wakeup, AgentWakeup.Hop.SERVICE))
                 .threadFactory(agentThreads)
@@ -245,9 +252,10 @@ public final class ClusterNode implements AutoCloseable {
      * {@link RecoveryCheck}); a damaged file that nothing can replace stops the start with the
      * line the operator needs.
      */
-    private static void checkRecovery(Path dataDir, boolean hasPeers, PrintStream log) {
+    private static long checkRecovery(Path dataDir, boolean hasPeers, PrintStream log) {
         try {
-            RecoveryCheck.run(dataDir, true, log);
+            return RecoveryCheck.run(
+                    dataDir, true, log, hasPeers ? OptionalLong.empty() : AcknowledgedPosition.trusted(dataDir));
         } catch (CorruptDataException e) {
             throw e.withRemedy(remedy(hasPeers));
         }
