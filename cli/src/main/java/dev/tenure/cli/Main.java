@@ -22,6 +22,7 @@ import picocli.CommandLine.Command;
             CheckpointCommand.class,
             ClusterCommand.class,
             UpgradeDataCommand.class,
+            RepairLogCommand.class,
             BenchCommand.class,
             LabCommand.class
         },

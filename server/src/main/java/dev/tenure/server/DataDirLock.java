@@ -2,8 +2,10 @@ package dev.tenure.server;
 
 import dev.tenure.server.integrity.FileErrors;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -18,12 +20,19 @@ import java.util.List;
  * directory belongs to a dead process and is removed; the log, catalog and recordings (the data)
  * are never touched. When we cannot get the lock, another live node uses this directory and we
  * refuse to start.
+ *
+ * <p>While held, the lock file names the node's Aeron directory in shared memory ({@value
+ * #AERON_DIR_LINE} and its path, one line): a harness that deletes a killed node's data
+ * directory deletes that directory too, which nothing else would (see {@code AeronDirSweep}).
  */
 final class DataDirLock implements AutoCloseable {
 
     /** Aeron's per-process liveness files; they hold no committed data. */
     private static final List<String> MARK_FILES =
             List.of("archive/archive-mark.dat", "cluster/cluster-mark.dat", "cluster/cluster-mark-service-0.dat");
+
+    /** How the lock file's line that names the node's Aeron directory begins. */
+    static final String AERON_DIR_LINE = "aeron-dir ";
 
     private final FileChannel channel;
     private final FileLock lock;
@@ -34,6 +43,11 @@ final class DataDirLock implements AutoCloseable {
     }
 
     static DataDirLock acquire(Path dataDir) throws IOException {
+        return acquire(dataDir, null);
+    }
+
+    /** As above; with {@code aeronDir} not null, the lock file names it. */
+    static DataDirLock acquire(Path dataDir, String aeronDir) throws IOException {
         Path where = dataDir.toAbsolutePath().normalize();
         // Said in the operator's terms: the JDK's own exceptions here carry only the path.
         if (Files.exists(where) && !Files.isDirectory(where)) {
@@ -61,6 +75,10 @@ final class DataDirLock implements AutoCloseable {
         if (lock == null) {
             channel.close();
             throw new IOException("data directory " + dataDir.toAbsolutePath() + " is in use by another running node");
+        }
+        if (aeronDir != null) {
+            channel.truncate(0);
+            channel.write(ByteBuffer.wrap((AERON_DIR_LINE + aeronDir + "\n").getBytes(StandardCharsets.UTF_8)), 0);
         }
         for (String mark : MARK_FILES) {
             Path file = dataDir.resolve(mark);

@@ -108,7 +108,11 @@ public final class TenureServer implements AutoCloseable {
         ServerTls tls = config.tls() == null ? null : ServerTls.load(config.tls());
         requireSecuredBeyondLoopback(config, tls != null, log);
         LoggingWarmUp.run();
-        dataLock = DataDirLock.acquire(config.dataDir());
+        // The lock file names the node's own directory in shared memory (the driver's is inside it),
+        // so that a harness deleting a killed node's data removes all of it.
+        dataLock = DataDirLock.acquire(
+                config.dataDir(),
+                Path.of(ClusterNode.aeronDirFor(config)).getParent().toString());
         DataDirSpace.require(config.dataDir(), ClusterNode.storageFloorBytes());
         faults.watchDisk(config.dataDir(), ClusterNode.storageFloorBytes());
         DataFormat.require(config.dataDir());

@@ -2,9 +2,11 @@ package dev.tenure.cli.it;
 
 import dev.tenure.server.fault.OutOfMemoryExit;
 import dev.tenure.testkit.ChildProcess;
+import dev.tenure.testkit.Dirs;
 import dev.tenure.testkit.JavaCommand;
 import dev.tenure.testkit.TimeScale;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -84,8 +86,14 @@ final class Processes {
         final BlockingQueue<String> stdout = new LinkedBlockingQueue<>();
         final List<String> all = Collections.synchronizedList(new ArrayList<>());
         private final ChildProcess child;
+        /** The data directory of the node this runs, or null if it runs no node. */
+        private final Path nodeData;
 
         Running(List<String> command, Map<String, String> env) throws IOException {
+            int server = command.indexOf("server");
+            int data = command.indexOf("--data");
+            nodeData =
+                    server >= 0 && data > server && data + 1 < command.size() ? Path.of(command.get(data + 1)) : null;
             ProcessBuilder pb = new ProcessBuilder(command);
             pb.environment().putAll(env);
             child = ChildProcess.start(
@@ -134,10 +142,20 @@ final class Processes {
             child.kill9();
         }
 
-        /** Resumes it if stopped and kills it, with every process it started. */
+        /**
+         * Resumes it if stopped and kills it, with every process it started; a node's Aeron
+         * directory in shared memory goes with it, as its clean stop would have removed it.
+         */
         @Override
         public void close() {
             child.close();
+            if (nodeData != null) {
+                try {
+                    Dirs.deleteAeronDirs(nodeData);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
         }
     }
 }

@@ -7,6 +7,7 @@ import dev.tenure.client.DeniedException;
 import dev.tenure.client.ServerStatus;
 import dev.tenure.client.TenureClient;
 import dev.tenure.client.TenureException;
+import dev.tenure.testkit.Dirs;
 import dev.tenure.testkit.JavaCommand;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -268,6 +269,14 @@ public final class LocalCluster {
                 p.destroyForcibly();
             }
             stopped++;
+        }
+        // A node killed here (or earlier, and never restarted) left its Aeron directory behind.
+        for (Node n : state.nodes) {
+            try {
+                Dirs.deleteAeronDirs(nodeData(n));
+            } catch (IOException e) {
+                // Left for the next node's start to sweep.
+            }
         }
         return stopped;
     }

@@ -6,6 +6,7 @@ import dev.tenure.server.clusterauth.SecretChallengeAuthenticator;
 import dev.tenure.server.clusterauth.SecretChallengeCredentials;
 import dev.tenure.server.fault.FatalCause;
 import dev.tenure.server.fault.NodeFaults;
+import dev.tenure.server.integrity.AcknowledgedPosition;
 import dev.tenure.server.integrity.CorruptDataException;
 import dev.tenure.server.integrity.FrameChecksum;
 import dev.tenure.server.integrity.RecoveryCheck;
@@ -32,6 +33,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.OptionalLong;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -108,6 +111,7 @@ public final class ClusterNode implements AutoCloseable {
         ThreadFactory agentThreads = task -> new Thread(faults.watched(FatalCause.MEMBER_STOPPED, task));
         ServerConfig.Member self = config.self();
         String aeronDir = aeronDirFor(config);
+        sweepDeadAeronDirs(Path.of(aeronDir).getParent(), log);
         ownerOnlyAeronDir(aeronDir);
         ReplicaView replica = new ReplicaView(config.members().size());
         File base = config.dataDir().toAbsolutePath().toFile();
@@ -131,7 +135,11 @@ public final class ClusterNode implements AutoCloseable {
                         + " after it from a peer");
             }
         }
-        checkRecovery(base.toPath(), config.members().size() > 1, log);
+        boolean lone = config.members().size() == 1;
+        long logEnd = checkRecovery(base.toPath(), !lone, log);
+        // A lone node keeps the position past which it acknowledged nothing, so that a torn end
+        // of its log can be told from damage to acknowledged entries (see RecoveryCheck).
+        AcknowledgedPosition acknowledged = lone ? AcknowledgedPosition.start(base.toPath(), logEnd) : null;
 
         AeronArchive.Context localArchive = archiveClient(config)
                 .lock(NoOpLock.INSTANCE)
@@ -186,7 +194,8 @@ public final class ClusterNode implements AutoCloseable {
                         config.limits(),
                         base.toPath().resolve("archive"),
                         roleListener.andThen(role -> wakeup.roleChanged(role == Cluster.Role.LEADER)),
-                        replica))
+                        replica,
+                        acknowledged == null ? position -> {} : acknowledged::advance))
                 .serviceId(0)
                 .idleStrategySupplier(() -> AdaptiveIdleStrategy.standard(wakeup, AgentWakeup.Hop.SERVICE))
                 .threadFactory(agentThreads)
@@ -228,13 +237,30 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     /**
+     * Removes what nodes killed on this machine left in shared memory, before this node adds its
+     * own: nothing else would, and each holds about 83 MB of it.
+     */
+    private static void sweepDeadAeronDirs(Path own, PrintStream log) {
+        List<AeronDirSweep.Removed> removed = AeronDirSweep.sweep(own.getParent(), own);
+        if (!removed.isEmpty()) {
+            long bytes =
+                    removed.stream().mapToLong(AeronDirSweep.Removed::bytes).sum();
+            log.println("tenure: removed " + removed.size() + " Aeron "
+                    + (removed.size() == 1 ? "directory" : "directories") + " of nodes no longer running ("
+                    + (bytes >> 20) + " MiB): "
+                    + removed.stream().map(r -> r.dir().toString()).collect(Collectors.joining(", ")));
+        }
+    }
+
+    /**
      * Checks every byte the member is about to recover from, before any part of it starts (see
      * {@link RecoveryCheck}); a damaged file that nothing can replace stops the start with the
      * line the operator needs.
      */
-    private static void checkRecovery(Path dataDir, boolean hasPeers, PrintStream log) {
+    private static long checkRecovery(Path dataDir, boolean hasPeers, PrintStream log) {
         try {
-            RecoveryCheck.run(dataDir, true, log);
+            return RecoveryCheck.run(
+                    dataDir, true, log, hasPeers ? OptionalLong.empty() : AcknowledgedPosition.trusted(dataDir));
         } catch (CorruptDataException e) {
             throw e.withRemedy(remedy(hasPeers));
         }
@@ -431,7 +457,8 @@ public final class ClusterNode implements AutoCloseable {
         }
         File shm = new File("/dev/shm");
         String parent = shm.isDirectory() ? shm.getPath() : System.getProperty("java.io.tmpdir");
-        return parent + "/tenure-" + config.nodeId() + "-" + Long.toHexString(hash) + "/driver";
+        return parent + "/" + AeronDirSweep.PREFIX + config.nodeId() + "-" + Long.toHexString(hash) + "/"
+                + AeronDirSweep.DRIVER;
     }
 
     /** Makes the media driver's parent directory 0700, before the driver makes its own in it. */

@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -46,6 +47,7 @@ public final class TenureClusteredService implements ClusteredService {
     private final Path archiveDir;
     private final Consumer<Cluster.Role> roleListener;
     private final ReplicaView replica;
+    private final LongConsumer acknowledging;
     private final List<Event> events = new ArrayList<>();
     private final UnsafeBuffer egressBuffer = new UnsafeBuffer(new byte[0]);
     private Cluster cluster;
@@ -57,6 +59,20 @@ public final class TenureClusteredService implements ClusteredService {
 
     public TenureClusteredService(
             Limits limits, Path archiveDir, Consumer<Cluster.Role> roleListener, ReplicaView replica) {
+        this(limits, archiveDir, roleListener, replica, position -> {});
+    }
+
+    /**
+     * As above; {@code acknowledging} hears each entry's end position before anything of that
+     * entry is sent (see {@code AcknowledgedPosition}).
+     */
+    public TenureClusteredService(
+            Limits limits,
+            Path archiveDir,
+            Consumer<Cluster.Role> roleListener,
+            ReplicaView replica,
+            LongConsumer acknowledging) {
+        this.acknowledging = acknowledging;
         this.limits = limits;
         this.archiveDir = archiveDir;
         this.roleListener = roleListener;
@@ -111,6 +127,7 @@ public final class TenureClusteredService implements ClusteredService {
         }
         Result result = machine.apply(timestamp, WireMapping.toCommand(command));
         Reply reply = WireMapping.toReply(command, result);
+        acknowledging.accept(cluster.logPosition());
         send(session, Egress.newBuilder().setReply(reply).build());
         afterApply();
         if (command.hasStats() && command.getStats().getStateDigest() && digestDue(timestamp)) {
@@ -186,6 +203,7 @@ public final class TenureClusteredService implements ClusteredService {
 
     /** Delivers the events of the last apply and re-arms the deadline timer if it moved. */
     private void afterApply() {
+        acknowledging.accept(cluster.logPosition());
         replica.applied(machine.lastToken(), cluster.logPosition(), machine.usage());
         machine.drainEvents(events);
         for (Event event : events) {

@@ -129,6 +129,8 @@ public final class RecordingWalk {
     private Path entryFile;
     private long entryOffset;
     private int entryLength;
+    /** Where the last whole entry (or term padding) the walk checked ends. */
+    private long wholeEnd;
 
     private RecordingWalk(
             Path archiveDir, Recording recording, boolean checksums, LongFunction<String> where, EntryCheck entries) {
@@ -158,6 +160,25 @@ public final class RecordingWalk {
         RecordingWalk walk = new RecordingWalk(archiveDir, recording, checksums, where, entries);
         try {
             return walk.run(from);
+        } finally {
+            walk.release();
+        }
+    }
+
+    /**
+     * Where the whole entries of {@code recording} from {@code from} end: its end if every frame
+     * checks out, else the end of the last whole entry before the first frame that does not (see
+     * {@link #check}). The log up to there is whole; what follows is what a torn append left.
+     */
+    public static long wholeEnd(
+            Path archiveDir, Recording recording, long from, boolean checksums, EntryCheck entries) {
+        requireUsable(archiveDir, recording, from, p -> "log position " + p);
+        RecordingWalk walk = new RecordingWalk(archiveDir, recording, checksums, p -> "log position " + p, entries);
+        walk.wholeEnd = from;
+        try {
+            return walk.run(from);
+        } catch (CorruptDataException damaged) {
+            return walk.wholeEnd;
         } finally {
             walk.release();
         }
@@ -194,6 +215,9 @@ public final class RecordingWalk {
                 break; // the end, as the archive finds it after a crash
             }
             position += checkFrame(s, offset, position, frameLength);
+            if (!inEntry) {
+                wholeEnd = position;
+            }
         }
         if (inEntry) {
             throw corrupt(entryFile, entryOffset, entryPosition, "the recording ends inside this fragmented entry");

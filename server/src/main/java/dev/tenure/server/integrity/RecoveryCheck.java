@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 
 /**
  * Checks, before the member starts, every byte it is about to recover from: the snapshot the
@@ -23,6 +24,14 @@ import java.util.Map;
  * ({@link RecordingLog#invalidateLatestSnapshot()}, as Aeron's {@code ClusterTool
  * invalidate-latest-snapshot} does) and the member recovers from the earlier one. Damage in the
  * log itself has no such way round: every snapshot before it needs that log.
+ *
+ * <p>Except at its end, on a lone node: a node that died appending (its disk full, exit 15; or
+ * {@code kill -9}) can leave a torn last entry, which no client was told of. When the node knows
+ * the position past which it acknowledged nothing ({@link AcknowledgedPosition}) and the damage
+ * lies past it, in a recording still open, the log is cut at the end of its last whole entry, and
+ * the start says how many bytes went. Damage before that position is damage to acknowledged data:
+ * the start stops, as before. A member with peers never cuts: what it appended may count towards
+ * a majority that acknowledged it, and its peers hold what it lost.
  */
 public final class RecoveryCheck {
 
@@ -32,11 +41,24 @@ public final class RecoveryCheck {
     private final Path archiveDir;
     private final boolean checksums;
     private final Map<Long, RecordingWalk.Recording> catalog;
+    private final OptionalLong acknowledged;
+    private final PrintStream log;
+    /** An operator's repair: damage that is not cut is explained, not only named. */
+    private boolean repair;
 
-    private RecoveryCheck(Path archiveDir, boolean checksums, Map<Long, RecordingWalk.Recording> catalog) {
+    private long logEnd;
+
+    private RecoveryCheck(
+            Path archiveDir,
+            boolean checksums,
+            Map<Long, RecordingWalk.Recording> catalog,
+            OptionalLong acknowledged,
+            PrintStream log) {
         this.archiveDir = archiveDir;
         this.checksums = checksums;
         this.catalog = catalog;
+        this.acknowledged = acknowledged;
+        this.log = log;
     }
 
     /**
@@ -48,15 +70,41 @@ public final class RecoveryCheck {
      *     current format does; see {@link DataFormat})
      */
     public static void run(Path dataDir, boolean checksums, PrintStream log) {
+        run(dataDir, checksums, log, OptionalLong.empty());
+    }
+
+    /**
+     * As above, for a lone node that acknowledged nothing past {@code acknowledged} (empty where
+     * that is not known): a torn end of the log past it is cut off. Returns where the log it
+     * will replay ends (0 if it has none).
+     */
+    public static long run(Path dataDir, boolean checksums, PrintStream log, OptionalLong acknowledged) {
+        return run(dataDir, checksums, log, acknowledged, false);
+    }
+
+    private static long run(
+            Path dataDir, boolean checksums, PrintStream log, OptionalLong acknowledged, boolean repair) {
         Path clusterDir = dataDir.resolve("cluster");
         if (!Files.exists(clusterDir.resolve(RecordingLog.RECORDING_LOG_FILE_NAME))) {
-            return; // nothing recorded yet: the member starts empty
+            return 0; // nothing recorded yet: the member starts empty
         }
         Path archiveDir = dataDir.resolve("archive");
-        RecoveryCheck check = new RecoveryCheck(archiveDir, checksums, RecordingWalk.catalog(archiveDir));
+        RecoveryCheck check =
+                new RecoveryCheck(archiveDir, checksums, RecordingWalk.catalog(archiveDir), acknowledged, log);
+        check.repair = repair;
         try (RecordingLog recordingLog = new RecordingLog(clusterDir.toFile(), false)) {
             check.run(recordingLog, log);
         }
+        return check.logEnd;
+    }
+
+    /**
+     * As a start checks, cutting damage of the log at the end of its last whole entry if that is
+     * at or after {@code lossFrom}, which the operator accepts losing everything after ({@code
+     * tenure repair-log}). Returns where the log now ends.
+     */
+    public static long repair(Path dataDir, boolean checksums, PrintStream log, long lossFrom) {
+        return run(dataDir, checksums, log, OptionalLong.of(lossFrom), true);
     }
 
     /**
@@ -141,14 +189,61 @@ public final class RecoveryCheck {
         if (term == null) {
             return; // snapshots only (a copy from a peer whose live log has not begun): nothing to replay
         }
-        RecordingWalk.Recording log = recording(term, "the log");
-        RecordingWalk.check(
-                archiveDir,
-                log,
-                from < 0 ? log.startPosition() : from,
-                checksums,
-                p -> "log position " + p,
-                EntryChecks.log());
+        RecordingWalk.Recording recording = recording(term, "the log");
+        long start = from < 0 ? recording.startPosition() : from;
+        try {
+            logEnd = walkLog(recording, start);
+        } catch (CorruptDataException damaged) {
+            if (!dropTornTail(term, recording, start, damaged)) {
+                throw damaged;
+            }
+            logEnd = walkLog(recording, start);
+        }
+    }
+
+    private long walkLog(RecordingWalk.Recording recording, long start) {
+        return RecordingWalk.check(
+                archiveDir, recording, start, checksums, p -> "log position " + p, EntryChecks.log());
+    }
+
+    /**
+     * Cuts the log at the end of its last whole entry if all that follows lies past the position
+     * this lone node acknowledged, in the recording it was appending to; says so and returns true.
+     */
+    private boolean dropTornTail(
+            RecordingLog.Entry term, RecordingWalk.Recording recording, long start, CorruptDataException damaged) {
+        if (acknowledged.isEmpty()) {
+            return false;
+        }
+        if (!recording.open()) {
+            if (repair) {
+                throw damaged.because(
+                        "the node had finished writing this log, and only a log it was still writing" + " is cut");
+            }
+            return false;
+        }
+        long whole = RecordingWalk.wholeEnd(archiveDir, recording, start, checksums, EntryChecks.log());
+        long acked = acknowledged.getAsLong();
+        if (whole < acked || whole < term.termBaseLogPosition) {
+            if (repair) {
+                throw damaged.because(
+                        whole < term.termBaseLogPosition
+                                ? "the log's whole entries end at log position " + whole
+                                        + ", before its last term, which" + " begins at " + term.termBaseLogPosition
+                                        + ": it is not cut there"
+                                : "the log's whole entries end at log position " + whole + ", before log position "
+                                        + acked + ": --accept-loss-from " + whole + " accepts the loss from there");
+            }
+            return false;
+        }
+        long bytes = LogTail.drop(archiveDir, recording, whole);
+        log.println((repair ? "tenure: damaged log tail dropped: " : "tenure: torn log tail dropped: ") + bytes
+                + " bytes from log position " + whole
+                + (repair
+                        ? ", at or after log position " + acked + ", from which the loss was accepted"
+                        : ", past log position " + acked + ", the last this node acknowledged")
+                + " (" + damaged.getMessage() + ")");
+        return true;
     }
 
     private RecordingWalk.Recording recording(RecordingLog.Entry entry, String what) {
