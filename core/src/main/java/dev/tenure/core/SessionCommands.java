@@ -18,10 +18,12 @@ import java.util.TreeSet;
 final class SessionCommands {
     private final State state;
     private final LeaseLifecycle lifecycle;
+    private final Revocations revocations;
 
-    SessionCommands(State state, LeaseLifecycle lifecycle) {
+    SessionCommands(State state, LeaseLifecycle lifecycle, Revocations revocations) {
         this.state = state;
         this.lifecycle = lifecycle;
+        this.revocations = revocations;
     }
 
     Result open(OpenSession c) {
@@ -31,6 +33,10 @@ final class SessionCommands {
                 Shapes.principal(c.principal(), state.limits));
         if (bad != null) {
             return bad;
+        }
+        Rejected revoked = revocations.barred(c.principal());
+        if (revoked != null) {
+            return revoked;
         }
         if (state.sessions.size() >= state.limits.sessionsMax()) {
             return new Rejected(Code.LIMIT, "sessionsMax (" + state.limits.sessionsMax() + ") reached", 0);
@@ -160,6 +166,15 @@ final class SessionCommands {
         SessionRecord s = state.sessions.get(c.sessionId());
         if (s == null) {
             return Requests.sessionLost(c.sessionId());
+        }
+        // Checked again at apply, not only by the node that took the call: its ACL may be older
+        // than the revocation, or the revocation may have been applied after its check.
+        Rejected revoked = revocations.barred(c.principal());
+        if (revoked == null) {
+            revoked = revocations.barred(s.principal);
+        }
+        if (revoked != null) {
+            return revoked;
         }
         if (c.expectedAttachment() != 0 && c.expectedAttachment() != s.attachment) {
             return new Result.ResumeSuperseded(s.id, s.attachment);

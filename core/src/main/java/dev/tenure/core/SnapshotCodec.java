@@ -6,12 +6,12 @@ import java.util.TreeMap;
 import java.util.zip.CRC32;
 
 /**
- * The versioned binary snapshot format. Version 6, all integers big-endian. This build writes
- * version 6 and reads versions 6, 5 (the previous one; docs/architecture.md says what each new
- * version must ship with) and 4, and refuses any other version with an error that names it:
+ * The versioned binary snapshot format. Version 7, all integers big-endian. This build writes
+ * version 7 and reads versions 7, 6 (the previous one; docs/architecture.md says what each new
+ * version must ship with), 5 and 4, and refuses any other version with an error that names it:
  *
  * <pre>
- * header   magic i32 "TNUR", version i32 = 6
+ * header   magic i32 "TNUR", version i32 = 7
  * clock    nowMs i64, lastToken i64, lastSessionId i64, staleWritesRejected i64
  * names    count i32, ascending: str (every client name and principal below, once: see SnapshotNames)
  * sessions count i32, ascending id: id i64, ttlMs i64, clientName name, principal name,
@@ -29,6 +29,7 @@ import java.util.zip.CRC32;
  * idle     count i32, oldest first: lock name str
  * kv       count i32, ascending key: key str, value bytes, token i64, lock str (nullable), writtenAtMs i64,
  *          principal name
+ * barred   count i32, ascending: principal str (revoked principals: see Revocations)
  * trailer  CRC32 of everything before it, i32
  *
  * str = i32 byte length (-1 for null) + UTF-8; bytes = i32 length + bytes; name = i32 index in names
@@ -44,6 +45,9 @@ import java.util.zip.CRC32;
  * so {@code encode(decode(s))} equals {@code s} byte for byte. Enums are written as their index
  * in the tables below, not their ordinal, so reordering an enum cannot silently change the
  * meaning of a snapshot already written; a new constant must be appended to its table.
+ *
+ * <p>Version 6 is version 7 without the barred principals: none is barred, as no build that wrote
+ * it could bar one.
  *
  * <p>Version 5 is version 6 without the names table (every name is a str where it is used), without
  * the principal of a KV entry, and with a cached grant written
@@ -64,9 +68,13 @@ import java.util.zip.CRC32;
  */
 final class SnapshotCodec {
     static final int MAGIC = 0x544E5552; // "TNUR"
-    static final int VERSION = 6;
+    static final int VERSION = 7;
     /** The previous format version, still read (see {@link #decode}). */
-    static final int VERSION_PREVIOUS = 5;
+    static final int VERSION_PREVIOUS = 6;
+    /** The first version with the names table and the principal of a KV entry. */
+    private static final int VERSION_NAMES = 6;
+    /** The version before the names table, still read too. */
+    private static final int VERSION_INLINE_NAMES = 5;
     /** The version before it, still read too. */
     static final int VERSION_OLDEST = 4;
 
@@ -132,6 +140,21 @@ final class SnapshotCodec {
             w.i64(e.writtenAtMs());
             names.write(w, e.principal());
         }
+        w.i32(state.barredPrincipals.size());
+        for (String principal : state.barredPrincipals) {
+            w.string(principal);
+        }
+    }
+
+    private static void readBarred(SnapshotReader r, State state) {
+        int count = r.count(4);
+        for (int i = 0; i < count; i++) {
+            String principal = r.nonNullString();
+            if (!state.barredPrincipals.isEmpty() && principal.compareTo(state.barredPrincipals.last()) <= 0) {
+                throw corrupt("barred principals out of order at " + principal);
+            }
+            state.barredPrincipals.add(principal);
+        }
     }
 
     static State decode(byte[] snapshot, Limits limits) {
@@ -139,7 +162,7 @@ final class SnapshotCodec {
         int version = version(snapshot);
         State state = new State(limits, r.i64(), r.i64(), r.i64());
         state.staleWritesRejected = r.i64();
-        SnapshotNames names = version == VERSION ? SnapshotNames.readTable(r) : SnapshotNames.inline();
+        SnapshotNames names = version >= VERSION_NAMES ? SnapshotNames.readTable(r) : SnapshotNames.inline();
         int sessions = r.count(40);
         long previousId = 0;
         for (int i = 0; i < sessions; i++) {
@@ -157,6 +180,9 @@ final class SnapshotCodec {
             state.locks.restoreIdle(r.nonNullString());
         }
         readKv(r, state, version, names);
+        if (version == VERSION) {
+            readBarred(r, state);
+        }
         r.expectEnd();
         shareWaitingLockNames(state);
         return state;
@@ -175,7 +201,10 @@ final class SnapshotCodec {
             throw new IllegalArgumentException("not a Tenure snapshot: magic " + Integer.toHexString(magic));
         }
         int version = body.i32();
-        if (version != VERSION && version != VERSION_PREVIOUS && version != VERSION_OLDEST) {
+        if (version != VERSION
+                && version != VERSION_PREVIOUS
+                && version != VERSION_INLINE_NAMES
+                && version != VERSION_OLDEST) {
             // Before the checksum and the body: a snapshot from a build of another version is
             // reported as that, not as corruption, and no field is read under the wrong layout.
             throw new IllegalArgumentException("unsupported snapshot version " + version
@@ -426,7 +455,7 @@ final class SnapshotCodec {
     }
 
     private static void readKv(SnapshotReader r, State state, int version, SnapshotNames names) {
-        int count = r.count(version == VERSION ? 32 : 28);
+        int count = r.count(version >= VERSION_NAMES ? 32 : 28);
         String previous = null;
         for (int i = 0; i < count; i++) {
             String key = r.nonNullString();
@@ -434,7 +463,7 @@ final class SnapshotCodec {
             long token = r.i64();
             String lock = sharedLockName(state, r.string());
             long writtenAtMs = r.i64();
-            String principal = version == VERSION ? names.read(r) : "";
+            String principal = version >= VERSION_NAMES ? names.read(r) : "";
             FencedKv.Entry e = new FencedKv.Entry(key, value, token, lock, writtenAtMs, principal);
             if (previous != null && e.key().compareTo(previous) <= 0) {
                 throw corrupt("keys out of order at " + e.key());

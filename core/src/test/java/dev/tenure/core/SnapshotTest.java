@@ -164,14 +164,14 @@ class SnapshotTest {
     @Test
     void aSnapshotOfAnyOtherVersionIsRefusedWithAnErrorNamingIt() {
         byte[] s = richState().sm.snapshot();
-        assertThat(ByteBuffer.wrap(s).getInt(4)).isEqualTo(6);
-        // 1 to 3 are earlier layouts this build no longer reads; 7 is one it does not know yet.
-        for (int version : new int[] {0, 1, 2, 3, 7, 9, -1}) {
+        assertThat(ByteBuffer.wrap(s).getInt(4)).isEqualTo(7);
+        // 1 to 3 are earlier layouts this build no longer reads; 8 is one it does not know yet.
+        for (int version : new int[] {0, 1, 2, 3, 8, 9, -1}) {
             byte[] other = withVersion(s, version);
             assertThatThrownBy(() -> StateMachine.restore(other, Fixture.small()))
                     .as("version %d", version)
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessage("unsupported snapshot version " + version + ": this build reads versions 4 to 6 only");
+                    .hasMessage("unsupported snapshot version " + version + ": this build reads versions 4 to 7 only");
         }
     }
 
@@ -240,7 +240,7 @@ class SnapshotTest {
     }
 
     @Test
-    void aVersionFourSnapshotLoadsWithoutSecretsOrPrincipalsAndIsWrittenBackAsVersionSix() {
+    void aVersionFourSnapshotLoadsWithoutSecretsOrPrincipalsAndIsWrittenBackAsVersionSeven() {
         byte[] v4 = versionFourSnapshot();
         StateMachine sm = StateMachine.restore(v4, Limits.defaults());
         var x = (Result.LockView) sm.apply(5_000, new Status("x"));
@@ -254,11 +254,12 @@ class SnapshotTest {
         byte[] v6 = sm.snapshot();
         assertThat(ByteBuffer.wrap(v6).getInt(4))
                 .isEqualTo(SnapshotCodec.VERSION)
-                .isEqualTo(6);
+                .isEqualTo(7);
         // The one session gains its principal and secret hash, each history record two principals
         // (each name an index); the names table holds "" and "b" (4 + 4 + 5), and the two "b"s
-        // written where they were used (5 bytes each) become indexes (4 bytes).
-        assertThat(v6.length).isEqualTo(v4.length + 4 + 16 + 2 * (4 + 4) + 13 - 2);
+        // written where they were used (5 bytes each) become indexes (4 bytes); no principal is
+        // barred (4).
+        assertThat(v6.length).isEqualTo(v4.length + 4 + 16 + 2 * (4 + 4) + 13 - 2 + 4);
         assertThat(StateMachine.restore(v6, Limits.defaults()).snapshot()).isEqualTo(v6);
         assertThat(sm.apply(5_000, new Command.WithSecret(new SecretHash(7, 8), new Command.ResumeSession(2))))
                 .as("a session without a secret accepts any request, as before secrets")
@@ -351,7 +352,7 @@ class SnapshotTest {
     }
 
     @Test
-    void aVersionFiveSnapshotLoadsItsKeysWithoutAPrincipalAndItsGrantsAsTokensAndIsWrittenBackAsVersionSix() {
+    void aVersionFiveSnapshotLoadsItsKeysWithoutAPrincipalAndItsGrantsAsTokensAndIsWrittenBackAsVersionSeven() {
         byte[] v5 = versionFiveSnapshot();
         StateMachine sm = StateMachine.restore(v5, Limits.defaults());
         Grant grant = new Grant(
@@ -378,7 +379,7 @@ class SnapshotTest {
         byte[] v6 = sm.snapshot();
         assertThat(ByteBuffer.wrap(v6).getInt(4))
                 .isEqualTo(SnapshotCodec.VERSION)
-                .isEqualTo(6);
+                .isEqualTo(7);
         // The grant shrinks to its token (tag, lock str, 4 i64, end, i64, a checkpoint of 3 bytes,
         // policy: to tag and i64), the message to the cache's length, and the key gains a principal.
         int grantV5 = 1 + (4 + 1) + 4 * 8 + 1 + 8 + (1 + 4 + 3 + 16) + 24;
@@ -387,11 +388,33 @@ class SnapshotTest {
         // The names table holds "" and "a" (4 + 4 + 5); "a", written where it was used (5 bytes),
         // becomes an index (4 bytes), as each "" (4 bytes) does.
         int names = 13 - 1;
-        assertThat(v6.length).isEqualTo(v5.length - grantV5 + grantV6 - messageCut + 4 + names);
+        int barred = 4; // none
+        assertThat(v6.length).isEqualTo(v5.length - grantV5 + grantV6 - messageCut + 4 + names + barred);
         assertThat(StateMachine.restore(v6, Limits.defaults()).snapshot()).isEqualTo(v6);
         KvValue k = (KvValue) sm.apply(5_000, new Get("k"));
         assertThat(k.lock()).isEqualTo("x");
         assertThat(k.token()).isEqualTo(2);
+    }
+
+    @Test
+    void aBarredPrincipalStaysBarredThroughASnapshotAndAVersionSixOneBarsNobody() {
+        StateMachine sm = new StateMachine(Limits.defaults());
+        sm.apply(1_000, new Command.RevokePrincipal("mallory", true));
+        sm.apply(1_000, new Command.RevokePrincipal("eve", true));
+        byte[] v7 = sm.snapshot();
+        StateMachine restored = StateMachine.restore(v7, Limits.defaults());
+        assertThat(restored.snapshot()).isEqualTo(v7);
+        assertThat(restored.apply(2_000, new Command.OpenSession(5_000, "c", SecretHash.NONE, "eve")))
+                .isInstanceOfSatisfying(
+                        Result.Rejected.class, r -> assertThat(r.code()).isEqualTo(Code.DENIED));
+
+        // Version 6 is version 7 without the barred list: an empty machine's, relabelled and cut.
+        byte[] empty = new StateMachine(Limits.defaults()).snapshot();
+        byte[] v6 = withVersion(Arrays.copyOf(Arrays.copyOf(empty, empty.length - 8), empty.length - 4), 6);
+        StateMachine old = StateMachine.restore(v6, Limits.defaults());
+        assertThat(old.snapshot()).as("written back as version 7").isEqualTo(empty);
+        assertThat(old.apply(2_000, new Command.OpenSession(5_000, "c", SecretHash.NONE, "eve")))
+                .isInstanceOf(Result.SessionOpened.class);
     }
 
     @Test
@@ -410,6 +433,7 @@ class SnapshotTest {
         w.i32(0); // locks
         w.i32(0); // idle
         w.i32(0); // kv
+        w.i32(0); // barred
         byte[] unordered = w.finishWithChecksum();
         assertThatThrownBy(() -> StateMachine.restore(unordered, Limits.defaults()))
                 .isInstanceOf(IllegalArgumentException.class)
@@ -502,6 +526,7 @@ class SnapshotTest {
         w.i64(0);
         w.i32(0); // idle
         w.i32(0); // kv
+        w.i32(0); // barred
         byte[] forged = w.finishWithChecksum();
         assertThatThrownBy(() -> StateMachine.restore(forged, Limits.defaults()))
                 .isInstanceOf(InvariantViolation.class)

@@ -5,6 +5,7 @@ import dev.tenure.api.internal.MemberReport;
 import dev.tenure.api.internal.StatsRequest;
 import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.gateway.Acl;
+import dev.tenure.gateway.AclChange;
 import dev.tenure.gateway.Gateway;
 import dev.tenure.server.ConnectionLimits;
 import dev.tenure.server.ServerConfig;
@@ -25,7 +26,6 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -159,8 +159,8 @@ public final class GatewayServer implements AutoCloseable {
                 .build();
     }
 
-    /** The ACL in force from now on; returns the principals whose sessions it ended (see {@link Gateway#acl(Acl)}). */
-    public List<String> acl(Acl next) {
+    /** The ACL in force from now on; returns what it revokes on every node (see {@link Gateway#acl(Acl)}). */
+    public AclChange acl(Acl next) {
         return gateway.acl(next);
     }
 
