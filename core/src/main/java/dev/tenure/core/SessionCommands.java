@@ -163,18 +163,16 @@ final class SessionCommands {
     }
 
     Result resume(ResumeSession c) {
+        // Checked again at apply, not only by the node that took the call: its ACL may be older
+        // than the revocation, or the revocation may have been applied after its check. Before
+        // the session's existence, so a revoked client learns why, not only that it is gone.
+        Rejected revoked = revocations.barred(c.principal());
+        if (revoked != null) {
+            return revoked;
+        }
         SessionRecord s = state.sessions.get(c.sessionId());
         if (s == null) {
             return Requests.sessionLost(c.sessionId());
-        }
-        // Checked again at apply, not only by the node that took the call: its ACL may be older
-        // than the revocation, or the revocation may have been applied after its check.
-        Rejected revoked = revocations.barred(c.principal());
-        if (revoked == null) {
-            revoked = revocations.barred(s.principal);
-        }
-        if (revoked != null) {
-            return revoked;
         }
         if (c.expectedAttachment() != 0 && c.expectedAttachment() != s.attachment) {
             return new Result.ResumeSuperseded(s.id, s.attachment);
