@@ -17,7 +17,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -163,55 +162,6 @@ class AclIT {
             assertThat(exit(as(worker, "kv", "get", "orders/k2"))).isEqualTo(3); // allowed: no such key
         } finally {
             Files.writeString(aclFile, ACL);
-        }
-    }
-
-    /**
-     * A principal removed from the file: its holder (a real `tenure acquire`) is told and exits 4,
-     * and the waiter is granted only after that process has exited (the grant's granted_at_ms
-     * against the exit seen here), with previous_end REVOKED; the principal may open nothing more.
-     */
-    @Test
-    void aPrincipalTheFileNoLongerNamesIsRevokedAndItsLockPassesOnlyAfterItsHolderStopped() throws Exception {
-        String withoutWorker = ACL.substring(0, ACL.indexOf("  orders-worker:")) + ACL.substring(ACL.indexOf("  ops:"));
-        try (var holder = as(worker, "acquire", "orders/rv", "--json")) {
-            holder.nextLine(EXIT);
-            AtomicLong exitedAtMs = new AtomicLong();
-            holder.process.onExit().thenRun(() -> exitedAtMs.set(System.currentTimeMillis()));
-            try (var next = as(ops, "acquire", "orders/rv", "--json")) {
-                Await.atMost(EXIT).until("the waiter is queued", () -> waiters("orders/rv") == 1);
-                long reloadAtMs = System.currentTimeMillis();
-                reload(withoutWorker, "acl reloaded");
-                assertThat(holder.waitFor(EXIT)).as(holder.output()).isEqualTo(4);
-                JsonObject grant = TenureCli.json(next.nextLine(EXIT));
-                Await.atMost(EXIT).until("the holder's exit is seen", () -> exitedAtMs.get() > 0);
-                long grantedAtMs = grant.get("granted_at_ms").getAsLong();
-                System.out.printf(
-                        "AclIT revocation: reload at %d, holder exited at %d (+%d ms), next grant at %d (+%d ms after the exit)%n",
-                        reloadAtMs,
-                        exitedAtMs.get(),
-                        exitedAtMs.get() - reloadAtMs,
-                        grantedAtMs,
-                        grantedAtMs - exitedAtMs.get());
-                assertThat(grant.get("previous_end").getAsString()).isEqualTo("REVOKED");
-                assertThat(grantedAtMs).as("granted after the holder stopped").isGreaterThanOrEqualTo(exitedAtMs.get());
-                next.signal("TERM");
-                assertThat(next.waitFor(EXIT)).isZero();
-            }
-            assertDenied(as(worker, "acquire", "orders/rv", "--no-wait"), "principal orders-worker is not in the ACL");
-        } finally {
-            reload(ACL, "acl reloaded");
-        }
-    }
-
-    private static int waiters(String lock) throws Exception {
-        try (var status = as(ops, "status", lock, "--json")) {
-            if (status.waitFor(EXIT) != 0) {
-                return -1;
-            }
-            return TenureCli.json(status.nextLine(EXIT))
-                    .getAsJsonArray("waiters")
-                    .size();
         }
     }
 
