@@ -1,19 +1,20 @@
 package dev.tenure.cli;
 
 import dev.tenure.gateway.Acl;
+import dev.tenure.gateway.AclChange;
 import dev.tenure.server.TenureServer;
 import dev.tenure.server.acl.AclFile;
 import java.io.PrintStream;
 import java.nio.file.Path;
-import java.util.List;
 import sun.misc.Signal;
 
 /**
  * Reads the node's ACL file again on SIGHUP, as daemons do with their configuration (a node
  * without one logs the signal and goes on). A file that
  * cannot be used changes nothing: the ACL in force stays, and one line says why. Sessions are not
- * dropped; only those of a principal the new file allows less are ended (see {@link
- * TenureServer#acl(Acl)}).
+ * dropped; only those of a principal the new file allows less are ended, on every node, and a
+ * principal the file no longer names is refused on every node until a reload names it again (see
+ * {@link TenureServer#acl(Acl)}).
  */
 @SuppressWarnings("restriction")
 final class AclReload {
@@ -43,10 +44,21 @@ final class AclReload {
             log.println("tenure: acl not reloaded, the one in force stays: " + e.getMessage());
             return;
         }
-        List<String> narrowed = server.acl(next);
+        AclChange change = server.acl(next);
         log.println("tenure: acl reloaded from " + file
-                + (narrowed.isEmpty()
+                + (change.revoked().isEmpty()
                         ? ""
-                        : "; sessions ended for principals given less: " + String.join(", ", narrowed)));
+                        : "; sessions ended on every node for principals given less: "
+                                + String.join(", ", change.revoked()))
+                + (change.barred().isEmpty()
+                        ? ""
+                        : "; refused on every node until named again: " + String.join(", ", change.barred()))
+                + (change.reinstated().isEmpty() ? "" : "; named again: " + String.join(", ", change.reinstated())));
+        change.replicated().thenAccept(problems -> {
+            if (!problems.isEmpty()) {
+                log.println("tenure: warning: the acl reload was not replicated: " + String.join("; ", problems)
+                        + "; this node decides its own calls by the new file, the other nodes may not");
+            }
+        });
     }
 }

@@ -72,12 +72,32 @@ public sealed interface Command {
      * Binds a live session to a new connection and renews it, as a keepalive does. Every resume
      * starts a new attachment (an open is attachment 1); closes sent for an older one change nothing.
      */
-    /** {@code expectedAttachment}: resume only from that attachment; 0, from any. */
-    record ResumeSession(long sessionId, long expectedAttachment) implements Command {
+    /**
+     * {@code expectedAttachment}: resume only from that attachment; 0, from any. {@code principal}:
+     * who the resuming client authenticated as (empty: nobody); a revoked one resumes nothing.
+     */
+    record ResumeSession(long sessionId, long expectedAttachment, String principal) implements Command {
         public ResumeSession(long sessionId) {
             this(sessionId, 0);
         }
+
+        public ResumeSession(long sessionId, long expectedAttachment) {
+            this(sessionId, expectedAttachment, "");
+        }
     }
+
+    /**
+     * A node's ACL reload gave {@code principal} less than before. Every session of it ends {@link
+     * TenureEnd#REVOKED}, its leases too, and each lock it held stays with nobody until the
+     * session's own deadline (the latest its client can still trust the lease, told or not), then
+     * passes to the next waiter. With {@code barred} (the reload removed the principal), opens and
+     * resumes by it are refused from then on, whatever the receiving node's ACL says, until a
+     * {@link ReinstatePrincipal}.
+     */
+    record RevokePrincipal(String principal, boolean barred) implements Command {}
+
+    /** Undoes a {@link RevokePrincipal}'s bar: a reload named the principal again. Idempotent. */
+    record ReinstatePrincipal(String principal) implements Command {}
 
     /**
      * waitMs: 0 do not wait, &gt; 0 wait up to that long, &lt; 0 wait until granted or the session

@@ -414,6 +414,11 @@ final class Invariants {
         require(s.ttlMs >= l.sessionTtlMsMin() && s.ttlMs <= l.sessionTtlMsMax(), "session %s TTL out of range", s.id);
         require(state.deadlines.containsSession(s.id, s.deadlineMs), "session %s deadline not indexed", s.id);
         require(s.attachment >= 1, "session %s attachment %s below 1", s.id, s.attachment);
+        require(
+                !state.barredPrincipals.contains(s.principal),
+                "session %s of revoked principal %s is live",
+                s.id,
+                s.principal);
         for (var e : entries(s.requests.attempts())) {
             require(
                     e.getValue() >= 1 && s.requests.get(e.getKey()) != null,

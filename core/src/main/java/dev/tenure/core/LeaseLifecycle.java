@@ -196,10 +196,21 @@ final class LeaseLifecycle {
      * both in lock-name order so every replica emits the same events in the same order.
      */
     void endSession(SessionRecord session, TenureEnd end) {
+        endSession(session, end, 0);
+    }
+
+    /**
+     * {@link #endSession(SessionRecord, TenureEnd)}, keeping each lock the session held from every
+     * waiter until {@code holdUntilMs} (0: no hold): a revoked holder that has not heard yet (its
+     * stream is slow, or broken and in its grace) may trust its lease until the session's deadline,
+     * so nobody else is granted the lock before then.
+     */
+    void endSession(SessionRecord session, TenureEnd end, long holdUntilMs) {
         for (String name : session.heldLocks()) {
             LockRecord lock = state.locks.get(name);
             long token = lock.lease.token();
             endLease(lock, end);
+            holdUntil(lock, holdUntilMs);
             state.events.add(new LeaseEnded(session.id, name, token, end));
             handOff(lock);
         }
@@ -213,6 +224,20 @@ final class LeaseLifecycle {
         state.deadlines.removeSession(session.id, session.deadlineMs);
         state.sessions.remove(session.id);
         state.touch(session);
+    }
+
+    /** Keeps a freed lock from its waiters until {@code untilMs}, as a lock delay does; the later end wins. */
+    private void holdUntil(LockRecord lock, long untilMs) {
+        if (untilMs <= state.nowMs || untilMs <= lock.delayUntilMs) {
+            return;
+        }
+        if (lock.delayUntilMs != 0) {
+            state.deadlines.removeDelayEnd(lock.name, lock.delayUntilMs);
+        } else {
+            state.delayedLocks++;
+        }
+        lock.delayUntilMs = untilMs;
+        state.deadlines.addDelayEnd(lock.name, untilMs);
     }
 
     private void indexLeaseEnd(LockRecord lock) {

@@ -18,10 +18,12 @@ import java.util.TreeSet;
 final class SessionCommands {
     private final State state;
     private final LeaseLifecycle lifecycle;
+    private final Revocations revocations;
 
-    SessionCommands(State state, LeaseLifecycle lifecycle) {
+    SessionCommands(State state, LeaseLifecycle lifecycle, Revocations revocations) {
         this.state = state;
         this.lifecycle = lifecycle;
+        this.revocations = revocations;
     }
 
     Result open(OpenSession c) {
@@ -31,6 +33,10 @@ final class SessionCommands {
                 Shapes.principal(c.principal(), state.limits));
         if (bad != null) {
             return bad;
+        }
+        Rejected revoked = revocations.barred(c.principal());
+        if (revoked != null) {
+            return revoked;
         }
         if (state.sessions.size() >= state.limits.sessionsMax()) {
             return new Rejected(Code.LIMIT, "sessionsMax (" + state.limits.sessionsMax() + ") reached", 0);
@@ -157,6 +163,13 @@ final class SessionCommands {
     }
 
     Result resume(ResumeSession c) {
+        // Checked again at apply, not only by the node that took the call: its ACL may be older
+        // than the revocation, or the revocation may have been applied after its check. Before
+        // the session's existence, so a revoked client learns why, not only that it is gone.
+        Rejected revoked = revocations.barred(c.principal());
+        if (revoked != null) {
+            return revoked;
+        }
         SessionRecord s = state.sessions.get(c.sessionId());
         if (s == null) {
             return Requests.sessionLost(c.sessionId());

@@ -7,8 +7,8 @@ import java.util.zip.CRC32;
 
 /**
  * The versioned binary snapshot format. Version 7, all integers big-endian. This build writes
- * version 7 and reads versions 7, 6, 5 (docs/architecture.md says what each new version must ship
- * with) and 4, and refuses any other version with an error that names it:
+ * version 7 and reads versions 7, 6 (the previous one; docs/architecture.md says what each new
+ * version must ship with), 5 and 4, and refuses any other version with an error that names it:
  *
  * <pre>
  * header   magic i32 "TNUR", version i32 = 7
@@ -31,6 +31,7 @@ import java.util.zip.CRC32;
  *          principal name
  * limits   the limits in force and the quotas of named principals: see {@link SnapshotLimits}
  * charges  who each lock charges for its lock delay and its checkpoints: see {@link SnapshotCharges}
+ * barred   count i32, ascending: principal str (revoked principals: see Revocations)
  * trailer  CRC32 of everything before it, i32
  *
  * str = i32 byte length (-1 for null) + UTF-8; bytes = i32 length + bytes; name = i32 index in names
@@ -47,9 +48,9 @@ import java.util.zip.CRC32;
  * in the tables below, not their ordinal, so reordering an enum cannot silently change the
  * meaning of a snapshot already written; a new constant must be appended to its table.
  *
- * <p>Version 6 is version 7 without the limits and charges blocks: the limits a member restores it
- * with are in force until the log sets them, as they were when it was written, and its locks
- * charge no principal.
+ * <p>Version 6 is version 7 without the limits, charges and barred blocks: the limits a member
+ * restores it with are in force until the log sets them, as they were when it was written; its
+ * locks charge no principal; and none is barred, as no build that wrote it could bar one.
  *
  * <p>Version 5 is version 6 without the names table (every name is a str where it is used), without
  * the principal of a KV entry, and with a cached grant written
@@ -71,10 +72,12 @@ import java.util.zip.CRC32;
 final class SnapshotCodec {
     static final int MAGIC = 0x544E5552; // "TNUR"
     static final int VERSION = 7;
-    /** The version before it, still read (see {@link #decode}). */
-    static final int VERSION_6 = 6;
     /** The previous format version, still read (see {@link #decode}). */
-    static final int VERSION_PREVIOUS = 5;
+    static final int VERSION_PREVIOUS = 6;
+    /** The first version with the names table and the principal of a KV entry. */
+    private static final int VERSION_NAMES = 6;
+    /** The version before the names table, still read too. */
+    private static final int VERSION_INLINE_NAMES = 5;
     /** The version before it, still read too. */
     static final int VERSION_OLDEST = 4;
 
@@ -142,6 +145,21 @@ final class SnapshotCodec {
         }
         SnapshotLimits.write(w, state);
         SnapshotCharges.write(w, state);
+        w.i32(state.barredPrincipals.size());
+        for (String principal : state.barredPrincipals) {
+            w.string(principal);
+        }
+    }
+
+    private static void readBarred(SnapshotReader r, State state) {
+        int count = r.count(4);
+        for (int i = 0; i < count; i++) {
+            String principal = r.nonNullString();
+            if (!state.barredPrincipals.isEmpty() && principal.compareTo(state.barredPrincipals.last()) <= 0) {
+                throw corrupt("barred principals out of order at " + principal);
+            }
+            state.barredPrincipals.add(principal);
+        }
     }
 
     static State decode(byte[] snapshot, Limits limits) {
@@ -149,7 +167,7 @@ final class SnapshotCodec {
         int version = version(snapshot);
         State state = new State(limits, r.i64(), r.i64(), r.i64());
         state.staleWritesRejected = r.i64();
-        SnapshotNames names = version >= VERSION_6 ? SnapshotNames.readTable(r) : SnapshotNames.inline();
+        SnapshotNames names = version >= VERSION_NAMES ? SnapshotNames.readTable(r) : SnapshotNames.inline();
         int sessions = r.count(40);
         long previousId = 0;
         for (int i = 0; i < sessions; i++) {
@@ -170,6 +188,7 @@ final class SnapshotCodec {
         if (version == VERSION) {
             SnapshotLimits.read(r, state);
             SnapshotCharges.read(r, state);
+            readBarred(r, state);
         }
         r.expectEnd();
         shareWaitingLockNames(state);
@@ -189,7 +208,10 @@ final class SnapshotCodec {
             throw new IllegalArgumentException("not a Tenure snapshot: magic " + Integer.toHexString(magic));
         }
         int version = body.i32();
-        if (version != VERSION && version != VERSION_6 && version != VERSION_PREVIOUS && version != VERSION_OLDEST) {
+        if (version != VERSION
+                && version != VERSION_PREVIOUS
+                && version != VERSION_INLINE_NAMES
+                && version != VERSION_OLDEST) {
             // Before the checksum and the body: a snapshot from a build of another version is
             // reported as that, not as corruption, and no field is read under the wrong layout.
             throw new IllegalArgumentException("unsupported snapshot version " + version
@@ -440,7 +462,7 @@ final class SnapshotCodec {
     }
 
     private static void readKv(SnapshotReader r, State state, int version, SnapshotNames names) {
-        int count = r.count(version >= VERSION_6 ? 32 : 28);
+        int count = r.count(version >= VERSION_NAMES ? 32 : 28);
         String previous = null;
         for (int i = 0; i < count; i++) {
             String key = r.nonNullString();
@@ -448,7 +470,7 @@ final class SnapshotCodec {
             long token = r.i64();
             String lock = sharedLockName(state, r.string());
             long writtenAtMs = r.i64();
-            String principal = version >= VERSION_6 ? names.read(r) : "";
+            String principal = version >= VERSION_NAMES ? names.read(r) : "";
             FencedKv.Entry e = new FencedKv.Entry(key, value, token, lock, writtenAtMs, principal);
             if (previous != null && e.key().compareTo(previous) <= 0) {
                 throw corrupt("keys out of order at " + e.key());

@@ -45,6 +45,9 @@ final class State {
     final LockTable locks = new LockTable();
     final FencedKv kv = new FencedKv();
     final DeadlineIndex deadlines = new DeadlineIndex();
+    /** Principals whose opens and resumes are refused: a reload removed them (see {@link Revocations}). */
+    final TreeSet<String> barredPrincipals = new TreeSet<>();
+
     final List<Event> events = new ArrayList<>();
 
     /** The sessions a step touched, each with its principal: an ended one is no longer in the table. */

@@ -31,6 +31,7 @@ public final class StateMachine {
     private final KvCommands kvCommands;
     private final Reads reads;
     private final LimitsCommands limitsCommands;
+    private final Revocations revocations;
     private final LeaseLifecycle lifecycle;
     private final Invariants invariants;
     private boolean fullInvariantChecks;
@@ -42,7 +43,8 @@ public final class StateMachine {
     private StateMachine(State state) {
         this.state = state;
         this.lifecycle = new LeaseLifecycle(state);
-        this.sessionCommands = new SessionCommands(state, lifecycle);
+        this.revocations = new Revocations(state, lifecycle);
+        this.sessionCommands = new SessionCommands(state, lifecycle, revocations);
         this.lockCommands = new LockCommands(state, lifecycle);
         this.kvCommands = new KvCommands(state, lifecycle);
         this.reads = new Reads(state);
@@ -213,6 +215,8 @@ public final class StateMachine {
         if (c instanceof Command.CloseSession x) return sessionCommands.close(x);
         if (c instanceof Command.AbandonOpen x) return sessionCommands.abandonOpen(x);
         if (c instanceof Command.ResumeSession x) return sessionCommands.resume(x);
+        if (c instanceof Command.RevokePrincipal x) return revocations.revoke(x);
+        if (c instanceof Command.ReinstatePrincipal x) return revocations.reinstate(x);
         if (c instanceof Command.Put x) return kvCommands.put(x);
         if (c instanceof Command.Delete x) return kvCommands.delete(x);
         if (c instanceof Command.Get x) return kvCommands.get(x);

@@ -258,8 +258,9 @@ class SnapshotTest {
         // The one session gains its principal and secret hash, each history record two principals
         // (each name an index); the names table holds "" and "b" (4 + 4 + 5), and the two "b"s
         // written where they were used (5 bytes each) become indexes (4 bytes).
-        // ... and the limits and charges blocks of version 7 (none recorded, none charged).
-        assertThat(current.length).isEqualTo(v4.length + 4 + 16 + 2 * (4 + 4) + 13 - 2 + 1 + 4);
+        // ... and the limits, charges and barred blocks of version 7 (none recorded, none charged,
+        // none barred).
+        assertThat(current.length).isEqualTo(v4.length + 4 + 16 + 2 * (4 + 4) + 13 - 2 + 1 + 4 + 4);
         assertThat(StateMachine.restore(current, Limits.defaults()).snapshot()).isEqualTo(current);
         assertThat(sm.apply(5_000, new Command.WithSecret(new SecretHash(7, 8), new Command.ResumeSession(2))))
                 .as("a session without a secret accepts any request, as before secrets")
@@ -388,12 +389,36 @@ class SnapshotTest {
         // The names table holds "" and "a" (4 + 4 + 5); "a", written where it was used (5 bytes),
         // becomes an index (4 bytes), as each "" (4 bytes) does.
         int names = 13 - 1;
-        // ... and the limits and charges blocks of version 7 (none recorded, none charged).
-        assertThat(current.length).isEqualTo(v5.length - grantV5 + grantV6 - messageCut + 4 + names + 1 + 4);
+        // ... and the limits, charges and barred blocks of version 7 (none recorded, none charged,
+        // none barred).
+        assertThat(current.length).isEqualTo(v5.length - grantV5 + grantV6 - messageCut + 4 + names + 1 + 4 + 4);
         assertThat(StateMachine.restore(current, Limits.defaults()).snapshot()).isEqualTo(current);
         KvValue k = (KvValue) sm.apply(5_000, new Get("k"));
         assertThat(k.lock()).isEqualTo("x");
         assertThat(k.token()).isEqualTo(2);
+    }
+
+    @Test
+    void aBarredPrincipalStaysBarredThroughASnapshotAndAVersionSixOneBarsNobody() {
+        StateMachine sm = new StateMachine(Limits.defaults());
+        sm.apply(1_000, new Command.RevokePrincipal("mallory", true));
+        sm.apply(1_000, new Command.RevokePrincipal("eve", true));
+        byte[] v7 = sm.snapshot();
+        StateMachine restored = StateMachine.restore(v7, Limits.defaults());
+        assertThat(restored.snapshot()).isEqualTo(v7);
+        assertThat(restored.apply(2_000, new Command.OpenSession(5_000, "c", SecretHash.NONE, "eve")))
+                .isInstanceOfSatisfying(
+                        Result.Rejected.class, r -> assertThat(r.code()).isEqualTo(Code.DENIED));
+
+        // Version 6 is version 7 without the limits, charges and barred blocks (limits not
+        // recorded, no charges, none barred: 1 + 4 + 4 bytes): an empty machine's, relabelled and cut.
+        byte[] empty = new StateMachine(Limits.defaults()).snapshot();
+        int added = 1 + 4 + 4;
+        byte[] v6 = withVersion(Arrays.copyOf(Arrays.copyOf(empty, empty.length - 4 - added), empty.length - added), 6);
+        StateMachine old = StateMachine.restore(v6, Limits.defaults());
+        assertThat(old.snapshot()).as("written back as version 7").isEqualTo(empty);
+        assertThat(old.apply(2_000, new Command.OpenSession(5_000, "c", SecretHash.NONE, "eve")))
+                .isInstanceOf(Result.SessionOpened.class);
     }
 
     @Test
@@ -412,6 +437,9 @@ class SnapshotTest {
         w.i32(0); // locks
         w.i32(0); // idle
         w.i32(0); // kv
+        w.bool(false); // limits: not recorded
+        w.i32(0); // charges: none
+        w.i32(0); // barred
         byte[] unordered = w.finishWithChecksum();
         assertThatThrownBy(() -> StateMachine.restore(unordered, Limits.defaults()))
                 .isInstanceOf(IllegalArgumentException.class)
@@ -437,8 +465,9 @@ class SnapshotTest {
     @Test
     void aVersionSixSnapshotLoadsUnderTheMembersOwnLimits() {
         byte[] current = richState().sm.snapshot();
-        // The blocks version 7 added, last before the checksum: limits not recorded, no charges.
-        int added = 1 + 4;
+        // The blocks version 7 added, last before the checksum: limits not recorded, no charges,
+        // none barred.
+        int added = 1 + 4 + 4;
         int bodyEnd = current.length - 4;
         assertThat(Arrays.copyOfRange(current, bodyEnd - added, bodyEnd)).containsOnly(0);
         ByteBuffer b = ByteBuffer.allocate(current.length - added);
@@ -531,6 +560,7 @@ class SnapshotTest {
         w.i32(0); // kv
         w.bool(false); // limits: not recorded
         w.i32(0); // charges: none
+        w.i32(0); // barred
         byte[] forged = w.finishWithChecksum();
         assertThatThrownBy(() -> StateMachine.restore(forged, Limits.defaults()))
                 .isInstanceOf(InvariantViolation.class)

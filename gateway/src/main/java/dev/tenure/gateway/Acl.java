@@ -102,6 +102,24 @@ public final class Acl {
         return byPrincipal == null || principal.map(byPrincipal::containsKey).orElse(false);
     }
 
+    /** Whether this ACL names {@code principal} (an open one names nobody: it needs no names). */
+    public boolean names(String principal) {
+        return byPrincipal != null && byPrincipal.containsKey(principal);
+    }
+
+    /** The principals this ACL names that {@code before} did not, ascending: a reload added them. */
+    public List<String> namedSince(Acl before) {
+        List<String> added = new ArrayList<>();
+        if (byPrincipal != null) {
+            for (String principal : byPrincipal.keySet()) {
+                if (!before.names(principal)) {
+                    added.add(principal);
+                }
+            }
+        }
+        return added;
+    }
+
     /**
      * The principals that this ACL allows less than {@code before} did: some (prefix, permission)
      * the old one granted is not covered by the new one. Their sessions are ended on a reload, so

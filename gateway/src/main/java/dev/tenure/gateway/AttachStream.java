@@ -51,8 +51,6 @@ final class AttachStream implements StreamObserver<AttachRequest> {
     private boolean closeRequested; // guarded by lock: the client asked to end the session
     private boolean clientGone; // guarded by lock: the client's side of the stream ended
     private boolean responseDone; // guarded by lock: our side of the stream is completed
-    /** Who opened or resumed the session here (empty: no principal); set on the inbound thread, before bind. */
-    private volatile String principal = "";
 
     AttachStream(Gateway gateway, StreamObserver<AttachResponse> out) {
         this.gateway = gateway;
@@ -82,7 +80,7 @@ final class AttachStream implements StreamObserver<AttachRequest> {
         requireUnbound();
         validator.open(open);
         gateway.requireKnownPrincipal();
-        principal = Principal.current().orElse("");
+        String principal = Principal.current().orElse("");
         ByteString secret = gateway.secrets().newSecret();
         LogCommand.Builder cmd = LogCommand.newBuilder()
                 .setOpenSession(OpenSession.newBuilder()
@@ -99,6 +97,10 @@ final class AttachStream implements StreamObserver<AttachRequest> {
             } else if (reply.hasOpened()) {
                 Opened opened = reply.getOpened();
                 bind(opened.getSessionId(), opened.getTtlMs(), 1, open.getDisconnectGraceMs(), secret);
+            } else if (reply.getDone().getCode() == Code.CODE_DENIED) {
+                // The principal was revoked, by a node whose ACL is newer than this one's or
+                // after this node's check: the state machine's word is the last.
+                fail(Status.PERMISSION_DENIED.withDescription(reply.getDone().getMessage()));
             } else {
                 fail(Status.INVALID_ARGUMENT.withDescription(reply.getDone().getMessage()));
             }
@@ -110,13 +112,15 @@ final class AttachStream implements StreamObserver<AttachRequest> {
         requireUnbound();
         validator.resume(resume);
         gateway.requireKnownPrincipal();
-        principal = Principal.current().orElse("");
         long id = resume.getSessionId();
+        // The principal goes with the resume: the state machine refuses a revoked one, whatever
+        // this node's ACL says.
         LogCommand.Builder cmd = Gateway.withSecret(
                 LogCommand.newBuilder()
                         .setResumeSession(ResumeSession.newBuilder()
                                 .setSessionId(id)
-                                .setExpectedAttachment(resume.getExpectedAttachment())),
+                                .setExpectedAttachment(resume.getExpectedAttachment()))
+                        .setPrincipal(Principal.current().orElse("")),
                 id,
                 resume.getSessionSecret());
         log.submit(cmd).whenComplete((reply, error) -> {
@@ -206,32 +210,6 @@ final class AttachStream implements StreamObserver<AttachRequest> {
      * (it may have stopped mid-work; recording that as a clean release would mislead the next
      * holder). Any other value is taken as RELEASED, which older clients send by leaving it unset.
      */
-    /** Who opened or resumed the session on this stream; empty without a principal. */
-    String principal() {
-        return principal;
-    }
-
-    /**
-     * Ends the session this stream carries as REVOKED: the ACL no longer gives its principal what
-     * it had. Through the log, like a client's Close; the client hears SessionEnded.
-     */
-    void revoke() {
-        long id;
-        long carried;
-        synchronized (lock) {
-            id = sessionId;
-            carried = attachment;
-        }
-        if (id == 0) {
-            return;
-        }
-        log.submit(LogCommand.newBuilder()
-                .setCloseSession(CloseSession.newBuilder()
-                        .setSessionId(id)
-                        .setEnd(TenureEnd.TENURE_END_REVOKED)
-                        .setAttachment(carried)));
-    }
-
     private void close(TenureEnd requested) {
         long id = boundSession();
         TenureEnd end = requested == TenureEnd.TENURE_END_EXPIRED

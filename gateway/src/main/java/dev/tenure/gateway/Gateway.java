@@ -35,7 +35,6 @@ import dev.tenure.core.Limits;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
@@ -72,6 +71,7 @@ public final class Gateway {
     private final LogPort log;
     private final Scheduler scheduler;
     private final SessionRegistry registry = new SessionRegistry();
+    private final Revoker revoker = new Revoker(this);
     private final RequestValidator validator;
     private final Listener listener;
     private final Mutation mutation;
@@ -460,19 +460,17 @@ public final class Gateway {
     }
 
     /**
-     * Puts {@code next} in force for every call from now on. The sessions of each principal it
-     * allows less than the one before are ended (REVOKED, so their lock delays apply), so nothing
-     * they hold outlives the permission it was taken under; the client may open a new session,
-     * which the new ACL then decides. Returns the principals whose sessions were ended here.
+     * Puts {@code next} in force for every call from now on, and replicates what it revokes: every
+     * session, on every node, of each principal it allows less than the one before ends REVOKED,
+     * so nothing it holds outlives the permission it was taken under (a client may open a new
+     * session, which the ACLs then decide); a principal it no longer names is barred on every node
+     * until a reload names it again (see {@link Revoker}). The first ACL a node puts in force, at
+     * its start, revokes nothing.
      */
-    public List<String> acl(Acl next) {
+    public synchronized AclChange acl(Acl next) {
         Acl before = acl;
         acl = next;
-        List<String> narrowed = next.narrowedSince(before);
-        if (!narrowed.isEmpty()) {
-            registry.revokeSessionsOf(narrowed);
-        }
-        return narrowed;
+        return revoker.change(before, next);
     }
 
     private static boolean validated(Runnable check, Answer<?> answer) {

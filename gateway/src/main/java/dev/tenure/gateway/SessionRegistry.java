@@ -19,19 +19,6 @@ final class SessionRegistry {
         streams.put(sessionId, stream);
     }
 
-    /**
-     * Ends (REVOKED) every session bound here whose principal is one of {@code principals} ({@link
-     * Acl#ANY}: every session).
-     */
-    void revokeSessionsOf(java.util.List<String> principals) {
-        boolean all = principals.contains(Acl.ANY);
-        for (AttachStream stream : streams.values()) {
-            if (all || principals.contains(stream.principal())) {
-                stream.revoke();
-            }
-        }
-    }
-
     /** Removes the binding only if it is still {@code stream}'s; says whether it was. */
     boolean unbind(long sessionId, AttachStream stream) {
         return streams.remove(sessionId, stream);

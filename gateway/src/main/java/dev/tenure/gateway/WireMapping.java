@@ -91,7 +91,14 @@ public final class WireMapping {
             case RESUME_SESSION ->
                 new Command.ResumeSession(
                         log.getResumeSession().getSessionId(),
-                        log.getResumeSession().getExpectedAttachment());
+                        log.getResumeSession().getExpectedAttachment(),
+                        log.getPrincipal());
+            case REVOKE_PRINCIPAL ->
+                new Command.RevokePrincipal(
+                        log.getRevokePrincipal().getPrincipal(),
+                        log.getRevokePrincipal().getBarred());
+            case REINSTATE_PRINCIPAL ->
+                new Command.ReinstatePrincipal(log.getReinstatePrincipal().getPrincipal());
             case ACQUIRE -> {
                 var r = log.getAcquire();
                 yield new Command.Acquire(
@@ -251,7 +258,8 @@ public final class WireMapping {
                         .setNowMs(s.nowMs())
                         .setStaleWritesRejected(s.staleWritesRejected()));
             }
-            case CLOSE_SESSION, CANCEL_WAIT, SET_LIMITS, CMD_NOT_SET -> reply.setDone(done(result));
+            case CLOSE_SESSION, CANCEL_WAIT, SET_LIMITS, REVOKE_PRINCIPAL, REINSTATE_PRINCIPAL, CMD_NOT_SET ->
+                reply.setDone(done(result));
         }
         return reply.build();
     }

@@ -4,6 +4,7 @@ import com.sun.management.UnixOperatingSystemMXBean;
 import dev.tenure.api.v1.Member;
 import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.gateway.Acl;
+import dev.tenure.gateway.AclChange;
 import dev.tenure.gateway.Permission;
 import dev.tenure.server.admin.AdminHttp;
 import dev.tenure.server.admin.NodeMetrics;
@@ -26,7 +27,6 @@ import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -239,11 +239,11 @@ public final class TenureServer implements AutoCloseable {
     }
 
     /**
-     * Puts {@code next} in force (a reload); returns the principals whose sessions this node
-     * ended because it allows them less than the ACL before (see {@link
-     * dev.tenure.gateway.Gateway#acl(Acl)}).
+     * Puts {@code next} in force (a reload); returns what it revokes on every node: the sessions
+     * of each principal it allows less than the ACL before, and the opens of each it no longer
+     * names (see {@link dev.tenure.gateway.Gateway#acl(Acl)}).
      */
-    public List<String> acl(Acl next) {
+    public AclChange acl(Acl next) {
         return gateway.acl(next);
     }
 

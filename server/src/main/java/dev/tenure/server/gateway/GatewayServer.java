@@ -7,6 +7,7 @@ import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.core.Limits;
 import dev.tenure.core.PrincipalLimits;
 import dev.tenure.gateway.Acl;
+import dev.tenure.gateway.AclChange;
 import dev.tenure.gateway.Gateway;
 import dev.tenure.server.ConnectionLimits;
 import dev.tenure.server.ServerConfig;
@@ -28,7 +29,6 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.util.List;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
@@ -199,17 +199,17 @@ public final class GatewayServer implements AutoCloseable {
     }
 
     /**
-     * The ACL in force from now on; returns the principals whose sessions it ended (see {@link
+     * The ACL in force from now on; returns what it revokes on every node (see {@link
      * Gateway#acl(Acl)}). Its quotas are replicated state: once the node serves, new ones are
      * proposed to the cluster through the log, and are in force once applied, on every member.
      */
-    public List<String> acl(Acl next) {
+    public AclChange acl(Acl next) {
         Acl before = gateway.acl();
-        List<String> ended = gateway.acl(next);
+        AclChange change = gateway.acl(next);
         if (started && !before.quotas().equals(next.quotas())) {
             limitsAgreement.proposeQuotas();
         }
-        return ended;
+        return change;
     }
 
     /** The quotas {@code acl} gives its principals, each filled in from the node's per-principal limits. */
