@@ -36,14 +36,25 @@ class DataDirLockTest {
     @Test
     void aMarkFileThatCannotBeRemovedIsNamed() throws IOException {
         Path data = Files.createDirectories(tmp.resolve("data"));
-        Files.writeString(data.resolve("archive"), "a file where the archive's directory goes");
-        Path mark = data.resolve("archive/archive-mark.dat");
+        // A directory, not empty, where the archive's mark file goes: it cannot be removed.
+        Path mark = Files.createDirectories(data.resolve("archive/archive-mark.dat"));
+        Files.writeString(mark.resolve("x"), "x");
         assertThatThrownBy(() -> DataDirLock.acquire(data))
                 .isInstanceOf(IOException.class)
-                .hasMessage("data directory " + data.toAbsolutePath() + ": " + mark + " cannot be removed: Not a"
-                        + " directory");
+                .hasMessage("data directory " + data.toAbsolutePath() + ": " + mark
+                        + " cannot be removed: a directory that is not empty");
         try (DataDirLock again = DataDirLock.acquire(Files.createDirectories(tmp.resolve("other")))) {
             assertThat(again).as("the failed attempt left no lock behind it").isNotNull();
         }
+    }
+
+    @Test
+    void aFileWhereTheArchivesDirectoryGoesIsNamed() throws IOException {
+        Path data = Files.createDirectories(tmp.resolve("data"));
+        Files.writeString(data.resolve("archive"), "a file where the archive's directory goes");
+        assertThatThrownBy(() -> DataDirLock.acquire(data))
+                .isInstanceOf(IOException.class)
+                .hasMessage("data directory " + data.toAbsolutePath() + " cannot be created: "
+                        + data.toAbsolutePath().resolve("archive") + ": a file of that name exists");
     }
 }

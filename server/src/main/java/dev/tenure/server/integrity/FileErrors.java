@@ -2,6 +2,7 @@ package dev.tenure.server.integrity;
 
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
@@ -42,6 +43,9 @@ public final class FileErrors {
         }
         if (fs instanceof FileAlreadyExistsException) {
             return "a file of that name exists";
+        }
+        if (fs instanceof DirectoryNotEmptyException) {
+            return "a directory that is not empty";
         }
         if (fs instanceof NotDirectoryException) {
             return "not a directory";
