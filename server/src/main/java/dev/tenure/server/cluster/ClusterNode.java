@@ -107,12 +107,28 @@ public final class ClusterNode implements AutoCloseable {
      */
     public static ClusterNode launch(
             ServerConfig config, Consumer<Cluster.Role> roleListener, NodeFaults faults, PrintStream log) {
-        ErrorHandler errors = faults;
-        ThreadFactory agentThreads = task -> new Thread(faults.watched(FatalCause.MEMBER_STOPPED, task));
-        ServerConfig.Member self = config.self();
         String aeronDir = aeronDirFor(config);
         sweepDeadAeronDirs(Path.of(aeronDir).getParent(), log);
         ownerOnlyAeronDir(aeronDir);
+        try {
+            return start(config, roleListener, faults, log, aeronDir);
+        } catch (RuntimeException e) {
+            // A start refused before its driver ran (damaged data, say) leaves no empty directory
+            // behind for the next start's sweep to report.
+            removeIfEmpty(aeronDir);
+            throw e;
+        }
+    }
+
+    private static ClusterNode start(
+            ServerConfig config,
+            Consumer<Cluster.Role> roleListener,
+            NodeFaults faults,
+            PrintStream log,
+            String aeronDir) {
+        ErrorHandler errors = faults;
+        ThreadFactory agentThreads = task -> new Thread(faults.watched(FatalCause.MEMBER_STOPPED, task));
+        ServerConfig.Member self = config.self();
         ReplicaView replica = new ReplicaView(config.members().size());
         File base = config.dataDir().toAbsolutePath().toFile();
         String host = self.host();
@@ -477,11 +493,15 @@ public final class ClusterNode implements AutoCloseable {
             CloseHelper.closeAll(retention, container, host);
         } finally {
             // The driver removed its own directory; the owner-only one above it goes too, if empty.
-            try {
-                Files.deleteIfExists(Path.of(aeronDir).getParent());
-            } catch (IOException notEmptyOrGone) {
-                // Left for the next start of this node, which reuses it.
-            }
+            removeIfEmpty(aeronDir);
+        }
+    }
+
+    private static void removeIfEmpty(String aeronDir) {
+        try {
+            Files.deleteIfExists(Path.of(aeronDir).getParent());
+        } catch (IOException notEmptyOrGone) {
+            // Left for the next start of this node, which reuses it.
         }
     }
 }
