@@ -3,14 +3,8 @@ package dev.tenure.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenure.api.v1.ServerStatusRequest;
-import io.grpc.netty.shaded.io.netty.buffer.ByteBuf;
-import io.grpc.netty.shaded.io.netty.buffer.Unpooled;
-import io.grpc.netty.shaded.io.netty.channel.ChannelOutboundHandlerAdapter;
-import io.grpc.netty.shaded.io.netty.channel.embedded.EmbeddedChannel;
-import io.grpc.netty.shaded.io.netty.handler.codec.http2.DefaultHttp2FrameWriter;
 import io.grpc.netty.shaded.io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2Headers;
-import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.logging.Handler;
@@ -26,9 +20,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * were left out.
  */
 class BadStreamsTest {
-    private static final int HEADERS = 0x1;
-    private static final int RST_STREAM = 0x3;
-
     @RegisterExtension
     static final NodeExtension node = NodeExtension.lone();
 
@@ -37,20 +28,7 @@ class BadStreamsTest {
         // The logger gRPC's server transport writes "Stream Error" to (see TransportWarnings).
         Logger transport = Logger.getLogger("io.grpc.netty.shaded.io.grpc.netty.NettyServerHandler");
         List<LogRecord> written = new ArrayList<>();
-        Handler counting = new Handler() {
-            @Override
-            public synchronized void publish(LogRecord record) {
-                if (record.getLevel().intValue() >= Level.WARNING.intValue()) {
-                    written.add(record);
-                }
-            }
-
-            @Override
-            public void flush() {}
-
-            @Override
-            public void close() {}
-        };
+        Handler counting = counting(written);
         transport.addHandler(counting);
         int streams = 200;
         try (RawConnection client = RawConnection.idle(node.server().port())) {
@@ -60,7 +38,7 @@ class BadStreamsTest {
             while (resets < streams) {
                 RawConnection.Frame frame = client.next(10_000);
                 assertThat(frame).as("a frame after " + resets + " resets").isNotNull();
-                resets += frame.type() == RST_STREAM ? 1 : 0;
+                resets += frame.type() == RawConnection.RST_STREAM ? 1 : 0;
             }
             // A call on another connection: the node went on serving.
             assertThat(node.stub()
@@ -97,20 +75,9 @@ class BadStreamsTest {
                 new byte[] {0x02, 0, 0, 0, 1, 0}); // a reserved flag bit
         int streams = 300;
         try (RawConnection client = RawConnection.idle(node.server().port())) {
-            client.send(badRequests(streams, bodies));
+            client.send(CallFrames.calls(CallFrames.callHeaders("ServerStatus"), 1, streams, bodies));
             // Every request is answered: trailers that end its stream, or a reset.
-            java.util.Set<Integer> ended = new java.util.HashSet<>();
-            while (ended.size() < streams) {
-                RawConnection.Frame frame = client.next(10_000);
-                assertThat(frame)
-                        .as("a frame after " + ended.size() + " requests ended")
-                        .isNotNull();
-                boolean endsStream =
-                        frame.type() == RST_STREAM || (frame.type() == HEADERS && (frame.flags() & 1) != 0);
-                if (endsStream && frame.streamId() != 0) {
-                    ended.add(frame.streamId());
-                }
-            }
+            client.untilEnded(streams, 10_000);
             assertThat(node.stub()
                             .serverStatus(ServerStatusRequest.getDefaultInstance())
                             .getHealth())
@@ -145,70 +112,18 @@ class BadStreamsTest {
         };
     }
 
-    /** {@code n} unary calls, each a HEADERS frame and one DATA frame that ends it: the bodies in turn. */
-    private static byte[] badRequests(int n, List<byte[]> bodies) throws Exception {
-        EmbeddedChannel capture = new EmbeddedChannel(new ChannelOutboundHandlerAdapter());
-        DefaultHttp2FrameWriter writer = new DefaultHttp2FrameWriter();
-        for (int i = 0; i < n; i++) {
-            Http2Headers headers = new DefaultHttp2Headers(true)
-                    .method("POST")
-                    .scheme("http")
-                    .path("/tenure.v1.Tenure/ServerStatus")
-                    .authority("127.0.0.1")
-                    .set("content-type", "application/grpc")
-                    .set("te", "trailers");
-            int stream = 1 + 2 * i;
-            writer.writeHeaders(capture.pipeline().firstContext(), stream, headers, 0, false, capture.newPromise());
-            writer.writeData(
-                    capture.pipeline().firstContext(),
-                    stream,
-                    Unpooled.wrappedBuffer(bodies.get(i % bodies.size())),
-                    0,
-                    true,
-                    capture.newPromise());
-        }
-        return captured(capture);
-    }
-
-    private static byte[] captured(EmbeddedChannel capture) throws Exception {
-        capture.flush();
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        for (ByteBuf b = capture.readOutbound(); b != null; b = capture.readOutbound()) {
-            byte[] chunk = new byte[b.readableBytes()];
-            b.readBytes(chunk);
-            b.release();
-            bytes.write(chunk);
-        }
-        capture.finishAndReleaseAll();
-        return bytes.toByteArray();
-    }
-
     /**
      * HEADERS frames for {@code n} new streams, each with a header name in capitals, which HTTP/2
      * forbids: a stream error each, the connection itself unharmed.
      */
     private static byte[] badStreams(int n) throws Exception {
-        EmbeddedChannel capture = new EmbeddedChannel(new ChannelOutboundHandlerAdapter());
-        DefaultHttp2FrameWriter writer = new DefaultHttp2FrameWriter();
-        for (int i = 0; i < n; i++) {
-            Http2Headers headers = new DefaultHttp2Headers(false)
-                    .method("POST")
-                    .scheme("http")
-                    .path("/tenure.v1.Tenure/ServerStatus")
-                    .authority("127.0.0.1")
-                    .set("content-type", "application/grpc")
-                    .set("X-Not-Lower-Case", "1");
-            writer.writeHeaders(capture.pipeline().firstContext(), 1 + 2 * i, headers, 0, false, capture.newPromise());
-        }
-        capture.flush();
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        for (ByteBuf b = capture.readOutbound(); b != null; b = capture.readOutbound()) {
-            byte[] chunk = new byte[b.readableBytes()];
-            b.readBytes(chunk);
-            b.release();
-            bytes.write(chunk);
-        }
-        capture.finishAndReleaseAll();
-        return bytes.toByteArray();
+        Http2Headers headers = new DefaultHttp2Headers(false)
+                .method("POST")
+                .scheme("http")
+                .path("/tenure.v1.Tenure/ServerStatus")
+                .authority("127.0.0.1")
+                .set("content-type", "application/grpc")
+                .set("X-Not-Lower-Case", "1");
+        return CallFrames.calls(headers, 1, n, List.of());
     }
 }
