@@ -25,36 +25,23 @@ class BadStreamsTest {
 
     @Test
     void aClientBreakingHttp2OnEveryStreamCostsTheLogOneRecordAndIsServedNoHarm() throws Exception {
-        // The logger gRPC's server transport writes "Stream Error" to (see TransportWarnings).
-        Logger transport = Logger.getLogger("io.grpc.netty.shaded.io.grpc.netty.NettyServerHandler");
-        List<LogRecord> written = new ArrayList<>();
-        Handler counting = counting(written);
-        transport.addHandler(counting);
         int streams = 200;
-        try (RawConnection client = RawConnection.idle(node.server().port())) {
-            client.send(badStreams(streams));
-            // The node resets every bad stream, after it logged it.
-            int resets = 0;
-            while (resets < streams) {
-                RawConnection.Frame frame = client.next(10_000);
-                assertThat(frame).as("a frame after " + resets + " resets").isNotNull();
-                resets += frame.type() == RawConnection.RST_STREAM ? 1 : 0;
+        // The logger gRPC's server transport writes "Stream Error" to (see TransportWarnings).
+        List<LogRecord> written = warningsWhile("io.grpc.netty.shaded.io.grpc.netty.NettyServerHandler", () -> {
+            try (RawConnection client = RawConnection.idle(node.server().port())) {
+                client.send(badStreams(streams));
+                // The node resets every bad stream, after it logged it.
+                int resets = 0;
+                while (resets < streams) {
+                    RawConnection.Frame frame = client.next(10_000);
+                    assertThat(frame).as("a frame after " + resets + " resets").isNotNull();
+                    resets += frame.type() == RawConnection.RST_STREAM ? 1 : 0;
+                }
+                // A call on another connection: the node went on serving.
+                assertServing();
             }
-            // A call on another connection: the node went on serving.
-            assertThat(node.stub()
-                            .serverStatus(ServerStatusRequest.getDefaultInstance())
-                            .getHealth())
-                    .isEqualTo("ok");
-        } finally {
-            transport.removeHandler(counting);
-        }
-        synchronized (counting) {
-            assertThat(written)
-                    .as("WARNING records written for " + streams + " bad streams")
-                    .isNotEmpty()
-                    .hasSizeLessThanOrEqualTo(2);
-            assertThat(written.get(0).getMessage()).isEqualTo("Stream Error");
-        }
+        });
+        assertOneOrTwo(written, "WARNING records written for " + streams + " bad streams", "Stream Error");
     }
 
     /**
@@ -65,33 +52,56 @@ class BadStreamsTest {
      */
     @Test
     void oversizedTruncatedAndMisframedRequestsCostTheLogOneRecordAndAreEachAnswered() throws Exception {
-        Logger deframer = Logger.getLogger("io.grpc.netty.shaded.io.grpc.netty.NettyServerStream");
-        List<LogRecord> written = new ArrayList<>();
-        Handler counting = counting(written);
-        deframer.addHandler(counting);
         List<byte[]> bodies = List.of(
                 new byte[] {0, 0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xff}, // claims 2 GiB
                 new byte[] {0, 0, 0, 0, 100, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, // 10 bytes of 100, then the end
                 new byte[] {0x02, 0, 0, 0, 1, 0}); // a reserved flag bit
         int streams = 300;
-        try (RawConnection client = RawConnection.idle(node.server().port())) {
-            client.send(CallFrames.calls(CallFrames.callHeaders("ServerStatus"), 1, streams, bodies));
-            // Every request is answered: trailers that end its stream, or a reset.
-            client.untilEnded(streams, 10_000);
-            assertThat(node.stub()
-                            .serverStatus(ServerStatusRequest.getDefaultInstance())
-                            .getHealth())
-                    .isEqualTo("ok");
+        List<LogRecord> written = warningsWhile("io.grpc.netty.shaded.io.grpc.netty.NettyServerStream", () -> {
+            try (RawConnection client = RawConnection.idle(node.server().port())) {
+                client.send(CallFrames.calls(CallFrames.callHeaders("ServerStatus"), 1, streams, bodies));
+                // Every request is answered: trailers that end its stream, or a reset.
+                client.untilEnded(streams, 10_000);
+                assertServing();
+            }
+        });
+        assertOneOrTwo(
+                written,
+                "WARNING records written for " + streams + " badly framed requests",
+                "Exception processing message");
+    }
+
+    private static void assertServing() {
+        assertThat(node.stub()
+                        .serverStatus(ServerStatusRequest.getDefaultInstance())
+                        .getHealth())
+                .isEqualTo("ok");
+    }
+
+    /** Records written: at least one, at most two (one an interval), the first saying {@code message}. */
+    private static void assertOneOrTwo(List<LogRecord> written, String what, String message) {
+        assertThat(written).as(what).isNotEmpty().hasSizeLessThanOrEqualTo(2);
+        assertThat(written.get(0).getMessage()).isEqualTo(message);
+    }
+
+    /** The records at WARNING or above that the logger named {@code logger} was given while {@code sending} ran. */
+    private static List<LogRecord> warningsWhile(String logger, Sending sending) throws Exception {
+        Logger to = Logger.getLogger(logger);
+        List<LogRecord> written = new ArrayList<>();
+        Handler counting = counting(written);
+        to.addHandler(counting);
+        try {
+            sending.run();
         } finally {
-            deframer.removeHandler(counting);
+            to.removeHandler(counting);
         }
         synchronized (counting) {
-            assertThat(written)
-                    .as("WARNING records written for " + streams + " badly framed requests")
-                    .isNotEmpty()
-                    .hasSizeLessThanOrEqualTo(2);
-            assertThat(written.get(0).getMessage()).isEqualTo("Exception processing message");
+            return List.copyOf(written);
         }
+    }
+
+    private interface Sending {
+        void run() throws Exception;
     }
 
     /** A handler that keeps every record at WARNING or above that reaches it. */
