@@ -10,6 +10,8 @@ import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * A TCP connection to a node's gRPC port that speaks as little HTTP/2 as a flood needs: nothing
@@ -19,6 +21,9 @@ import java.util.List;
  */
 public final class RawConnection implements AutoCloseable {
     /** HTTP/2 frame types this reads by name. */
+    public static final int HEADERS = 0x1;
+
+    public static final int RST_STREAM = 0x3;
     public static final int SETTINGS = 0x4;
 
     public static final int PING = 0x6;
@@ -113,6 +118,11 @@ public final class RawConnection implements AutoCloseable {
         public String debugData() {
             return payload.length <= 8 ? "" : new String(payload, 8, payload.length - 8, StandardCharsets.US_ASCII);
         }
+
+        /** Whether this ends a call's stream: a reset, or HEADERS (trailers) flagged END_STREAM. */
+        public boolean endsAStream() {
+            return streamId != 0 && (type == RST_STREAM || (type == HEADERS && (flags & 0x1) != 0));
+        }
     }
 
     /**
@@ -162,6 +172,25 @@ public final class RawConnection implements AutoCloseable {
             frames.add(f);
         }
         return frames;
+    }
+
+    /**
+     * Reads until {@code streams} calls' streams have ended, each read waiting up to {@code
+     * timeoutMs}; the ids of the streams that ended. Fails if the node goes quiet or closes first.
+     */
+    public Set<Integer> untilEnded(int streams, int timeoutMs) throws IOException {
+        Set<Integer> ended = new TreeSet<>();
+        while (ended.size() < streams) {
+            Frame f = next(timeoutMs);
+            if (f == null) {
+                throw new AssertionError(
+                        "no frame within " + timeoutMs + " ms after " + ended.size() + " streams ended");
+            }
+            if (f.endsAStream()) {
+                ended.add(f.streamId());
+            }
+        }
+        return ended;
     }
 
     @Override

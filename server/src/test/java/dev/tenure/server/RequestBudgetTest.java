@@ -14,12 +14,6 @@ import dev.tenure.testkit.Await;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.netty.shaded.io.netty.buffer.ByteBuf;
-import io.grpc.netty.shaded.io.netty.channel.ChannelOutboundHandlerAdapter;
-import io.grpc.netty.shaded.io.netty.channel.embedded.EmbeddedChannel;
-import io.grpc.netty.shaded.io.netty.handler.codec.http2.DefaultHttp2FrameWriter;
-import io.grpc.netty.shaded.io.netty.handler.codec.http2.DefaultHttp2Headers;
-import java.io.ByteArrayOutputStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,9 +33,6 @@ class RequestBudgetTest {
 
     /** Room for two requests of the largest size on a connection, three over the node. */
     static final ConnectionLimits LIMITS = ConnectionLimits.defaults().withRequestBytesMax(2 * MESSAGE, 3 * MESSAGE);
-
-    private static final int HEADERS = 0x1;
-    private static final int RST_STREAM = 0x3;
 
     @RegisterExtension
     static final NodeExtension node = NodeExtension.lone(LIMITS);
@@ -116,7 +107,7 @@ class RequestBudgetTest {
             greedy.send(putsWithoutRequest(1, 3));
             RawConnection.Frame end = null;
             for (RawConnection.Frame f = greedy.next(10_000); f != null; f = greedy.next(10_000)) {
-                if (f.streamId() != 0 && (f.type() == RST_STREAM || (f.type() == HEADERS && (f.flags() & 1) != 0))) {
+                if (f.endsAStream()) {
                     end = f;
                     break;
                 }
@@ -148,32 +139,6 @@ class RequestBudgetTest {
 
     /** HEADERS of {@code n} KvPut calls from stream {@code firstStream} on, and not a byte of their requests. */
     private static byte[] putsWithoutRequest(int firstStream, int n) throws Exception {
-        EmbeddedChannel capture = new EmbeddedChannel(new ChannelOutboundHandlerAdapter());
-        DefaultHttp2FrameWriter writer = new DefaultHttp2FrameWriter();
-        for (int i = 0; i < n; i++) {
-            writer.writeHeaders(
-                    capture.pipeline().firstContext(),
-                    firstStream + 2 * i,
-                    new DefaultHttp2Headers(true)
-                            .method("POST")
-                            .scheme("http")
-                            .path("/tenure.v1.Tenure/KvPut")
-                            .authority("127.0.0.1")
-                            .set("content-type", "application/grpc")
-                            .set("te", "trailers"),
-                    0,
-                    false,
-                    capture.newPromise());
-        }
-        capture.flush();
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        for (ByteBuf b = capture.readOutbound(); b != null; b = capture.readOutbound()) {
-            byte[] chunk = new byte[b.readableBytes()];
-            b.readBytes(chunk);
-            b.release();
-            bytes.write(chunk);
-        }
-        capture.finishAndReleaseAll();
-        return bytes.toByteArray();
+        return CallFrames.calls(CallFrames.callHeaders("KvPut"), firstStream, n, List.of());
     }
 }

@@ -121,20 +121,16 @@ class RevocationTest {
      */
     @Test
     void aSessionInItsDisconnectGraceIsRevokedAndItsLockWaitsForItsClientsHorizon() throws Exception {
-        ManagedChannel holderChannel = channel("grace-holder", 1);
-        Stream holder = new Stream(holderChannel);
-        long session = holder.open(GRACE_MS);
-        long token = acquire(holderChannel, session, "grace/x").getGrant().getToken();
-        Waiting next = waitFor("grace/x", 2);
+        Held held = hold("grace-holder", 1, "grace/x", 2);
 
-        holderChannel.shutdownNow(); // the holder's connection breaks: node 1 starts its grace
+        held.channel().shutdownNow(); // the holder's connection breaks: node 1 starts its grace
         long revokedAt = now();
         reloadNodeZero(aclWithout("grace-holder"));
 
-        long grantedAt = next.granted().getGrant().getGrantedAtMs();
+        long grantedAt = held.next().granted().getGrant().getGrantedAtMs();
         LockStatusResponse status = status("grace/x");
-        TenureRecord revoked = tenureOf(status, token);
-        long horizon = holder.openSentMs + TTL_MS;
+        TenureRecord revoked = tenureOf(status, held.token());
+        long horizon = held.stream().openSentMs + TTL_MS;
         System.out.printf(
                 "case (a) grace: reload sent %d, lease ended %s at %d, holder's horizon %d, next grant %d (+%d ms)%n",
                 revokedAt, revoked.getEnd(), revoked.getEndedAtMs(), horizon, grantedAt, grantedAt - horizon);
@@ -154,19 +150,15 @@ class RevocationTest {
      */
     @Test
     void anOpenThroughANodeWithAnOlderAclIsRefusedAtApplyAndTheBoundHolderHearsFirst() throws Exception {
-        ManagedChannel holderChannel = channel("unbound-holder", 2);
-        Stream holder = new Stream(holderChannel);
-        long session = holder.open(GRACE_MS);
-        long token = acquire(holderChannel, session, "unbound/x").getGrant().getToken();
-        Waiting next = waitFor("unbound/x", 1);
+        Held held = hold("unbound-holder", 2, "unbound/x", 1);
 
         reloadNodeZero(aclWithout("unbound-holder"));
-        Timed told = holder.next();
-        long grantedAt = next.granted().getGrant().getGrantedAtMs();
+        Timed told = held.stream().next();
+        long grantedAt = held.next().granted().getGrant().getGrantedAtMs();
         System.out.printf(
                 "case (b) unbound open: holder told %s at %d, next grant %d (+%d ms)%n",
                 told.response.getLeaseEnded().getEnd(), told.atMs, grantedAt, grantedAt - told.atMs);
-        assertThat(told.response.getLeaseEnded().getToken()).isEqualTo(token);
+        assertThat(told.response.getLeaseEnded().getToken()).isEqualTo(held.token());
         assertThat(told.response.getLeaseEnded().getEnd()).isEqualTo(TenureEnd.TENURE_END_REVOKED);
         assertThat(grantedAt).as("the holder hears first").isGreaterThanOrEqualTo(told.atMs);
 
@@ -190,18 +182,14 @@ class RevocationTest {
      */
     @Test
     void aResumeThroughANodeWhoseAclStillNamesThePrincipalGetsNothingBack() throws Exception {
-        ManagedChannel holderChannel = channel("resume-holder", 1);
-        Stream holder = new Stream(holderChannel);
-        long session = holder.open(GRACE_MS);
-        long token = acquire(holderChannel, session, "resume/x").getGrant().getToken();
-        Waiting next = waitFor("resume/x", 2);
+        Held held = hold("resume-holder", 1, "resume/x", 2);
 
         reloadNodeZero(aclWithout("resume-holder"));
-        Timed told = holder.next();
+        Timed told = held.stream().next();
         Stream resumed = new Stream(channel("resume-holder", 2));
-        resumed.resume(session);
+        resumed.resume(held.session());
         Timed answer = resumed.next();
-        long grantedAt = next.granted().getGrant().getGrantedAtMs();
+        long grantedAt = held.next().granted().getGrant().getGrantedAtMs();
         System.out.printf(
                 "case (c) resume: holder told %s at %d, resume on node 2 answered at %d (%s), next grant %d (+%d ms)%n",
                 told.response.getLeaseEnded().getEnd(),
@@ -216,7 +204,7 @@ class RevocationTest {
                 .isNotNull();
         assertThat(Status.fromThrowable(answer.error).getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
         assertThat(answer.error).hasMessageContaining("principal resume-holder was revoked");
-        assertThat(tenureOf(status("resume/x"), token).getEnd()).isEqualTo(TenureEnd.TENURE_END_REVOKED);
+        assertThat(tenureOf(status("resume/x"), held.token()).getEnd()).isEqualTo(TenureEnd.TENURE_END_REVOKED);
         assertThat(grantedAt).as("the holder hears first").isGreaterThanOrEqualTo(told.atMs);
     }
 
@@ -232,11 +220,7 @@ class RevocationTest {
         // resume's answer before the reload, so that order is seen at least once.
         for (int round = 0; round < 5; round++) {
             String lock = "race/" + round;
-            ManagedChannel first = channel("racer", 1);
-            Stream holder = new Stream(first);
-            long session = holder.open(GRACE_MS);
-            long token = acquire(first, session, lock).getGrant().getToken();
-            Waiting next = waitFor(lock, 0);
+            Held held = hold("racer", 1, lock, 0);
             ManagedChannel second = channel("racer", 2);
             if (round >= 2) {
                 TenureGrpc.newBlockingStub(second)
@@ -244,9 +228,9 @@ class RevocationTest {
                         .lockStatus(LockStatusRequest.newBuilder().setLock(lock).build());
             }
 
-            first.shutdownNow();
+            held.channel().shutdownNow();
             Stream resumed = new Stream(second);
-            resumed.resume(session);
+            resumed.resume(held.session());
             Timed early = round == 4 ? resumed.next() : null;
             AclChange change = NODES.get(0).acl(aclWithout("racer"));
 
@@ -257,8 +241,8 @@ class RevocationTest {
             }
             assertThat(change.replicated().get(WAIT.toMillis(), TimeUnit.MILLISECONDS))
                     .isEmpty();
-            long grantedAt = next.granted().getGrant().getGrantedAtMs();
-            TenureRecord revoked = tenureOf(status(lock), token);
+            long grantedAt = held.next().granted().getGrant().getGrantedAtMs();
+            TenureRecord revoked = tenureOf(status(lock), held.token());
             System.out.printf(
                     "case (d) race round %d: %s; resuming client learned its end at %d (%s); lease ended %s at %d; next grant %d (+%d ms)%n",
                     round,
@@ -276,7 +260,7 @@ class RevocationTest {
             assertThat(grantedAt).as("the resuming client hears first").isGreaterThanOrEqualTo(end.atMs);
             assertThat(grantedAt)
                     .as("and no grant before the horizon of the cut-off stream")
-                    .isGreaterThanOrEqualTo(holder.openSentMs + TTL_MS);
+                    .isGreaterThanOrEqualTo(held.stream().openSentMs + TTL_MS);
             reloadNodeZero(aclWithout(null));
         }
     }
@@ -328,6 +312,20 @@ class RevocationTest {
         assertThat(r.getCode()).as(r.getMessage()).isEqualTo(Code.CODE_OK);
         return r;
     }
+
+    /**
+     * A holder: {@code principal}'s session stream on {@code node}, opened with the grace, holding
+     * {@code lock}, and an ops session on {@code waiterNode} queued for it.
+     */
+    private Held hold(String principal, int node, String lock, int waiterNode) throws Exception {
+        ManagedChannel channel = channel(principal, node);
+        Stream stream = new Stream(channel);
+        long session = stream.open(GRACE_MS);
+        long token = acquire(channel, session, lock).getGrant().getToken();
+        return new Held(channel, stream, session, token, waitFor(lock, waiterNode));
+    }
+
+    private record Held(ManagedChannel channel, Stream stream, long session, long token, Waiting next) {}
 
     /** An ops session on {@code node} queued for {@code lock}, waiting without a bound. */
     private Waiting waitFor(String lock, int node) throws Exception {

@@ -4,38 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** `tenure bench` against a real single-node server process, briefly: the output's shape, not its figures. */
-class BenchIT {
+class BenchIT extends OnOneNode {
 
     private static final List<String> FIXED_FIELDS = List.of(
             "workload", "clients", "ops", "seconds", "ops_per_s", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms");
-
-    @TempDir
-    static Path data;
-
-    static ServerProcess server;
-
-    @BeforeAll
-    static void start() throws Exception {
-        server = new ServerProcess(data.resolve("node")).start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (server != null) {
-            server.close();
-        }
-    }
 
     private static List<JsonObject> bench(String... args) throws Exception {
         List<String> all = new ArrayList<>(List.of("bench"));

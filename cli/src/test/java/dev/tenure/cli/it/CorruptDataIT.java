@@ -5,16 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenure.client.ServerStatus;
 import dev.tenure.client.TenureClient;
-import dev.tenure.server.TestPorts;
 import dev.tenure.testkit.Await;
-import dev.tenure.testkit.LoopbackPorts;
 import io.aeron.cluster.RecordingLog;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -49,13 +46,7 @@ class CorruptDataIT {
 
     @BeforeAll
     static void writeAcknowledgedValuesAndKillTheNodes() throws Exception {
-        try (ServerProcess node = new ServerProcess(logOnly).start();
-                TenureClient client = client(node)) {
-            for (int i = 1; i <= 4; i++) {
-                client.put(key(i), value(i).getBytes(UTF_8));
-            }
-            node.kill9();
-        }
+        DataFiles.killedAfterPuts(logOnly, 4, CorruptDataIT::key, CorruptDataIT::value);
         try (ServerProcess node = new ServerProcess(withSnapshots)
                         .withAdmin()
                         .withOptions("--snapshot-interval", "1s")
@@ -184,18 +175,7 @@ class CorruptDataIT {
     /** Starts a node on {@code dataDir}, which must end with 12 and exactly one line; returns it. */
     private static String startExpectingTwelve(Path dataDir) throws Exception {
         long started = System.nanoTime();
-        try (Processes.Running node = new Processes.Running(
-                Processes.tenure(List.of(
-                        "server",
-                        "--data",
-                        dataDir.toString(),
-                        "--port",
-                        Integer.toString(LoopbackPorts.freeTcpPort()),
-                        "--admin-port",
-                        "0",
-                        "--cluster-port-base",
-                        Integer.toString(TestPorts.freeAeronPortBase()))),
-                Map.of())) {
+        try (Processes.Running node = Processes.serverOn(dataDir)) {
             assertThat(node.waitFor(EXIT_BOUND)).as(node.output()).isEqualTo(12);
             System.out.printf(
                     "CorruptDataIT: exit 12 %d ms after the start: %s%n",

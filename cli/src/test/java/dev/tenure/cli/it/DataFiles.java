@@ -1,5 +1,6 @@
 package dev.tenure.cli.it;
 
+import dev.tenure.client.TenureClient;
 import io.aeron.cluster.RecordingLog;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -10,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.List;
+import java.util.function.IntFunction;
 import java.util.stream.Stream;
 
 /**
@@ -21,6 +23,21 @@ final class DataFiles {
     static final int HEADER = 32;
 
     private DataFiles() {}
+
+    /**
+     * Runs a lone node on {@code dataDir}, puts {@code key(i)}: {@code value(i)} for i from 1 to
+     * {@code puts}, each acknowledged, and kills it with -9: its log holds them all, still open.
+     */
+    static void killedAfterPuts(Path dataDir, int puts, IntFunction<String> key, IntFunction<String> value)
+            throws Exception {
+        try (ServerProcess node = new ServerProcess(dataDir).start();
+                TenureClient client = node.patientClient()) {
+            for (int i = 1; i <= puts; i++) {
+                client.put(key.apply(i), value.apply(i).getBytes(StandardCharsets.UTF_8));
+            }
+            node.kill9();
+        }
+    }
 
     /** A copy of {@code from} (a stopped node's data directory) at {@code to}. */
     static Path copy(Path from, Path to) throws IOException {

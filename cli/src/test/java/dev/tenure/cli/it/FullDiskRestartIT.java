@@ -7,8 +7,6 @@ import dev.tenure.client.LockStatus;
 import dev.tenure.client.Session;
 import dev.tenure.client.TenureClient;
 import dev.tenure.client.TenureException;
-import dev.tenure.testkit.JavaCommand;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -41,14 +39,11 @@ class FullDiskRestartIT {
     void aLoneNodeThatFilledItsDiskRestartsWithEveryAcknowledgedWrite() throws Exception {
         Path mount = Files.createDirectories(tmp.resolve("mount"));
         try (TmpfsMount disk = TmpfsMount.on(mount, "size=256m")) {
-            List<String> jvm = new ArrayList<>(JavaCommand.SMALL_NODE_JVM);
-            // A floor below the default 128 MiB lets a small file system hold a node.
-            jvm.add("-Daeron.archive.low.storage.space.threshold=32m");
-            ServerProcess server = new ServerProcess(mount.resolve("data")).jvm(jvm);
+            ServerProcess server = new ServerProcess(mount.resolve("data")).onASmallDisk();
             try (server) {
                 server.start();
                 Map<String, byte[]> puts = new TreeMap<>();
-                try (TenureClient tenure = client(server)) {
+                try (TenureClient tenure = server.patientClient()) {
                     for (int i = 0; i < 50; i++) {
                         byte[] value = value(i, 3_000 + 97 * i);
                         tenure.put("before-full-" + i, value);
@@ -65,7 +60,7 @@ class FullDiskRestartIT {
                     server.lines().stream()
                             .filter(l -> l.startsWith("err: tenure: torn log tail dropped: "))
                             .forEach(torn::add);
-                    try (TenureClient tenure = client(server)) {
+                    try (TenureClient tenure = server.patientClient()) {
                         assertEveryAcknowledgedWrite(tenure, puts, grants);
                     }
                     System.out.printf(
@@ -86,8 +81,8 @@ class FullDiskRestartIT {
         Map<String, Long> grants = new TreeMap<>();
         // Long names make long entries: a write cut at a page boundary then seldom falls between two.
         String prefix = "r" + round + "-" + "x".repeat(200) + "-";
-        try (TenureClient tenure = client(server)) {
-            fillUp(mount.resolve("other-process.bin"));
+        try (TenureClient tenure = server.patientClient()) {
+            TmpfsMount.fillUp(mount.resolve("other-process.bin"));
             try (Session session = tenure.openSession()) {
                 for (int i = 0; i < GRANTS_PER_ROUND_MAX && server.alive(); i++) {
                     try (Lease lease = session.acquire(prefix + i)) {
@@ -123,27 +118,5 @@ class FullDiskRestartIT {
         byte[] value = new byte[length];
         Arrays.fill(value, (byte) ('a' + i % 26));
         return value;
-    }
-
-    /** Writes {@code file} until its file system has no room left. */
-    private static void fillUp(Path file) throws IOException {
-        byte[] chunk = new byte[1 << 20];
-        try (var out = Files.newOutputStream(file)) {
-            while (true) {
-                out.write(chunk);
-            }
-        } catch (IOException full) {
-            if (!String.valueOf(full.getMessage()).contains("No space left")) {
-                throw full;
-            }
-        }
-    }
-
-    private static TenureClient client(ServerProcess server) {
-        // A loaded machine may take longer than the default 5 s to answer.
-        return TenureClient.builder()
-                .endpoints(server.endpoint())
-                .requestTimeout(Processes.scaled(Duration.ofSeconds(20)))
-                .build();
     }
 }

@@ -17,7 +17,6 @@ import dev.tenure.client.TenureClient;
 import dev.tenure.client.TenureException;
 import dev.tenure.core.Limits;
 import dev.tenure.testkit.Await;
-import dev.tenure.testkit.JavaCommand;
 import dev.tenure.testkit.Pause;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
@@ -153,11 +152,7 @@ class NodeFaultsIT {
     void aFillingDiskRefusesWritesAndAFullOneEndsTheNodeWithStatus15() throws Exception {
         Path mount = Files.createDirectories(data.resolve("mount"));
         try (TmpfsMount disk = TmpfsMount.on(mount, "size=256m")) {
-            List<String> jvm = new ArrayList<>(JavaCommand.SMALL_NODE_JVM);
-            // The node refuses to start below the archive's floor (128 MiB by default): a lower one
-            // lets a small file system fill quickly.
-            jvm.add("-Daeron.archive.low.storage.space.threshold=32m");
-            ServerProcess server = new ServerProcess(mount.resolve("data")).jvm(jvm);
+            ServerProcess server = new ServerProcess(mount.resolve("data")).onASmallDisk();
             try (server) {
                 server.start();
                 Map<String, Integer> acked = new HashMap<>();
@@ -195,7 +190,7 @@ class NodeFaultsIT {
                     }
 
                     // Another process takes the rest: the node's next appends find no room.
-                    fillUp(mount.resolve("other-process.bin"));
+                    TmpfsMount.fillUp(mount.resolve("other-process.bin"));
                     long filled = System.nanoTime();
                     try (Session session = tenure.openSession()) {
                         for (int i = 0; i < 100_000 && server.alive(); i++) {
@@ -217,20 +212,6 @@ class NodeFaultsIT {
                             .startsWith("err: tenure: fatal: data directory full (exit 15):")
                             .contains("bytes free on its file system (tenure-test)");
                 }
-            }
-        }
-    }
-
-    /** Writes {@code file} until its file system has no room left. */
-    private static void fillUp(Path file) throws IOException {
-        byte[] chunk = new byte[1 << 20];
-        try (var out = Files.newOutputStream(file)) {
-            while (true) {
-                out.write(chunk);
-            }
-        } catch (IOException full) {
-            if (!String.valueOf(full.getMessage()).contains("No space left")) {
-                throw full;
             }
         }
     }

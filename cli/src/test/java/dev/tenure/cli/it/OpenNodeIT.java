@@ -9,34 +9,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A default node has no anonymous admin, and a node that others can reach is not open by
  * accident: real `tenure` processes, as an operator and a client would run them.
  */
-class OpenNodeIT {
-
-    @TempDir
-    static Path data;
-
-    static ServerProcess server;
-
-    @BeforeAll
-    static void start() throws Exception {
-        server = new ServerProcess(data.resolve("node")).start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (server != null) {
-            server.close();
-        }
-    }
-
+class OpenNodeIT extends OnOneNode {
     @Test
     void aForcedReleaseOnANodeWithoutAnAclExits6NamingHowToAllowItAndTheHolderKeepsItsLease() throws Exception {
         TenureCli cli = new TenureCli(server.endpoint());

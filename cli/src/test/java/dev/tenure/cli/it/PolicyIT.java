@@ -10,38 +10,17 @@ import dev.tenure.client.Session;
 import dev.tenure.client.TenureClient;
 import dev.tenure.client.TenureEnd;
 import dev.tenure.testkit.Await;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Checkpoints, maxHold, lock delay and stale-write counts against a real server process and real
  * `tenure` client processes.
  */
-class PolicyIT {
-
-    @TempDir
-    static Path data;
-
-    static ServerProcess server;
-
-    @BeforeAll
-    static void start() throws Exception {
-        server = new ServerProcess(data.resolve("node")).start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (server != null) {
-            server.close();
-        }
-    }
+class PolicyIT extends OnOneNode {
 
     static Processes.Running tenure(String... args) throws Exception {
         return new Processes.Running(Processes.tenure(List.of(args)), env());

@@ -1,9 +1,11 @@
 package dev.tenure.cli.it;
 
+import dev.tenure.server.TestPorts;
 import dev.tenure.server.fault.OutOfMemoryExit;
 import dev.tenure.testkit.ChildProcess;
 import dev.tenure.testkit.Dirs;
 import dev.tenure.testkit.JavaCommand;
+import dev.tenure.testkit.LoopbackPorts;
 import dev.tenure.testkit.TimeScale;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -59,6 +61,25 @@ final class Processes {
     /** As {@link #tenure(List)}, in a JVM with {@code jvmOptions} (a smaller heap, say). */
     static List<String> tenure(List<String> jvmOptions, List<String> args) {
         return javaCommand(jvmOptions, jar().toString(), "dev.tenure.cli.Main", args);
+    }
+
+    /**
+     * `tenure server` on {@code data}, on free ports and without an admin endpoint, as a process a
+     * test expects to end (a start that must refuse the data): its exit status and lines.
+     */
+    static Running serverOn(Path data) throws IOException {
+        return new Running(
+                tenure(List.of(
+                        "server",
+                        "--data",
+                        data.toString(),
+                        "--port",
+                        Integer.toString(LoopbackPorts.freeTcpPort()),
+                        "--admin-port",
+                        "0",
+                        "--cluster-port-base",
+                        Integer.toString(TestPorts.freeAeronPortBase()))),
+                Map.of());
     }
 
     /** A test program (worker) on the jar plus the test classpath. */

@@ -11,30 +11,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** `tenure run` and the holding commands' loss path, against a real server process. */
-class RunIT {
-
-    @TempDir
-    static Path data;
-
-    static ServerProcess server;
-
-    @BeforeAll
-    static void start() throws Exception {
-        server = new ServerProcess(data.resolve("node")).start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (server != null) {
-            server.close();
-        }
-    }
+class RunIT extends OnOneNode {
 
     static Processes.Running tenure(String... args) throws Exception {
         List<String> all = new ArrayList<>(List.of(args));

@@ -1,5 +1,6 @@
 package dev.tenure.cli.it;
 
+import dev.tenure.client.TenureClient;
 import dev.tenure.server.TestPorts;
 import dev.tenure.testkit.JavaCommand;
 import dev.tenure.testkit.LoopbackPorts;
@@ -34,6 +35,17 @@ final class ServerProcess implements AutoCloseable {
         return this;
     }
 
+    /**
+     * Lowers the archive's free-space floor from its default 128 MiB, below which the node refuses
+     * to start, to 32 MiB: so that a small file system (a 256 MiB tmpfs) holds a node, and fills.
+     */
+    ServerProcess onASmallDisk() {
+        List<String> jvm = new ArrayList<>(jvmOptions);
+        jvm.add("-Daeron.archive.low.storage.space.threshold=32m");
+        this.jvmOptions = jvm;
+        return this;
+    }
+
     /** Runs the node under {@code command} (e.g. {@code prlimit --nofile=N:N --}). */
     ServerProcess wrappedIn(List<String> command) {
         this.wrapper = command;
@@ -52,6 +64,14 @@ final class ServerProcess implements AutoCloseable {
 
     String endpoint() {
         return "127.0.0.1:" + port;
+    }
+
+    /** A client of this node that waits up to 20 s (scaled) for each answer, not the default 5 s: the machine may be loaded. */
+    TenureClient patientClient() {
+        return TenureClient.builder()
+                .endpoints(endpoint())
+                .requestTimeout(Processes.scaled(Duration.ofSeconds(20)))
+                .build();
     }
 
     /** Options added to `tenure server` on every start (e.g. --tls-cert FILE). */

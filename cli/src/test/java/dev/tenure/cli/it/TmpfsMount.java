@@ -2,6 +2,7 @@ package dev.tenure.cli.it;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,6 +29,20 @@ final class TmpfsMount implements AutoCloseable {
     /** {@code mount -o remount,OPTIONS DIR}: e.g. more room, with what it holds kept. */
     void remount(String options) throws IOException, InterruptedException {
         run(List.of("mount", "-o", "remount," + options, dir.toString()));
+    }
+
+    /** Writes {@code file} until its file system has no room left. */
+    static void fillUp(Path file) throws IOException {
+        byte[] chunk = new byte[1 << 20];
+        try (var out = Files.newOutputStream(file)) {
+            while (true) {
+                out.write(chunk);
+            }
+        } catch (IOException full) {
+            if (!String.valueOf(full.getMessage()).contains("No space left")) {
+                throw full;
+            }
+        }
     }
 
     @Override

@@ -1,11 +1,8 @@
 package dev.tenure.cli.it;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenure.client.TenureClient;
-import dev.tenure.server.TestPorts;
-import dev.tenure.testkit.LoopbackPorts;
 import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -35,13 +32,7 @@ class TornLogIT {
 
     @BeforeAll
     static void writeAcknowledgedValuesAndKillTheNode() throws Exception {
-        try (ServerProcess node = new ServerProcess(killed).start();
-                TenureClient client = client(node)) {
-            for (int i = 1; i <= 4; i++) {
-                client.put(key(i), value(i).getBytes(UTF_8));
-            }
-            node.kill9();
-        }
+        DataFiles.killedAfterPuts(killed, 4, TornLogIT::key, TornLogIT::value);
     }
 
     @Test
@@ -52,7 +43,7 @@ class TornLogIT {
         // The first 1,000 bytes of a 4,000-byte frame: what an append cut at a page leaves.
         tornFrame(log, end, 4_000, 1_000);
         try (ServerProcess node = new ServerProcess(copy).start();
-                TenureClient client = client(node)) {
+                TenureClient client = node.patientClient()) {
             assertThat(node.lines())
                     .as("one line says what went")
                     .anyMatch(l -> l.startsWith("err: tenure: torn log tail dropped: 1000 bytes from log position "
@@ -69,7 +60,7 @@ class TornLogIT {
         Path copy = DataFiles.copy(killed, tmp.resolve("copy"));
         Path log = copy.resolve("archive/0-0.rec");
         DataFiles.flip(log, DataFiles.onlyOffsetOf(log, value(4)) + 3, 0x01);
-        try (Processes.Running node = startOn(copy)) {
+        try (Processes.Running node = Processes.serverOn(copy)) {
             assertThat(node.waitFor(Duration.ofSeconds(30))).as(node.output()).isEqualTo(12);
             assertThat(node.output()).contains("checksum mismatch").doesNotContain("dropped");
         }
@@ -94,7 +85,7 @@ class TornLogIT {
                 .contains("; the log now ends at log position " + frame);
 
         try (ServerProcess node = new ServerProcess(copy).start();
-                TenureClient client = client(node)) {
+                TenureClient client = node.patientClient()) {
             assertThat(client.get(key(1))).isPresent();
             assertThat(client.get(key(2))).isPresent();
             assertThat(client.get(key(3))).as("its loss was accepted").isEmpty();
@@ -106,21 +97,6 @@ class TornLogIT {
         return new Processes.Running(
                 Processes.tenure(List.of(
                         "repair-log", "--data", data.toString(), "--accept-loss-from", Long.toString(lossFrom))),
-                Map.of());
-    }
-
-    private static Processes.Running startOn(Path data) throws Exception {
-        return new Processes.Running(
-                Processes.tenure(List.of(
-                        "server",
-                        "--data",
-                        data.toString(),
-                        "--port",
-                        Integer.toString(LoopbackPorts.freeTcpPort()),
-                        "--admin-port",
-                        "0",
-                        "--cluster-port-base",
-                        Integer.toString(TestPorts.freeAeronPortBase()))),
                 Map.of());
     }
 
@@ -148,13 +124,6 @@ class TornLogIT {
             f.seek(at);
             f.write(frame.array());
         }
-    }
-
-    private static TenureClient client(ServerProcess node) {
-        return TenureClient.builder()
-                .endpoints(node.endpoint())
-                .requestTimeout(Processes.scaled(Duration.ofSeconds(20)))
-                .build();
     }
 
     private static String key(int i) {

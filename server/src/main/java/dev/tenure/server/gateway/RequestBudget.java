@@ -227,11 +227,11 @@ final class RequestBudget implements ServerInterceptor {
         }
     }
 
-    /** A unary call: its one message's room from the start, its size once it arrived, until the call ends. */
-    private static final class Unary<Q, R> extends ForwardingServerCall.SimpleForwardingServerCall<Q, R> {
-        private final Holding holding;
+    /** A call that holds room in the budget, all of it let go once the call closes. */
+    private abstract static class HeldCall<Q, R> extends ForwardingServerCall.SimpleForwardingServerCall<Q, R> {
+        final Holding holding;
 
-        Unary(ServerCall<Q, R> call, Holding holding) {
+        HeldCall(ServerCall<Q, R> call, Holding holding) {
             super(call);
             this.holding = holding;
         }
@@ -244,12 +244,42 @@ final class RequestBudget implements ServerInterceptor {
                 holding.release();
             }
         }
+    }
 
-        private final class Heard extends ForwardingServerCallListener.SimpleForwardingServerCallListener<Q> {
+    /** A call's listener: what the call holds is let go once the client cancels or completes it. */
+    private abstract static class ReleasingListener<Q>
+            extends ForwardingServerCallListener.SimpleForwardingServerCallListener<Q> {
+        private final Holding holding;
+
+        ReleasingListener(ServerCall.Listener<Q> delegate, Holding holding) {
+            super(delegate);
+            this.holding = holding;
+        }
+
+        @Override
+        public void onCancel() {
+            holding.release();
+            super.onCancel();
+        }
+
+        @Override
+        public void onComplete() {
+            holding.release();
+            super.onComplete();
+        }
+    }
+
+    /** A unary call: its one message's room from the start, its size once it arrived, until the call ends. */
+    private static final class Unary<Q, R> extends HeldCall<Q, R> {
+        Unary(ServerCall<Q, R> call, Holding holding) {
+            super(call, holding);
+        }
+
+        private final class Heard extends ReleasingListener<Q> {
             private boolean arrived; // listener events come one at a time
 
             Heard(ServerCall.Listener<Q> delegate) {
-                super(delegate);
+                super(delegate, holding);
             }
 
             @Override
@@ -260,18 +290,6 @@ final class RequestBudget implements ServerInterceptor {
                 }
                 super.onMessage(message);
             }
-
-            @Override
-            public void onCancel() {
-                holding.release();
-                super.onCancel();
-            }
-
-            @Override
-            public void onComplete() {
-                holding.release();
-                super.onComplete();
-            }
         }
     }
 
@@ -279,8 +297,7 @@ final class RequestBudget implements ServerInterceptor {
      * A streaming call: each message it asks for is asked for only once there is room; a Calls
      * stream keeps each call's bytes until the answer with its id goes out.
      */
-    private final class Stream<Q, R> extends ForwardingServerCall.SimpleForwardingServerCall<Q, R> {
-        final Holding holding;
+    private final class Stream<Q, R> extends HeldCall<Q, R> {
         private final boolean calls;
         /** Messages asked for that wait for room; guarded by RequestBudget.this. */
         int wanted;
@@ -288,8 +305,7 @@ final class RequestBudget implements ServerInterceptor {
         private final Map<Long, Long> keptById = new HashMap<>();
 
         Stream(ServerCall<Q, R> call, Holding holding, boolean calls) {
-            super(call);
-            this.holding = holding;
+            super(call, holding);
             this.calls = calls;
         }
 
@@ -336,18 +352,9 @@ final class RequestBudget implements ServerInterceptor {
             super.sendMessage(message);
         }
 
-        @Override
-        public void close(Status status, Metadata trailers) {
-            try {
-                super.close(status, trailers);
-            } finally {
-                holding.release();
-            }
-        }
-
-        private final class Heard extends ForwardingServerCallListener.SimpleForwardingServerCallListener<Q> {
+        private final class Heard extends ReleasingListener<Q> {
             Heard(ServerCall.Listener<Q> delegate) {
-                super(delegate);
+                super(delegate, holding);
             }
 
             @Override
@@ -368,18 +375,6 @@ final class RequestBudget implements ServerInterceptor {
                     holding.arrived(0, false);
                 }
                 super.onMessage(message);
-            }
-
-            @Override
-            public void onCancel() {
-                holding.release();
-                super.onCancel();
-            }
-
-            @Override
-            public void onComplete() {
-                holding.release();
-                super.onComplete();
             }
         }
     }
