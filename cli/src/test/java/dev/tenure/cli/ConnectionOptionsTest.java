@@ -32,11 +32,12 @@ class ConnectionOptionsTest {
                         "--calls-per-connection-max", "50",
                         "--calls-in-flight-max", "20",
                         "--unsent-bytes-max", "1MiB",
-                        "--node-unsent-bytes-max", "8MiB")
+                        "--node-unsent-bytes-max", "8MiB",
+                        "--log-bytes-per-second-max", "4MiB")
                 .connectionLimits();
         assertThat(limits)
                 .isEqualTo(new ConnectionLimits(
-                        100, 10, Duration.ofSeconds(2), Duration.ofMinutes(5), 50, 20, 1 << 20, 8 << 20));
+                        100, 10, Duration.ofSeconds(2), Duration.ofMinutes(5), 50, 20, 1 << 20, 8 << 20, 4 << 20));
     }
 
     @Test

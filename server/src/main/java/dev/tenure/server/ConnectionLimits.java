@@ -27,6 +27,10 @@ import java.util.function.Consumer;
  *     (beyond gRPC's 32 KiB per call); past it the connection is closed
  * @param nodeUnsentBytesMax the same over all connections; past it the connection whose answer
  *     went past it is closed
+ * @param logBytesPerSecondMax bytes of commands one client (its principal, or its address
+ *     without a certificate) may add to the log per second, a second's worth at once; past it its
+ *     commands are refused RESOURCE_EXHAUSTED before the log. Keepalives and session opens are
+ *     not counted
  */
 public record ConnectionLimits(
         int connectionsMax,
@@ -36,7 +40,8 @@ public record ConnectionLimits(
         int callsPerConnectionMax,
         int callsInFlightMax,
         long unsentBytesMax,
-        long nodeUnsentBytesMax) {
+        long nodeUnsentBytesMax,
+        long logBytesPerSecondMax) {
 
     /**
      * 4,096 connections: held idle, they take about 30 MiB of a node's heap and as many file
@@ -64,6 +69,14 @@ public record ConnectionLimits(
     /** Enough for the answers a client that has a few hundred 64 KiB reads in flight is owed. */
     public static final long UNSENT_BYTES_MAX = 16L << 20;
 
+    /**
+     * 64 MiB/s: a thousand 64 KiB puts a second from one client, well above what `tenure bench`
+     * writes (BENCHMARKS.md, 'Refused writes and the log'), and about a tenth of what the log
+     * takes on this machine class, so no one client can fill the disk faster than the guard and
+     * log retention see it.
+     */
+    public static final long LOG_BYTES_PER_SECOND_MAX = 64L << 20;
+
     /** All connections together: an eighth of the heap (64 MiB of `bin/tenure`'s 512 MiB). */
     public static long nodeUnsentBytesMaxDefault() {
         return Runtime.getRuntime().maxMemory() / 8;
@@ -76,6 +89,7 @@ public record ConnectionLimits(
         requirePositive("callsInFlightMax", callsInFlightMax);
         requirePositive("unsentBytesMax", unsentBytesMax);
         requirePositive("nodeUnsentBytesMax", nodeUnsentBytesMax);
+        requirePositive("logBytesPerSecondMax", logBytesPerSecondMax);
         requirePositive("handshakeTimeout", handshakeTimeout.toMillis());
         requirePositive("idleTimeout", idleTimeout.toMillis());
     }
@@ -89,7 +103,8 @@ public record ConnectionLimits(
                 CALLS_PER_CONNECTION_MAX,
                 StreamLimits.CALLS_IN_FLIGHT_MAX,
                 UNSENT_BYTES_MAX,
-                nodeUnsentBytesMaxDefault());
+                nodeUnsentBytesMaxDefault(),
+                LOG_BYTES_PER_SECOND_MAX);
     }
 
     /** These limits with {@code max} connections in all, and from one address no more than that. */
@@ -127,6 +142,10 @@ public record ConnectionLimits(
         });
     }
 
+    public ConnectionLimits withLogBytesPerSecondMax(long max) {
+        return with(c -> c.logBytesPerSecondMax = max);
+    }
+
     /** A copy with what {@code change} sets, checked as the constructor checks. */
     public ConnectionLimits with(Consumer<Changes> change) {
         Changes c = new Changes(this);
@@ -144,6 +163,7 @@ public record ConnectionLimits(
         public int callsInFlightMax;
         public long unsentBytesMax;
         public long nodeUnsentBytesMax;
+        public long logBytesPerSecondMax;
 
         private Changes(ConnectionLimits l) {
             connectionsMax = l.connectionsMax;
@@ -154,6 +174,7 @@ public record ConnectionLimits(
             callsInFlightMax = l.callsInFlightMax;
             unsentBytesMax = l.unsentBytesMax;
             nodeUnsentBytesMax = l.nodeUnsentBytesMax;
+            logBytesPerSecondMax = l.logBytesPerSecondMax;
         }
 
         private ConnectionLimits build() {
@@ -165,7 +186,8 @@ public record ConnectionLimits(
                     callsPerConnectionMax,
                     callsInFlightMax,
                     unsentBytesMax,
-                    nodeUnsentBytesMax);
+                    nodeUnsentBytesMax,
+                    logBytesPerSecondMax);
         }
     }
 

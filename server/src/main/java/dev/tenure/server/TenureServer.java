@@ -121,6 +121,7 @@ public final class TenureServer implements AutoCloseable {
                 faults,
                 tls);
         gateway.acl(initialAcl); // before the port opens: no call is served without it
+        gateway.kvRoom(node.replica().kv());
         heapGuard = HeapGuard.start();
         diskGuard = new DiskGuard(config.dataDir(), ClusterNode.storageFloorBytes(), () -> {
             var usage = node.replica().usage();

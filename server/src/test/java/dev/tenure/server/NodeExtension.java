@@ -36,6 +36,7 @@ final class NodeExtension implements BeforeAllCallback, AfterAllCallback {
     private final int members;
     private final ClusterSecret clusterSecret;
     private final ConnectionLimits connections;
+    private final java.util.function.UnaryOperator<ServerConfig> tune;
     private final List<ServerConfig.Member> planned = new ArrayList<>();
     private Path data;
     private final List<TenureServer> servers = new ArrayList<>();
@@ -43,6 +44,15 @@ final class NodeExtension implements BeforeAllCallback, AfterAllCallback {
     private ManagedChannel channel;
 
     private NodeExtension(int members, ClusterSecret clusterSecret, ConnectionLimits connections) {
+        this(members, clusterSecret, connections, c -> c);
+    }
+
+    private NodeExtension(
+            int members,
+            ClusterSecret clusterSecret,
+            ConnectionLimits connections,
+            java.util.function.UnaryOperator<ServerConfig> tune) {
+        this.tune = tune;
         this.members = members;
         this.clusterSecret = clusterSecret;
         this.connections = connections;
@@ -63,6 +73,11 @@ final class NodeExtension implements BeforeAllCallback, AfterAllCallback {
         return new NodeExtension(1, null, connections);
     }
 
+    /** One member alone, configured as {@code tune} makes its default configuration. */
+    static NodeExtension lone(ConnectionLimits connections, java.util.function.UnaryOperator<ServerConfig> tune) {
+        return new NodeExtension(1, null, connections, tune);
+    }
+
     /** Three members in this JVM. */
     static NodeExtension cluster() {
         return new NodeExtension(3, null, ConnectionLimits.defaults());
@@ -80,7 +95,9 @@ final class NodeExtension implements BeforeAllCallback, AfterAllCallback {
             for (int i = 0; i < members; i++) {
                 Path dir = members == 1 ? data : data.resolve("node-" + i);
                 servers.add(TenureServer.start(
-                        config(i, planned, dir).withClusterSecret(clusterSecret).withConnections(connections),
+                        tune.apply(config(i, planned, dir)
+                                .withClusterSecret(clusterSecret)
+                                .withConnections(connections)),
                         System.err,
                         fatals));
             }

@@ -132,6 +132,7 @@ public final class GatewayServer implements AutoCloseable {
                     }
                 },
                 limits.callsInFlightMax());
+        gateway.logBytesPerSecondMax(limits.logBytesPerSecondMax(), System::nanoTime);
         GrpcService service = new GrpcService(gateway, request -> status(request.getStateDigest()));
         TransportWarnings.install();
         this.loops = TransportLoops.start(faults);
@@ -148,13 +149,18 @@ public final class GatewayServer implements AutoCloseable {
         // drops of a call cut off, no other interceptor counts as sent.
         ServerServiceDefinition served;
         if (tls == null) {
-            served = ServerInterceptors.intercept(refused, metrics.grpcInterceptor(), new SlowReaders(connections));
+            served = ServerInterceptors.intercept(
+                    refused, new ClientAddresses(), metrics.grpcInterceptor(), new SlowReaders(connections));
         } else {
             // TLS only on this port. The metrics interceptor is outside the principals' check, so
             // calls refused for want of a principal are counted too.
             transport.sslContext(tls.grpc());
             served = ServerInterceptors.intercept(
-                    refused, tls.principals(), metrics.grpcInterceptor(), new SlowReaders(connections));
+                    refused,
+                    new ClientAddresses(),
+                    tls.principals(),
+                    metrics.grpcInterceptor(),
+                    new SlowReaders(connections));
         }
         this.server = transport
                 .addService(served)
@@ -212,6 +218,11 @@ public final class GatewayServer implements AutoCloseable {
         grpcHealth.setStatus(
                 HealthStatusManager.SERVICE_NAME_ALL_SERVICES,
                 ok ? HealthCheckResponse.ServingStatus.SERVING : HealthCheckResponse.ServingStatus.NOT_SERVING);
+    }
+
+    /** Puts that this view shows cannot fit are refused before the log from now on (see {@code Gateway.kvRoom}). */
+    public void kvRoom(dev.tenure.gateway.KvRoom room) {
+        gateway.kvRoom(room);
     }
 
     /** Why KV writes and checkpoints are refused from now on (see {@code Gateway.memory}), or null. */
