@@ -70,10 +70,9 @@ public record ConnectionLimits(
     public static final long UNSENT_BYTES_MAX = 16L << 20;
 
     /**
-     * 64 MiB/s: a thousand 64 KiB puts a second from one client, well above what `tenure bench`
-     * writes (BENCHMARKS.md, 'Refused writes and the log'), and about a tenth of what the log
-     * takes on this machine class, so no one client can fill the disk faster than the guard and
-     * log retention see it.
+     * 64 MiB/s: a thousand 64 KiB puts a second from one client, and more than ten times what
+     * `tenure bench parallel`'s 32 clients write together (docs/memory.md, 'Refused writes and the
+     * log'), so no workload meets it; it bounds how fast one client can fill the disk.
      */
     public static final long LOG_BYTES_PER_SECOND_MAX = 64L << 20;
 
