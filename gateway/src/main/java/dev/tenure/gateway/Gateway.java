@@ -391,8 +391,10 @@ public final class Gateway {
      * From now on, each client (its principal, or its address without one) may add at most
      * {@code bytesPerSecondMax} bytes of commands to the log per second, with {@code nanoTime}
      * as the clock; the excess is refused RESOURCE_EXHAUSTED naming logBytesPerSecondMax.
-     * Keepalives and session opens are not counted: they are small, bounded by sessionsMax, and
-     * must stay ahead of bulk writes.
+     * Counted: every call that goes through {@link #call} (KV writes, deletes and reads,
+     * checkpoints, releases, renewals, status reads). Not counted: keepalives and session opens,
+     * which must stay ahead of bulk writes and are bounded by sessionsMax, and acquires (a few
+     * hundred bytes each, sent from ParkedAcquire), which are not bounded by this yet.
      */
     public void logBytesPerSecondMax(long bytesPerSecondMax, java.util.function.LongSupplier nanoTime) {
         logRate = new LogRate(bytesPerSecondMax, nanoTime);

@@ -29,8 +29,8 @@ import java.util.function.Consumer;
  *     went past it is closed
  * @param logBytesPerSecondMax bytes of commands one client (its principal, or its address
  *     without a certificate) may add to the log per second, a second's worth at once; past it its
- *     commands are refused RESOURCE_EXHAUSTED before the log. Keepalives and session opens are
- *     not counted
+ *     commands are refused RESOURCE_EXHAUSTED before the log. Counted: KV writes and deletes,
+ *     checkpoints, releases, renewals and status reads; not keepalives, session opens or acquires
  */
 public record ConnectionLimits(
         int connectionsMax,
