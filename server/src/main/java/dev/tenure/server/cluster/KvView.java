@@ -99,6 +99,26 @@ public final class KvView implements KvRoom {
             return null;
         }
         KvCharge old = keys.get(key);
+        // The writer's quota first, then the node's: the order apply names them in (KvCommands).
+        String own = principal.isEmpty() ? null : principalFull(q.of(principal), principal, old, entryBytes);
+        return own != null ? own : nodeFull(l, old, entryBytes);
+    }
+
+    private String principalFull(PrincipalLimits quota, String principal, KvCharge old, long entryBytes) {
+        Held h = held.getOrDefault(principal, new Held(0, 0));
+        boolean holds = old != null && old.principal().equals(principal);
+        if (!holds && h.keys() >= quota.kvKeysMax()) {
+            return "kvKeysPerPrincipalMax (" + quota.kvKeysMax() + ") reached by principal " + principal + behind();
+        }
+        long added = entryBytes - (holds ? old.bytes() : 0);
+        if (added > 0 && h.bytes() + added > quota.kvBytesMax()) {
+            return "kvBytesPerPrincipalMax (" + quota.kvBytesMax() + ") reached by principal " + principal
+                    + ": it holds " + h.bytes() + " bytes and this write adds " + added + behind();
+        }
+        return null;
+    }
+
+    private String nodeFull(Limits l, KvCharge old, long entryBytes) {
         if (old == null && kvKeys >= l.kvKeysMax()) {
             return "kvKeysMax (" + l.kvKeysMax() + ") reached" + behind();
         }
@@ -106,20 +126,6 @@ public final class KvView implements KvRoom {
         if (added > 0 && kvBytes + added > l.kvBytesMax()) {
             return "kvBytesMax (" + l.kvBytesMax() + ") reached: the KV holds " + kvBytes
                     + " bytes and this write adds " + added + behind();
-        }
-        if (principal.isEmpty()) {
-            return null;
-        }
-        PrincipalLimits quota = q.of(principal);
-        Held h = held.getOrDefault(principal, new Held(0, 0));
-        boolean holds = old != null && old.principal().equals(principal);
-        if (!holds && h.keys() >= quota.kvKeysMax()) {
-            return "kvKeysPerPrincipalMax (" + quota.kvKeysMax() + ") reached by principal " + principal + behind();
-        }
-        long addedOwn = entryBytes - (holds ? old.bytes() : 0);
-        if (addedOwn > 0 && h.bytes() + addedOwn > quota.kvBytesMax()) {
-            return "kvBytesPerPrincipalMax (" + quota.kvBytesMax() + ") reached by principal " + principal
-                    + ": it holds " + h.bytes() + " bytes and this write adds " + addedOwn + behind();
         }
         return null;
     }

@@ -56,6 +56,26 @@ class KvViewTest {
                 .isNull();
     }
 
+    @Test
+    void overItsQuotaAndTheNodesBudgetBothTheViewNamesWhatApplyNames() {
+        Limits limits = Limits.defaults().with("kvBytesMax", 2_100).with("kvBytesPerPrincipalMax", 2_100);
+        StateMachine machine = new StateMachine(limits);
+        KvView view = new KvView();
+        view.reloaded(machine);
+        for (int i = 0; i < 2; i++) {
+            assertThat(put(machine, "alice-" + i, "alice")).isInstanceOf(Result.Ok.class);
+        }
+        view.applied(machine);
+
+        String refusal = view.refusal("alice-2", bytes("alice-2"), "alice");
+        Result applied = put(machine, "alice-2", "alice");
+        assertThat(applied).isInstanceOf(Result.Rejected.class);
+        assertThat(refusal).startsWith(((Result.Rejected) applied).message() + ", by this node's latest view");
+        assertThat(view.refusal("bob-0", bytes("bob-0"), "bob"))
+                .startsWith(((Result.Rejected) put(machine, "bob-0", "bob")).message() + ", by this node's latest view")
+                .startsWith("kvBytesMax (2100) reached");
+    }
+
     private static long bytes(String key) {
         return key.length() + VALUE_BYTES;
     }
