@@ -258,6 +258,16 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
     long nodeRequestBytesMax;
 
     @Option(
+            names = "--log-bytes-per-second-max",
+            paramLabel = "SIZE",
+            description = {
+                "Bytes of commands one client (its principal, or its address without a certificate) may add to",
+                "the log per second (default: 64MiB); past it they are refused RESOURCE_EXHAUSTED before the log."
+            },
+            converter = SizeConverter.class)
+    long logBytesPerSecondMax = ConnectionLimits.LOG_BYTES_PER_SECOND_MAX;
+
+    @Option(
             names = "--limit",
             paramLabel = "NAME=VALUE",
             description = {
@@ -354,7 +364,8 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
                 unsentBytesMax,
                 nodeUnsentBytesMax == null ? ConnectionLimits.nodeUnsentBytesMaxDefault() : nodeUnsentBytesMax,
                 requestBytesMax,
-                nodeRequestBytesMax);
+                nodeRequestBytesMax,
+                logBytesPerSecondMax);
     }
 
     /** The ACL in {@code file}; bad input (exit 2, one line) if it cannot be used or read. */

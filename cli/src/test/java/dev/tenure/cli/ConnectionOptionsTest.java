@@ -34,7 +34,8 @@ class ConnectionOptionsTest {
                         "--unsent-bytes-max", "1MiB",
                         "--node-unsent-bytes-max", "8MiB",
                         "--request-bytes-max", "2MiB",
-                        "--node-request-bytes-max", "32MiB")
+                        "--node-request-bytes-max", "32MiB",
+                        "--log-bytes-per-second-max", "4MiB")
                 .connectionLimits();
         assertThat(limits)
                 .isEqualTo(new ConnectionLimits(
@@ -47,7 +48,8 @@ class ConnectionOptionsTest {
                         1 << 20,
                         8 << 20,
                         2 << 20,
-                        32 << 20));
+                        32 << 20,
+                        4 << 20));
     }
 
     @Test

@@ -55,6 +55,11 @@ final class State {
 
     final TreeSet<String> touchedLocks = new TreeSet<>();
     final TreeSet<String> touchedKeys = new TreeSet<>();
+    /**
+     * The keys changed since the host last drained them, when it asked to hear of them (null
+     * otherwise): output, like events, so a host can keep a view of the KV for other threads.
+     */
+    TreeSet<String> changedKeys;
 
     State(Limits limits, long nowMs, long lastToken, long lastSessionId) {
         this.limits = limits;
@@ -106,6 +111,9 @@ final class State {
 
     void touchKey(String key) {
         touchedKeys.add(key);
+        if (changedKeys != null) {
+            changedKeys.add(key);
+        }
     }
 
     void clearTouched() {

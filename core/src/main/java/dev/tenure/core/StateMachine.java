@@ -3,6 +3,7 @@ package dev.tenure.core;
 import dev.tenure.core.DeadlineIndex.Deadline;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * Tenure's deterministic state machine: sessions, locks with one lease and a FIFO queue of
@@ -112,6 +113,52 @@ public final class StateMachine {
     public void drainEvents(List<Event> sink) {
         sink.addAll(state.events);
         state.events.clear();
+    }
+
+    /**
+     * From now on, remembers which KV keys each step puts or deletes, for {@link #drainChangedKeys}:
+     * a host that keeps a view of the KV for other threads asks for it; nothing else pays for it.
+     */
+    public void trackChangedKeys() {
+        if (state.changedKeys == null) {
+            state.changedKeys = new java.util.TreeSet<>();
+        }
+    }
+
+    /** Hands {@code sink} each key put or deleted since the last call, ascending, and forgets them. */
+    public void drainChangedKeys(Consumer<String> sink) {
+        if (state.changedKeys != null) {
+            state.changedKeys.forEach(sink);
+            state.changedKeys.clear();
+        }
+    }
+
+    /** Every key the KV holds, ascending. */
+    public void forEachKey(Consumer<String> sink) {
+        for (FencedKv.Entry e : state.kv.all()) {
+            sink.accept(e.key());
+        }
+    }
+
+    /** What {@code key} counts against the KV's byte budgets and whose quota it counts against; null if absent. */
+    public KvCharge kvCharge(String key) {
+        FencedKv.Entry e = state.kv.get(key);
+        return e == null ? null : new KvCharge(FencedKv.bytes(e), e.principal());
+    }
+
+    /** The keys and bytes whose last write was {@code principal}'s, as its quota counts them. */
+    public KvCharge.Held kvHeldBy(String principal) {
+        FencedKv.Usage u = state.kv.usage(principal);
+        return new KvCharge.Held(u.keys(), u.bytes());
+    }
+
+    /**
+     * The quotas of named principals in force (the others have {@code limits().principal()}),
+     * read-only. A {@link Command.SetLimits} replaces them whole, with new {@link #limits()}, and
+     * nothing changes them in place: another thread may read the map it was handed.
+     */
+    public java.util.SortedMap<String, PrincipalLimits> quotas() {
+        return java.util.Collections.unmodifiableSortedMap(state.quotas);
     }
 
     public long nowMs() {

@@ -83,6 +83,10 @@ public final class Gateway {
     private volatile boolean forcedReleaseWithoutAcl;
     /** Why writes that carry bytes are refused now (the node's heap is nearly full), or null. */
     private volatile Supplier<String> memory = () -> null;
+    /** The node's latest view of the KV's room: puts it shows cannot fit never reach the log. */
+    private volatile KvRoom kvRoom = KvRoom.NONE;
+    /** Bounds the log bytes each client causes per second; null: unbounded (the simulation). */
+    private volatile LogRate logRate;
 
     public Gateway(LogPort log, Scheduler scheduler, Limits limits, Listener listener) {
         this(log, scheduler, limits, listener, StreamLimits.CALLS_IN_FLIGHT_MAX);
@@ -234,6 +238,7 @@ public final class Gateway {
                     permit(validator::put, request, Permission.WRITE, request.getKey());
                     requireFenceReadable(request.hasFence(), request.getFence());
                     admitted();
+                    roomFor(request);
                 },
                 answer)) {
             // The caller's principal goes with the write: the key counts against its quota.
@@ -376,6 +381,47 @@ public final class Gateway {
         }
     }
 
+    /**
+     * Refuses with RESOURCE_EXHAUSTED, naming the limit, a put that the node's latest view of its
+     * replica shows cannot fit (kvKeysMax, kvBytesMax, or the writer's quota), so a put that could
+     * only be refused is never written to the log. The view may be behind the log: commands
+     * before this put may free room (a delete, a smaller value) that it has not applied yet, and
+     * then this put would have fitted; the client is told which limit refused it and may retry,
+     * and the retry is decided on the view that has applied them. Commands that take room never
+     * make a put fit, so the view refuses no put that it shows fitting.
+     */
+    private void roomFor(KvPutRequest r) {
+        long bytes = utf8(r.getKey())
+                + r.getValue().size()
+                + (r.hasFence() ? utf8(r.getFence().getLock()) : 0);
+        String refusal = kvRoom.refusal(r.getKey(), bytes, Principal.current().orElse(""));
+        if (refusal != null) {
+            throw Status.RESOURCE_EXHAUSTED.withDescription(refusal).asRuntimeException();
+        }
+    }
+
+    private static long utf8(String s) {
+        return s.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+    }
+
+    /** From now on, puts are checked against {@code room} before the log. */
+    public void kvRoom(KvRoom room) {
+        kvRoom = room;
+    }
+
+    /**
+     * From now on, each client (its principal, or its address without one) may add at most
+     * {@code bytesPerSecondMax} bytes of commands to the log per second, with {@code nanoTime}
+     * as the clock; the excess is refused RESOURCE_EXHAUSTED naming logBytesPerSecondMax.
+     * Counted: every call that goes through {@link #call} (KV writes, deletes and reads,
+     * checkpoints, releases, renewals, status reads). Not counted: keepalives and session opens,
+     * which must stay ahead of bulk writes and are bounded by sessionsMax, and acquires (a few
+     * hundred bytes each, sent from ParkedAcquire), which are not bounded by this yet.
+     */
+    public void logBytesPerSecondMax(long bytesPerSecondMax, java.util.function.LongSupplier nanoTime) {
+        logRate = new LogRate(bytesPerSecondMax, nanoTime);
+    }
+
     /** From now on, {@code refusal} says whether (and why) writes that carry bytes are refused. */
     public void memory(Supplier<String> refusal) {
         memory = refusal;
@@ -484,6 +530,14 @@ public final class Gateway {
     }
 
     private <T> void call(LogCommand.Builder command, Function<Reply, T> pick, Answer<T> answer, Consumer<T> observe) {
+        LogRate rate = logRate;
+        if (rate != null) {
+            String refusal = rate.take(Client.current(), command.build().getSerializedSize());
+            if (refusal != null) {
+                answer.fail(Status.RESOURCE_EXHAUSTED.withDescription(refusal).asRuntimeException());
+                return;
+            }
+        }
         CompletableFuture<Reply> reply = log.submit(command);
         reply.whenComplete((r, error) -> {
             if (error != null) {

@@ -33,6 +33,10 @@ import java.util.function.Consumer;
  *     read, and a Calls stream reads its next call once there is room; session streams may go one
  *     such limit past it, so that no other call holds back their keepalives
  * @param nodeRequestBytesMax the same over all connections, session streams aside
+ * @param logBytesPerSecondMax bytes of commands one client (its principal, or its address
+ *     without a certificate) may add to the log per second, a second's worth at once; past it its
+ *     commands are refused RESOURCE_EXHAUSTED before the log. Counted: KV writes and deletes,
+ *     checkpoints, releases, renewals and status reads; not keepalives, session opens or acquires
  */
 public record ConnectionLimits(
         int connectionsMax,
@@ -44,7 +48,8 @@ public record ConnectionLimits(
         long unsentBytesMax,
         long nodeUnsentBytesMax,
         long requestBytesMax,
-        long nodeRequestBytesMax) {
+        long nodeRequestBytesMax,
+        long logBytesPerSecondMax) {
 
     /**
      * 4,096 connections: held idle, they take about 30 MiB of a node's heap and as many file
@@ -84,6 +89,13 @@ public record ConnectionLimits(
      */
     public static final long NODE_REQUEST_BYTES_MAX = 16L << 20;
 
+    /**
+     * 64 MiB/s: a thousand 64 KiB puts a second from one client, and more than ten times what
+     * `tenure bench parallel`'s 32 clients write together (docs/memory.md, 'Refused writes and the
+     * log'), so no workload meets it; it bounds how fast one client can fill the disk.
+     */
+    public static final long LOG_BYTES_PER_SECOND_MAX = 64L << 20;
+
     /** All connections together: an eighth of the heap (64 MiB of `bin/tenure`'s 512 MiB). */
     public static long nodeUnsentBytesMaxDefault() {
         return Runtime.getRuntime().maxMemory() / 8;
@@ -98,6 +110,7 @@ public record ConnectionLimits(
         requirePositive("nodeUnsentBytesMax", nodeUnsentBytesMax);
         requirePositive("requestBytesMax", requestBytesMax);
         requirePositive("nodeRequestBytesMax", nodeRequestBytesMax);
+        requirePositive("logBytesPerSecondMax", logBytesPerSecondMax);
         requirePositive("handshakeTimeout", handshakeTimeout.toMillis());
         requirePositive("idleTimeout", idleTimeout.toMillis());
     }
@@ -113,7 +126,8 @@ public record ConnectionLimits(
                 UNSENT_BYTES_MAX,
                 nodeUnsentBytesMaxDefault(),
                 REQUEST_BYTES_MAX,
-                NODE_REQUEST_BYTES_MAX);
+                NODE_REQUEST_BYTES_MAX,
+                LOG_BYTES_PER_SECOND_MAX);
     }
 
     /** These limits with {@code max} connections in all, and from one address no more than that. */
@@ -158,6 +172,10 @@ public record ConnectionLimits(
         });
     }
 
+    public ConnectionLimits withLogBytesPerSecondMax(long max) {
+        return with(c -> c.logBytesPerSecondMax = max);
+    }
+
     /** A copy with what {@code change} sets, checked as the constructor checks. */
     public ConnectionLimits with(Consumer<Changes> change) {
         Changes c = new Changes(this);
@@ -177,6 +195,7 @@ public record ConnectionLimits(
         public long nodeUnsentBytesMax;
         public long requestBytesMax;
         public long nodeRequestBytesMax;
+        public long logBytesPerSecondMax;
 
         private Changes(ConnectionLimits l) {
             connectionsMax = l.connectionsMax;
@@ -189,6 +208,7 @@ public record ConnectionLimits(
             nodeUnsentBytesMax = l.nodeUnsentBytesMax;
             requestBytesMax = l.requestBytesMax;
             nodeRequestBytesMax = l.nodeRequestBytesMax;
+            logBytesPerSecondMax = l.logBytesPerSecondMax;
         }
 
         private ConnectionLimits build() {
@@ -202,7 +222,8 @@ public record ConnectionLimits(
                     unsentBytesMax,
                     nodeUnsentBytesMax,
                     requestBytesMax,
-                    nodeRequestBytesMax);
+                    nodeRequestBytesMax,
+                    logBytesPerSecondMax);
         }
     }
 

@@ -134,6 +134,7 @@ public final class TenureServer implements AutoCloseable {
             log.println("tenure: warning: --unsafe-allow-forced-release: without an ACL, anyone who reaches this"
                     + " node may end anyone's lease");
         }
+        gateway.kvRoom(node.replica().kv());
         heapGuard = HeapGuard.start();
         diskGuard = new DiskGuard(config.dataDir(), ClusterNode.storageFloorBytes(), () -> {
             var usage = node.replica().usage();

@@ -72,6 +72,13 @@ final class NodeExtension implements BeforeAllCallback, AfterAllCallback {
         return node;
     }
 
+    /** One member alone with {@code connections}, whose configuration {@code tweak} changes after the tests' timings. */
+    static NodeExtension lone(ConnectionLimits connections, UnaryOperator<ServerConfig> tweak) {
+        NodeExtension node = lone(connections);
+        node.tweak = tweak;
+        return node;
+    }
+
     /** Three members in this JVM. */
     static NodeExtension cluster() {
         return new NodeExtension(3, null, ConnectionLimits.defaults());

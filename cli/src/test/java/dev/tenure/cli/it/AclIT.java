@@ -177,7 +177,10 @@ class AclIT {
             assertThat(exit(as(worker, "kv", "put", "orders/q1", "v"))).isZero();
             try (var refused = as(worker, "kv", "put", "orders/q2", "v")) {
                 assertThat(refused.waitFor(EXIT)).as(refused.output()).isEqualTo(2);
-                assertThat(refused.output()).contains("kvKeysPerPrincipalMax (1) reached by principal orders-worker");
+                assertThat(refused.output())
+                        .contains("kvKeysPerPrincipalMax (1) reached by principal orders-worker")
+                        .as("refused at the gateway: a put over its writer's quota costs the log nothing")
+                        .contains("refused before the log, nothing changed");
             }
             assertThat(exit(as(ops, "kv", "put", "ops/q1", "v"))).isZero();
             assertThat(exit(as(ops, "kv", "put", "ops/q2", "v")))

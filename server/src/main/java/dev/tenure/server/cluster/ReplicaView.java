@@ -18,6 +18,7 @@ public final class ReplicaView {
     private volatile long logPosition;
     private volatile Digest digest = new Digest(0, 0);
     private volatile Usage usage = new Usage(0, 0, 0, 0, 0, 0, 0);
+    private final KvView kv = new KvView();
 
     /** A digest of the whole replicated state, as the service thread took it right after applying {@code logPosition}. */
     public record Digest(long logPosition, long value) {}
@@ -33,6 +34,11 @@ public final class ReplicaView {
         this.lastToken = lastToken;
         this.logPosition = logPosition;
         this.usage = usage;
+    }
+
+    /** The replica's fenced KV as it stood after the last apply: what the gateway refuses puts by. */
+    public KvView kv() {
+        return kv;
     }
 
     /** How much of each limit this replica's state used after its last apply (for the node's metrics). */

@@ -84,6 +84,7 @@ public final class TenureClusteredService implements ClusteredService {
         this.cluster = cluster;
         this.idle = cluster.idleStrategy();
         machine = snapshotImage == null ? new StateMachine(limits) : restore(snapshotImage);
+        replica.kv().reloaded(machine);
         // A timer scheduled before the snapshot belongs to the consensus module's own snapshot,
         // so after a restore the next apply re-arms it only if the deadline moved.
         timerDeadlineMs = Long.MAX_VALUE;
@@ -128,6 +129,9 @@ public final class TenureClusteredService implements ClusteredService {
         Result result = machine.apply(timestamp, WireMapping.toCommand(command));
         Reply reply = WireMapping.toReply(command, result);
         acknowledging.accept(cluster.logPosition());
+        // Before the reply: a client told its delete is done finds the room it freed in this
+        // node's view of the KV, which refuses puts before the log.
+        replica.kv().applied(machine);
         send(session, Egress.newBuilder().setReply(reply).build());
         afterApply();
         if (command.hasStats() && command.getStats().getStateDigest() && digestDue(timestamp)) {
@@ -204,6 +208,7 @@ public final class TenureClusteredService implements ClusteredService {
     /** Delivers the events of the last apply and re-arms the deadline timer if it moved. */
     private void afterApply() {
         acknowledging.accept(cluster.logPosition());
+        replica.kv().applied(machine);
         replica.applied(machine.lastToken(), cluster.logPosition(), machine.usage());
         machine.drainEvents(events);
         for (Event event : events) {

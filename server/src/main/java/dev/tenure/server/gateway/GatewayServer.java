@@ -140,6 +140,7 @@ public final class GatewayServer implements AutoCloseable {
                     }
                 },
                 limits.callsInFlightMax());
+        gateway.logBytesPerSecondMax(limits.logBytesPerSecondMax(), System::nanoTime);
         GrpcService service = new GrpcService(gateway, request -> status(request.getStateDigest()));
         // Out of direct memory, a node's connections fail while its log looks fine: it ends as
         // out of heap does (138), whether gRPC's allocator or Netty's log is first to hear of it.
@@ -162,13 +163,18 @@ public final class GatewayServer implements AutoCloseable {
         ServerServiceDefinition served;
         if (tls == null) {
             served = ServerInterceptors.intercept(
-                    refused, metrics.grpcInterceptor(), new SlowReaders(connections), requests);
+                    refused, new ClientAddresses(), metrics.grpcInterceptor(), new SlowReaders(connections), requests);
         } else {
             // TLS only on this port. The metrics interceptor is outside the principals' check, so
             // calls refused for want of a principal are counted too.
             transport.sslContext(tls.grpc());
             served = ServerInterceptors.intercept(
-                    refused, tls.principals(), metrics.grpcInterceptor(), new SlowReaders(connections), requests);
+                    refused,
+                    new ClientAddresses(),
+                    tls.principals(),
+                    metrics.grpcInterceptor(),
+                    new SlowReaders(connections),
+                    requests);
         }
         this.server = transport
                 .addService(served)
@@ -235,6 +241,11 @@ public final class GatewayServer implements AutoCloseable {
         grpcHealth.setStatus(
                 HealthStatusManager.SERVICE_NAME_ALL_SERVICES,
                 ok ? HealthCheckResponse.ServingStatus.SERVING : HealthCheckResponse.ServingStatus.NOT_SERVING);
+    }
+
+    /** Puts that this view shows cannot fit are refused before the log from now on (see {@code Gateway.kvRoom}). */
+    public void kvRoom(dev.tenure.gateway.KvRoom room) {
+        gateway.kvRoom(room);
     }
 
     /** Why KV writes and checkpoints are refused from now on (see {@code Gateway.memory}), or null. */
