@@ -53,12 +53,13 @@ final class DataDirLock implements AutoCloseable {
         if (Files.exists(where) && !Files.isDirectory(where)) {
             throw new IOException("data directory " + where + " is a file, not a directory");
         }
+        if (Files.isDirectory(where) && Files.getFileStore(where).isReadOnly()) {
+            throw new IOException("data directory " + where + " is on a read-only file system");
+        }
         try {
-            // Owner-only before anything is written in it, and its two Aeron directories too
-            // (see OwnerOnlyFiles): the log holds every key and value.
+            // Owner-only before anything is written in it (see OwnerOnlyFiles): the log holds
+            // every key and value.
             OwnerOnlyFiles.directory(where);
-            OwnerOnlyFiles.directory(where.resolve("archive"));
-            OwnerOnlyFiles.directory(where.resolve("cluster"));
         } catch (IOException e) {
             throw new IOException("data directory " + where + " cannot be created: " + FileErrors.reason(e, where), e);
         }
@@ -93,6 +94,21 @@ final class DataDirLock implements AutoCloseable {
             }
         }
         return new DataDirLock(channel, lock);
+    }
+
+    /**
+     * Makes the archive's and the consensus module's directories owner-only before they write
+     * anything, once the node's start checks passed: a start refused earlier (no room, say)
+     * leaves only the lock file.
+     */
+    static void ownerOnlyAeronDirectories(Path dataDir) throws IOException {
+        Path where = dataDir.toAbsolutePath().normalize();
+        try {
+            OwnerOnlyFiles.directory(where.resolve("archive"));
+            OwnerOnlyFiles.directory(where.resolve("cluster"));
+        } catch (IOException e) {
+            throw new IOException("data directory " + where + " cannot be created: " + FileErrors.reason(e, where), e);
+        }
     }
 
     @Override

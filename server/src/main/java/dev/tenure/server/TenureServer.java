@@ -116,6 +116,7 @@ public final class TenureServer implements AutoCloseable {
         DataDirSpace.require(config.dataDir(), ClusterNode.storageFloorBytes());
         faults.watchDisk(config.dataDir(), ClusterNode.storageFloorBytes());
         DataFormat.require(config.dataDir());
+        DataDirLock.ownerOnlyAeronDirectories(config.dataDir());
         node = ClusterNode.launch(config, role::set, faults, log);
         ownerOnly(); // what the media driver, the archive and the consensus module made at start
         gateway = new GatewayServer(

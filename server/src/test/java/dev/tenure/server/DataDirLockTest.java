@@ -52,7 +52,7 @@ class DataDirLockTest {
     void aFileWhereTheArchivesDirectoryGoesIsNamed() throws IOException {
         Path data = Files.createDirectories(tmp.resolve("data"));
         Files.writeString(data.resolve("archive"), "a file where the archive's directory goes");
-        assertThatThrownBy(() -> DataDirLock.acquire(data))
+        assertThatThrownBy(() -> DataDirLock.ownerOnlyAeronDirectories(data))
                 .isInstanceOf(IOException.class)
                 .hasMessage("data directory " + data.toAbsolutePath() + " cannot be created: "
                         + data.toAbsolutePath().resolve("archive") + ": a file of that name exists");
