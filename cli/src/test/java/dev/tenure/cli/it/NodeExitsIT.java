@@ -88,10 +88,13 @@ class NodeExitsIT {
             assertThat(server.awaitExit(Duration.ofSeconds(30))).isEqualTo(143);
             server.start();
             List<String> lines = server.lines();
+            // Aeron warns that the quorum position went backwards on most restarts, not all (it
+            // depends on when the first heartbeat lands): where it does, it is a warning line.
+            // NodeFaultsTest shows the classification itself on every run.
+            assertThat(lines).as("a healthy restart").noneMatch(l -> l.contains("cluster error"));
             assertThat(lines)
-                    .as("a healthy restart")
-                    .noneMatch(l -> l.contains("cluster error"))
-                    .anyMatch(l -> l.startsWith("err: tenure: cluster warning: quorum position went backwards: "));
+                    .filteredOn(l -> l.contains("went backwards"))
+                    .allMatch(l -> l.startsWith("err: tenure: cluster warning: quorum position went backwards: "));
         }
     }
 
