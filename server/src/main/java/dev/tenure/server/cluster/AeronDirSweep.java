@@ -24,8 +24,12 @@ import org.agrona.concurrent.UnsafeBuffer;
  * and a restart on the same data directory reuses it, but a node never started again leaves it
  * for good (a day of test runs filled 22 GB of shared memory).
  *
- * <p>A directory is removed only when its media driver is certainly gone: the process whose id
- * its CnC file records no longer exists, and the driver's heartbeat in that file is older than
+ * <p>A directory is removed only while no process claims it ({@link AeronDirClaim}: a node holds
+ * an operating-system lock in it for its life, from before its driver starts) and its media
+ * driver is certainly gone. The claim alone decides between a dead node and one restarting on the
+ * same directory, whose CnC file still names the dead driver until its own driver rewrites it.
+ * The driver's signs are checked as well, for a node of an earlier release that made no claim:
+ * the process whose id its CnC file records no longer exists, and the driver's heartbeat in that file is older than
  * Aeron's driver timeout. Either alone would do most of the time, but a stopped process
  * ({@code SIGSTOP}) has a stale heartbeat and is alive, and a process in another pid namespace
  * is invisible here while its heartbeat is fresh. A directory whose CnC file is missing or not
@@ -55,13 +59,20 @@ final class AeronDirSweep {
         String user = System.getProperty("user.name");
         try (DirectoryStream<Path> dirs = Files.newDirectoryStream(parent, PREFIX + "*")) {
             for (Path dir : dirs) {
-                if (dir.equals(own) || !Files.isDirectory(dir) || !ownedBy(dir, user) || !dead(dir)) {
+                if (dir.equals(own) || !Files.isDirectory(dir) || !ownedBy(dir, user)) {
                     continue;
                 }
-                long bytes = bytes(dir);
-                if (delete(dir)) {
+                AeronDirClaim.ifUnclaimed(dir, unclaimed -> {
+                    if (!dead(unclaimed)) {
+                        return false;
+                    }
+                    long bytes = bytes(unclaimed);
+                    if (!delete(unclaimed)) {
+                        return false;
+                    }
                     removed.add(new Removed(dir, bytes));
-                }
+                    return true;
+                });
             }
         } catch (IOException e) {
             // Nothing to sweep where the directory cannot be listed; the node starts all the same.

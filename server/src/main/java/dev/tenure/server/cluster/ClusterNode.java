@@ -1,6 +1,5 @@
 package dev.tenure.server.cluster;
 
-import dev.tenure.server.OwnerOnlyFiles;
 import dev.tenure.server.ServerConfig;
 import dev.tenure.server.clusterauth.SecretChallengeAuthenticator;
 import dev.tenure.server.clusterauth.SecretChallengeCredentials;
@@ -26,11 +25,8 @@ import io.aeron.cluster.service.ClusteredServiceContainer;
 import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
 import java.io.File;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -81,6 +77,7 @@ public final class ClusterNode implements AutoCloseable {
     private final ConsensusHost host;
     private final ClusteredServiceContainer container;
     private final String aeronDir;
+    private final AeronDirClaim claim;
     private final ReplicaView replica;
     private final LogRetention retention;
     private final AgentWakeup wakeup;
@@ -89,6 +86,7 @@ public final class ClusterNode implements AutoCloseable {
             ConsensusHost host,
             ClusteredServiceContainer container,
             String aeronDir,
+            AeronDirClaim claim,
             ReplicaView replica,
             LogRetention retention,
             AgentWakeup wakeup) {
@@ -96,6 +94,7 @@ public final class ClusterNode implements AutoCloseable {
         this.wakeup = wakeup;
         this.container = container;
         this.aeronDir = aeronDir;
+        this.claim = claim;
         this.replica = replica;
         this.retention = retention;
     }
@@ -108,14 +107,16 @@ public final class ClusterNode implements AutoCloseable {
     public static ClusterNode launch(
             ServerConfig config, Consumer<Cluster.Role> roleListener, NodeFaults faults, PrintStream log) {
         String aeronDir = aeronDirFor(config);
-        sweepDeadAeronDirs(Path.of(aeronDir).getParent(), log);
-        ownerOnlyAeronDir(aeronDir);
+        // Claimed before the sweep: a sweep in another node's start must not take this directory
+        // for a dead node's while this node's driver is starting in it.
+        AeronDirClaim claim = AeronDirClaim.take(Path.of(aeronDir).getParent());
         try {
-            return start(config, roleListener, faults, log, aeronDir);
+            sweepDeadAeronDirs(Path.of(aeronDir).getParent(), log);
+            return start(config, roleListener, faults, log, aeronDir, claim);
         } catch (RuntimeException e) {
             // A start refused before its driver ran (damaged data, say) leaves no empty directory
             // behind for the next start's sweep to report.
-            removeIfEmpty(aeronDir);
+            claim.close();
             throw e;
         }
     }
@@ -125,7 +126,8 @@ public final class ClusterNode implements AutoCloseable {
             Consumer<Cluster.Role> roleListener,
             NodeFaults faults,
             PrintStream log,
-            String aeronDir) {
+            String aeronDir,
+            AeronDirClaim claim) {
         ErrorHandler errors = faults;
         ThreadFactory agentThreads = task -> new Thread(faults.watched(FatalCause.MEMBER_STOPPED, task));
         ServerConfig.Member self = config.self();
@@ -245,7 +247,7 @@ public final class ClusterNode implements AutoCloseable {
                     serviceCtx.aeron(serviceClient).ownsAeronClient(true));
             agents.awaitStarted();
             LogRetention retention = new LogRetention(new File(base, "cluster"), localArchive.clone());
-            return new ClusterNode(agents, container, aeronDir, replica, retention, wakeup);
+            return new ClusterNode(agents, container, aeronDir, claim, replica, retention, wakeup);
         } catch (RuntimeException e) {
             CloseHelper.quietCloseAll(container, container == null ? serviceClient : null, agents);
             throw e;
@@ -462,8 +464,8 @@ public final class ClusterNode implements AutoCloseable {
     /**
      * Shared memory for the media driver, unique per data directory and node: two nodes on one
      * machine must never share a driver, and a restarted node must find its own. It sits in a
-     * directory of its own, made owner-only before the driver starts ({@link #ownerOnlyAeronDir}):
-     * the driver deletes and makes its directory itself, with the process's umask.
+     * directory of its own, made owner-only and claimed before the driver starts ({@link
+     * AeronDirClaim}): the driver deletes and makes its directory itself, with the process's umask.
      */
     public static String aeronDirFor(ServerConfig config) {
         String key = config.dataDir().toAbsolutePath().normalize().toString();
@@ -477,31 +479,13 @@ public final class ClusterNode implements AutoCloseable {
                 + AeronDirSweep.DRIVER;
     }
 
-    /** Makes the media driver's parent directory 0700, before the driver makes its own in it. */
-    private static void ownerOnlyAeronDir(String aeronDir) {
-        try {
-            OwnerOnlyFiles.directory(Path.of(aeronDir).getParent());
-        } catch (IOException e) {
-            throw new UncheckedIOException(
-                    "the media driver's directory cannot be made owner-only: " + e.getMessage(), e);
-        }
-    }
-
     @Override
     public void close() {
         try {
             CloseHelper.closeAll(retention, container, host);
         } finally {
             // The driver removed its own directory; the owner-only one above it goes too, if empty.
-            removeIfEmpty(aeronDir);
-        }
-    }
-
-    private static void removeIfEmpty(String aeronDir) {
-        try {
-            Files.deleteIfExists(Path.of(aeronDir).getParent());
-        } catch (IOException notEmptyOrGone) {
-            // Left for the next start of this node, which reuses it.
+            claim.close();
         }
     }
 }
