@@ -1,18 +1,17 @@
 package dev.tenure.gateway;
 
 import com.google.protobuf.ByteString;
-import dev.tenure.api.AttachDemux;
-import dev.tenure.api.internal.CloseSession;
-import dev.tenure.api.internal.LogCommand;
-import dev.tenure.api.internal.OpenSession;
-import dev.tenure.api.internal.Reply;
-import dev.tenure.api.internal.ResumeSession;
-import dev.tenure.api.internal.Resumed;
 import dev.tenure.api.v1.AttachRequest;
 import dev.tenure.api.v1.AttachResponse;
 import dev.tenure.api.v1.AttachResponse.Opened;
 import dev.tenure.api.v1.Code;
 import dev.tenure.api.v1.TenureEnd;
+import dev.tenure.log.v1.CloseSession;
+import dev.tenure.log.v1.LogCommand;
+import dev.tenure.log.v1.OpenSession;
+import dev.tenure.log.v1.Reply;
+import dev.tenure.log.v1.ResumeSession;
+import dev.tenure.log.v1.Resumed;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;

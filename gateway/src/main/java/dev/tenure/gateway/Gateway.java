@@ -1,12 +1,7 @@
 package dev.tenure.gateway;
 
 import com.google.protobuf.ByteString;
-import dev.tenure.api.AttachDemux;
 import dev.tenure.api.StreamLimits;
-import dev.tenure.api.internal.AbandonOpen;
-import dev.tenure.api.internal.Event;
-import dev.tenure.api.internal.LogCommand;
-import dev.tenure.api.internal.Reply;
 import dev.tenure.api.v1.AcquireRequest;
 import dev.tenure.api.v1.AcquireResponse;
 import dev.tenure.api.v1.AttachEvents;
@@ -32,6 +27,10 @@ import dev.tenure.api.v1.RenewLeaseResponse;
 import dev.tenure.api.v1.WriteCheckpointRequest;
 import dev.tenure.api.v1.WriteCheckpointResponse;
 import dev.tenure.core.Limits;
+import dev.tenure.log.v1.AbandonOpen;
+import dev.tenure.log.v1.Event;
+import dev.tenure.log.v1.LogCommand;
+import dev.tenure.log.v1.Reply;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;

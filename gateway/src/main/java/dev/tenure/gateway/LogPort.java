@@ -1,7 +1,7 @@
 package dev.tenure.gateway;
 
-import dev.tenure.api.internal.LogCommand;
-import dev.tenure.api.internal.Reply;
+import dev.tenure.log.v1.LogCommand;
+import dev.tenure.log.v1.Reply;
 import java.util.concurrent.CompletableFuture;
 
 /**

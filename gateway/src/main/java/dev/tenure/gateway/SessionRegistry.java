@@ -1,8 +1,8 @@
 package dev.tenure.gateway;
 
-import dev.tenure.api.internal.Event;
 import dev.tenure.api.v1.AcquireResponse;
 import dev.tenure.api.v1.AttachResponse;
+import dev.tenure.log.v1.Event;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**

@@ -1,4 +1,4 @@
-package dev.tenure.api;
+package dev.tenure.gateway;
 
 import dev.tenure.api.v1.AttachEvent;
 import dev.tenure.api.v1.AttachEvents;
