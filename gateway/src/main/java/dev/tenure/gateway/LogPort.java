@@ -22,5 +22,5 @@ public interface LogPort {
      * committed, false if the session no longer exists; fails if the log did not answer in time.
      * Never completes true before the commit: the client's horizon counts on it.
      */
-    CompletableFuture<Boolean> renew(long sessionId);
+    CompletableFuture<Boolean> renewSession(long sessionId);
 }

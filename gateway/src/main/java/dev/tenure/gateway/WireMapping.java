@@ -236,7 +236,7 @@ public final class WireMapping {
                 reply.setRenewLease(RenewLeaseResponse.newBuilder()
                         .setCode(d.getCode())
                         .setMessage(d.getMessage())
-                        .setRemainingMs(result instanceof Result.Renewed r ? r.remainingMs() : 0)
+                        .setRemainingMs(result instanceof Result.LeaseRenewed r ? r.remainingMs() : 0)
                         .setCurrentToken(currentToken(result)));
             }
             case WRITE_CHECKPOINT -> {

@@ -42,7 +42,7 @@ class ForcedReleaseRuleTest {
                 }
 
                 @Override
-                public CompletableFuture<Boolean> renew(long sessionId) {
+                public CompletableFuture<Boolean> renewSession(long sessionId) {
                     return new CompletableFuture<>();
                 }
             },

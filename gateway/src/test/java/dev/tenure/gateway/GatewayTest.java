@@ -518,7 +518,7 @@ class GatewayTest {
         }
 
         @Override
-        public CompletableFuture<Boolean> renew(long sessionId) {
+        public CompletableFuture<Boolean> renewSession(long sessionId) {
             CompletableFuture<Boolean> alive = new CompletableFuture<>();
             renewals.add(alive);
             return alive;

@@ -101,7 +101,7 @@ final class ClusterLink implements LogPort {
     }
 
     @Override
-    public CompletableFuture<Boolean> renew(long sessionId) {
+    public CompletableFuture<Boolean> renewSession(long sessionId) {
         CompletableFuture<Boolean> alive = new CompletableFuture<>();
         renewals.add(new Renewal(sessionId, alive));
         if (renewals.size() == 1) {

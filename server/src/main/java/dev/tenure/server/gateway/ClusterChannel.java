@@ -122,7 +122,7 @@ final class ClusterChannel implements LogPort, AutoCloseable {
      * entry, and completes each renewal's future with that entry's outcome.
      */
     @Override
-    public CompletableFuture<Boolean> renew(long sessionId) {
+    public CompletableFuture<Boolean> renewSession(long sessionId) {
         Renewal renewal = new Renewal(sessionId, new CompletableFuture<>());
         renewals.add(renewal);
         return renewal.result;

@@ -119,8 +119,8 @@ final class LimitsAgreement implements LogPort {
     }
 
     @Override
-    public CompletableFuture<Boolean> renew(long sessionId) {
-        return isAgreed() ? log.renew(sessionId) : CompletableFuture.failedFuture(notYet());
+    public CompletableFuture<Boolean> renewSession(long sessionId) {
+        return isAgreed() ? log.renewSession(sessionId) : CompletableFuture.failedFuture(notYet());
     }
 
     private ClusterUnavailableException notYet() {
