@@ -1,7 +1,7 @@
 package dev.tenure.cli;
 
+import dev.tenure.process.JavaCommand;
 import dev.tenure.server.fault.OutOfMemoryExit;
-import dev.tenure.testkit.JavaCommand;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,9 +1,9 @@
 package dev.tenure.cli;
 
-import dev.tenure.testkit.ChildProcess;
-import dev.tenure.testkit.Dirs;
-import dev.tenure.testkit.JavaCommand;
-import dev.tenure.testkit.LoopbackPorts;
+import dev.tenure.process.ChildProcess;
+import dev.tenure.process.Dirs;
+import dev.tenure.process.JavaCommand;
+import dev.tenure.process.LoopbackPorts;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,7 +1,6 @@
 package dev.tenure.client;
 
 import com.google.protobuf.ByteString;
-import dev.tenure.api.AttachDemux;
 import dev.tenure.api.v1.AcquireRequest;
 import dev.tenure.api.v1.AcquireResponse;
 import dev.tenure.api.v1.AttachEvents;
@@ -31,6 +30,7 @@ import dev.tenure.api.v1.TenureEnd;
 import dev.tenure.api.v1.TenureGrpc;
 import dev.tenure.api.v1.WriteCheckpointRequest;
 import dev.tenure.api.v1.WriteCheckpointResponse;
+import dev.tenure.gateway.AttachDemux;
 import io.grpc.Context;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;

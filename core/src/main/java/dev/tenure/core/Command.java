@@ -29,7 +29,7 @@ public sealed interface Command {
 
     /**
      * {@code command}, from a client that showed the secret whose hash is {@code secretHash}. A
-     * request that names a session (a resume, an acquire, a renewal, a release, a write or a
+     * request that names a session (a resume, an acquire, a lease renewal, a release, a write or a
      * checkpoint with a session) is applied only if this matches the hash its session was opened
      * with; otherwise it is refused as {@link Code#DENIED} and changes nothing, not even the
      * session's request cache. A command without this wrapper shows {@link SecretHash#NONE}. A

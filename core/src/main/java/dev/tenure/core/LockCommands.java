@@ -272,15 +272,15 @@ final class LockCommands {
      * no renewal extends). A lease its session keeps alive has nothing to extend; the answer still
      * tells the holder how long maxHold leaves it, for its local horizon.
      */
-    Result renew(Command.RenewLease c) {
+    Result renewLease(Command.RenewLease c) {
         Rejected bad = Shapes.first(Shapes.lockName(c.lock(), state.limits), Shapes.requestId(c.requestId()));
         if (bad != null) {
             return bad;
         }
-        return Requests.once(state, c.sessionId(), c.requestId(), s -> decideRenew(s, c));
+        return Requests.once(state, c.sessionId(), c.requestId(), s -> decideRenewLease(s, c));
     }
 
-    private Result decideRenew(SessionRecord s, Command.RenewLease c) {
+    private Result decideRenewLease(SessionRecord s, Command.RenewLease c) {
         LockRecord lock = state.locks.get(c.lock());
         LeaseRecord lease = lock == null ? null : lock.lease;
         if (lease == null || lease.token() != c.token() || lease.sessionId() != s.id) {
@@ -295,7 +295,7 @@ final class LockCommands {
             lifecycle.moveLeaseEnd(lock, state.nowPlus(lease.policy().leaseTtlMs()), lock.maxHoldAtMs);
         }
         long ends = lock.leaseEndsAtMs();
-        return new Result.Renewed(ends == LockRecord.NONE ? -1 : ends - state.nowMs);
+        return new Result.LeaseRenewed(ends == LockRecord.NONE ? -1 : ends - state.nowMs);
     }
 
     /** A fenced write of the lock's checkpoint: only the current grant's token may write it. */

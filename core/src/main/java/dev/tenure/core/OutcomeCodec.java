@@ -26,7 +26,7 @@ final class OutcomeCodec {
         } else if (o.granted()) {
             w.u8(GRANT_TOKEN);
             w.i64(o.grantedToken());
-        } else if (o.result() instanceof Result.Renewed x) {
+        } else if (o.result() instanceof Result.LeaseRenewed x) {
             w.u8(RENEWED);
             w.i64(x.remainingMs());
         } else if (o.result() instanceof Ok) {
@@ -66,7 +66,7 @@ final class OutcomeCodec {
             case OK:
                 return Outcome.settled(new Ok());
             case RENEWED:
-                return Outcome.settled(new Result.Renewed(r.i64()));
+                return Outcome.settled(new Result.LeaseRenewed(r.i64()));
             case REJECTED:
                 return Outcome.settled(
                         new Rejected(SnapshotCodec.at(SnapshotCodec.CODES, r.u8()), r.nonNullString(), r.i64()));

@@ -22,11 +22,12 @@ public sealed interface Result {
     record Queued(String lock, long holderToken) implements Result {}
 
     /**
-     * A lease was renewed. {@code remainingMs}: how long the lease now has before the server ends
-     * it on its own (manual deadline or maxHold, whichever is first), counted from the renewal's
-     * apply time; -1 when only its session bounds it.
+     * A lease was renewed (RenewLease; keepalives renew sessions). {@code remainingMs}: how long
+     * the lease now has before the server ends it on its own (manual deadline or maxHold,
+     * whichever is first), counted from the renewal's apply time; -1 when only its session bounds
+     * it.
      */
-    record Renewed(long remainingMs) implements Result {}
+    record LeaseRenewed(long remainingMs) implements Result {}
 
     /** The command was carried out. */
     record Ok() implements Result {}

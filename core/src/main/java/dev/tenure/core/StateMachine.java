@@ -255,7 +255,7 @@ public final class StateMachine {
         if (c instanceof Command.Acquire x) return lockCommands.acquire(x);
         if (c instanceof Command.Release x) return lockCommands.release(x);
         if (c instanceof Command.CancelWait x) return lockCommands.cancelWait(x);
-        if (c instanceof Command.RenewLease x) return lockCommands.renew(x);
+        if (c instanceof Command.RenewLease x) return lockCommands.renewLease(x);
         if (c instanceof Command.WriteCheckpoint x) return lockCommands.checkpoint(x);
         if (c instanceof Command.KeepAlive x) return sessionCommands.keepAlive(x);
         if (c instanceof Command.OpenSession x) return sessionCommands.open(x);

@@ -172,7 +172,7 @@ class ModelCheckTest {
                             "Granted.after.DISCONNECTED",
                             "Granted.after.REVOKED",
                             "Granted.withCheckpoint",
-                            "Renewed",
+                            "LeaseRenewed",
                             "LockView.delayed",
                             "LockView.staleWrites",
                             "Rejected.HELD.delayed",

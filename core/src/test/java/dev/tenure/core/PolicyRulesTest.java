@@ -18,10 +18,10 @@ import dev.tenure.core.Event.LeaseEnded;
 import dev.tenure.core.Event.WaitResolved;
 import dev.tenure.core.Result.Granted;
 import dev.tenure.core.Result.KeepAliveResult;
+import dev.tenure.core.Result.LeaseRenewed;
 import dev.tenure.core.Result.LockView;
 import dev.tenure.core.Result.Ok;
 import dev.tenure.core.Result.Queued;
-import dev.tenure.core.Result.Renewed;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -142,7 +142,7 @@ class PolicyRulesTest {
         Grant ga = granted(f.apply(new Acquire(a, 1, "x", 0, new Policy(0, 0, 400))));
         long start = f.now;
         f.at(start + 300, new KeepAlive(List.of(a))); // the session's keepalive does not renew the lease
-        assertThat(f.at(start + 350, new RenewLease(a, 2, "x", ga.token()))).isEqualTo(new Renewed(400));
+        assertThat(f.at(start + 350, new RenewLease(a, 2, "x", ga.token()))).isEqualTo(new LeaseRenewed(400));
         f.at(start + 700, new KeepAlive(List.of(a)));
         assertThat(f.events()).isEmpty();
         f.at(start + 750, new KeepAlive(List.of(a)));
@@ -159,16 +159,16 @@ class PolicyRulesTest {
         long b = f.open(10_000);
         Grant ga = granted(f.apply(new Acquire(a, 1, "x", 0, new Policy(0, 600, 400))));
         long start = f.now;
-        assertThat(f.at(start + 300, new RenewLease(a, 2, "x", ga.token()))).isEqualTo(new Renewed(300));
+        assertThat(f.at(start + 300, new RenewLease(a, 2, "x", ga.token()))).isEqualTo(new LeaseRenewed(300));
         assertThat(code(f.apply(new RenewLease(b, 1, "x", ga.token())))).isEqualTo(Code.NOT_OWNER);
         assertThat(code(f.apply(new RenewLease(a, 3, "x", ga.token() + 1)))).isEqualTo(Code.NOT_OWNER);
         // A retry returns the original answer.
-        assertThat(f.apply(new RenewLease(a, 2, "x", ga.token()))).isEqualTo(new Renewed(300));
+        assertThat(f.apply(new RenewLease(a, 2, "x", ga.token()))).isEqualTo(new LeaseRenewed(300));
         f.advanceTo(start + 600);
         assertThat(f.events()).containsExactly(new LeaseEnded(a, "x", ga.token(), TenureEnd.REVOKED));
         // A lease its session keeps alive has nothing to renew: -1, bounded by the session only.
         Grant gy = granted(f.apply(new Acquire(a, 4, "y", 0)));
-        assertThat(f.apply(new RenewLease(a, 5, "y", gy.token()))).isEqualTo(new Renewed(-1));
+        assertThat(f.apply(new RenewLease(a, 5, "y", gy.token()))).isEqualTo(new LeaseRenewed(-1));
     }
 
     @Test

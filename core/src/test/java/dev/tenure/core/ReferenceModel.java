@@ -639,7 +639,7 @@ final class ReferenceModel {
         } else {
             if (l.renewAt != NEVER)
                 l.renewAt = Math.max(l.renewAt, now + l.lease.policy().leaseTtlMs());
-            r = new Result.Renewed(l.endsAt() == NEVER ? -1 : l.endsAt() - now);
+            r = new Result.LeaseRenewed(l.endsAt() == NEVER ? -1 : l.endsAt() - now);
         }
         remember(s, c.requestId(), r, null);
         return r;

@@ -1,12 +1,7 @@
 package dev.tenure.gateway;
 
 import com.google.protobuf.ByteString;
-import dev.tenure.api.AttachDemux;
 import dev.tenure.api.StreamLimits;
-import dev.tenure.api.internal.AbandonOpen;
-import dev.tenure.api.internal.Event;
-import dev.tenure.api.internal.LogCommand;
-import dev.tenure.api.internal.Reply;
 import dev.tenure.api.v1.AcquireRequest;
 import dev.tenure.api.v1.AcquireResponse;
 import dev.tenure.api.v1.AttachEvents;
@@ -32,6 +27,10 @@ import dev.tenure.api.v1.RenewLeaseResponse;
 import dev.tenure.api.v1.WriteCheckpointRequest;
 import dev.tenure.api.v1.WriteCheckpointResponse;
 import dev.tenure.core.Limits;
+import dev.tenure.log.v1.AbandonOpen;
+import dev.tenure.log.v1.Event;
+import dev.tenure.log.v1.LogCommand;
+import dev.tenure.log.v1.Reply;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
@@ -47,7 +46,7 @@ import java.util.random.RandomGenerator;
  * shape, writes it into the log through a {@link LogPort}, and maps the reply back to where the
  * caller's answer goes. Acquires that have to wait are parked here (server-side waiting: the
  * client holds one open call, it never polls) until the state machine's WaitResolved event
- * arrives. Session streams bind a session to their connection (see {@link AttachStream}).
+ * arrives. Session streams bind a session to their connection (see {@link SessionStream}).
  *
  * <p>The server serves it over gRPC and Aeron Cluster; the simulation over its simulated network
  * and log, so that every seed runs this code and not a copy of it.
@@ -138,15 +137,15 @@ public final class Gateway {
         this.mutation = mutation;
     }
 
-    /** Serves one Attach stream; {@code responses} is where its answers go. */
+    /** Serves one Attach call, a session stream; {@code responses} is where its answers go. */
     public StreamObserver<AttachRequest> attach(StreamObserver<AttachResponse> responses) {
-        return new AttachStream(this, responses);
+        return new SessionStream(this, responses);
     }
 
     /**
-     * Each session on the stream is served by an AttachStream of its own, as on Attach; their
+     * Each session on the stream is served by a SessionStream of its own, as on Attach; their
      * answers are sent from the scheduler's thread, so those completed together (the acks of one
-     * batch of renewals) leave in one message.
+     * keepalive batch) leave in one message.
      */
     public StreamObserver<AttachFrames> attachMany(StreamObserver<AttachEvents> events) {
         return new AttachDemux(this::attach, events, scheduler::soon);
@@ -197,7 +196,7 @@ public final class Gateway {
     }
 
     public void renewLease(RenewLeaseRequest request, Answer<RenewLeaseResponse> answer) {
-        if (validated(() -> permit(validator::renew, request, Permission.ACQUIRE, request.getLock()), answer)) {
+        if (validated(() -> permit(validator::renewLease, request, Permission.ACQUIRE, request.getLock()), answer)) {
             LogCommand.Builder cmd =
                     LogCommand.newBuilder().setRenewLease(request.toBuilder().clearSessionSecret());
             call(
@@ -414,7 +413,7 @@ public final class Gateway {
      * {@code bytesPerSecondMax} bytes of commands to the log per second, with {@code nanoTime}
      * as the clock; the excess is refused RESOURCE_EXHAUSTED naming logBytesPerSecondMax.
      * Counted: every call that goes through {@link #call} (KV writes, deletes and reads,
-     * checkpoints, releases, renewals, status reads). Not counted: keepalives and session opens,
+     * checkpoints, releases, lease renewals (RenewLease), status reads). Not counted: keepalives and session opens,
      * which must stay ahead of bulk writes and are bounded by sessionsMax, and acquires (a few
      * hundred bytes each, sent from ParkedAcquire), which are not bounded by this yet.
      */

@@ -1,11 +1,11 @@
 package dev.tenure.gateway;
 
-import dev.tenure.api.internal.LimitValue;
-import dev.tenure.api.internal.PrincipalQuota;
-import dev.tenure.api.internal.SetLimits;
 import dev.tenure.core.Command;
 import dev.tenure.core.Limits;
 import dev.tenure.core.PrincipalLimits;
+import dev.tenure.log.v1.LimitValue;
+import dev.tenure.log.v1.PrincipalQuota;
+import dev.tenure.log.v1.SetLimits;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;

@@ -1,7 +1,7 @@
 package dev.tenure.gateway;
 
-import dev.tenure.api.internal.LogCommand;
-import dev.tenure.api.internal.Reply;
+import dev.tenure.log.v1.LogCommand;
+import dev.tenure.log.v1.Reply;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -22,5 +22,5 @@ public interface LogPort {
      * committed, false if the session no longer exists; fails if the log did not answer in time.
      * Never completes true before the commit: the client's horizon counts on it.
      */
-    CompletableFuture<Boolean> renew(long sessionId);
+    CompletableFuture<Boolean> renewSession(long sessionId);
 }

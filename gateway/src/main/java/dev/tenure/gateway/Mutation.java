@@ -8,7 +8,7 @@ package dev.tenure.gateway;
  */
 public enum Mutation {
     NONE,
-    /** Acknowledges a keepalive on receipt instead of once its renewal is committed. */
+    /** Acknowledges a keepalive on receipt instead of once the session's renewal is committed. */
     ACK_BEFORE_COMMIT,
     /** Confirms the client's disconnect grace but ends a closed stream's session at once. */
     GRACE_NOT_KEPT

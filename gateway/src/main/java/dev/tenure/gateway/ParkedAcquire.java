@@ -1,9 +1,9 @@
 package dev.tenure.gateway;
 
-import dev.tenure.api.internal.CancelWait;
-import dev.tenure.api.internal.LogCommand;
 import dev.tenure.api.v1.AcquireRequest;
 import dev.tenure.api.v1.AcquireResponse;
+import dev.tenure.log.v1.CancelWait;
+import dev.tenure.log.v1.LogCommand;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.util.concurrent.atomic.AtomicBoolean;

@@ -71,7 +71,7 @@ final class RequestValidator {
         }
     }
 
-    void renew(RenewLeaseRequest r) {
+    void renewLease(RenewLeaseRequest r) {
         session(r.getSessionId());
         requestId(r.getRequestId());
         lock("lock", r.getLock());

@@ -1,9 +1,9 @@
 package dev.tenure.gateway;
 
-import dev.tenure.api.internal.LogCommand;
-import dev.tenure.api.internal.ReinstatePrincipal;
-import dev.tenure.api.internal.RevokePrincipal;
 import dev.tenure.api.v1.Code;
+import dev.tenure.log.v1.LogCommand;
+import dev.tenure.log.v1.ReinstatePrincipal;
+import dev.tenure.log.v1.RevokePrincipal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -1,8 +1,8 @@
 package dev.tenure.gateway;
 
-import dev.tenure.api.internal.Event;
 import dev.tenure.api.v1.AcquireResponse;
 import dev.tenure.api.v1.AttachResponse;
+import dev.tenure.log.v1.Event;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -12,15 +12,15 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class SessionRegistry {
 
-    private final ConcurrentHashMap<Long, AttachStream> streams = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Long, SessionStream> streams = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<WaitKey, WaitingAcquire> waits = new ConcurrentHashMap<>();
 
-    void bind(long sessionId, AttachStream stream) {
+    void bind(long sessionId, SessionStream stream) {
         streams.put(sessionId, stream);
     }
 
     /** Removes the binding only if it is still {@code stream}'s; says whether it was. */
-    boolean unbind(long sessionId, AttachStream stream) {
+    boolean unbind(long sessionId, SessionStream stream) {
         return streams.remove(sessionId, stream);
     }
 
@@ -29,7 +29,7 @@ final class SessionRegistry {
      * answer sent after this says, like an echo, that the grace had not started.
      */
     boolean carries(long sessionId) {
-        AttachStream s = sessionId == 0 ? null : streams.get(sessionId);
+        SessionStream s = sessionId == 0 ? null : streams.get(sessionId);
         return s != null && s.carries(sessionId);
     }
 
@@ -74,7 +74,7 @@ final class SessionRegistry {
             }
             case LEASE_ENDED -> {
                 var l = event.getLeaseEnded();
-                AttachStream stream = streams.get(l.getSessionId());
+                SessionStream stream = streams.get(l.getSessionId());
                 if (stream != null) {
                     stream.leaseEnded(AttachResponse.LeaseEnded.newBuilder()
                             .setLock(l.getLock())
@@ -85,7 +85,7 @@ final class SessionRegistry {
             }
             case SESSION_ENDED -> {
                 var s = event.getSessionEnded();
-                AttachStream stream = streams.get(s.getSessionId());
+                SessionStream stream = streams.get(s.getSessionId());
                 if (stream != null) {
                     stream.end(s.getEnd(), "session " + s.getSessionId() + " ended: " + s.getEnd());
                 }

@@ -19,17 +19,6 @@ import static dev.tenure.api.v1.TenureEnd.TENURE_END_RELEASED_VALUE;
 import static dev.tenure.api.v1.TenureEnd.TENURE_END_REVOKED_VALUE;
 
 import com.google.protobuf.ByteString;
-import dev.tenure.api.internal.Done;
-import dev.tenure.api.internal.Egress;
-import dev.tenure.api.internal.KeepAliveBatchResult;
-import dev.tenure.api.internal.LeaseEnded;
-import dev.tenure.api.internal.LogCommand;
-import dev.tenure.api.internal.Queued;
-import dev.tenure.api.internal.Reply;
-import dev.tenure.api.internal.Resumed;
-import dev.tenure.api.internal.SessionEnded;
-import dev.tenure.api.internal.Stats;
-import dev.tenure.api.internal.WaitResolved;
 import dev.tenure.api.v1.AcquireResponse;
 import dev.tenure.api.v1.AttachResponse;
 import dev.tenure.api.v1.KvDeleteResponse;
@@ -51,6 +40,17 @@ import dev.tenure.core.Result;
 import dev.tenure.core.StaleWrites;
 import dev.tenure.core.TenureEnd;
 import dev.tenure.core.TenureRecord;
+import dev.tenure.log.v1.Done;
+import dev.tenure.log.v1.Egress;
+import dev.tenure.log.v1.KeepAliveBatchResult;
+import dev.tenure.log.v1.LeaseEnded;
+import dev.tenure.log.v1.LogCommand;
+import dev.tenure.log.v1.Queued;
+import dev.tenure.log.v1.Reply;
+import dev.tenure.log.v1.Resumed;
+import dev.tenure.log.v1.SessionEnded;
+import dev.tenure.log.v1.Stats;
+import dev.tenure.log.v1.WaitResolved;
 
 /**
  * Translates between the log's protobuf messages and the core's command, result and event values:
@@ -236,7 +236,7 @@ public final class WireMapping {
                 reply.setRenewLease(RenewLeaseResponse.newBuilder()
                         .setCode(d.getCode())
                         .setMessage(d.getMessage())
-                        .setRemainingMs(result instanceof Result.Renewed r ? r.remainingMs() : 0)
+                        .setRemainingMs(result instanceof Result.LeaseRenewed r ? r.remainingMs() : 0)
                         .setCurrentToken(currentToken(result)));
             }
             case WRITE_CHECKPOINT -> {

@@ -2,11 +2,11 @@ package dev.tenure.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tenure.api.internal.LogCommand;
-import dev.tenure.api.internal.Reply;
 import dev.tenure.api.v1.ReleaseRequest;
 import dev.tenure.api.v1.ReleaseResponse;
 import dev.tenure.core.Limits;
+import dev.tenure.log.v1.LogCommand;
+import dev.tenure.log.v1.Reply;
 import io.grpc.Context;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -42,7 +42,7 @@ class ForcedReleaseRuleTest {
                 }
 
                 @Override
-                public CompletableFuture<Boolean> renew(long sessionId) {
+                public CompletableFuture<Boolean> renewSession(long sessionId) {
                     return new CompletableFuture<>();
                 }
             },

@@ -3,13 +3,6 @@ package dev.tenure.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.ByteString;
-import dev.tenure.api.internal.Done;
-import dev.tenure.api.internal.Event;
-import dev.tenure.api.internal.LogCommand;
-import dev.tenure.api.internal.Queued;
-import dev.tenure.api.internal.Reply;
-import dev.tenure.api.internal.SessionEnded;
-import dev.tenure.api.internal.WaitResolved;
 import dev.tenure.api.v1.AcquireRequest;
 import dev.tenure.api.v1.AcquireResponse;
 import dev.tenure.api.v1.AttachEvents;
@@ -32,6 +25,13 @@ import dev.tenure.api.v1.TenureEnd;
 import dev.tenure.api.v1.WriteCheckpointRequest;
 import dev.tenure.api.v1.WriteCheckpointResponse;
 import dev.tenure.core.Limits;
+import dev.tenure.log.v1.Done;
+import dev.tenure.log.v1.Event;
+import dev.tenure.log.v1.LogCommand;
+import dev.tenure.log.v1.Queued;
+import dev.tenure.log.v1.Reply;
+import dev.tenure.log.v1.SessionEnded;
+import dev.tenure.log.v1.WaitResolved;
 import io.grpc.Context;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -518,7 +518,7 @@ class GatewayTest {
         }
 
         @Override
-        public CompletableFuture<Boolean> renew(long sessionId) {
+        public CompletableFuture<Boolean> renewSession(long sessionId) {
             CompletableFuture<Boolean> alive = new CompletableFuture<>();
             renewals.add(alive);
             return alive;

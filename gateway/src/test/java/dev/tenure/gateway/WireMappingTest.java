@@ -2,7 +2,6 @@ package dev.tenure.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tenure.api.internal.LogCommand;
 import dev.tenure.api.v1.AcquireRequest;
 import dev.tenure.api.v1.AcquireResponse;
 import dev.tenure.api.v1.LockStatusRequest;
@@ -16,6 +15,7 @@ import dev.tenure.core.Result;
 import dev.tenure.core.StaleWrites;
 import dev.tenure.core.TenureEnd;
 import dev.tenure.core.TenureRecord;
+import dev.tenure.log.v1.LogCommand;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

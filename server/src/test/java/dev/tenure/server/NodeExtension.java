@@ -1,11 +1,11 @@
 package dev.tenure.server;
 
 import dev.tenure.api.v1.TenureGrpc;
+import dev.tenure.process.Dirs;
+import dev.tenure.process.LoopbackPorts;
 import dev.tenure.server.clusterauth.ClusterSecret;
 import dev.tenure.server.fault.RecordedFatals;
 import dev.tenure.testkit.Await;
-import dev.tenure.testkit.Dirs;
-import dev.tenure.testkit.LoopbackPorts;
 import dev.tenure.testkit.TimeScale;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;

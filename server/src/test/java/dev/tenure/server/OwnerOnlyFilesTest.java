@@ -6,12 +6,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenure.api.v1.Code;
 import dev.tenure.api.v1.TenureGrpc;
+import dev.tenure.process.Dirs;
+import dev.tenure.process.LoopbackPorts;
 import dev.tenure.server.InProcessServerTest.SessionStream;
 import dev.tenure.server.cluster.ClusterNode;
 import dev.tenure.server.fault.RecordedFatals;
 import dev.tenure.testkit.Await;
-import dev.tenure.testkit.Dirs;
-import dev.tenure.testkit.LoopbackPorts;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package dev.tenure.server;
 
-import dev.tenure.testkit.LoopbackPorts;
+import dev.tenure.process.LoopbackPorts;
 
 /**
  * The free block of UDP ports a test node's Aeron endpoints take ({@link ServerConfig.Member}); its

@@ -1,11 +1,11 @@
 package dev.tenure.sim;
 
-import dev.tenure.api.internal.LogCommand;
-import dev.tenure.api.internal.Reply;
 import dev.tenure.core.Command;
 import dev.tenure.core.Result;
 import dev.tenure.gateway.LogPort;
 import dev.tenure.gateway.WireMapping;
+import dev.tenure.log.v1.LogCommand;
+import dev.tenure.log.v1.Reply;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
@@ -101,7 +101,7 @@ final class ClusterLink implements LogPort {
     }
 
     @Override
-    public CompletableFuture<Boolean> renew(long sessionId) {
+    public CompletableFuture<Boolean> renewSession(long sessionId) {
         CompletableFuture<Boolean> alive = new CompletableFuture<>();
         renewals.add(new Renewal(sessionId, alive));
         if (renewals.size() == 1) {

@@ -55,7 +55,7 @@ final class Describe {
             return x.lostSessionIds().isEmpty() ? "renewed" : "lost" + x.lostSessionIds();
         } else if (r instanceof Result.Queued x) {
             return "Queued(holder t" + x.holderToken() + ")";
-        } else if (r instanceof Result.Renewed x) {
+        } else if (r instanceof Result.LeaseRenewed x) {
             return "Renewed(" + x.remainingMs() + "ms)";
         }
         return r.getClass().getSimpleName();

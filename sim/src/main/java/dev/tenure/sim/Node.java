@@ -1,6 +1,5 @@
 package dev.tenure.sim;
 
-import dev.tenure.api.internal.Event;
 import dev.tenure.api.v1.AcquireRequest;
 import dev.tenure.api.v1.KvDeleteRequest;
 import dev.tenure.api.v1.KvGetRequest;
@@ -13,6 +12,7 @@ import dev.tenure.core.Limits;
 import dev.tenure.gateway.Gateway;
 import dev.tenure.gateway.Mutation;
 import dev.tenure.gateway.Scheduler;
+import dev.tenure.log.v1.Event;
 import io.grpc.Status;
 import java.util.ArrayList;
 import java.util.TreeMap;

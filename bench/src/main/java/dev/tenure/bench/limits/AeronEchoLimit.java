@@ -1,10 +1,10 @@
 package dev.tenure.bench.limits;
 
 import dev.tenure.bench.report.Figures;
+import dev.tenure.process.Dirs;
+import dev.tenure.process.LoopbackPorts;
 import dev.tenure.server.ServerConfig;
 import dev.tenure.server.runtime.AdaptiveIdleStrategy;
-import dev.tenure.testkit.Dirs;
-import dev.tenure.testkit.LoopbackPorts;
 import io.aeron.cluster.client.AeronCluster;
 import io.aeron.cluster.client.EgressListener;
 import io.aeron.logbuffer.Header;

@@ -5,7 +5,7 @@ import dev.tenure.client.Lease;
 import dev.tenure.client.Session;
 import dev.tenure.client.TenureClient;
 import dev.tenure.client.TenureEnd;
-import dev.tenure.testkit.JavaCommand;
+import dev.tenure.process.JavaCommand;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

@@ -6,7 +6,7 @@ import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import dev.tenure.lab.process.Ports;
-import dev.tenure.testkit.Signals;
+import dev.tenure.process.Signals;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

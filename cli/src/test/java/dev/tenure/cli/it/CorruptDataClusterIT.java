@@ -4,10 +4,10 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenure.client.TenureClient;
+import dev.tenure.process.Dirs;
+import dev.tenure.process.LoopbackPorts;
 import dev.tenure.server.TestPorts;
 import dev.tenure.testkit.Await;
-import dev.tenure.testkit.Dirs;
-import dev.tenure.testkit.LoopbackPorts;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

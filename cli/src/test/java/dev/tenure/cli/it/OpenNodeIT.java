@@ -3,8 +3,8 @@ package dev.tenure.cli.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.gson.JsonObject;
+import dev.tenure.process.LoopbackPorts;
 import dev.tenure.server.TestPorts;
-import dev.tenure.testkit.LoopbackPorts;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

@@ -1,11 +1,11 @@
 package dev.tenure.cli.it;
 
+import dev.tenure.process.ChildProcess;
+import dev.tenure.process.Dirs;
+import dev.tenure.process.JavaCommand;
+import dev.tenure.process.LoopbackPorts;
 import dev.tenure.server.TestPorts;
 import dev.tenure.server.fault.OutOfMemoryExit;
-import dev.tenure.testkit.ChildProcess;
-import dev.tenure.testkit.Dirs;
-import dev.tenure.testkit.JavaCommand;
-import dev.tenure.testkit.LoopbackPorts;
 import dev.tenure.testkit.TimeScale;
 import java.io.IOException;
 import java.io.UncheckedIOException;

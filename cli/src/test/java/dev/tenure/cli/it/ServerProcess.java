@@ -1,9 +1,9 @@
 package dev.tenure.cli.it;
 
 import dev.tenure.client.TenureClient;
+import dev.tenure.process.JavaCommand;
+import dev.tenure.process.LoopbackPorts;
 import dev.tenure.server.TestPorts;
-import dev.tenure.testkit.JavaCommand;
-import dev.tenure.testkit.LoopbackPorts;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;

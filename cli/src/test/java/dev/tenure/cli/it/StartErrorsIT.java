@@ -2,8 +2,8 @@ package dev.tenure.cli.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tenure.process.LoopbackPorts;
 import dev.tenure.server.TestPorts;
-import dev.tenure.testkit.LoopbackPorts;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

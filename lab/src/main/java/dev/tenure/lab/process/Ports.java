@@ -1,6 +1,6 @@
 package dev.tenure.lab.process;
 
-import dev.tenure.testkit.LoopbackPorts;
+import dev.tenure.process.LoopbackPorts;
 
 /**
  * Free blocks of loopback ports for a local cluster laid out as {@link LocalCluster} plans it:

@@ -1,6 +1,6 @@
 package dev.tenure.lab.process;
 
-import dev.tenure.testkit.ChildProcess;
+import dev.tenure.process.ChildProcess;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;

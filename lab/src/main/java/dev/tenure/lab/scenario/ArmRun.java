@@ -16,7 +16,7 @@ import dev.tenure.lab.process.Proc;
 import dev.tenure.lab.store.Backend;
 import dev.tenure.lab.store.LabStore;
 import dev.tenure.lab.worker.LabWorker;
-import dev.tenure.testkit.JavaCommand;
+import dev.tenure.process.JavaCommand;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

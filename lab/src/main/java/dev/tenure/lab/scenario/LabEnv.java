@@ -5,7 +5,7 @@ import dev.tenure.lab.process.LabNetwork;
 import dev.tenure.lab.process.LocalCluster;
 import dev.tenure.lab.process.Proc;
 import dev.tenure.lab.process.TenureCommand;
-import dev.tenure.testkit.Signals;
+import dev.tenure.process.Signals;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;

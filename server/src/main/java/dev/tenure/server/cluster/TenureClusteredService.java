@@ -1,15 +1,15 @@
 package dev.tenure.server.cluster;
 
 import com.google.protobuf.InvalidProtocolBufferException;
-import dev.tenure.api.internal.Egress;
-import dev.tenure.api.internal.LogCommand;
-import dev.tenure.api.internal.MemberReport;
-import dev.tenure.api.internal.Reply;
 import dev.tenure.core.Event;
 import dev.tenure.core.Limits;
 import dev.tenure.core.Result;
 import dev.tenure.core.StateMachine;
 import dev.tenure.gateway.WireMapping;
+import dev.tenure.log.v1.Egress;
+import dev.tenure.log.v1.LogCommand;
+import dev.tenure.log.v1.MemberReport;
+import dev.tenure.log.v1.Reply;
 import dev.tenure.server.integrity.CorruptDataException;
 import io.aeron.ExclusivePublication;
 import io.aeron.Image;

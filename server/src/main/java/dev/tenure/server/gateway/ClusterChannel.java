@@ -1,13 +1,13 @@
 package dev.tenure.server.gateway;
 
 import com.google.protobuf.InvalidProtocolBufferException;
-import dev.tenure.api.internal.Egress;
-import dev.tenure.api.internal.Event;
-import dev.tenure.api.internal.KeepAliveBatch;
-import dev.tenure.api.internal.KeepAliveBatchResult;
-import dev.tenure.api.internal.LogCommand;
-import dev.tenure.api.internal.Reply;
 import dev.tenure.gateway.LogPort;
+import dev.tenure.log.v1.Egress;
+import dev.tenure.log.v1.Event;
+import dev.tenure.log.v1.KeepAliveBatch;
+import dev.tenure.log.v1.KeepAliveBatchResult;
+import dev.tenure.log.v1.LogCommand;
+import dev.tenure.log.v1.Reply;
 import dev.tenure.server.fault.FatalCause;
 import dev.tenure.server.fault.NodeFaults;
 import dev.tenure.server.runtime.AdaptiveIdleStrategy;
@@ -122,7 +122,7 @@ final class ClusterChannel implements LogPort, AutoCloseable {
      * entry, and completes each renewal's future with that entry's outcome.
      */
     @Override
-    public CompletableFuture<Boolean> renew(long sessionId) {
+    public CompletableFuture<Boolean> renewSession(long sessionId) {
         Renewal renewal = new Renewal(sessionId, new CompletableFuture<>());
         renewals.add(renewal);
         return renewal.result;

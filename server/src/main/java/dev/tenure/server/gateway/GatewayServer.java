@@ -1,14 +1,14 @@
 package dev.tenure.server.gateway;
 
-import dev.tenure.api.internal.LogCommand;
-import dev.tenure.api.internal.MemberReport;
-import dev.tenure.api.internal.StatsRequest;
 import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.core.Limits;
 import dev.tenure.core.PrincipalLimits;
 import dev.tenure.gateway.Acl;
 import dev.tenure.gateway.AclChange;
 import dev.tenure.gateway.Gateway;
+import dev.tenure.log.v1.LogCommand;
+import dev.tenure.log.v1.MemberReport;
+import dev.tenure.log.v1.StatsRequest;
 import dev.tenure.server.ConnectionLimits;
 import dev.tenure.server.ServerConfig;
 import dev.tenure.server.admin.NodeMetrics;

@@ -1,12 +1,12 @@
 package dev.tenure.server.gateway;
 
-import dev.tenure.api.internal.LogCommand;
-import dev.tenure.api.internal.Reply;
 import dev.tenure.api.v1.Code;
 import dev.tenure.core.Limits;
 import dev.tenure.core.PrincipalLimits;
 import dev.tenure.gateway.LimitsMapping;
 import dev.tenure.gateway.LogPort;
+import dev.tenure.log.v1.LogCommand;
+import dev.tenure.log.v1.Reply;
 import dev.tenure.server.fault.FatalCause;
 import dev.tenure.server.fault.NodeFaults;
 import java.io.PrintStream;
@@ -119,8 +119,8 @@ final class LimitsAgreement implements LogPort {
     }
 
     @Override
-    public CompletableFuture<Boolean> renew(long sessionId) {
-        return isAgreed() ? log.renew(sessionId) : CompletableFuture.failedFuture(notYet());
+    public CompletableFuture<Boolean> renewSession(long sessionId) {
+        return isAgreed() ? log.renewSession(sessionId) : CompletableFuture.failedFuture(notYet());
     }
 
     private ClusterUnavailableException notYet() {

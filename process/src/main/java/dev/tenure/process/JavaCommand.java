@@ -1,4 +1,4 @@
-package dev.tenure.testkit;
+package dev.tenure.process;
 
 import java.net.URISyntaxException;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package dev.tenure.testkit;
+package dev.tenure.process;
 
 import java.io.IOException;
 import java.nio.file.Files;

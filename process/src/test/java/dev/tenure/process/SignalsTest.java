@@ -1,8 +1,9 @@
-package dev.tenure.testkit;
+package dev.tenure.process;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tenure.testkit.Await;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.tenure.testkit;
+package dev.tenure.process;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

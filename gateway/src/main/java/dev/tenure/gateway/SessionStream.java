@@ -1,18 +1,17 @@
 package dev.tenure.gateway;
 
 import com.google.protobuf.ByteString;
-import dev.tenure.api.AttachDemux;
-import dev.tenure.api.internal.CloseSession;
-import dev.tenure.api.internal.LogCommand;
-import dev.tenure.api.internal.OpenSession;
-import dev.tenure.api.internal.Reply;
-import dev.tenure.api.internal.ResumeSession;
-import dev.tenure.api.internal.Resumed;
 import dev.tenure.api.v1.AttachRequest;
 import dev.tenure.api.v1.AttachResponse;
 import dev.tenure.api.v1.AttachResponse.Opened;
 import dev.tenure.api.v1.Code;
 import dev.tenure.api.v1.TenureEnd;
+import dev.tenure.log.v1.CloseSession;
+import dev.tenure.log.v1.LogCommand;
+import dev.tenure.log.v1.OpenSession;
+import dev.tenure.log.v1.Reply;
+import dev.tenure.log.v1.ResumeSession;
+import dev.tenure.log.v1.Resumed;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
@@ -35,9 +34,9 @@ import io.grpc.stub.StreamObserver;
  * stops trusting its leases within the grace, before the close can be applied. Echoes are what let
  * the grace be short: they cost no log entry, so a client can ask several times per grace.
  */
-final class AttachStream implements StreamObserver<AttachRequest> {
+final class SessionStream implements StreamObserver<AttachRequest> {
 
-    private static final int RENEW_ATTEMPTS = 3;
+    private static final int SESSION_RENEW_ATTEMPTS = 3;
 
     private final Gateway gateway;
     private final SessionRegistry registry;
@@ -52,7 +51,7 @@ final class AttachStream implements StreamObserver<AttachRequest> {
     private boolean clientGone; // guarded by lock: the client's side of the stream ended
     private boolean responseDone; // guarded by lock: our side of the stream is completed
 
-    AttachStream(Gateway gateway, StreamObserver<AttachResponse> out) {
+    SessionStream(Gateway gateway, StreamObserver<AttachResponse> out) {
         this.gateway = gateway;
         this.registry = gateway.registry();
         this.log = gateway.log();
@@ -149,21 +148,21 @@ final class AttachStream implements StreamObserver<AttachRequest> {
         if (gateway.mutation() == Mutation.ACK_BEFORE_COMMIT) {
             ack(seq); // the broken variant: an ack that no committed renewal stands behind
         }
-        renew(id, seq, RENEW_ATTEMPTS);
+        renewSession(id, seq, SESSION_RENEW_ATTEMPTS);
     }
 
     /**
-     * Renews and acks {@code seq} once committed. A leader change fails renewals in flight; the
-     * renewal is sent again at once (to the new leader) instead of waiting for the client's next
-     * keepalive a third of a TTL later, which in a slow election can cost a live holder its
-     * lease. Acking an old seq late is safe: the client's horizon counts from that seq's send
+     * Renews the session and acks {@code seq} once committed. A leader change fails session
+     * renewals in flight; the renewal is sent again at once (to the new leader) instead of waiting
+     * for the client's next keepalive a third of a TTL later, which in a slow election can cost a
+     * live holder its lease. Acking an old seq late is safe: the client's horizon counts from that seq's send
      * time, and the server's deadline from the later commit.
      */
-    private void renew(long id, long seq, int attemptsLeft) {
-        log.renew(id).whenComplete((alive, error) -> {
+    private void renewSession(long id, long seq, int attemptsLeft) {
+        log.renewSession(id).whenComplete((alive, error) -> {
             if (error != null) {
                 if (attemptsLeft > 1 && isBound(id)) {
-                    renew(id, seq, attemptsLeft - 1);
+                    renewSession(id, seq, attemptsLeft - 1);
                 }
                 // Otherwise no ack: the client's horizon does not move, which is the safe outcome.
                 return;

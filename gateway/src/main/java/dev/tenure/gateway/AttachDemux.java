@@ -1,4 +1,4 @@
-package dev.tenure.api;
+package dev.tenure.gateway;
 
 import dev.tenure.api.v1.AttachEvent;
 import dev.tenure.api.v1.AttachEvents;
@@ -22,8 +22,8 @@ import java.util.function.Function;
  * whose responses go out tagged with the ref. So a session behaves the same on either rpc.
  *
  * <p>Responses are queued and sent by a flush on {@code flushes}, all that is queued in one
- * message (at most {@link #EVENTS_PER_MESSAGE_MAX} events): the acknowledgements of a batch of
- * renewals, completed together, leave together. With a direct executor every response leaves at
+ * message (at most {@link #EVENTS_PER_MESSAGE_MAX} events): the acknowledgements of a keepalive
+ * batch, completed together, leave together. With a direct executor every response leaves at
  * once.
  *
  * <p>Handlers are called without this object's lock held: they take locks of their own and call

@@ -1,7 +1,8 @@
-package dev.tenure.testkit;
+package dev.tenure.process;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tenure.testkit.TimeScale;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
