@@ -1,6 +1,6 @@
 package dev.tenure.cli;
 
-import dev.tenure.server.fault.OutOfMemoryExit;
+import dev.tenure.server.fatal.OutOfMemoryExit;
 import dev.tenure.testkit.JavaCommand;
 import java.util.ArrayList;
 import java.util.List;

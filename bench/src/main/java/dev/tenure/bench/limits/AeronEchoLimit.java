@@ -1,7 +1,7 @@
 package dev.tenure.bench.limits;
 
 import dev.tenure.bench.report.Figures;
-import dev.tenure.server.ServerConfig;
+import dev.tenure.server.config.ServerConfig;
 import dev.tenure.server.runtime.AdaptiveIdleStrategy;
 import dev.tenure.testkit.Dirs;
 import dev.tenure.testkit.LoopbackPorts;

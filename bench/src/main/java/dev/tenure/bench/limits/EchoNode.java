@@ -1,10 +1,10 @@
 package dev.tenure.bench.limits;
 
-import dev.tenure.server.ServerConfig;
 import dev.tenure.server.cluster.ClusterNode;
 import dev.tenure.server.cluster.ConsensusHost;
-import dev.tenure.server.integrity.FrameChecksum;
+import dev.tenure.server.config.ServerConfig;
 import dev.tenure.server.runtime.AdaptiveIdleStrategy;
+import dev.tenure.server.storage.FrameChecksum;
 import io.aeron.ExclusivePublication;
 import io.aeron.Image;
 import io.aeron.archive.Archive;

@@ -1,7 +1,7 @@
 package dev.tenure.cli.it;
 
 import dev.tenure.server.TestPorts;
-import dev.tenure.server.fault.OutOfMemoryExit;
+import dev.tenure.server.fatal.OutOfMemoryExit;
 import dev.tenure.testkit.ChildProcess;
 import dev.tenure.testkit.Dirs;
 import dev.tenure.testkit.JavaCommand;

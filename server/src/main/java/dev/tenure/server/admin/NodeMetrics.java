@@ -4,7 +4,7 @@ import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.api.v1.TenureGrpc;
 import dev.tenure.core.Limits;
 import dev.tenure.core.Usage;
-import dev.tenure.server.memory.MemoryBudget;
+import dev.tenure.server.guard.MemoryBudget;
 import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 import io.micrometer.core.instrument.Counter;

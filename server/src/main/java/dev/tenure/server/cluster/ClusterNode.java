@@ -1,17 +1,17 @@
 package dev.tenure.server.cluster;
 
-import dev.tenure.server.ServerConfig;
-import dev.tenure.server.clusterauth.SecretChallengeAuthenticator;
-import dev.tenure.server.clusterauth.SecretChallengeCredentials;
-import dev.tenure.server.fault.FatalCause;
-import dev.tenure.server.fault.NodeFaults;
-import dev.tenure.server.integrity.AcknowledgedPosition;
-import dev.tenure.server.integrity.CorruptDataException;
-import dev.tenure.server.integrity.FrameChecksum;
-import dev.tenure.server.integrity.RecoveryCheck;
+import dev.tenure.server.config.ServerConfig;
+import dev.tenure.server.fatal.FatalCause;
+import dev.tenure.server.fatal.NodeFaults;
 import dev.tenure.server.runtime.AdaptiveIdleStrategy;
 import dev.tenure.server.runtime.AgentWakeup;
 import dev.tenure.server.runtime.SocketPolling;
+import dev.tenure.server.security.SecretChallengeAuthenticator;
+import dev.tenure.server.security.SecretChallengeCredentials;
+import dev.tenure.server.storage.AcknowledgedPosition;
+import dev.tenure.server.storage.CorruptDataException;
+import dev.tenure.server.storage.FrameChecksum;
+import dev.tenure.server.storage.RecoveryCheck;
 import io.aeron.Aeron;
 import io.aeron.RethrowingErrorHandler;
 import io.aeron.archive.Archive;

@@ -1,6 +1,6 @@
 package dev.tenure.server.cluster;
 
-import dev.tenure.server.integrity.RecordingWalk;
+import dev.tenure.server.storage.RecordingWalk;
 import io.aeron.archive.client.AeronArchive;
 import io.aeron.archive.client.ArchiveException;
 import io.aeron.cluster.ConsensusModule;

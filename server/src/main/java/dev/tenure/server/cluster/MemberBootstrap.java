@@ -1,7 +1,7 @@
 package dev.tenure.server.cluster;
 
-import dev.tenure.server.ServerConfig;
-import dev.tenure.server.clusterauth.SecretChallengeCredentials;
+import dev.tenure.server.config.ServerConfig;
+import dev.tenure.server.security.SecretChallengeCredentials;
 import io.aeron.archive.Archive;
 import io.aeron.archive.ArchivingMediaDriver;
 import io.aeron.cluster.ClusterBackup;

@@ -10,7 +10,7 @@ import dev.tenure.core.Limits;
 import dev.tenure.core.Result;
 import dev.tenure.core.StateMachine;
 import dev.tenure.gateway.WireMapping;
-import dev.tenure.server.integrity.CorruptDataException;
+import dev.tenure.server.storage.CorruptDataException;
 import io.aeron.ExclusivePublication;
 import io.aeron.Image;
 import io.aeron.cluster.codecs.CloseReason;

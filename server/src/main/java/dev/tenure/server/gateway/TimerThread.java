@@ -1,8 +1,8 @@
 package dev.tenure.server.gateway;
 
 import dev.tenure.gateway.Scheduler;
-import dev.tenure.server.fault.FatalCause;
-import dev.tenure.server.fault.NodeFaults;
+import dev.tenure.server.fatal.FatalCause;
+import dev.tenure.server.fatal.NodeFaults;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;

@@ -2,8 +2,8 @@ package dev.tenure.server.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tenure.server.fault.NodeFaults;
-import dev.tenure.server.fault.RecordedFatals;
+import dev.tenure.server.fatal.NodeFaults;
+import dev.tenure.server.fatal.RecordedFatals;
 import dev.tenure.testkit.Await;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
