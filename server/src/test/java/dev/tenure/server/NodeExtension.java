@@ -133,7 +133,7 @@ public final class NodeExtension implements BeforeAllCallback, AfterAllCallback 
         // Every test of the class ran on nodes that stayed whole: `tenure server` would have
         // ended its process on any of these.
         if (!fatals.lines().isEmpty()) {
-            throw new AssertionError("a node met a fatal fault: " + fatals.lines());
+            throw new AssertionError("a node met a fatal error: " + fatals.lines());
         }
     }
 

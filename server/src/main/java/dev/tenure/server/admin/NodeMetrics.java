@@ -47,7 +47,7 @@ public final class NodeMetrics implements AutoCloseable {
      * {@link #OTHER}. Lock names are user data: without a bound, a buggy writer could grow the
      * scrape without limit.
      */
-    public static final int STALE_SERIES_MAX = 1_000;
+    public static final int STALE_SERIES_MAX = MemoryBudget.STALE_SERIES_MAX;
 
     static final String OTHER = "_other";
 

@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The one way a server process ends on a fatal fault: one line on stderr that names what stopped
+ * The one way a server process ends on a fatal error: one line on stderr that names what stopped
  * and where, then {@link Runtime#halt} with the cause's status.
  *
  * <p>Halt, not exit: shutdown hooks would close a node whose threads may be wedged (with its
@@ -34,7 +34,7 @@ public final class Fatal {
     private Fatal() {}
 
     /**
-     * Makes this process end on a fatal fault: {@link #exit} halts from now on, and so does a
+     * Makes this process end on a fatal error: {@link #exit} halts from now on, and so does a
      * thread that dies of an exception nothing caught (its state is unknown, and so the node's).
      * Warns when the JVM lacks the options that end it on running out of memory.
      */
@@ -57,7 +57,7 @@ public final class Fatal {
 
     /**
      * The process is stopping as asked (SIGTERM, SIGINT): a thread that dies from now on was most
-     * likely stopped by the shutdown, so it is reported as the JVM would, not as a fault.
+     * likely stopped by the shutdown, so it is reported as the JVM would, not as a fatal error.
      */
     public static void stopping() {
         stopping = true;
@@ -65,7 +65,7 @@ public final class Fatal {
 
     /**
      * Prints {@code what} as the fatal line of {@code cause} and, in an installed process, halts
-     * with the cause's status: never returns there. The first fault ends the process; a thread
+     * with the cause's status: never returns there. The first fatal error ends the process; a thread
      * that reports another meanwhile waits for the halt rather than go on.
      */
     public static void exit(FatalCause cause, String what) {

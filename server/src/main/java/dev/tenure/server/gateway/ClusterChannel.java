@@ -9,7 +9,7 @@ import dev.tenure.api.internal.LogCommand;
 import dev.tenure.api.internal.Reply;
 import dev.tenure.gateway.LogPort;
 import dev.tenure.server.fatal.FatalCause;
-import dev.tenure.server.fatal.NodeFaults;
+import dev.tenure.server.fatal.FatalErrors;
 import dev.tenure.server.runtime.AdaptiveIdleStrategy;
 import dev.tenure.server.runtime.AgentWakeup;
 import io.aeron.cluster.client.AeronCluster;
@@ -90,7 +90,7 @@ final class ClusterChannel implements LogPort, AutoCloseable {
             long renewBatchNanos,
             Consumer<Event> events,
             AgentWakeup wakeup,
-            NodeFaults faults) {
+            FatalErrors fatalErrors) {
         this.template = template;
         this.aeronConductor = aeronConductor;
         this.wakeup = wakeup;
@@ -100,7 +100,7 @@ final class ClusterChannel implements LogPort, AutoCloseable {
         this.events = events;
         // Every request of every client goes through this thread: if it ends, the node answers
         // nothing but timeouts while looking alive, so its end is the node's.
-        this.agent = new Thread(faults.watched(FatalCause.GATEWAY_STOPPED, this::run), "tenure-gateway-cluster");
+        this.agent = new Thread(fatalErrors.watched(FatalCause.GATEWAY_STOPPED, this::run), "tenure-gateway-cluster");
         this.agent.setDaemon(true);
     }
 

@@ -3,7 +3,6 @@ package dev.tenure.server.guard;
 import static dev.tenure.server.guard.EntryCosts.*;
 
 import dev.tenure.core.Limits;
-import dev.tenure.server.admin.NodeMetrics;
 import dev.tenure.server.config.ServerConfig;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -28,6 +27,13 @@ import java.util.List;
  * runs out.
  */
 public final class MemoryBudget {
+
+    /**
+     * Distinct (lock, target) series of the node's stale-write counter ({@code NodeMetrics}); the
+     * budget counts each. Defined here, where the heap is budgeted, so the budget needs nothing of
+     * the admin endpoint.
+     */
+    public static final int STALE_SERIES_MAX = 1_000;
 
     /** The share of the old generation (where the state lives) the estimate may fill: the rest is the collector's room. */
     static final double SHARE = 0.9;
@@ -112,11 +118,7 @@ public final class MemoryBudget {
                 CALLS_IN_FLIGHT + " in flight (assumed), each with a value of valueBytesMax " + l.valueBytesMax(),
                 CALLS_IN_FLIGHT * (CALL + l.valueBytesMax()),
                 0));
-        lines.add(new Line(
-                "metrics",
-                NodeMetrics.STALE_SERIES_MAX + " stale-write series",
-                NodeMetrics.STALE_SERIES_MAX * METRICS_SERIES,
-                0));
+        lines.add(new Line("metrics", STALE_SERIES_MAX + " stale-write series", STALE_SERIES_MAX * METRICS_SERIES, 0));
         return new Estimate(List.copyOf(lines), capacityBytes, heapMaxBytes);
     }
 

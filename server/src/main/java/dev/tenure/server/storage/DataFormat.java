@@ -159,7 +159,7 @@ public final class DataFormat {
             return false;
         }
         try (Stream<Path> files = Files.list(archive)) {
-            return files.anyMatch(f -> f.getFileName().toString().endsWith(RecordingWalk.SEGMENT_SUFFIX));
+            return files.anyMatch(f -> f.getFileName().toString().endsWith(ArchiveCatalog.SEGMENT_SUFFIX));
         }
     }
 }

@@ -29,14 +29,14 @@ final class FrameChecksums {
     /** Checksums every frame of every recording in {@code archiveDir}; returns how many frames. */
     static long addTo(Path archiveDir) throws IOException {
         long frames = 0;
-        for (RecordingWalk.Recording r : RecordingWalk.catalog(archiveDir).values()) {
+        for (ArchiveCatalog.Recording r : ArchiveCatalog.read(archiveDir).values()) {
             long startTermOffset = r.startPosition() & (r.termLength() - 1);
             long startTermBase = r.startPosition() - startTermOffset;
             for (Path file : segmentFiles(archiveDir, r.recordingId())) {
                 long base = Long.parseLong(file.getFileName()
                         .toString()
                         .substring(Long.toString(r.recordingId()).length() + 1)
-                        .replace(RecordingWalk.SEGMENT_SUFFIX, ""));
+                        .replace(ArchiveCatalog.SEGMENT_SUFFIX, ""));
                 frames += addTo(file, base == startTermBase ? (int) startTermOffset : 0);
             }
         }
@@ -82,7 +82,7 @@ final class FrameChecksums {
         try (Stream<Path> files = Files.list(archiveDir)) {
             return files.filter(f -> {
                         String name = f.getFileName().toString();
-                        return name.startsWith(prefix) && name.endsWith(RecordingWalk.SEGMENT_SUFFIX);
+                        return name.startsWith(prefix) && name.endsWith(ArchiveCatalog.SEGMENT_SUFFIX);
                     })
                     .sorted()
                     .toList();

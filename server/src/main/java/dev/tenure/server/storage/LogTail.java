@@ -21,12 +21,12 @@ final class LogTail {
     private LogTail() {}
 
     /** Drops {@code recording}'s bytes from {@code from} on; returns how many held data (up to the last non-zero byte). */
-    static long drop(Path archiveDir, RecordingWalk.Recording recording, long from) {
+    static long drop(Path archiveDir, ArchiveCatalog.Recording recording, long from) {
         long base = AeronArchive.segmentFileBasePosition(
                 recording.startPosition(), from, recording.termLength(), recording.segmentLength());
         long dataEnd = from;
         for (long next = base; ; next += recording.segmentLength()) {
-            Path file = RecordingWalk.segmentFile(archiveDir, recording, next);
+            Path file = ArchiveCatalog.segmentFile(archiveDir, recording, next);
             if (!Files.exists(file)) {
                 break;
             }

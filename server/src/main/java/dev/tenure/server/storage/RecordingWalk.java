@@ -1,9 +1,8 @@
 package dev.tenure.server.storage;
 
-import io.aeron.archive.CatalogView;
+import dev.tenure.server.storage.ArchiveCatalog.Recording;
 import io.aeron.archive.checksum.Checksum;
 import io.aeron.archive.client.AeronArchive;
-import io.aeron.archive.client.RecordingDescriptorConsumer;
 import io.aeron.logbuffer.LogBufferDescriptor;
 import io.aeron.protocol.DataHeaderFlyweight;
 import io.aeron.protocol.HeaderFlyweight;
@@ -12,13 +11,9 @@ import java.io.UncheckedIOException;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.SortedMap;
-import java.util.TreeMap;
-import java.util.function.Consumer;
 import java.util.function.LongFunction;
 import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
@@ -47,67 +42,11 @@ import org.agrona.concurrent.UnsafeBuffer;
  */
 public final class RecordingWalk {
 
-    /** An archive segment file's name: the recording id and the position the file starts at. */
-    static final String SEGMENT_SUFFIX = ".rec";
-
     private static final int HEADER = DataHeaderFlyweight.HEADER_LENGTH;
     private static final int ALIGNMENT = 32;
     private static final int BEGIN = DataHeaderFlyweight.BEGIN_FLAG;
     private static final int END = DataHeaderFlyweight.END_FLAG;
-    private static final long NULL_POSITION = -1;
     private static final Checksum CRC32C = FrameChecksum.CRC32C;
-
-    /** What the archive's catalog says about one recording. */
-    public record Recording(
-            long recordingId,
-            long startPosition,
-            long stopPosition,
-            int termLength,
-            int segmentLength,
-            int initialTermId,
-            int streamId) {
-
-        /** No stop position: the archive was stopped while recording, and finds the end on its next start. */
-        public boolean open() {
-            return stopPosition == NULL_POSITION;
-        }
-
-        /** Hands each descriptor an archive lists (live, or from its catalog file) to {@code sink}. */
-        public static RecordingDescriptorConsumer into(Consumer<Recording> sink) {
-            return (controlSessionId,
-                    correlationId,
-                    recordingId,
-                    startTimestamp,
-                    stopTimestamp,
-                    startPosition,
-                    stopPosition,
-                    initialTermId,
-                    segmentFileLength,
-                    termBufferLength,
-                    mtuLength,
-                    sessionId,
-                    streamId,
-                    strippedChannel,
-                    originalChannel,
-                    sourceIdentity) -> sink.accept(new Recording(
-                    recordingId,
-                    startPosition,
-                    stopPosition,
-                    termBufferLength,
-                    segmentFileLength,
-                    initialTermId,
-                    streamId));
-        }
-    }
-
-    /** Every recording the catalog file in {@code archiveDir} lists, by id; none without a catalog. */
-    static SortedMap<Long, Recording> catalog(Path archiveDir) {
-        SortedMap<Long, Recording> recordings = new TreeMap<>();
-        if (Files.exists(archiveDir.resolve("archive.catalog"))) {
-            CatalogView.listRecordings(archiveDir.toFile(), Recording.into(r -> recordings.put(r.recordingId(), r)));
-        }
-        return recordings;
-    }
 
     /** Checks each whole entry (its fragments joined) of a recording, in order. */
     @FunctionalInterface
@@ -182,21 +121,6 @@ public final class RecordingWalk {
         } finally {
             walk.release();
         }
-    }
-
-    /** The segment file that holds {@code position} of {@code recording}. */
-    public static Path segmentFile(Path archiveDir, Recording recording, long position) {
-        long base = AeronArchive.segmentFileBasePosition(
-                recording.startPosition(), position, recording.termLength(), recording.segmentLength());
-        return archiveDir.resolve(recording.recordingId() + "-" + base + SEGMENT_SUFFIX);
-    }
-
-    /** Damage found at {@code position} of {@code recording} by a check of its entries as a whole. */
-    public static CorruptDataException corruptAt(
-            Path archiveDir, Recording recording, long position, String where, String reason) {
-        long base = AeronArchive.segmentFileBasePosition(
-                recording.startPosition(), position, recording.termLength(), recording.segmentLength());
-        return new CorruptDataException(segmentFile(archiveDir, recording, position), position - base, where, reason);
     }
 
     private long run(long from) {
@@ -436,7 +360,7 @@ public final class RecordingWalk {
         }
         Segment s = map(base);
         if (s == null && !(recording.open() && position == base && position > recording.startPosition())) {
-            Path file = archiveDir.resolve(recording.recordingId() + "-" + base + SEGMENT_SUFFIX);
+            Path file = archiveDir.resolve(recording.recordingId() + "-" + base + ArchiveCatalog.SEGMENT_SUFFIX);
             throw corrupt(file, 0, position, "the segment file is missing");
         }
         return s;
@@ -444,7 +368,7 @@ public final class RecordingWalk {
 
     /** Maps the segment file at {@code base}, or returns null if there is none. */
     private Segment map(long base) {
-        Path file = archiveDir.resolve(recording.recordingId() + "-" + base + SEGMENT_SUFFIX);
+        Path file = archiveDir.resolve(recording.recordingId() + "-" + base + ArchiveCatalog.SEGMENT_SUFFIX);
         if (segment != null && segment.base == base) {
             return segment;
         }

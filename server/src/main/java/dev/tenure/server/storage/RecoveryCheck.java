@@ -40,7 +40,7 @@ public final class RecoveryCheck {
 
     private final Path archiveDir;
     private final boolean checksums;
-    private final Map<Long, RecordingWalk.Recording> catalog;
+    private final Map<Long, ArchiveCatalog.Recording> catalog;
     private final OptionalLong acknowledged;
     private final PrintStream log;
     /** An operator's repair: damage that is not cut is explained, not only named. */
@@ -51,7 +51,7 @@ public final class RecoveryCheck {
     private RecoveryCheck(
             Path archiveDir,
             boolean checksums,
-            Map<Long, RecordingWalk.Recording> catalog,
+            Map<Long, ArchiveCatalog.Recording> catalog,
             OptionalLong acknowledged,
             PrintStream log) {
         this.archiveDir = archiveDir;
@@ -90,7 +90,7 @@ public final class RecoveryCheck {
         }
         Path archiveDir = dataDir.resolve("archive");
         RecoveryCheck check =
-                new RecoveryCheck(archiveDir, checksums, RecordingWalk.catalog(archiveDir), acknowledged, log);
+                new RecoveryCheck(archiveDir, checksums, ArchiveCatalog.read(archiveDir), acknowledged, log);
         check.repair = repair;
         try (RecordingLog recordingLog = new RecordingLog(clusterDir.toFile(), false)) {
             check.run(recordingLog, log);
@@ -158,7 +158,7 @@ public final class RecoveryCheck {
 
     private void checkSnapshot(SnapshotSet set) {
         String where = "snapshot of log position " + set.logPosition();
-        RecordingWalk.Recording consensus = recording(set.consensusModule(), where);
+        ArchiveCatalog.Recording consensus = recording(set.consensusModule(), where);
         RecordingWalk.check(
                 archiveDir,
                 consensus,
@@ -173,14 +173,14 @@ public final class RecoveryCheck {
                     where + ", entry " + set.consensusModule().entryIndex,
                     "the consensus module's snapshot entry has no state machine snapshot entry before it");
         }
-        RecordingWalk.Recording service = recording(set.stateMachine(), where);
+        ArchiveCatalog.Recording service = recording(set.stateMachine(), where);
         EntryChecks.ServiceSnapshot entries = new EntryChecks.ServiceSnapshot();
         String serviceWhere = "state machine " + where + ", recording " + service.recordingId() + " position ";
         long end = RecordingWalk.check(
                 archiveDir, service, service.startPosition(), checksums, p -> serviceWhere + p, entries);
         String missing = entries.missing();
         if (missing != null) {
-            throw RecordingWalk.corruptAt(archiveDir, service, end, serviceWhere + end, missing);
+            throw ArchiveCatalog.corruptAt(archiveDir, service, end, serviceWhere + end, missing);
         }
     }
 
@@ -189,7 +189,7 @@ public final class RecoveryCheck {
         if (term == null) {
             return; // snapshots only (a copy from a peer whose live log has not begun): nothing to replay
         }
-        RecordingWalk.Recording recording = recording(term, "the log");
+        ArchiveCatalog.Recording recording = recording(term, "the log");
         long start = from < 0 ? recording.startPosition() : from;
         try {
             logEnd = walkLog(recording, start);
@@ -201,7 +201,7 @@ public final class RecoveryCheck {
         }
     }
 
-    private long walkLog(RecordingWalk.Recording recording, long start) {
+    private long walkLog(ArchiveCatalog.Recording recording, long start) {
         return RecordingWalk.check(
                 archiveDir, recording, start, checksums, p -> "log position " + p, EntryChecks.log());
     }
@@ -211,7 +211,7 @@ public final class RecoveryCheck {
      * this lone node acknowledged, in the recording it was appending to; says so and returns true.
      */
     private boolean dropTornTail(
-            RecordingLog.Entry term, RecordingWalk.Recording recording, long start, CorruptDataException damaged) {
+            RecordingLog.Entry term, ArchiveCatalog.Recording recording, long start, CorruptDataException damaged) {
         if (acknowledged.isEmpty()) {
             return false;
         }
@@ -246,8 +246,8 @@ public final class RecoveryCheck {
         return true;
     }
 
-    private RecordingWalk.Recording recording(RecordingLog.Entry entry, String what) {
-        RecordingWalk.Recording r = catalog.get(entry.recordingId);
+    private ArchiveCatalog.Recording recording(RecordingLog.Entry entry, String what) {
+        ArchiveCatalog.Recording r = catalog.get(entry.recordingId);
         if (r == null) {
             throw new CorruptDataException(
                     archiveDir.resolve("archive.catalog"),

@@ -1,7 +1,7 @@
 package dev.tenure.server.transport;
 
 import dev.tenure.server.fatal.FatalCause;
-import dev.tenure.server.fatal.NodeFaults;
+import dev.tenure.server.fatal.FatalErrors;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.netty.shaded.io.netty.channel.ChannelHandler;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
@@ -35,14 +35,14 @@ public final class TransportLoops implements AutoCloseable {
         this.epoll = epoll;
     }
 
-    public static TransportLoops start(NodeFaults faults) {
+    public static TransportLoops start(FatalErrors fatalErrors) {
         boolean epoll = Epoll.isAvailable();
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         return new TransportLoops(
-                new MultiThreadIoEventLoopGroup(1, new Watched("tenure-grpc-accept", faults), io),
+                new MultiThreadIoEventLoopGroup(1, new Watched("tenure-grpc-accept", fatalErrors), io),
                 // One per core, as gRPC's default has it.
                 new MultiThreadIoEventLoopGroup(
-                        NettyRuntime.availableProcessors(), new Watched("tenure-grpc-io", faults), io),
+                        NettyRuntime.availableProcessors(), new Watched("tenure-grpc-io", fatalErrors), io),
                 epoll);
     }
 
@@ -84,16 +84,16 @@ public final class TransportLoops implements AutoCloseable {
      * allocator relies on), with each loop's end reported to the node.
      */
     private static final class Watched extends DefaultThreadFactory {
-        private final NodeFaults faults;
+        private final FatalErrors fatalErrors;
 
-        Watched(String name, NodeFaults faults) {
+        Watched(String name, FatalErrors fatalErrors) {
             super(name, true);
-            this.faults = faults;
+            this.fatalErrors = fatalErrors;
         }
 
         @Override
         public Thread newThread(Runnable loop) {
-            return super.newThread(faults.watched(FatalCause.GATEWAY_STOPPED, loop));
+            return super.newThread(fatalErrors.watched(FatalCause.GATEWAY_STOPPED, loop));
         }
     }
 }

@@ -110,7 +110,7 @@ class RevocationTest {
         }
         NODES.clear();
         Dirs.deleteTree(dir);
-        assertThat(FATALS.lines()).as("fatal faults on the nodes").isEmpty();
+        assertThat(FATALS.lines()).as("fatal errors on the nodes").isEmpty();
     }
 
     @AfterEach

@@ -399,7 +399,7 @@ class UnpermittedCallsTest {
         if (dir != null) {
             Dirs.deleteTree(dir);
         }
-        assertThat(fatals.lines()).as("fatal faults on the node").isEmpty();
+        assertThat(fatals.lines()).as("fatal errors on the node").isEmpty();
     }
 
     @Test

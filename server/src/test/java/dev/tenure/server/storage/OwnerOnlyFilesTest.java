@@ -10,7 +10,7 @@ import dev.tenure.server.InProcessServerTest.SessionStream;
 import dev.tenure.server.TenureServer;
 import dev.tenure.server.TestPorts;
 import dev.tenure.server.TestTimings;
-import dev.tenure.server.cluster.ClusterNode;
+import dev.tenure.server.cluster.AeronContexts;
 import dev.tenure.server.config.ServerConfig;
 import dev.tenure.server.fatal.RecordedFatals;
 import dev.tenure.testkit.Await;
@@ -69,7 +69,7 @@ class OwnerOnlyFilesTest {
                         data,
                         LoopbackPorts.freeTcpPort())
                 .with(TestTimings::apply);
-        Path driverParent = Path.of(ClusterNode.aeronDirFor(config)).getParent();
+        Path driverParent = Path.of(AeronContexts.aeronDirFor(config)).getParent();
         RecordedFatals fatals = new RecordedFatals();
         try (TenureServer server = TenureServer.start(config, System.err, fatals)) {
             // The directories hold from the start: no file in them is reachable by anyone else.

@@ -3,7 +3,7 @@ package dev.tenure.server.transport;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenure.server.config.ConnectionLimits;
-import dev.tenure.server.fatal.NodeFaults;
+import dev.tenure.server.fatal.FatalErrors;
 import dev.tenure.server.fatal.RecordedFatals;
 import dev.tenure.testkit.Await;
 import io.grpc.Server;
@@ -19,11 +19,11 @@ import org.junit.jupiter.api.Test;
  */
 class TransportLoopsTest {
     private final RecordedFatals fatals = new RecordedFatals();
-    private final NodeFaults faults = new NodeFaults(fatals, System.err);
+    private final FatalErrors fatalErrors = new FatalErrors(fatals, System.err);
 
     @Test
     void anAcceptLoopThatEndsWhileTheNodeServesIsFatal() throws Exception {
-        TransportLoops loops = TransportLoops.start(faults);
+        TransportLoops loops = TransportLoops.start(fatalErrors);
         serving(loops);
         try {
             loops.acceptLoop().shutdownGracefully(0, 0, TimeUnit.SECONDS);
@@ -38,7 +38,7 @@ class TransportLoopsTest {
                     .matches("tenure: fatal: gateway stopped \\(exit 13\\): thread tenure-grpc-accept-\\d+-1 ended");
         } finally {
             // Not server.shutdown(): with its accept loop gone it would wait forever (see acceptEnded).
-            faults.stopping();
+            fatalErrors.stopping();
             assertThat(loops.acceptEnded()).isTrue();
             loops.close();
         }
@@ -46,9 +46,9 @@ class TransportLoopsTest {
 
     @Test
     void loopsThatEndBecauseTheNodeStopsAreNot() throws Exception {
-        TransportLoops loops = TransportLoops.start(faults);
+        TransportLoops loops = TransportLoops.start(fatalErrors);
         Server server = serving(loops);
-        faults.stopping();
+        fatalErrors.stopping();
         server.shutdown();
         assertThat(server.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
         loops.close();
@@ -63,7 +63,7 @@ class TransportLoopsTest {
                         NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)), connections.acceptor())
                 .build()
                 .start();
-        faults.serving();
+        fatalErrors.serving();
         return server;
     }
 }

@@ -16,7 +16,7 @@ import org.agrona.ErrorHandler;
 import org.agrona.concurrent.AgentTerminationException;
 
 /**
- * Decides which of a node's faults are fatal, and hands those to its {@link FatalHandler}.
+ * Decides which of a node's errors are fatal, and hands those to its {@link FatalHandler}.
  *
  * <p>A part that only the node's own close may stop (an Aeron agent, a gRPC event loop, the
  * gateway's channel into the log) reports its end through {@link #ended}; so does Aeron, through
@@ -31,7 +31,7 @@ import org.agrona.concurrent.AgentTerminationException;
  *   <li>stopping ({@link #stopping()}, first thing in the node's close): every part is meant to end.
  * </ul>
  */
-public final class NodeFaults implements ErrorHandler {
+public final class FatalErrors implements ErrorHandler {
     private enum Phase {
         STARTING,
         SERVING,
@@ -51,12 +51,12 @@ public final class NodeFaults implements ErrorHandler {
     private volatile Path dataDir; // whose file system's free space explains a failure, once known
     private volatile long floorBytes;
 
-    public NodeFaults(FatalHandler fatal, PrintStream log) {
+    public FatalErrors(FatalHandler fatal, PrintStream log) {
         this(fatal, log, null);
     }
 
     /** As above, for a node whose archive (named in the line of a damaged recording) is {@code archiveDir}. */
-    public NodeFaults(FatalHandler fatal, PrintStream log, Path archiveDir) {
+    public FatalErrors(FatalHandler fatal, PrintStream log, Path archiveDir) {
         this.fatal = fatal;
         this.log = log;
         this.archiveDir = archiveDir;
@@ -150,7 +150,7 @@ public final class NodeFaults implements ErrorHandler {
         if (error instanceof AeronException aeron && aeron.category() == AeronException.Category.WARN) {
             // Aeron's own severity: a warning is an event it recovered from (a quorum position
             // that went backwards after a restart, a peer's late message), with no stack worth
-            // printing; logged as an error it reads as a fault on a healthy node.
+            // printing; logged as an error it reads as a failure on a healthy node.
             log.println("tenure: cluster warning: " + withoutCategory(aeron));
             return;
         }

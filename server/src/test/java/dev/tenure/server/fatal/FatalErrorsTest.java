@@ -16,47 +16,48 @@ import java.nio.file.Path;
 import org.agrona.concurrent.AgentTerminationException;
 import org.junit.jupiter.api.Test;
 
-/** Which of a node's faults are fatal, in which phase, and what the fatal line says. */
-class NodeFaultsTest {
+/** Which of a node's errors are fatal, in which phase, and what the fatal line says. */
+class FatalErrorsTest {
     private final RecordedFatals fatals = new RecordedFatals();
     private final ByteArrayOutputStream logged = new ByteArrayOutputStream();
-    private final NodeFaults faults = new NodeFaults(fatals, new PrintStream(logged, true, StandardCharsets.UTF_8));
+    private final FatalErrors fatalErrors =
+            new FatalErrors(fatals, new PrintStream(logged, true, StandardCharsets.UTF_8));
 
     @Test
     void whileServingAnEndIsFatalAtOnce() {
-        faults.serving();
-        faults.ended(FatalCause.GATEWAY_STOPPED, "thread x ended");
+        fatalErrors.serving();
+        fatalErrors.ended(FatalCause.GATEWAY_STOPPED, "thread x ended");
         assertThat(fatals.lines()).containsExactly("tenure: fatal: gateway stopped (exit 13): thread x ended");
     }
 
     @Test
     void whileStartingTheFirstEndFailsTheStartInsteadOfEndingTheProcess() {
-        faults.ended(FatalCause.MEMBER_STOPPED, "the archive stopped");
-        faults.ended(FatalCause.GATEWAY_STOPPED, "a later consequence");
+        fatalErrors.ended(FatalCause.MEMBER_STOPPED, "the archive stopped");
+        fatalErrors.ended(FatalCause.GATEWAY_STOPPED, "a later consequence");
         assertThat(fatals.lines()).isEmpty();
-        assertThatThrownBy(faults::serving)
+        assertThatThrownBy(fatalErrors::serving)
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessage("cluster member stopped while starting: the archive stopped");
     }
 
     @Test
     void whileStoppingPartsEndAsTheyAreTold() {
-        faults.serving();
-        faults.stopping();
-        faults.ended(FatalCause.MEMBER_STOPPED, "thread tenure-consensus ended");
-        faults.onError(new ClusterTerminationException(true));
-        faults.onError(new StackOverflowError());
+        fatalErrors.serving();
+        fatalErrors.stopping();
+        fatalErrors.ended(FatalCause.MEMBER_STOPPED, "thread tenure-consensus ended");
+        fatalErrors.onError(new ClusterTerminationException(true));
+        fatalErrors.onError(new StackOverflowError());
         assertThat(fatals.lines()).isEmpty();
     }
 
     @Test
     void aWatchedThreadReportsItsEndWithWhatEndedIt() throws InterruptedException {
-        faults.serving();
-        run("quiet", faults.watched(FatalCause.GATEWAY_STOPPED, () -> {}));
-        run("broken", faults.watched(FatalCause.GATEWAY_STOPPED, () -> {
+        fatalErrors.serving();
+        run("quiet", fatalErrors.watched(FatalCause.GATEWAY_STOPPED, () -> {}));
+        run("broken", fatalErrors.watched(FatalCause.GATEWAY_STOPPED, () -> {
             throw new NoClassDefFoundError("Could not initialize class sun.util.calendar.ZoneInfoFile");
         }));
-        run("starved", faults.watched(FatalCause.GATEWAY_STOPPED, () -> {
+        run("starved", fatalErrors.watched(FatalCause.GATEWAY_STOPPED, () -> {
             throw new OutOfMemoryError("Java heap space");
         }));
         assertThat(fatals.lines())
@@ -70,17 +71,17 @@ class NodeFaultsTest {
 
     @Test
     void aeronErrorsThatNoAgentSurvivesAreFatalAndTheRestAreLogged() {
-        faults.serving();
-        faults.onError(new IllegalStateException("peer unreachable"));
+        fatalErrors.serving();
+        fatalErrors.onError(new IllegalStateException("peer unreachable"));
         assertThat(fatals.lines()).isEmpty();
         assertThat(logged.toString(StandardCharsets.UTF_8))
                 .startsWith("tenure: cluster error: java.lang.IllegalStateException: peer unreachable");
 
-        faults.onError(new StackOverflowError());
-        faults.onError(new InvariantViolation("two leases on lock a"));
-        faults.onError(new AgentTerminationException("the archive stopped"));
-        faults.onError(new ClusterTerminationException(true));
-        faults.onError(new ClusterTerminationException(false));
+        fatalErrors.onError(new StackOverflowError());
+        fatalErrors.onError(new InvariantViolation("two leases on lock a"));
+        fatalErrors.onError(new AgentTerminationException("the archive stopped"));
+        fatalErrors.onError(new ClusterTerminationException(true));
+        fatalErrors.onError(new ClusterTerminationException(false));
         String thread = Thread.currentThread().getName();
         assertThat(fatals.lines())
                 .containsExactly(
@@ -102,9 +103,9 @@ class NodeFaultsTest {
      */
     @Test
     void whatAeronCallsAWarningIsLoggedAsOneOnOneLine() {
-        faults.serving();
-        faults.onError(new ClusterEvent("quorum position went backwards"));
-        faults.onError(new ArchiveException("replay not found", AeronException.Category.WARN));
+        fatalErrors.serving();
+        fatalErrors.onError(new ClusterEvent("quorum position went backwards"));
+        fatalErrors.onError(new ArchiveException("replay not found", AeronException.Category.WARN));
         assertThat(fatals.lines()).isEmpty();
         assertThat(logged.toString(StandardCharsets.UTF_8))
                 .isEqualTo("tenure: cluster warning: quorum position went backwards\n"
@@ -113,8 +114,8 @@ class NodeFaultsTest {
 
     @Test
     void anOutOfMemoryErrorFromAeronIsOutOfMemoryAndPrintsNoStack() {
-        faults.serving();
-        faults.onError(new OutOfMemoryError("Java heap space"));
+        fatalErrors.serving();
+        fatalErrors.onError(new OutOfMemoryError("Java heap space"));
         assertThat(fatals.lines())
                 .containsExactly("tenure: fatal: out of memory (exit 138): Aeron agent on thread "
                         + Thread.currentThread().getName() + " failed: java.lang.OutOfMemoryError: Java heap space");
@@ -128,8 +129,8 @@ class NodeFaultsTest {
      */
     @Test
     void aDamagedRecordingEndsTheNodeWithTwelveEvenWhileStarting() {
-        NodeFaults node =
-                new NodeFaults(fatals, new PrintStream(logged, true, StandardCharsets.UTF_8), Path.of("/d/archive"));
+        FatalErrors node =
+                new FatalErrors(fatals, new PrintStream(logged, true, StandardCharsets.UTF_8), Path.of("/d/archive"));
         node.onError(new ArchiveException("CRC checksum mismatch at position=4416 (segmentFilePosition=0, ...):"
                 + " recorded checksum=1, computed checksum=2, recordingId=0, replaySessionId=3, segmentFile=0-0.rec"));
         node.serving();
@@ -149,8 +150,8 @@ class NodeFaultsTest {
 
     @Test
     void otherArchiveErrorsAreLogged() {
-        faults.serving();
-        faults.onError(new ArchiveException("replay not found"));
+        fatalErrors.serving();
+        fatalErrors.onError(new ArchiveException("replay not found"));
         assertThat(fatals.lines()).isEmpty();
     }
 
