@@ -3,7 +3,7 @@ package dev.tenure.cli;
 import dev.tenure.gateway.Acl;
 import dev.tenure.gateway.AclChange;
 import dev.tenure.server.TenureServer;
-import dev.tenure.server.acl.AclFile;
+import dev.tenure.server.security.AclFile;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import sun.misc.Signal;

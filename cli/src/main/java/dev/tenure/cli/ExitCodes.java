@@ -1,7 +1,7 @@
 package dev.tenure.cli;
 
-import dev.tenure.server.fault.FatalCause;
-import dev.tenure.server.integrity.CorruptDataException;
+import dev.tenure.server.fatal.FatalCause;
+import dev.tenure.server.storage.CorruptDataException;
 
 /** The exit codes every command uses, and the mapping from failures to them. */
 final class ExitCodes {

@@ -1,6 +1,6 @@
 package dev.tenure.cli;
 
-import dev.tenure.server.fault.Fatal;
+import dev.tenure.server.fatal.Fatal;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 

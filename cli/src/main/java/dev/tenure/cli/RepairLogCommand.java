@@ -1,6 +1,6 @@
 package dev.tenure.cli;
 
-import dev.tenure.server.LogRepair;
+import dev.tenure.server.storage.LogRepair;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;

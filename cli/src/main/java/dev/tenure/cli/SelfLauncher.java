@@ -1,7 +1,7 @@
 package dev.tenure.cli;
 
 import dev.tenure.process.JavaCommand;
-import dev.tenure.server.fault.OutOfMemoryExit;
+import dev.tenure.server.fatal.OutOfMemoryExit;
 import java.util.ArrayList;
 import java.util.List;
 

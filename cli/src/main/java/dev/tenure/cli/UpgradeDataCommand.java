@@ -1,6 +1,6 @@
 package dev.tenure.cli;
 
-import dev.tenure.server.DataUpgrade;
+import dev.tenure.server.storage.DataUpgrade;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;

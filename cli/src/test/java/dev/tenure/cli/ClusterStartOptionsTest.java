@@ -2,7 +2,7 @@ package dev.tenure.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tenure.server.tls.TlsFiles;
+import dev.tenure.server.security.TlsFiles;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

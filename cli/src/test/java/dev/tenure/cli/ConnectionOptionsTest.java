@@ -3,7 +3,7 @@ package dev.tenure.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tenure.server.ConnectionLimits;
+import dev.tenure.server.config.ConnectionLimits;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;

@@ -2,7 +2,7 @@ package dev.tenure.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tenure.server.fault.OutOfMemoryExit;
+import dev.tenure.server.fatal.OutOfMemoryExit;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

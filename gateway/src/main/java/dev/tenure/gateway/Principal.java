@@ -5,7 +5,7 @@ import java.util.Optional;
 
 /**
  * Who the call being served authenticated as: the CN of the client certificate its TLS connection
- * presented. The transport binds it ({@code dev.tenure.server.tls.PrincipalInterceptor} on a node)
+ * presented. The transport binds it ({@code dev.tenure.server.security.PrincipalInterceptor} on a node)
  * before any handler runs, in the call's gRPC {@link Context}, so a check anywhere on the call's
  * path (a permission on a lock name) reads it with {@link #current()}.
  */

@@ -7,18 +7,28 @@ import dev.tenure.gateway.Acl;
 import dev.tenure.gateway.AclChange;
 import dev.tenure.gateway.Permission;
 import dev.tenure.server.admin.AdminHttp;
+import dev.tenure.server.admin.Health;
 import dev.tenure.server.admin.NodeMetrics;
+import dev.tenure.server.admin.PortProbe;
 import dev.tenure.server.admin.ProbeResult;
+import dev.tenure.server.cluster.AeronContexts;
 import dev.tenure.server.cluster.ClusterNode;
 import dev.tenure.server.cluster.ReplicaView;
-import dev.tenure.server.fault.FatalHandler;
-import dev.tenure.server.fault.NodeFaults;
+import dev.tenure.server.config.ServerConfig;
+import dev.tenure.server.fatal.FatalErrors;
+import dev.tenure.server.fatal.FatalHandler;
 import dev.tenure.server.gateway.GatewayServer;
-import dev.tenure.server.integrity.DataFormat;
-import dev.tenure.server.memory.HeapGuard;
-import dev.tenure.server.memory.MemoryBudget;
+import dev.tenure.server.guard.DiskGuard;
+import dev.tenure.server.guard.HeapGuard;
+import dev.tenure.server.guard.MemoryBudget;
 import dev.tenure.server.runtime.AgentWakeup;
-import dev.tenure.server.tls.ServerTls;
+import dev.tenure.server.security.ServerTls;
+import dev.tenure.server.storage.DataDirLock;
+import dev.tenure.server.storage.DataDirSpace;
+import dev.tenure.server.storage.DataFormat;
+import dev.tenure.server.storage.OwnerOnlyFiles;
+import dev.tenure.server.transport.GrpcWarmUp;
+import dev.tenure.server.transport.LoggingWarmUp;
 import io.aeron.cluster.service.Cluster;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -41,7 +51,7 @@ public final class TenureServer implements AutoCloseable {
     private final AtomicReference<Cluster.Role> role = new AtomicReference<>(Cluster.Role.FOLLOWER);
     private final Health health = new Health();
     private final NodeMetrics metrics = new NodeMetrics();
-    private final NodeFaults faults;
+    private final FatalErrors fatalErrors;
     private Acl initialAcl = Acl.OPEN;
     private DataDirLock dataLock;
     private ClusterNode node;
@@ -57,15 +67,15 @@ public final class TenureServer implements AutoCloseable {
     private HeapGuard heapGuard;
     private DiskGuard diskGuard;
 
-    private TenureServer(ServerConfig config, NodeFaults faults) {
+    private TenureServer(ServerConfig config, FatalErrors fatalErrors) {
         this.config = config;
-        this.faults = faults;
+        this.fatalErrors = fatalErrors;
     }
 
     /**
      * Starts a node, or throws naming what stopped the start. Once it serves, {@code fatal} hears
-     * of every fault the node cannot serve through (an Aeron agent that stopped, a gRPC event
-     * loop that ended; see {@link NodeFaults}): `tenure server` ends the process with it.
+     * of every error the node cannot serve through (an Aeron agent that stopped, a gRPC event
+     * loop that ended; see {@link FatalErrors}): `tenure server` ends the process with it.
      */
     public static TenureServer start(ServerConfig config, PrintStream log, FatalHandler fatal) throws IOException {
         return start(config, log, fatal, Acl.OPEN);
@@ -80,7 +90,7 @@ public final class TenureServer implements AutoCloseable {
         // The data directory is checked, made and locked first of all, by DataDirLock.
         TenureServer server = new TenureServer(
                 config,
-                new NodeFaults(
+                new FatalErrors(
                         fatal,
                         log,
                         config.dataDir().toAbsolutePath().normalize().resolve("archive")));
@@ -112,22 +122,22 @@ public final class TenureServer implements AutoCloseable {
         // so that a harness deleting a killed node's data removes all of it.
         dataLock = DataDirLock.acquire(
                 config.dataDir(),
-                Path.of(ClusterNode.aeronDirFor(config)).getParent().toString());
-        DataDirSpace.require(config.dataDir(), ClusterNode.storageFloorBytes());
-        faults.watchDisk(config.dataDir(), ClusterNode.storageFloorBytes());
+                Path.of(AeronContexts.aeronDirFor(config)).getParent().toString());
+        DataDirSpace.require(config.dataDir(), AeronContexts.storageFloorBytes());
+        fatalErrors.watchDisk(config.dataDir(), AeronContexts.storageFloorBytes());
         DataFormat.require(config.dataDir());
         DataDirLock.ownerOnlyAeronDirectories(config.dataDir());
-        node = ClusterNode.launch(config, role::set, faults, log);
+        node = ClusterNode.launch(config, role::set, fatalErrors, log);
         ownerOnly(); // what the media driver, the archive and the consensus module made at start
         gateway = new GatewayServer(
                 config,
                 node.aeronDirectoryName(),
-                ClusterNode.ingressEndpoints(config),
+                AeronContexts.ingressEndpoints(config),
                 this::status,
                 node::recoveryPosition,
                 metrics,
                 node.wakeup(),
-                faults,
+                fatalErrors,
                 tls);
         gateway.acl(initialAcl); // before the port opens: no call is served without it
         gateway.allowForcedReleaseWithoutAcl(config.forcedReleaseWithoutAcl());
@@ -137,12 +147,12 @@ public final class TenureServer implements AutoCloseable {
         }
         gateway.kvRoom(node.replica().kv());
         heapGuard = HeapGuard.start();
-        diskGuard = new DiskGuard(config.dataDir(), ClusterNode.storageFloorBytes(), () -> {
+        diskGuard = new DiskGuard(config.dataDir(), AeronContexts.storageFloorBytes(), () -> {
             var usage = node.replica().usage();
             return usage.kvBytes() + usage.checkpointBytes();
         });
         diskGuard.tick();
-        gateway.memory(() -> {
+        gateway.byteWriteRefusal(() -> {
             String heap = heapGuard.refusal();
             return heap != null ? heap : diskGuard.refusal();
         });
@@ -184,7 +194,7 @@ public final class TenureServer implements AutoCloseable {
                     this::statusNow,
                     metrics::scrape);
         }
-        faults.serving();
+        fatalErrors.serving();
     }
 
     /** Every file of the node 0600 and every directory 0700, whatever the umask (see {@link OwnerOnlyFiles}). */
@@ -435,7 +445,7 @@ public final class TenureServer implements AutoCloseable {
 
     @Override
     public void close() {
-        faults.stopping();
+        fatalErrors.stopping();
         if (probe != null) {
             probe.shutdownNow();
         }

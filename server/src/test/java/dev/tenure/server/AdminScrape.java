@@ -8,10 +8,10 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 
 /** GETs a path of a node's admin endpoint on loopback. */
-final class AdminScrape {
+public final class AdminScrape {
     private AdminScrape() {}
 
-    static HttpResponse<String> get(int adminPort, String path) throws IOException, InterruptedException {
+    public static HttpResponse<String> get(int adminPort, String path) throws IOException, InterruptedException {
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + path))
                 .timeout(Duration.ofSeconds(10))
                 .build();

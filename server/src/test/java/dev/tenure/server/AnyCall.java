@@ -26,18 +26,18 @@ import java.util.concurrent.atomic.AtomicReference;
  * generated code registers, so a table of calls needs no code per rpc. A streaming rpc sends one
  * message and reads until the first answer or the stream's end.
  */
-final class AnyCall {
+public final class AnyCall {
     private static final Duration DEADLINE = Duration.ofSeconds(30);
 
     private AnyCall() {}
 
     /** What came back: the status the call ended with (OK if it answered), and the answers. */
-    record Outcome(Status status, List<Message> answers) {
+    public record Outcome(Status status, List<Message> answers) {
         /**
          * The refusal this outcome carries: the call's own status, or, on a stream that carries
          * several calls or sessions (Calls, AttachMany), the status a frame failed with. OK: none.
          */
-        Status refusal() {
+        public Status refusal() {
             if (!status.isOk()) {
                 return status;
             }
@@ -69,7 +69,7 @@ final class AnyCall {
                 .orElseThrow(() -> new IllegalArgumentException("tenure.proto has no rpc " + name));
     }
 
-    static Outcome call(Channel channel, String name, Message request) throws InterruptedException {
+    public static Outcome call(Channel channel, String name, Message request) throws InterruptedException {
         MethodDescriptor<Message, Message> method = method(name);
         CallOptions options =
                 CallOptions.DEFAULT.withDeadlineAfter(TimeScale.scaled(DEADLINE).toMillis(), TimeUnit.MILLISECONDS);

@@ -39,30 +39,30 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * gRPC gateway) driven through the wire contract. Process-level faults (kill -9, SIGSTOP) are
  * tested in the cli module against real server processes.
  */
-class InProcessServerTest {
+public class InProcessServerTest {
 
     @RegisterExtension
     static final NodeExtension node = NodeExtension.lone();
 
     /** A session stream driven by hand. */
-    static final class SessionStream implements StreamObserver<AttachResponse> {
+    public static final class SessionStream implements StreamObserver<AttachResponse> {
         final BlockingQueue<AttachResponse> received = new LinkedBlockingQueue<>();
-        final BlockingQueue<Throwable> errors = new LinkedBlockingQueue<>();
-        final StreamObserver<AttachRequest> out;
+        public final BlockingQueue<Throwable> errors = new LinkedBlockingQueue<>();
+        public final StreamObserver<AttachRequest> out;
 
-        SessionStream() {
+        public SessionStream() {
             this(node.channel());
         }
 
-        SessionStream(ManagedChannel over) {
+        public SessionStream(ManagedChannel over) {
             out = TenureGrpc.newStub(over).attach(this);
         }
 
-        long open(long ttlMs) throws InterruptedException {
+        public long open(long ttlMs) throws InterruptedException {
             return open(ttlMs, 0);
         }
 
-        long open(long ttlMs, long graceMs) throws InterruptedException {
+        public long open(long ttlMs, long graceMs) throws InterruptedException {
             out.onNext(AttachRequest.newBuilder()
                     .setOpen(AttachRequest.Open.newBuilder()
                             .setTtlMs(ttlMs)
@@ -75,7 +75,7 @@ class InProcessServerTest {
             return r.getOpened().getSessionId();
         }
 
-        AttachResponse next() throws InterruptedException {
+        public AttachResponse next() throws InterruptedException {
             AttachResponse r = received.poll(10, TimeUnit.SECONDS);
             assertThat(r).as("a message on the session stream").isNotNull();
             return r;
@@ -453,7 +453,7 @@ class InProcessServerTest {
                 .orElse(-1);
     }
 
-    static AcquireRequest acquire(long session, long request, String lock, long waitMs) {
+    public static AcquireRequest acquire(long session, long request, String lock, long waitMs) {
         return AcquireRequest.newBuilder()
                 .setSessionId(session)
                 .setSessionSecret(Secrets.of(session))
@@ -463,7 +463,7 @@ class InProcessServerTest {
                 .build();
     }
 
-    static ReleaseRequest release(long session, long request, String lock, long token) {
+    public static ReleaseRequest release(long session, long request, String lock, long token) {
         return ReleaseRequest.newBuilder()
                 .setSessionId(session)
                 .setSessionSecret(Secrets.of(session))
@@ -473,7 +473,7 @@ class InProcessServerTest {
                 .build();
     }
 
-    static KvPutRequest put(long session, long request, String key, String value, String lock, long token) {
+    public static KvPutRequest put(long session, long request, String key, String value, String lock, long token) {
         KvPutRequest.Builder b = KvPutRequest.newBuilder()
                 .setSessionId(session)
                 .setSessionSecret(Secrets.of(session))

@@ -3,8 +3,10 @@ package dev.tenure.server;
 import dev.tenure.api.v1.TenureGrpc;
 import dev.tenure.process.Dirs;
 import dev.tenure.process.LoopbackPorts;
-import dev.tenure.server.clusterauth.ClusterSecret;
-import dev.tenure.server.fault.RecordedFatals;
+import dev.tenure.server.config.ConnectionLimits;
+import dev.tenure.server.config.ServerConfig;
+import dev.tenure.server.fatal.RecordedFatals;
+import dev.tenure.server.security.ClusterSecret;
 import dev.tenure.testkit.Await;
 import dev.tenure.testkit.TimeScale;
 import io.grpc.ManagedChannel;
@@ -30,7 +32,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * static final NodeExtension node = NodeExtension.lone();
  * }</pre>
  */
-final class NodeExtension implements BeforeAllCallback, AfterAllCallback {
+public final class NodeExtension implements BeforeAllCallback, AfterAllCallback {
     private static final Duration HEALTHY_TIMEOUT = Duration.ofSeconds(30);
     private static final Duration CALL_DEADLINE = Duration.ofSeconds(30);
 
@@ -51,36 +53,36 @@ final class NodeExtension implements BeforeAllCallback, AfterAllCallback {
     }
 
     /** One member alone: a cluster of one, as `tenure server` runs by default. */
-    static NodeExtension lone() {
+    public static NodeExtension lone() {
         return new NodeExtension(1, null, ConnectionLimits.defaults());
     }
 
     /** One member alone whose consensus module admits only clients that prove {@code secret}. */
-    static NodeExtension lone(ClusterSecret secret) {
+    public static NodeExtension lone(ClusterSecret secret) {
         return new NodeExtension(1, secret, ConnectionLimits.defaults());
     }
 
     /** One member alone whose gRPC port gives client connections {@code connections}. */
-    static NodeExtension lone(ConnectionLimits connections) {
+    public static NodeExtension lone(ConnectionLimits connections) {
         return new NodeExtension(1, null, connections);
     }
 
     /** One member alone, whose configuration {@code tweak} changes after the tests' timings. */
-    static NodeExtension lone(UnaryOperator<ServerConfig> tweak) {
+    public static NodeExtension lone(UnaryOperator<ServerConfig> tweak) {
         NodeExtension node = lone();
         node.tweak = tweak;
         return node;
     }
 
     /** One member alone with {@code connections}, whose configuration {@code tweak} changes after the tests' timings. */
-    static NodeExtension lone(ConnectionLimits connections, UnaryOperator<ServerConfig> tweak) {
+    public static NodeExtension lone(ConnectionLimits connections, UnaryOperator<ServerConfig> tweak) {
         NodeExtension node = lone(connections);
         node.tweak = tweak;
         return node;
     }
 
     /** Three members in this JVM. */
-    static NodeExtension cluster() {
+    public static NodeExtension cluster() {
         return new NodeExtension(3, null, ConnectionLimits.defaults());
     }
 
@@ -131,7 +133,7 @@ final class NodeExtension implements BeforeAllCallback, AfterAllCallback {
         // Every test of the class ran on nodes that stayed whole: `tenure server` would have
         // ended its process on any of these.
         if (!fatals.lines().isEmpty()) {
-            throw new AssertionError("a node met a fatal fault: " + fatals.lines());
+            throw new AssertionError("a node met a fatal error: " + fatals.lines());
         }
     }
 
@@ -147,21 +149,21 @@ final class NodeExtension implements BeforeAllCallback, AfterAllCallback {
     }
 
     /** The lone member, or member 0 of the cluster. */
-    TenureServer server() {
+    public TenureServer server() {
         return servers.get(0);
     }
 
-    List<TenureServer> servers() {
+    public List<TenureServer> servers() {
         return List.copyOf(servers);
     }
 
     /** Every member as planned: its ports, Aeron's included. */
-    List<ServerConfig.Member> members() {
+    public List<ServerConfig.Member> members() {
         return List.copyOf(planned);
     }
 
     /** A plaintext channel to {@link #server()}'s gateway, shared by the class's tests. */
-    synchronized ManagedChannel channel() {
+    public synchronized ManagedChannel channel() {
         if (channel == null) {
             channel = newChannel();
         }
@@ -169,14 +171,14 @@ final class NodeExtension implements BeforeAllCallback, AfterAllCallback {
     }
 
     /** A plaintext channel of its own to {@link #server()}'s gateway (the caller shuts it down). */
-    ManagedChannel newChannel() {
+    public ManagedChannel newChannel() {
         return NettyChannelBuilder.forAddress("127.0.0.1", server().port())
                 .usePlaintext()
                 .build();
     }
 
     /** A blocking stub on {@link #channel()} whose calls fail after 30 s (scaled) instead of hanging. */
-    TenureGrpc.TenureBlockingStub stub() {
+    public TenureGrpc.TenureBlockingStub stub() {
         return TenureGrpc.newBlockingStub(channel())
                 .withDeadlineAfter(TimeScale.scaled(CALL_DEADLINE).toMillis(), TimeUnit.MILLISECONDS);
     }

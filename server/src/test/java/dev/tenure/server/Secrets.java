@@ -6,19 +6,19 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /** The secret each session opened in these tests was given, so requests for it can show it. */
-final class Secrets {
+public final class Secrets {
     private static final Map<Long, ByteString> BY_SESSION = new ConcurrentHashMap<>();
 
     private Secrets() {}
 
     /** Keeps the secret an Opened gave (a Resume's Opened gives none). */
-    static void opened(AttachResponse.Opened opened) {
+    public static void opened(AttachResponse.Opened opened) {
         if (!opened.getSessionSecret().isEmpty()) {
             BY_SESSION.put(opened.getSessionId(), opened.getSessionSecret());
         }
     }
 
-    static ByteString of(long sessionId) {
+    public static ByteString of(long sessionId) {
         return BY_SESSION.getOrDefault(sessionId, ByteString.EMPTY);
     }
 }

@@ -3,7 +3,8 @@ package dev.tenure.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tenure.server.clusterauth.ClusterSecret;
+import dev.tenure.server.config.ServerConfig;
+import dev.tenure.server.security.ClusterSecret;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

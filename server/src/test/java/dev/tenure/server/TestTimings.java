@@ -1,5 +1,6 @@
 package dev.tenure.server;
 
+import dev.tenure.server.config.ServerConfig;
 import java.time.Duration;
 
 /**
@@ -7,10 +8,10 @@ import java.time.Duration;
  * request that waits up to 5 s for a busy test machine, and a leader replaced after a second of
  * silence. Everything else is as {@code tenure server} starts.
  */
-final class TestTimings {
+public final class TestTimings {
     private TestTimings() {}
 
-    static void apply(ServerConfig.Changes c) {
+    public static void apply(ServerConfig.Changes c) {
         c.keepAliveBatch = Duration.ofMillis(5);
         c.requestTimeout = Duration.ofSeconds(5);
         c.leaderHeartbeatTimeout = Duration.ofSeconds(1);

@@ -3,7 +3,7 @@ package dev.tenure.bench.limits;
 import dev.tenure.bench.report.Figures;
 import dev.tenure.process.Dirs;
 import dev.tenure.process.LoopbackPorts;
-import dev.tenure.server.ServerConfig;
+import dev.tenure.server.config.ServerConfig;
 import dev.tenure.server.runtime.AdaptiveIdleStrategy;
 import io.aeron.cluster.client.AeronCluster;
 import io.aeron.cluster.client.EgressListener;

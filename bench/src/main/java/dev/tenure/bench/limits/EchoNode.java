@@ -1,10 +1,10 @@
 package dev.tenure.bench.limits;
 
-import dev.tenure.server.ServerConfig;
-import dev.tenure.server.cluster.ClusterNode;
+import dev.tenure.server.cluster.AeronContexts;
 import dev.tenure.server.cluster.ConsensusHost;
-import dev.tenure.server.integrity.FrameChecksum;
+import dev.tenure.server.config.ServerConfig;
 import dev.tenure.server.runtime.AdaptiveIdleStrategy;
+import dev.tenure.server.storage.FrameChecksum;
 import io.aeron.ExclusivePublication;
 import io.aeron.Image;
 import io.aeron.archive.Archive;
@@ -61,7 +61,7 @@ final class EchoNode implements AutoCloseable {
         ServerConfig.Member self = members.get(id);
         String host = self.host();
         File base = dataDir.toAbsolutePath().toFile();
-        MediaDriver.Context driverCtx = ClusterNode.driverContext(aeronDir, null);
+        MediaDriver.Context driverCtx = AeronContexts.driverContext(aeronDir, null);
         Archive.Context archiveCtx = new Archive.Context()
                 .aeronDirectoryName(aeronDir)
                 .archiveDir(new File(base, "archive"))

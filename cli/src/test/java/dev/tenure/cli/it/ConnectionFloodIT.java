@@ -117,7 +117,7 @@ class ConnectionFloodIT {
      */
     @Test
     void atTheDefaultLimitTheNodeHoldsItsIdleConnectionsAndServesItsClients() throws Exception {
-        int max = dev.tenure.server.ConnectionLimits.CONNECTIONS_MAX;
+        int max = dev.tenure.server.config.ConnectionLimits.CONNECTIONS_MAX;
         try (ServerProcess server = new ServerProcess(data)
                         .jvm(List.of("-XX:+UseSerialGC", "-Xmx512m"))
                         .withAdmin()

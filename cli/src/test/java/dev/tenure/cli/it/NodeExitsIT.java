@@ -90,7 +90,7 @@ class NodeExitsIT {
             List<String> lines = server.lines();
             // Aeron warns that the quorum position went backwards on most restarts, not all (it
             // depends on when the first heartbeat lands): where it does, it is a warning line.
-            // NodeFaultsTest shows the classification itself on every run.
+            // FatalErrorsTest shows the classification itself on every run.
             assertThat(lines).as("a healthy restart").noneMatch(l -> l.contains("cluster error"));
             assertThat(lines)
                     .filteredOn(l -> l.contains("went backwards"))

@@ -5,7 +5,7 @@ import dev.tenure.process.Dirs;
 import dev.tenure.process.JavaCommand;
 import dev.tenure.process.LoopbackPorts;
 import dev.tenure.server.TestPorts;
-import dev.tenure.server.fault.OutOfMemoryExit;
+import dev.tenure.server.fatal.OutOfMemoryExit;
 import dev.tenure.testkit.TimeScale;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -10,7 +10,7 @@ import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsExchange;
 import com.sun.net.httpserver.HttpsServer;
 import dev.tenure.api.v1.ServerStatusResponse;
-import dev.tenure.server.tls.PrincipalInterceptor;
+import dev.tenure.server.security.PrincipalInterceptor;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;

@@ -4,7 +4,7 @@ import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.api.v1.TenureGrpc;
 import dev.tenure.core.Limits;
 import dev.tenure.core.Usage;
-import dev.tenure.server.memory.MemoryBudget;
+import dev.tenure.server.guard.MemoryBudget;
 import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 import io.micrometer.core.instrument.Counter;
@@ -47,7 +47,7 @@ public final class NodeMetrics implements AutoCloseable {
      * {@link #OTHER}. Lock names are user data: without a bound, a buggy writer could grow the
      * scrape without limit.
      */
-    public static final int STALE_SERIES_MAX = 1_000;
+    public static final int STALE_SERIES_MAX = MemoryBudget.STALE_SERIES_MAX;
 
     static final String OTHER = "_other";
 

@@ -1,6 +1,6 @@
 package dev.tenure.server.cluster;
 
-import dev.tenure.server.OwnerOnlyFiles;
+import dev.tenure.server.storage.OwnerOnlyFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;

@@ -38,10 +38,10 @@ import org.agrona.concurrent.UnsafeBuffer;
  */
 final class AeronDirSweep {
 
-    /** The prefix every node's Aeron directory has (see {@link ClusterNode#aeronDirFor}). */
+    /** The prefix every node's Aeron directory has (see {@link AeronContexts#aeronDirFor}). */
     static final String PREFIX = "tenure-";
 
-    /** The media driver's own directory inside a node's (see {@link ClusterNode#aeronDirFor}). */
+    /** The media driver's own directory inside a node's (see {@link AeronContexts#aeronDirFor}). */
     static final String DRIVER = "driver";
 
     private AeronDirSweep() {}

@@ -1,21 +1,17 @@
 package dev.tenure.server.cluster;
 
-import dev.tenure.server.ServerConfig;
-import dev.tenure.server.clusterauth.SecretChallengeAuthenticator;
-import dev.tenure.server.clusterauth.SecretChallengeCredentials;
-import dev.tenure.server.fault.FatalCause;
-import dev.tenure.server.fault.NodeFaults;
-import dev.tenure.server.integrity.AcknowledgedPosition;
-import dev.tenure.server.integrity.CorruptDataException;
-import dev.tenure.server.integrity.FrameChecksum;
-import dev.tenure.server.integrity.RecoveryCheck;
+import dev.tenure.server.config.ServerConfig;
+import dev.tenure.server.fatal.FatalCause;
+import dev.tenure.server.fatal.FatalErrors;
 import dev.tenure.server.runtime.AdaptiveIdleStrategy;
 import dev.tenure.server.runtime.AgentWakeup;
-import dev.tenure.server.runtime.SocketPolling;
+import dev.tenure.server.security.SecretChallengeAuthenticator;
+import dev.tenure.server.storage.AcknowledgedPosition;
+import dev.tenure.server.storage.CorruptDataException;
+import dev.tenure.server.storage.RecoveryCheck;
 import io.aeron.Aeron;
 import io.aeron.RethrowingErrorHandler;
 import io.aeron.archive.Archive;
-import io.aeron.archive.ArchiveThreadingMode;
 import io.aeron.archive.client.AeronArchive;
 import io.aeron.cluster.ClusterControl;
 import io.aeron.cluster.ConsensusModule;
@@ -23,10 +19,8 @@ import io.aeron.cluster.RecordingLog;
 import io.aeron.cluster.service.Cluster;
 import io.aeron.cluster.service.ClusteredServiceContainer;
 import io.aeron.driver.MediaDriver;
-import io.aeron.driver.ThreadingMode;
 import java.io.File;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -60,14 +54,6 @@ public final class ClusterNode implements AutoCloseable {
     /** Log term length: a message can be at most 1/8 of it. */
     private static final String TERM_LENGTH = "8m";
 
-    private static final int PUBLICATION_TERM_BYTES = 4 * 1024 * 1024;
-
-    /**
-     * Archive segment file length: the unit in which old log is deleted. Twice the log term,
-     * the smallest Aeron allows for it, so little log outlives its last snapshot.
-     */
-    private static final int SEGMENT_BYTES = 16 * 1024 * 1024;
-
     /**
      * How long a cluster client may stay silent before the consensus module ends its session (the
      * gateway sends a keepalive every second), and how long a client not yet admitted may take.
@@ -100,19 +86,19 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     /**
-     * Starts the member. Every error of its agents goes to {@code faults}, and so does the end of
+     * Starts the member. Every error of its agents goes to {@code fatalErrors}, and so does the end of
      * each agent's thread: a member whose agent stopped commits nothing more, and only the node's
      * own close may stop one.
      */
     public static ClusterNode launch(
-            ServerConfig config, Consumer<Cluster.Role> roleListener, NodeFaults faults, PrintStream log) {
-        String aeronDir = aeronDirFor(config);
+            ServerConfig config, Consumer<Cluster.Role> roleListener, FatalErrors fatalErrors, PrintStream log) {
+        String aeronDir = AeronContexts.aeronDirFor(config);
         // Claimed before the sweep: a sweep in another node's start must not take this directory
         // for a dead node's while this node's driver is starting in it.
         AeronDirClaim claim = AeronDirClaim.take(Path.of(aeronDir).getParent());
         try {
             sweepDeadAeronDirs(Path.of(aeronDir).getParent(), log);
-            return start(config, roleListener, faults, log, aeronDir, claim);
+            return start(config, roleListener, fatalErrors, log, aeronDir, claim);
         } catch (RuntimeException e) {
             // A start refused before its driver ran (damaged data, say) leaves no empty directory
             // behind for the next start's sweep to report.
@@ -124,21 +110,21 @@ public final class ClusterNode implements AutoCloseable {
     private static ClusterNode start(
             ServerConfig config,
             Consumer<Cluster.Role> roleListener,
-            NodeFaults faults,
+            FatalErrors fatalErrors,
             PrintStream log,
             String aeronDir,
             AeronDirClaim claim) {
-        ErrorHandler errors = faults;
-        ThreadFactory agentThreads = task -> new Thread(faults.watched(FatalCause.MEMBER_STOPPED, task));
+        ErrorHandler errors = fatalErrors;
+        ThreadFactory agentThreads = task -> new Thread(fatalErrors.watched(FatalCause.MEMBER_STOPPED, task));
         ServerConfig.Member self = config.self();
         ReplicaView replica = new ReplicaView(config.members().size());
         File base = config.dataDir().toAbsolutePath().toFile();
         String host = self.host();
 
         AgentWakeup wakeup = new AgentWakeup(config.members().size());
-        MediaDriver.Context driverCtx =
-                driverContext(aeronDir, errors).asyncExecutorIdleStrategy(AdaptiveIdleStrategy.background(wakeup));
-        Archive.Context archiveCtx = archiveContext(config, aeronDir, errors);
+        MediaDriver.Context driverCtx = AeronContexts.driverContext(aeronDir, errors)
+                .asyncExecutorIdleStrategy(AdaptiveIdleStrategy.background(wakeup));
+        Archive.Context archiveCtx = AeronContexts.archiveContext(config, aeronDir, errors);
         if (config.members().size() > 1
                 && !new File(base, "cluster/" + RecordingLog.RECORDING_LOG_FILE_NAME).exists()) {
             // An empty member of a running cluster (new, or its data wiped) first copies the
@@ -146,9 +132,9 @@ public final class ClusterNode implements AutoCloseable {
             if (MemberBootstrap.fromPeers(
                     config,
                     new File(base, "cluster"),
-                    () -> driverContext(aeronDir, faults::logged),
-                    () -> archiveContext(config, aeronDir, faults::logged),
-                    faults::logged)) {
+                    () -> AeronContexts.driverContext(aeronDir, fatalErrors::logged),
+                    () -> AeronContexts.archiveContext(config, aeronDir, fatalErrors::logged),
+                    fatalErrors::logged)) {
                 System.err.println("tenure: empty data directory: copied the cluster's latest snapshot and the log"
                         + " after it from a peer");
             }
@@ -159,7 +145,7 @@ public final class ClusterNode implements AutoCloseable {
         // of its log can be told from damage to acknowledged entries (see RecoveryCheck).
         AcknowledgedPosition acknowledged = lone ? AcknowledgedPosition.start(base.toPath(), logEnd) : null;
 
-        AeronArchive.Context localArchive = archiveClient(config)
+        AeronArchive.Context localArchive = AeronContexts.archiveClient(config)
                 .lock(NoOpLock.INSTANCE)
                 .controlRequestChannel(archiveCtx.localControlChannel())
                 .controlRequestStreamId(archiveCtx.localControlStreamId())
@@ -168,7 +154,7 @@ public final class ClusterNode implements AutoCloseable {
 
         ConsensusModule.Context consensusCtx = new ConsensusModule.Context()
                 .clusterMemberId(self.id())
-                .clusterMembers(clusterMembers(config))
+                .clusterMembers(AeronContexts.clusterMembers(config))
                 .clusterDir(new File(base, "cluster"))
                 .archiveContext(localArchive.clone())
                 .serviceCount(1)
@@ -236,7 +222,7 @@ public final class ClusterNode implements AutoCloseable {
         try {
             // The service's Aeron client runs its conductor in the service's own duty cycle, not
             // on a thread of its own that would wake every few milliseconds on an idle node.
-            serviceClient = Aeron.connect(clientContext(aeronDir)
+            serviceClient = Aeron.connect(AeronContexts.clientContext(aeronDir)
                     .useConductorAgentInvoker(true)
                     .clientName("clustered-service-0-0")
                     .errorHandler(errors)
@@ -291,88 +277,6 @@ public final class ClusterNode implements AutoCloseable {
                 : "a single node has no peers to rebuild it from: see docs/cluster.md#a-corrupt-or-unreadable-data-file";
     }
 
-    /**
-     * The media driver as every node runs it; public so that the bench's Aeron echo measures the
-     * same driver. The driver's async executor (name resolution and channel parsing when a
-     * publication or subscription is added) would otherwise sleep 1 ms at a time, waking a thousand
-     * times a second on an idle node (see BENCHMARKS.md, 'Keepalives on a grid').
-     */
-    public static MediaDriver.Context driverContext(String aeronDir, ErrorHandler errors) {
-        SocketPolling.oneSelectPerDutyCycle();
-        return new MediaDriver.Context()
-                .aeronDirectoryName(aeronDir)
-                .epochClock(MonotonicClusterClock.INSTANCE)
-                .dirDeleteOnStart(true)
-                .dirDeleteOnShutdown(true)
-                .threadingMode(ThreadingMode.SHARED)
-                .sharedIdleStrategy(AdaptiveIdleStrategy.forDriver())
-                .asyncExecutorIdleStrategy(AdaptiveIdleStrategy.standard())
-                .publicationTermBufferLength(PUBLICATION_TERM_BYTES)
-                .ipcTermBufferLength(PUBLICATION_TERM_BYTES)
-                .errorHandler(errors);
-    }
-
-    static Archive.Context archiveContext(ServerConfig config, String aeronDir, ErrorHandler errors) {
-        ServerConfig.Member self = config.self();
-        String host = self.host();
-        Archive.Context archive = new Archive.Context()
-                .aeronDirectoryName(aeronDir)
-                .epochClock(MonotonicClusterClock.INSTANCE)
-                .archiveDir(new File(config.dataDir().toAbsolutePath().toFile(), "archive"))
-                .archiveId(self.id())
-                .controlChannel("aeron:udp?endpoint=" + host + ":" + self.archivePort())
-                .localControlChannel("aeron:ipc?term-length=64k")
-                .replicationChannel("aeron:udp?endpoint=" + host + ":0")
-                // What this archive connects to a peer's archive with, to copy its log or
-                // snapshots: with a cluster secret, answering that archive's challenge.
-                .archiveClientContext(archiveClient(config).controlResponseChannel("aeron:udp?endpoint=" + host + ":0"))
-                .recordingEventsEnabled(false)
-                .threadingMode(ArchiveThreadingMode.SHARED)
-                .idleStrategySupplier(AdaptiveIdleStrategy::standard)
-                .segmentFileLength(SEGMENT_BYTES)
-                // Every frame the archive records (log, snapshots, copies from peers) gets a
-                // CRC-32C of its payload in its header, and every replay it serves (recovery, a
-                // peer's catch-up or copy) checks it: damaged bytes fail the replay instead of
-                // reaching a state machine.
-                .recordChecksum(FrameChecksum.CRC32C)
-                .replayChecksum(FrameChecksum.CRC32C)
-                .fileSyncLevel(1)
-                .catalogFileSyncLevel(1)
-                .lowStorageSpaceThreshold(storageFloorBytes())
-                .errorHandler(errors);
-        if (config.clusterSecret() != null) {
-            // The control port answers any client that reaches it, and a client may read the
-            // whole log, or truncate and delete recordings: with a secret, only those that prove
-            // it (this member's own parts, and its peers copying from it) are let in.
-            archive.authenticatorSupplier(SecretChallengeAuthenticator.supplier(
-                    config.clusterSecret(), Duration.ofNanos(Archive.Configuration.connectTimeoutNs())));
-        }
-        return archive;
-    }
-
-    /**
-     * A client of an archive, this member's or a peer's, as this member opens one: with a cluster
-     * secret, it answers the archive's challenge.
-     */
-    static AeronArchive.Context archiveClient(ServerConfig config) {
-        AeronArchive.Context client = new AeronArchive.Context();
-        if (config.clusterSecret() != null) {
-            client.credentialsSupplier(new SecretChallengeCredentials(config.clusterSecret()));
-        }
-        return client;
-    }
-
-    /**
-     * Free space on the data directory's file system at or below which the archive refuses to
-     * start or extend a recording, and so the member cannot record its log: Aeron's low storage
-     * threshold ({@code aeron.archive.low.storage.space.threshold}; 128 MiB, Aeron's default
-     * segment size, unless that property is set). Set on the archive from here, so that the node's
-     * start check and the archive cannot disagree.
-     */
-    public static long storageFloorBytes() {
-        return Archive.Configuration.lowStorageSpaceThreshold();
-    }
-
     /** What the node's gateway calls when it hands requests to the cluster. */
     public AgentWakeup wakeup() {
         return wakeup;
@@ -423,60 +327,6 @@ public final class ClusterNode implements AutoCloseable {
      */
     public long compactLog() {
         return retention.compact(replica.retentionFloor());
-    }
-
-    /** An Aeron client on this node's driver that reads time the way the driver writes it. */
-    public static Aeron connectClient(String aeronDir) {
-        return Aeron.connect(clientContext(aeronDir));
-    }
-
-    /**
-     * As {@link #connectClient}, but with no conductor thread: whoever uses it must call its
-     * {@link Aeron#conductorAgentInvoker()} in its duty cycle (at least every few hundred
-     * milliseconds, or the driver times the client out).
-     */
-    public static Aeron connectInvokedClient(String aeronDir) {
-        return Aeron.connect(clientContext(aeronDir).useConductorAgentInvoker(true));
-    }
-
-    private static Aeron.Context clientContext(String aeronDir) {
-        return new Aeron.Context().aeronDirectoryName(aeronDir).epochClock(MonotonicClusterClock.INSTANCE);
-    }
-
-    /** Aeron's member string: id,ingress,consensus,log,catchup,archive per member, '|' separated. */
-    static String clusterMembers(ServerConfig config) {
-        return config.members().stream()
-                .map(m -> m.id() + "," + m.host() + ":" + m.ingressPort()
-                        + "," + m.host() + ":" + m.consensusPort()
-                        + "," + m.host() + ":" + m.logPort()
-                        + "," + m.host() + ":" + m.catchupPort()
-                        + "," + m.host() + ":" + m.archivePort())
-                .collect(Collectors.joining("|"));
-    }
-
-    /** Aeron's ingress endpoint list for cluster clients: id=host:port per member. */
-    public static String ingressEndpoints(ServerConfig config) {
-        return config.members().stream()
-                .map(m -> m.id() + "=" + m.host() + ":" + m.ingressPort())
-                .collect(Collectors.joining(","));
-    }
-
-    /**
-     * Shared memory for the media driver, unique per data directory and node: two nodes on one
-     * machine must never share a driver, and a restarted node must find its own. It sits in a
-     * directory of its own, made owner-only and claimed before the driver starts ({@link
-     * AeronDirClaim}): the driver deletes and makes its directory itself, with the process's umask.
-     */
-    public static String aeronDirFor(ServerConfig config) {
-        String key = config.dataDir().toAbsolutePath().normalize().toString();
-        long hash = 1125899906842597L;
-        for (byte b : key.getBytes(StandardCharsets.UTF_8)) {
-            hash = 31 * hash + b;
-        }
-        File shm = new File("/dev/shm");
-        String parent = shm.isDirectory() ? shm.getPath() : System.getProperty("java.io.tmpdir");
-        return parent + "/" + AeronDirSweep.PREFIX + config.nodeId() + "-" + Long.toHexString(hash) + "/"
-                + AeronDirSweep.DRIVER;
     }
 
     @Override

@@ -1,6 +1,6 @@
 package dev.tenure.server.cluster;
 
-import dev.tenure.server.integrity.RecordingWalk;
+import dev.tenure.server.storage.ArchiveCatalog;
 import io.aeron.archive.client.AeronArchive;
 import io.aeron.archive.client.ArchiveException;
 import io.aeron.cluster.ConsensusModule;
@@ -79,8 +79,8 @@ final class LogRetention implements AutoCloseable {
         }
         AeronArchive archive = archive();
         long recordingId = lastTerm.recordingId;
-        RecordingWalk.Recording[] descriptor = new RecordingWalk.Recording[1];
-        int found = archive.listRecording(recordingId, RecordingWalk.Recording.into(r -> descriptor[0] = r));
+        ArchiveCatalog.Recording[] descriptor = new ArchiveCatalog.Recording[1];
+        int found = archive.listRecording(recordingId, ArchiveCatalog.Recording.into(r -> descriptor[0] = r));
         if (found == 0) {
             return 0;
         }
@@ -143,7 +143,7 @@ final class LogRetention implements AutoCloseable {
         if (archive == null) {
             archive = AeronArchive.connect(archiveContext
                     .clone()
-                    .aeron(ClusterNode.connectClient(archiveContext.aeronDirectoryName()))
+                    .aeron(AeronContexts.connectClient(archiveContext.aeronDirectoryName()))
                     .ownsAeronClient(true));
         }
         return archive;

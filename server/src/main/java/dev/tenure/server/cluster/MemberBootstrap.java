@@ -1,7 +1,7 @@
 package dev.tenure.server.cluster;
 
-import dev.tenure.server.ServerConfig;
-import dev.tenure.server.clusterauth.SecretChallengeCredentials;
+import dev.tenure.server.config.ServerConfig;
+import dev.tenure.server.security.SecretChallengeCredentials;
 import io.aeron.archive.Archive;
 import io.aeron.archive.ArchivingMediaDriver;
 import io.aeron.cluster.ClusterBackup;
@@ -106,12 +106,12 @@ final class MemberBootstrap {
                 .initialReplayStart(ClusterBackup.Configuration.ReplayStart.LATEST_SNAPSHOT)
                 .clusterBackupResponseTimeoutNs(TimeUnit.SECONDS.toNanos(2))
                 .clusterBackupCoolDownIntervalNs(TimeUnit.MILLISECONDS.toNanos(500))
-                .archiveContext(ClusterNode.archiveClient(config)
+                .archiveContext(AeronContexts.archiveClient(config)
                         .aeronDirectoryName(archiveCtx.aeronDirectoryName())
                         .controlRequestChannel(archiveCtx.localControlChannel())
                         .controlRequestStreamId(archiveCtx.localControlStreamId())
                         .controlResponseChannel(archiveCtx.localControlChannel()))
-                .clusterArchiveContext(ClusterNode.archiveClient(config)
+                .clusterArchiveContext(AeronContexts.archiveClient(config)
                         .aeronDirectoryName(archiveCtx.aeronDirectoryName())
                         .controlRequestChannel("aeron:udp?endpoint=" + host + ":" + self.archivePort())
                         .controlResponseChannel("aeron:udp?endpoint=" + host + ":0"))

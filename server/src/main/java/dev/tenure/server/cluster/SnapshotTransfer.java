@@ -1,6 +1,6 @@
 package dev.tenure.server.cluster;
 
-import dev.tenure.server.integrity.ServiceSnapshotLayout;
+import dev.tenure.server.storage.ServiceSnapshotLayout;
 import io.aeron.ExclusivePublication;
 import io.aeron.Image;
 import io.aeron.logbuffer.FragmentHandler;

@@ -10,7 +10,7 @@ import dev.tenure.log.v1.Egress;
 import dev.tenure.log.v1.LogCommand;
 import dev.tenure.log.v1.MemberReport;
 import dev.tenure.log.v1.Reply;
-import dev.tenure.server.integrity.CorruptDataException;
+import dev.tenure.server.storage.CorruptDataException;
 import io.aeron.ExclusivePublication;
 import io.aeron.Image;
 import io.aeron.cluster.codecs.CloseReason;

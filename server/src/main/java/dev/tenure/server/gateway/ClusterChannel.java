@@ -8,8 +8,8 @@ import dev.tenure.log.v1.KeepAliveBatch;
 import dev.tenure.log.v1.KeepAliveBatchResult;
 import dev.tenure.log.v1.LogCommand;
 import dev.tenure.log.v1.Reply;
-import dev.tenure.server.fault.FatalCause;
-import dev.tenure.server.fault.NodeFaults;
+import dev.tenure.server.fatal.FatalCause;
+import dev.tenure.server.fatal.FatalErrors;
 import dev.tenure.server.runtime.AdaptiveIdleStrategy;
 import dev.tenure.server.runtime.AgentWakeup;
 import io.aeron.cluster.client.AeronCluster;
@@ -90,7 +90,7 @@ final class ClusterChannel implements LogPort, AutoCloseable {
             long renewBatchNanos,
             Consumer<Event> events,
             AgentWakeup wakeup,
-            NodeFaults faults) {
+            FatalErrors fatalErrors) {
         this.template = template;
         this.aeronConductor = aeronConductor;
         this.wakeup = wakeup;
@@ -100,7 +100,7 @@ final class ClusterChannel implements LogPort, AutoCloseable {
         this.events = events;
         // Every request of every client goes through this thread: if it ends, the node answers
         // nothing but timeouts while looking alive, so its end is the node's.
-        this.agent = new Thread(faults.watched(FatalCause.GATEWAY_STOPPED, this::run), "tenure-gateway-cluster");
+        this.agent = new Thread(fatalErrors.watched(FatalCause.GATEWAY_STOPPED, this::run), "tenure-gateway-cluster");
         this.agent.setDaemon(true);
     }
 

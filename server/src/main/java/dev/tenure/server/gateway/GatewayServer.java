@@ -9,15 +9,23 @@ import dev.tenure.gateway.Gateway;
 import dev.tenure.log.v1.LogCommand;
 import dev.tenure.log.v1.MemberReport;
 import dev.tenure.log.v1.StatsRequest;
-import dev.tenure.server.ConnectionLimits;
-import dev.tenure.server.ServerConfig;
 import dev.tenure.server.admin.NodeMetrics;
-import dev.tenure.server.cluster.ClusterNode;
-import dev.tenure.server.clusterauth.SecretChallengeCredentials;
-import dev.tenure.server.fault.FatalCause;
-import dev.tenure.server.fault.NodeFaults;
+import dev.tenure.server.cluster.AeronContexts;
+import dev.tenure.server.config.ConnectionLimits;
+import dev.tenure.server.config.ServerConfig;
+import dev.tenure.server.fatal.FatalCause;
+import dev.tenure.server.fatal.FatalErrors;
 import dev.tenure.server.runtime.AgentWakeup;
-import dev.tenure.server.tls.ServerTls;
+import dev.tenure.server.security.SecretChallengeCredentials;
+import dev.tenure.server.security.ServerTls;
+import dev.tenure.server.transport.ClientAddresses;
+import dev.tenure.server.transport.Connections;
+import dev.tenure.server.transport.MalformedRequests;
+import dev.tenure.server.transport.RequestBudget;
+import dev.tenure.server.transport.SlowReaders;
+import dev.tenure.server.transport.ThrottledLog;
+import dev.tenure.server.transport.TransportLoops;
+import dev.tenure.server.transport.TransportWarnings;
 import io.aeron.Aeron;
 import io.aeron.cluster.client.AeronCluster;
 import io.grpc.Server;
@@ -71,16 +79,16 @@ public final class GatewayServer implements AutoCloseable {
             LongSupplier recoveryPosition,
             NodeMetrics metrics,
             AgentWakeup wakeup,
-            NodeFaults faults,
+            FatalErrors fatalErrors,
             ServerTls tls) {
-        this.timer = new TimerThread(faults);
+        this.timer = new TimerThread(fatalErrors);
         // A lone member is always the leader: its gateway talks to it over shared memory.
         boolean local = config.members().size() == 1;
         // One Aeron client for every reconnect, on the node's monotonic epoch clock (see
         // MonotonicClusterClock): a wall clock step must not make it declare the driver dead.
         // Its conductor runs in the cluster channel's duty cycle rather than on a thread that
         // would wake every few milliseconds on an idle node.
-        this.aeron = ClusterNode.connectInvokedClient(aeronDir);
+        this.aeron = AeronContexts.connectInvokedClient(aeronDir);
         AeronCluster.Context ctx = new AeronCluster.Context()
                 .aeron(aeron)
                 .ownsAeronClient(false)
@@ -102,12 +110,12 @@ public final class GatewayServer implements AutoCloseable {
                 config.keepAliveBatch().toNanos(),
                 event -> gateway().onEvent(event),
                 wakeup,
-                faults);
+                fatalErrors);
         Limits stateLimits = config.limits();
         this.limitsAgreement = new LimitsAgreement(
                 cluster,
                 timer,
-                faults,
+                fatalErrors,
                 System.err,
                 stateLimits,
                 config.nodeId(),
@@ -144,8 +152,8 @@ public final class GatewayServer implements AutoCloseable {
         GrpcService service = new GrpcService(gateway, request -> status(request.getStateDigest()));
         // Out of direct memory, a node's connections fail while its log looks fine: it ends as
         // out of heap does (138), whether gRPC's allocator or Netty's log is first to hear of it.
-        TransportWarnings.install(error -> outOfMemory(faults, error));
-        this.loops = TransportLoops.start(faults);
+        TransportWarnings.install(error -> outOfMemory(fatalErrors, error));
+        this.loops = TransportLoops.start(fatalErrors);
         this.connections =
                 new Connections(limits, tls != null, new ThrottledLog(System.err), new ThrottledLog(System.err));
         metrics.connections(connections);
@@ -153,7 +161,7 @@ public final class GatewayServer implements AutoCloseable {
                 NettyServerBuilder.forAddress(
                         new InetSocketAddress(config.bindHost(), config.self().port())),
                 connections.acceptor());
-        connections.outOfMemory(error -> outOfMemory(faults, error));
+        connections.outOfMemory(error -> outOfMemory(fatalErrors, error));
         ServerServiceDefinition refused =
                 MalformedRequests.refused(service.bindService(), new ThrottledLog(System.err));
         this.requests = new RequestBudget(connections, config.messageBytesMax(), new ThrottledLog(System.err));
@@ -248,8 +256,11 @@ public final class GatewayServer implements AutoCloseable {
         gateway.kvRoom(room);
     }
 
-    /** Why KV writes and checkpoints are refused from now on (see {@code Gateway.memory}), or null. */
-    public void memory(java.util.function.Supplier<String> refusal) {
+    /**
+     * Why KV writes and checkpoints are refused from now on, or null: the heap guard's refusal or
+     * the disk guard's (see {@code Gateway.memory}).
+     */
+    public void byteWriteRefusal(java.util.function.Supplier<String> refusal) {
         gateway.memory(refusal);
     }
 
@@ -352,8 +363,8 @@ public final class GatewayServer implements AutoCloseable {
         }
     }
 
-    private static void outOfMemory(NodeFaults faults, Throwable error) {
-        faults.ended(FatalCause.OUT_OF_MEMORY, "the gRPC transport could not allocate a buffer: " + error);
+    private static void outOfMemory(FatalErrors fatalErrors, Throwable error) {
+        fatalErrors.ended(FatalCause.OUT_OF_MEMORY, "the gRPC transport could not allocate a buffer: " + error);
     }
 
     /** Events reach the gateway from the cluster channel's thread, which starts only in start(). */

@@ -7,8 +7,8 @@ import dev.tenure.gateway.LimitsMapping;
 import dev.tenure.gateway.LogPort;
 import dev.tenure.log.v1.LogCommand;
 import dev.tenure.log.v1.Reply;
-import dev.tenure.server.fault.FatalCause;
-import dev.tenure.server.fault.NodeFaults;
+import dev.tenure.server.fatal.FatalCause;
+import dev.tenure.server.fatal.FatalErrors;
 import java.io.PrintStream;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -32,7 +32,7 @@ final class LimitsAgreement implements LogPort {
 
     private final LogPort log;
     private final TimerThread timer;
-    private final NodeFaults faults;
+    private final FatalErrors fatalErrors;
     private final PrintStream out;
     private final Limits limits;
     private final int nodeId;
@@ -43,14 +43,14 @@ final class LimitsAgreement implements LogPort {
     LimitsAgreement(
             LogPort log,
             TimerThread timer,
-            NodeFaults faults,
+            FatalErrors fatalErrors,
             PrintStream out,
             Limits limits,
             int nodeId,
             Supplier<SortedMap<String, PrincipalLimits>> quotas) {
         this.log = log;
         this.timer = timer;
-        this.faults = faults;
+        this.fatalErrors = fatalErrors;
         this.out = out;
         this.limits = limits;
         this.nodeId = nodeId;
@@ -77,7 +77,7 @@ final class LimitsAgreement implements LogPort {
                 agreed = true;
                 answered.complete(null);
             } else {
-                faults.ended(
+                fatalErrors.ended(
                         FatalCause.LIMITS_DIFFER,
                         reply.getDone().getMessage()
                                 + " (docs/memory.md, 'Changing limits on a node that holds data')");

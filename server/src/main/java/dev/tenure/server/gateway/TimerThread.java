@@ -1,8 +1,8 @@
 package dev.tenure.server.gateway;
 
 import dev.tenure.gateway.Scheduler;
-import dev.tenure.server.fault.FatalCause;
-import dev.tenure.server.fault.NodeFaults;
+import dev.tenure.server.fatal.FatalCause;
+import dev.tenure.server.fatal.FatalErrors;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -24,10 +24,10 @@ final class TimerThread implements Scheduler, AutoCloseable {
         return t;
     });
 
-    private final NodeFaults faults;
+    private final FatalErrors fatalErrors;
 
-    TimerThread(NodeFaults faults) {
-        this.faults = faults;
+    TimerThread(FatalErrors fatalErrors) {
+        this.fatalErrors = fatalErrors;
     }
 
     @Override
@@ -54,7 +54,7 @@ final class TimerThread implements Scheduler, AutoCloseable {
                 action.run();
             } catch (Throwable t) {
                 t.printStackTrace();
-                faults.ended(FatalCause.of(t, FatalCause.THREAD_DIED), "a gateway task failed: " + t);
+                fatalErrors.ended(FatalCause.of(t, FatalCause.THREAD_DIED), "a gateway task failed: " + t);
             }
         };
     }

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenure.api.v1.ServerStatusResponse;
-import dev.tenure.server.tls.ServerTls;
-import dev.tenure.server.tls.TlsFiles;
+import dev.tenure.server.security.ServerTls;
+import dev.tenure.server.security.TlsFiles;
 import dev.tenure.testkit.tls.TestCertificates;
 import dev.tenure.testkit.tls.TestCertificates.Authority;
 import dev.tenure.testkit.tls.TestCertificates.Credential;

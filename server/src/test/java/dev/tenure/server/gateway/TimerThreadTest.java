@@ -2,8 +2,8 @@ package dev.tenure.server.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tenure.server.fault.NodeFaults;
-import dev.tenure.server.fault.RecordedFatals;
+import dev.tenure.server.fatal.FatalErrors;
+import dev.tenure.server.fatal.RecordedFatals;
 import dev.tenure.testkit.Await;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -13,12 +13,12 @@ import org.junit.jupiter.api.Test;
 /** A gateway task that throws ends the node (status 14) instead of vanishing into a future. */
 class TimerThreadTest {
     private final RecordedFatals fatals = new RecordedFatals();
-    private final NodeFaults faults = new NodeFaults(fatals, System.err);
+    private final FatalErrors fatalErrors = new FatalErrors(fatals, System.err);
 
     @Test
     void aTaskThatThrowsIsFatalAndOneThatRunsIsNot() throws Exception {
-        faults.serving();
-        try (TimerThread timer = new TimerThread(faults)) {
+        fatalErrors.serving();
+        try (TimerThread timer = new TimerThread(fatalErrors)) {
             CountDownLatch ran = new CountDownLatch(1);
             timer.later(1, ran::countDown);
             assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();

@@ -2,7 +2,7 @@ package dev.tenure.server.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tenure.server.cluster.ClusterNode;
+import dev.tenure.server.cluster.AeronContexts;
 import dev.tenure.testkit.Pause;
 import io.aeron.Aeron;
 import io.aeron.driver.MediaDriver;
@@ -116,7 +116,7 @@ class SocketWaitTest {
             port = ((InetSocketAddress) probe.getLocalAddress()).getPort();
         }
         MediaDriver driver = MediaDriver.launch(
-                ClusterNode.driverContext(dir.resolve("aeron").toString(), Throwable::printStackTrace)
+                AeronContexts.driverContext(dir.resolve("aeron").toString(), Throwable::printStackTrace)
                         .threadingMode(ThreadingMode.INVOKER));
         try (driver;
                 Aeron aeron = Aeron.connect(new Aeron.Context()

@@ -1,0 +1,25 @@
+package dev.tenure.server.storage;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** {@code tenure upgrade-data}: brings a stopped node's data directory to the current format. */
+public final class DataUpgrade {
+    private DataUpgrade() {}
+
+    /**
+     * Upgrades {@code dataDir} (see {@link DataFormat#upgrade}) while holding its lock, so no node
+     * runs on it meanwhile; returns the line that says what it did.
+     */
+    public static String run(Path dataDir, PrintStream log) throws IOException {
+        if (!Files.isDirectory(dataDir)) {
+            throw new IllegalArgumentException(
+                    "no data directory " + dataDir.toAbsolutePath().normalize());
+        }
+        try (DataDirLock lock = DataDirLock.acquire(dataDir)) {
+            return DataFormat.upgrade(dataDir, log);
+        }
+    }
+}

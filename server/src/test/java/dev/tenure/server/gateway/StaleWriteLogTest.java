@@ -1,0 +1,94 @@
+package dev.tenure.server.gateway;
+
+import static dev.tenure.server.InProcessServerTest.acquire;
+import static dev.tenure.server.InProcessServerTest.put;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tenure.api.v1.Code;
+import dev.tenure.server.InProcessServerTest.SessionStream;
+import dev.tenure.server.NodeExtension;
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A client can send stale writes as fast as it can send anything: the node's log gets at most one
+ * line per interval for them (as for malformed requests), and no line carries a token.
+ */
+class StaleWriteLogTest {
+    private static final PrintStream ORIGINAL_ERR = System.err;
+    private static final ByteArrayOutputStream CAPTURED = new ByteArrayOutputStream();
+
+    static {
+        // Before the node starts (the extension's beforeAll): its gateway takes System.err then.
+        System.setErr(new PrintStream(new Tee(ORIGINAL_ERR, CAPTURED), true, StandardCharsets.UTF_8));
+    }
+
+    @RegisterExtension
+    static final NodeExtension node = NodeExtension.lone();
+
+    @AfterAll
+    static void restoreStderr() {
+        System.setErr(ORIGINAL_ERR);
+    }
+
+    @Test
+    void aFloodOfStaleWritesLogsOneLineWithoutTokens() throws Exception {
+        SessionStream s = new SessionStream(node.channel());
+        long session = s.open(10_000);
+        long token = node.stub()
+                .acquire(acquire(session, 1, "flooded", 0))
+                .getGrant()
+                .getToken();
+        long staleToken = token + 1_000; // any token but the current one is stale
+        int stale = 200;
+        long started = System.nanoTime();
+        for (int i = 0; i < stale; i++) {
+            var r = node.stub().kvPut(put(session, 2 + i, "flood-key", "v", "flooded", staleToken));
+            assertThat(r.getCode()).isEqualTo(Code.CODE_STALE_TOKEN);
+        }
+        long elapsedSeconds = (System.nanoTime() - started) / 1_000_000_000L;
+        List<String> lines = CAPTURED.toString(StandardCharsets.UTF_8)
+                .lines()
+                .filter(l -> l.startsWith("tenure: stale write rejected"))
+                .toList();
+        assertThat(lines)
+                .first()
+                .isEqualTo("tenure: stale write rejected: lock flooded kv:flood-key"
+                        + " (its token is not the lock's current one)");
+        // One line per throttling interval at most, however many writes: 200 without the throttle.
+        assertThat(lines).hasSizeLessThanOrEqualTo(1 + (int) (elapsedSeconds / 10));
+        assertThat(lines)
+                .allSatisfy(l -> assertThat(l.replaceAll(" \\[\\d+ more since the previous line, not logged]$", ""))
+                        .doesNotContain(Long.toString(token))
+                        .doesNotContain(Long.toString(staleToken)));
+    }
+
+    /** Writes to both streams: the test reads what the node logged, the console still shows it. */
+    private static final class Tee extends OutputStream {
+        private final PrintStream console;
+        private final ByteArrayOutputStream copy;
+
+        Tee(PrintStream console, ByteArrayOutputStream copy) {
+            this.console = console;
+            this.copy = copy;
+        }
+
+        @Override
+        public synchronized void write(int b) {
+            console.write(b);
+            copy.write(b);
+        }
+
+        @Override
+        public synchronized void write(byte[] b, int off, int len) {
+            console.write(b, off, len);
+            copy.write(b, off, len);
+        }
+    }
+}

@@ -1,0 +1,149 @@
+package dev.tenure.server.transport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.protobuf.ByteString;
+import dev.tenure.api.v1.AttachRequest;
+import dev.tenure.api.v1.AttachResponse;
+import dev.tenure.api.v1.Code;
+import dev.tenure.api.v1.KvGetRequest;
+import dev.tenure.api.v1.KvPutRequest;
+import dev.tenure.core.Limits;
+import dev.tenure.server.CallFrames;
+import dev.tenure.server.InProcessServerTest.SessionStream;
+import dev.tenure.server.NodeExtension;
+import dev.tenure.server.RawConnection;
+import dev.tenure.server.config.ConnectionLimits;
+import dev.tenure.server.config.ServerConfig;
+import dev.tenure.testkit.Await;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Requests in flight are bounded per connection and over the node: a unary call that does not fit
+ * is refused RESOURCE_EXHAUSTED naming the limit before its request is read, and changes nothing;
+ * session streams' keepalives and echoes are served meanwhile. A call whose request has not
+ * arrived holds the room of the largest one (messageBytesMax), so calls that send their headers
+ * and never their request fill the budget without a byte of data.
+ */
+class RequestBudgetTest {
+    static final long MESSAGE = ServerConfig.messageBytesMaxFor(Limits.defaults());
+
+    /** Room for two requests of the largest size on a connection, three over the node. */
+    static final ConnectionLimits LIMITS = ConnectionLimits.defaults().withRequestBytesMax(2 * MESSAGE, 3 * MESSAGE);
+
+    @RegisterExtension
+    static final NodeExtension node = NodeExtension.lone(LIMITS);
+
+    @Test
+    void aUnaryCallPastTheNodesBudgetIsRefusedNamingItAndChangesNothingWhileSessionsAreKeptAlive() throws Exception {
+        SessionStream session = new SessionStream(node.channel());
+        long id = session.open(30_000);
+        List<RawConnection> waiting = new ArrayList<>();
+        try {
+            // Three calls on two connections that never send their request: the node's whole budget.
+            RawConnection first = RawConnection.idle(node.server().port());
+            waiting.add(first);
+            first.send(putsWithoutRequest(1, 2));
+            RawConnection second = RawConnection.idle(node.server().port());
+            waiting.add(second);
+            second.send(putsWithoutRequest(1, 1));
+
+            // Until the node has read the three calls' headers, puts are taken: each try its own key.
+            AtomicInteger tries = new AtomicInteger();
+            Await.atMost(Duration.ofSeconds(10))
+                    .until(
+                            "a put is refused for the node's budget",
+                            () -> refusal("try-" + tries.incrementAndGet()) != null);
+            String refusedKey = "try-" + tries.get();
+            Status refused = refusal(refusedKey);
+            assertThat(refused.getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+            assertThat(refused.getDescription())
+                    .startsWith("nodeRequestBytesMax: requests in flight hold ")
+                    .contains("of the " + 3 * MESSAGE + " the node may hold (--node-request-bytes-max)")
+                    .endsWith("this call was refused before its request was read and changed nothing");
+
+            // The session stream is not held back: a keepalive is committed and acknowledged, an
+            // echo answered.
+            session.out.onNext(AttachRequest.newBuilder()
+                    .setKeepAlive(AttachRequest.KeepAlive.newBuilder().setSeq(1))
+                    .build());
+            AttachResponse ack = session.next();
+            assertThat(ack.hasAck()).as("a keepalive ack: %s", ack).isTrue();
+            session.out.onNext(AttachRequest.newBuilder()
+                    .setEcho(AttachRequest.Echo.newBuilder().setSeq(2))
+                    .build());
+            assertThat(session.next().hasEchoed()).isTrue();
+
+            // Once the calls that hold the budget go, it has room again.
+            for (RawConnection c : waiting) {
+                c.close();
+            }
+            Await.atMost(Duration.ofSeconds(10)).until("a put is taken again", () -> refusal("taken") == null);
+            assertThat(node.stub()
+                            .kvGet(KvGetRequest.newBuilder().setKey(refusedKey).build())
+                            .getCode())
+                    .as("the refused put changed nothing")
+                    .isNotEqualTo(Code.CODE_OK);
+            assertThat(node.stub()
+                            .kvGet(KvGetRequest.newBuilder().setKey("taken").build())
+                            .getValue()
+                            .toStringUtf8())
+                    .isEqualTo("v");
+            assertThat(id).isPositive();
+        } finally {
+            for (RawConnection c : waiting) {
+                c.close();
+            }
+        }
+    }
+
+    @Test
+    void aConnectionPastItsOwnBudgetHasItsNextCallRefusedAndOthersAreServed() throws Exception {
+        try (RawConnection greedy = RawConnection.idle(node.server().port())) {
+            // Two calls that hold the connection's whole budget, then a third.
+            greedy.send(putsWithoutRequest(1, 3));
+            RawConnection.Frame end = null;
+            for (RawConnection.Frame f = greedy.next(10_000); f != null; f = greedy.next(10_000)) {
+                if (f.endsAStream()) {
+                    end = f;
+                    break;
+                }
+            }
+            assertThat(end).as("a call that ended").isNotNull();
+            assertThat(end.streamId())
+                    .as("the third call, the one past the connection's budget")
+                    .isEqualTo(5);
+            // Another connection has room on the node: two of three taken.
+            assertThat(refusal("other-connection")).isNull();
+        }
+    }
+
+    /** Puts {@code key} through the node's own channel; the status it was refused with, or null once taken. */
+    private static Status refusal(String key) {
+        ManagedChannel channel = node.channel();
+        try {
+            dev.tenure.api.v1.TenureGrpc.newBlockingStub(channel)
+                    .withDeadlineAfter(10, java.util.concurrent.TimeUnit.SECONDS)
+                    .kvPut(KvPutRequest.newBuilder()
+                            .setKey(key)
+                            .setValue(ByteString.copyFromUtf8("v"))
+                            .build());
+            return null;
+        } catch (StatusRuntimeException e) {
+            return e.getStatus();
+        }
+    }
+
+    /** HEADERS of {@code n} KvPut calls from stream {@code firstStream} on, and not a byte of their requests. */
+    private static byte[] putsWithoutRequest(int firstStream, int n) throws Exception {
+        return CallFrames.calls(CallFrames.callHeaders("KvPut"), firstStream, n, List.of());
+    }
+}
