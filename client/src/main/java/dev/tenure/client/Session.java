@@ -17,7 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * One client process's liveness on the cluster, kept alive by one keepalive stream; it owns
+ * One client process's liveness on the cluster, kept alive by one session stream; it owns
  * leases. Once {@link State#LOST} it never recovers: open a new session.
  *
  * <p>Every mutating request gets the next request id of this session; retries of a request reuse
