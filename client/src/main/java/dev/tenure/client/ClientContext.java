@@ -2,8 +2,8 @@ package dev.tenure.client;
 
 import dev.tenure.client.internal.AttachMux;
 import dev.tenure.client.internal.Endpoints;
-import dev.tenure.client.internal.SessionStream;
 import dev.tenure.client.internal.Retrier;
+import dev.tenure.client.internal.SessionStream;
 import io.grpc.Channel;
 import io.grpc.Status;
 import java.util.Map;

@@ -2,8 +2,8 @@ package dev.tenure.client;
 
 import com.google.protobuf.ByteString;
 import dev.tenure.client.internal.Backoff;
-import dev.tenure.client.internal.SessionStream;
 import dev.tenure.client.internal.Retrier;
+import dev.tenure.client.internal.SessionStream;
 import io.grpc.Status;
 import java.util.concurrent.TimeUnit;
 

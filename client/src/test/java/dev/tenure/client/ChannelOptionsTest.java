@@ -63,7 +63,7 @@ class ChannelOptionsTest {
     private void acquireAndPut(TenureClient client) {
         Session session = client.openSession();
         Lease lease = session.acquire("a");
-        session.put("k", "v".getBytes(StandardCharsets.UTF_8), lease);
+        session.kv().put("k", "v".getBytes(StandardCharsets.UTF_8), lease.lock(), lease.token());
     }
 
     @Test
