@@ -83,7 +83,7 @@ final class AcquireCommand implements Callable<Integer> {
                     lease.lock(),
                     lease.token(),
                     lease.sessionId(),
-                    lease.ttl().toMillis(),
+                    lease.sessionTtl().toMillis(),
                     lease.previousEnd(),
                     lease.previousToken() == 0 ? "" : " (token " + lease.previousToken() + ")");
         }

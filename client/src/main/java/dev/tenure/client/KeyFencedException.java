@@ -9,7 +9,7 @@ package dev.tenure.client;
 public class KeyFencedException extends TenureException {
     private final String key;
 
-    public KeyFencedException(String key, String message) {
+    KeyFencedException(String key, String message) {
         super(message.isEmpty() ? "key '" + key + "' was last written fenced: an unfenced write is refused" : message);
         this.key = key;
     }

@@ -14,7 +14,7 @@ public class StaleTokenException extends TenureException {
     private final long currentToken;
 
     /** A write to {@code resource} refused because {@code currentToken} is its lock's grant now. */
-    public StaleTokenException(String resource, long token, long currentToken) {
+    StaleTokenException(String resource, long token, long currentToken) {
         this(
                 "write to '" + resource + "' with token " + token + " rejected: the lock's current token is "
                         + currentToken,
