@@ -52,10 +52,10 @@ final class AcquireCommand implements Callable<Integer> {
             // lease whose connection is in doubt may pass to another holder once the node's grace
             // ends, and this process must be gone by then.
             Duration lead = LeaseWatch.exitLead(LeaseWatch.window(client, policy));
-            Object first = LeaseWatch.firstOf(lease, lead, stop, lease.invalidated());
-            if (first == null || first == LossReason.CONNECTION_IN_DOUBT) {
+            Object first = LeaseWatch.firstOf(lease, lead, stop, LeaseWatch.invalidity(lease));
+            if (first == null || first == LeaseWatch.IN_DOUBT) {
                 ExitCodes.haltLeaseLost("lease on " + lock + " (token " + lease.token() + ") lost: "
-                        + LossReason.CONNECTION_IN_DOUBT + " (no answer on the connection: less than "
+                        + LeaseWatch.IN_DOUBT + " (no answer on the connection: less than "
                         + lead.toMillis() + " ms of its validity left)");
             }
             if (first instanceof LossReason reason) {
@@ -83,7 +83,7 @@ final class AcquireCommand implements Callable<Integer> {
                     lease.lock(),
                     lease.token(),
                     lease.sessionId(),
-                    lease.ttl().toMillis(),
+                    lease.sessionTtl().toMillis(),
                     lease.previousEnd(),
                     lease.previousToken() == 0 ? "" : " (token " + lease.previousToken() + ")");
         }

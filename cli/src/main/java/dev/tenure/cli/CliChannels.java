@@ -1,6 +1,7 @@
 package dev.tenure.cli;
 
 import dev.tenure.client.ClientTls;
+import dev.tenure.client.spi.Transport;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.netty.channel.nio.NioEventLoopGroup;
@@ -28,13 +29,13 @@ final class CliChannels {
 
     /**
      * Channels on this loop, with {@code tls} or plaintext (null); no HTTP/2 keepalive pings: see
-     * {@code TenureClient.Builder.channelFactory}.
+     * {@code Transport.channelFactory}.
      */
     static Function<String, ManagedChannel> factory(ClientTls tls) {
         return target -> {
             NettyChannelBuilder b =
                     NettyChannelBuilder.forTarget(target).eventLoopGroup(LOOP).channelType(NioSocketChannel.class);
-            return (tls == null ? ClientTls.configurePlaintext(b) : tls.configure(b)).build();
+            return Transport.configure(b, tls).build();
         };
     }
 

@@ -1,6 +1,7 @@
 package dev.tenure.cli;
 
 import dev.tenure.client.TenureClient;
+import dev.tenure.client.spi.Transport;
 import java.time.Duration;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -68,8 +69,8 @@ final class ClientOptions {
                 .endpoints(endpoints())
                 .sessionTtl(ttl)
                 .requestTimeout(timeout)
-                .channelFactory(CliChannels.factory(tls.settings()))
                 .clientName("tenure-cli pid " + ProcessHandle.current().pid());
+        Transport.channelFactory(b, CliChannels.factory(tls.settings()));
         if (disconnectGrace != null) {
             b.disconnectGrace(disconnectGrace);
         }

@@ -22,8 +22,8 @@ final class Json {
         o.addProperty("lock", lease.lock());
         o.addProperty("token", lease.token());
         o.addProperty("session", lease.sessionId());
-        o.addProperty("ttl_ms", lease.ttl().toMillis());
-        o.addProperty("granted_at_ms", lease.grantedAtMs());
+        o.addProperty("ttl_ms", lease.sessionTtl().toMillis());
+        o.addProperty("granted_at_ms", lease.grantedAt().toEpochMilli());
         o.addProperty("previous_end", lease.previousEnd().name());
         o.addProperty("previous_token", lease.previousToken());
         o.addProperty("renew", lease.renewMode().name());
@@ -37,7 +37,7 @@ final class Json {
                             cp.addProperty(
                                     "value_b64", java.util.Base64.getEncoder().encodeToString(c.value()));
                             cp.addProperty("token", c.token());
-                            cp.addProperty("written_at_ms", c.writtenAtMs());
+                            cp.addProperty("written_at_ms", c.writtenAt().toEpochMilli());
                             o.add("previous_checkpoint", cp);
                         },
                         () -> o.add("previous_checkpoint", null));

@@ -71,11 +71,11 @@ final class KvCommand {
             byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
             try (TenureClient tenure = client.client()) {
                 if (overrideFence) {
-                    tenure.putOverridingFence(key, bytes);
+                    tenure.kv().putOverridingFence(key, bytes);
                 } else if (fence == null) {
-                    tenure.put(key, bytes);
+                    tenure.kv().put(key, bytes);
                 } else {
-                    tenure.put(key, bytes, fence.lock, fence.token);
+                    tenure.kv().put(key, bytes, fence.lock, fence.token);
                 }
                 System.out.println("ok");
                 return ExitCodes.OK;
@@ -99,7 +99,7 @@ final class KvCommand {
         @Override
         public Integer call() {
             try (TenureClient tenure = client.client()) {
-                Optional<KvEntry> entry = tenure.get(key);
+                Optional<KvEntry> entry = tenure.kv().get(key);
                 if (entry.isEmpty()) {
                     throw new CliException(ExitCodes.CONFLICT, "no value under " + key);
                 }
@@ -111,7 +111,7 @@ final class KvCommand {
                     o.addProperty("value", value);
                     o.addProperty("token", e.token());
                     o.addProperty("lock", e.lock());
-                    o.addProperty("written_at_ms", e.writtenAtMs());
+                    o.addProperty("written_at_ms", e.writtenAt().toEpochMilli());
                     System.out.println(Json.line(o));
                 } else {
                     System.out.println(value + "\t(token " + e.token()
@@ -149,8 +149,8 @@ final class KvCommand {
             checkOverride(overrideFence, fence);
             try (TenureClient tenure = client.client()) {
                 boolean existed = overrideFence
-                        ? tenure.deleteOverridingFence(key)
-                        : fence == null ? tenure.delete(key) : tenure.delete(key, fence.lock, fence.token);
+                        ? tenure.kv().deleteOverridingFence(key)
+                        : fence == null ? tenure.kv().delete(key) : tenure.kv().delete(key, fence.lock, fence.token);
                 System.out.println(existed ? "deleted" : "absent");
                 return ExitCodes.OK;
             } catch (TenureException e) {

@@ -1,6 +1,7 @@
 package dev.tenure.cli;
 
 import dev.tenure.client.Lease;
+import dev.tenure.client.LossReason;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -44,7 +45,27 @@ final class LeaseWatch {
     }
 
     /**
-     * The value of the first of {@code ends} to complete (the lease's {@link Lease#invalidated()}
+     * What {@link #invalidity} completes with when the lease's connection is in doubt; printed as
+     * the client named it before in doubt was told apart from a loss.
+     */
+    static final Object IN_DOUBT = new Object() {
+        @Override
+        public String toString() {
+            return "CONNECTION_IN_DOUBT";
+        }
+    };
+
+    /**
+     * The lease's {@link Lease#invalidated()}, completing with its {@link LossReason} if it was
+     * lost, or with {@link #IN_DOUBT}.
+     */
+    static CompletableFuture<Object> invalidity(Lease lease) {
+        return lease.invalidated()
+                .thenApply(loss -> loss.<Object>map(reason -> reason).orElse(IN_DOUBT));
+    }
+
+    /**
+     * The value of the first of {@code ends} to complete (the lease's {@link #invalidity}
      * among them, as the caller chooses), or null once no more than {@code lead} is left of the
      * lease's validity, checked again whenever that moment comes, since renewals and echoes move it.
      */

@@ -110,7 +110,7 @@ final class RunCommand implements Callable<Integer> {
         Process supervisor = start(lease, renew);
         // The command's end (the Process), the lease's first invalidity (its LossReason), a
         // termination signal (its name), or no more than the grace left of the lease (null).
-        Object why = LeaseWatch.firstOf(lease, grace, supervisor.onExit(), lease.invalidated(), stop);
+        Object why = LeaseWatch.firstOf(lease, grace, supervisor.onExit(), LeaseWatch.invalidity(lease), stop);
         if (why instanceof Process) {
             int code = supervisor.exitValue();
             lease.release();
@@ -122,12 +122,12 @@ final class RunCommand implements Callable<Integer> {
             lease.release();
             return supervisor.exitValue();
         }
-        String reason = why instanceof LossReason r
-                ? r.toString()
+        String reason = why instanceof LossReason || why == LeaseWatch.IN_DOUBT
+                ? why.toString()
                 : "no renewal confirmed with only --grace (" + grace.toMillis() + " ms) of its validity left";
         String message = "lease on " + lock + " (token " + lease.token() + ") lost: " + reason
                 + "; stopped the command's process group";
-        if (why == LossReason.CONNECTION_IN_DOUBT) {
+        if (why == LeaseWatch.IN_DOUBT) {
             ExitCodes.haltLeaseLost(message + " (no answer on the connection within the disconnect grace)");
         }
         if (why == null) {

@@ -7,6 +7,7 @@ import dev.tenure.client.ServerStatus;
 import dev.tenure.client.TenureClient;
 import dev.tenure.client.TenureException;
 import java.time.Instant;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -56,14 +57,14 @@ final class StatusCommand implements Callable<Integer> {
                             JsonObject holder = new JsonObject();
                             holder.addProperty("session", h.sessionId());
                             holder.addProperty("token", h.token());
-                            holder.addProperty("since_ms", h.sinceMs());
+                            holder.addProperty("since_ms", h.since().toEpochMilli());
                             holder.addProperty("client", h.clientName());
                             holder.addProperty("principal", h.principal());
-                            holder.addProperty("renew", h.leaseTtlMs() > 0 ? "MANUAL" : "AUTO");
-                            holder.addProperty("lease_ttl_ms", h.leaseTtlMs());
-                            holder.addProperty("max_hold_ms", h.maxHoldMs());
-                            holder.addProperty("lock_delay_ms", h.lockDelayMs());
-                            holder.addProperty("ends_at_ms", h.endsAtMs());
+                            holder.addProperty("renew", h.leaseTtl().toMillis() > 0 ? "MANUAL" : "AUTO");
+                            holder.addProperty("lease_ttl_ms", h.leaseTtl().toMillis());
+                            holder.addProperty("max_hold_ms", h.maxHold().toMillis());
+                            holder.addProperty("lock_delay_ms", h.lockDelay().toMillis());
+                            holder.addProperty("ends_at_ms", ms(h.endsAt()));
                             o.add("holder", holder);
                         },
                         () -> o.add("holder", null));
@@ -71,7 +72,7 @@ final class StatusCommand implements Callable<Integer> {
         for (var w : s.waiters()) {
             JsonObject waiter = new JsonObject();
             waiter.addProperty("session", w.sessionId());
-            waiter.addProperty("since_ms", w.sinceMs());
+            waiter.addProperty("since_ms", w.since().toEpochMilli());
             waiter.addProperty("client", w.clientName());
             waiter.addProperty("principal", w.principal());
             waiters.add(waiter);
@@ -82,8 +83,8 @@ final class StatusCommand implements Callable<Integer> {
             JsonObject t = new JsonObject();
             t.addProperty("session", h.sessionId());
             t.addProperty("token", h.token());
-            t.addProperty("granted_at_ms", h.grantedAtMs());
-            t.addProperty("ended_at_ms", h.endedAtMs());
+            t.addProperty("granted_at_ms", h.grantedAt().toEpochMilli());
+            t.addProperty("ended_at_ms", h.endedAt().toEpochMilli());
             t.addProperty("end", h.end().name());
             t.addProperty("principal", h.principal());
             if (h.forced()) {
@@ -98,15 +99,15 @@ final class StatusCommand implements Callable<Integer> {
             history.add(t);
         }
         o.add("history", history);
-        o.addProperty("now_ms", s.nowMs());
-        o.addProperty("delay_until_ms", s.delayUntilMs());
+        o.addProperty("now_ms", s.now().toEpochMilli());
+        o.addProperty("delay_until_ms", ms(s.delayUntil()));
         s.checkpoint()
                 .ifPresentOrElse(
                         c -> {
                             JsonObject cp = new JsonObject();
                             cp.addProperty("bytes", c.value().length);
                             cp.addProperty("token", c.token());
-                            cp.addProperty("written_at_ms", c.writtenAtMs());
+                            cp.addProperty("written_at_ms", c.writtenAt().toEpochMilli());
                             o.add("checkpoint", cp);
                         },
                         () -> o.add("checkpoint", null));
@@ -115,7 +116,7 @@ final class StatusCommand implements Callable<Integer> {
         stale.addProperty("last_token", s.staleWrites().lastToken());
         stale.addProperty("last_current_token", s.staleWrites().lastCurrentToken());
         stale.addProperty("last_target", s.staleWrites().lastTarget());
-        stale.addProperty("last_at_ms", s.staleWrites().lastAtMs());
+        stale.addProperty("last_at_ms", ms(s.staleWrites().lastAt()));
         o.add("stale_writes", stale);
         return o;
     }
@@ -128,18 +129,18 @@ final class StatusCommand implements Callable<Integer> {
                                 "  holder   session %d token %d since %s (%s)%n  policy   %s%n",
                                 h.sessionId(),
                                 h.token(),
-                                Instant.ofEpochMilli(h.sinceMs()),
+                                h.since(),
                                 who(h.clientName(), h.principal()),
                                 policyText(h))),
                         () -> b.append("  holder   none\n"));
-        if (s.delayUntilMs() != 0) {
-            b.append(String.format("  delay    lock delay pending until %s%n", Instant.ofEpochMilli(s.delayUntilMs())));
+        if (s.delayUntil().isPresent()) {
+            b.append(String.format(
+                    "  delay    lock delay pending until %s%n", s.delayUntil().orElseThrow()));
         }
         b.append("  waiters  ").append(s.waiters().size()).append('\n');
         for (var w : s.waiters()) {
             b.append(String.format(
-                    "    session %d since %s (%s)%n",
-                    w.sessionId(), Instant.ofEpochMilli(w.sinceMs()), who(w.clientName(), w.principal())));
+                    "    session %d since %s (%s)%n", w.sessionId(), w.since(), who(w.clientName(), w.principal())));
         }
         b.append("  history  (oldest first)\n");
         for (var h : s.history()) {
@@ -148,8 +149,8 @@ final class StatusCommand implements Callable<Integer> {
                     h.token(),
                     h.sessionId(),
                     h.principal().isEmpty() ? "" : " (principal " + h.principal() + ")",
-                    Instant.ofEpochMilli(h.grantedAtMs()),
-                    Instant.ofEpochMilli(h.endedAtMs()),
+                    h.grantedAt(),
+                    h.endedAt(),
                     h.end(),
                     h.forced()
                             ? String.format(
@@ -159,14 +160,16 @@ final class StatusCommand implements Callable<Integer> {
         }
         s.checkpoint()
                 .ifPresent(c -> b.append(String.format(
-                        "  checkpoint %d bytes, token %d at %s%n",
-                        c.value().length, c.token(), Instant.ofEpochMilli(c.writtenAtMs()))));
+                        "  checkpoint %d bytes, token %d at %s%n", c.value().length, c.token(), c.writtenAt())));
         var sw = s.staleWrites();
         b.append(String.format("  stale writes rejected: %d", sw.count()));
         if (sw.count() > 0) {
             b.append(String.format(
                     " (last: token %d < current %d on %s at %s)",
-                    sw.lastToken(), sw.lastCurrentToken(), sw.lastTarget(), Instant.ofEpochMilli(sw.lastAtMs())));
+                    sw.lastToken(),
+                    sw.lastCurrentToken(),
+                    sw.lastTarget(),
+                    sw.lastAt().orElse(Instant.EPOCH)));
         }
         return b.toString().stripTrailing();
     }
@@ -177,10 +180,13 @@ final class StatusCommand implements Callable<Integer> {
     }
 
     private static String policyText(LockStatus.Holder h) {
-        return "renew " + (h.leaseTtlMs() > 0 ? "manual (lease TTL " + h.leaseTtlMs() + "ms)" : "auto")
-                + ", maxHold " + (h.maxHoldMs() > 0 ? h.maxHoldMs() + "ms" : "off")
-                + ", lockDelay " + (h.lockDelayMs() > 0 ? h.lockDelayMs() + "ms" : "off")
-                + (h.endsAtMs() > 0 ? ", ends by " + Instant.ofEpochMilli(h.endsAtMs()) : "");
+        return "renew "
+                + (h.leaseTtl().toMillis() > 0
+                        ? "manual (lease TTL " + h.leaseTtl().toMillis() + "ms)"
+                        : "auto")
+                + ", maxHold " + (h.maxHold().toMillis() > 0 ? h.maxHold().toMillis() + "ms" : "off")
+                + ", lockDelay " + (h.lockDelay().toMillis() > 0 ? h.lockDelay().toMillis() + "ms" : "off")
+                + (ms(h.endsAt()) > 0 ? ", ends by " + h.endsAt().orElseThrow() : "");
     }
 
     private static JsonObject serverJson(ServerStatus s) {
@@ -189,7 +195,7 @@ final class StatusCommand implements Callable<Integer> {
         o.addProperty("leader_id", s.leaderId());
         o.addProperty("health", s.health());
         o.addProperty("health_detail", s.healthDetail());
-        o.addProperty("health_since_ms", s.healthSinceMs());
+        o.addProperty("health_since_ms", s.healthSince().toEpochMilli());
         JsonArray members = new JsonArray();
         for (var m : s.members()) {
             JsonObject member = new JsonObject();
@@ -216,9 +222,7 @@ final class StatusCommand implements Callable<Integer> {
         StringBuilder b = new StringBuilder();
         b.append(String.format(
                 "health   %s%s (since %s)%n",
-                s.health(),
-                s.healthDetail().isEmpty() ? "" : ": " + s.healthDetail(),
-                Instant.ofEpochMilli(s.healthSinceMs())));
+                s.health(), s.healthDetail().isEmpty() ? "" : ": " + s.healthDetail(), s.healthSince()));
         b.append(String.format("node     %d, leader %s%n", s.nodeId(), s.leaderId() < 0 ? "unknown" : s.leaderId()));
         for (var m : s.members()) {
             b.append(String.format("member   %d %s%s%n", m.id(), m.endpoint(), m.leader() ? " (leader)" : ""));
@@ -230,5 +234,10 @@ final class StatusCommand implements Callable<Integer> {
                 "log      applied to %d, retained from %d, latest snapshot at %d (%d taken since start)",
                 s.replicaLogPosition(), s.logStartPosition(), s.snapshotPosition(), s.snapshots()));
         return b.toString();
+    }
+
+    /** The wire's and the JSON's 0 for none. */
+    private static long ms(Optional<Instant> t) {
+        return t.map(Instant::toEpochMilli).orElse(0L);
     }
 }

@@ -1,6 +1,7 @@
 package dev.tenure.client;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.Arrays;
 
 /**
@@ -9,9 +10,9 @@ import java.util.Arrays;
  *
  * @param token the token of the grant that wrote it: compare with {@link Lease#previousToken()} to
  *     tell whether the previous holder wrote it or an earlier one did
- * @param writtenAtMs server (state-machine) time of the write, ms since the epoch
+ * @param writtenAt server (state-machine) time of the write
  */
-public record Checkpoint(byte[] value, long token, long writtenAtMs) {
+public record Checkpoint(byte[] value, long token, Instant writtenAt) {
     public Checkpoint {
         value = value.clone();
     }
@@ -30,7 +31,7 @@ public record Checkpoint(byte[] value, long token, long writtenAtMs) {
     public boolean equals(Object o) {
         return o instanceof Checkpoint c
                 && token == c.token
-                && writtenAtMs == c.writtenAtMs
+                && writtenAt.equals(c.writtenAt)
                 && Arrays.equals(value, c.value);
     }
 
@@ -41,6 +42,6 @@ public record Checkpoint(byte[] value, long token, long writtenAtMs) {
 
     @Override
     public String toString() {
-        return "Checkpoint[" + value.length + " bytes, token " + token + ", at " + writtenAtMs + "]";
+        return "Checkpoint[" + value.length + " bytes, token " + token + ", at " + writtenAt + "]";
     }
 }

@@ -2,8 +2,8 @@ package dev.tenure.client;
 
 import dev.tenure.client.internal.AttachMux;
 import dev.tenure.client.internal.Endpoints;
-import dev.tenure.client.internal.KeepAliveStream;
 import dev.tenure.client.internal.Retrier;
+import dev.tenure.client.internal.SessionStream;
 import io.grpc.Channel;
 import io.grpc.Status;
 import java.util.Map;
@@ -90,7 +90,7 @@ final class ClientContext {
      * Nothing has arrived on {@code stream}'s connection for too long: a new connection replaces
      * it, and every session on it resumes (on the new one, or the next endpoint).
      */
-    void connectionSilent(KeepAliveStream stream, Status status) {
+    void connectionSilent(SessionStream stream, Status status) {
         Channel channel = stream.channel();
         if (channel != null) {
             replaceConnection(stream.endpoint(), channel, status.getDescription());

@@ -15,8 +15,7 @@ import java.nio.file.Path;
  *
  * <p>The files are read once, here: a missing or unreadable file fails at once with an
  * {@link IllegalArgumentException} naming it, not at the first connection. Give it to
- * {@link TenureClient.Builder#tls(ClientTls)}, or to {@link #configure} in a channel factory of
- * your own.
+ * {@link TenureClient.Builder#tls(ClientTls)}.
  */
 public final class ClientTls {
     private final SslContext context;
@@ -67,7 +66,7 @@ public final class ClientTls {
      * refused this client's certificate or asked for one) fails the call with UNAUTHENTICATED
      * and that reason in one line; the client then throws {@link DeniedException}.
      */
-    public NettyChannelBuilder configure(NettyChannelBuilder builder) {
+    NettyChannelBuilder configure(NettyChannelBuilder builder) {
         return builder.sslContext(context)
                 .useTransportSecurity()
                 .intercept(HandshakeFailures.overTls(presentsCertificate));
@@ -78,7 +77,7 @@ public final class ClientTls {
      * client, and its calls then fail UNAUTHENTICATED with that in one line (the client throws
      * {@link DeniedException}) instead of being retried until the request timeout.
      */
-    public static NettyChannelBuilder configurePlaintext(NettyChannelBuilder builder) {
+    static NettyChannelBuilder configurePlaintext(NettyChannelBuilder builder) {
         return builder.usePlaintext().intercept(HandshakeFailures.plaintext());
     }
 

@@ -1,6 +1,7 @@
 package dev.tenure.client;
 
 import dev.tenure.api.v1.KvGetResponse;
+import java.time.Instant;
 import java.util.Arrays;
 
 /**
@@ -8,9 +9,9 @@ import java.util.Arrays;
  *
  * @param token the fence token that wrote it (0 for an unfenced write)
  * @param lock the lock of that token ("" for an unfenced write)
- * @param writtenAtMs state-machine time of the write, ms since the epoch
+ * @param writtenAt state-machine time of the write
  */
-public record KvEntry(String key, byte[] value, long token, String lock, long writtenAtMs) {
+public record KvEntry(String key, byte[] value, long token, String lock, Instant writtenAt) {
     public KvEntry {
         value = value.clone();
     }
@@ -21,7 +22,8 @@ public record KvEntry(String key, byte[] value, long token, String lock, long wr
     }
 
     static KvEntry from(String key, KvGetResponse r) {
-        return new KvEntry(key, r.getValue().toByteArray(), r.getToken(), r.getLock(), r.getWrittenAtMs());
+        return new KvEntry(
+                key, r.getValue().toByteArray(), r.getToken(), r.getLock(), Instant.ofEpochMilli(r.getWrittenAtMs()));
     }
 
     @Override
@@ -31,7 +33,7 @@ public record KvEntry(String key, byte[] value, long token, String lock, long wr
                 && Arrays.equals(value, e.value)
                 && token == e.token
                 && lock.equals(e.lock)
-                && writtenAtMs == e.writtenAtMs;
+                && writtenAt.equals(e.writtenAt);
     }
 
     @Override
@@ -41,7 +43,7 @@ public record KvEntry(String key, byte[] value, long token, String lock, long wr
 
     @Override
     public String toString() {
-        return "KvEntry[key=" + key + ", " + value.length + " bytes, token=" + token + ", lock=" + lock
-                + ", writtenAtMs=" + writtenAtMs + "]";
+        return "KvEntry[key=" + key + ", " + value.length + " bytes, token=" + token + ", lock=" + lock + ", writtenAt="
+                + writtenAt + "]";
     }
 }

@@ -3,6 +3,7 @@ package dev.tenure.client;
 import dev.tenure.api.v1.Grant;
 import dev.tenure.client.internal.WireValues;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -27,10 +28,10 @@ public final class Lease implements AutoCloseable {
     private final long sessionId;
     private final TenureEnd previousEnd;
     private final long previousToken;
-    private final long grantedAtMs;
-    private final Duration ttl;
+    private final Instant grantedAt;
+    private final Duration sessionTtl;
     private final CompletableFuture<LossReason> lost = new CompletableFuture<>();
-    private final CompletableFuture<LossReason> invalidated = new CompletableFuture<>();
+    private final CompletableFuture<Optional<LossReason>> invalidated = new CompletableFuture<>();
     private final GrantPolicy policy;
     private final Checkpoint previousCheckpoint;
     /** Its own horizon is bounded (maxHold or manual renewal); else only the session's counts. */
@@ -61,8 +62,8 @@ public final class Lease implements AutoCloseable {
         this.sessionId = grant.getSessionId();
         this.previousEnd = WireValues.tenureEnd(grant.getPreviousEndValue());
         this.previousToken = grant.getPreviousToken();
-        this.grantedAtMs = grant.getGrantedAtMs();
-        this.ttl = Duration.ofMillis(grant.getTtlMs());
+        this.grantedAt = Instant.ofEpochMilli(grant.getGrantedAtMs());
+        this.sessionTtl = Duration.ofMillis(grant.getTtlMs());
     }
 
     public String lock() {
@@ -152,17 +153,22 @@ public final class Lease implements AutoCloseable {
         }
     }
 
-    /** State-machine time of the grant, ms since the epoch. */
-    public long grantedAtMs() {
-        return grantedAtMs;
+    /** State-machine time of the grant (the leader's clock when it ordered the grant). */
+    public Instant grantedAt() {
+        return grantedAt;
     }
 
-    public Duration ttl() {
-        return ttl;
+    /**
+     * The TTL of the session that holds this lease, as the grant reported it: how long the server
+     * keeps the session (and so an AUTO lease) without a keepalive. A MANUAL lease's own TTL is
+     * {@link #leaseTtl()}.
+     */
+    public Duration sessionTtl() {
+        return sessionTtl;
     }
 
     /** The horizon on the session's {@link TimeSource#nanoTime()} scale: the earlier of the session's and the lease's own. */
-    public long horizonNanos() {
+    long horizonNanos() {
         long sessionHorizon = session.liveness().horizonNanos();
         synchronized (this) {
             return bounded && ownHorizonNanos - sessionHorizon < 0 ? ownHorizonNanos : sessionHorizon;
@@ -249,22 +255,23 @@ public final class Lease implements AutoCloseable {
     }
 
     /**
-     * Completes the first time this lease stops being valid, for any reason: a loss (with its
-     * reason, as {@link #lost()} then says too), or {@link LossReason#CONNECTION_IN_DOUBT} once no
-     * stream has proved the session within its disconnect grace. This is the signal to stop
+     * Completes the first time this lease stops being valid, for any reason: a loss, with its
+     * reason (as {@link #lost()} then says too), or empty when the connection is in doubt: no
+     * stream has proved the session within its disconnect grace, and the node may be ending it.
+     * In doubt is not a loss: a resume confirmed within the grace makes the lease valid again
+     * ({@link #isValid()}, {@link #fence(Duration)} then say so). This is the signal to stop
      * acting under the lease: it fires when {@link #isValid()} turns false, before the node could
-     * grant the lock to anyone else. It does not complete again: after CONNECTION_IN_DOUBT a
-     * resume confirmed within the grace can make the lease valid again ({@link #isValid()},
-     * {@link #fence(Duration)} then say so), so code that fails closed stops at this signal, and
-     * code that can wait checks {@link #fence(Duration)} before it acts again.
+     * grant the lock to anyone else, and it does not complete again; so code that fails closed
+     * stops at this signal, and code that can wait checks {@link #fence(Duration)} before it acts
+     * again.
      */
-    public CompletableFuture<LossReason> invalidated() {
+    public CompletableFuture<Optional<LossReason>> invalidated() {
         return invalidated.copy();
     }
 
-    /** The lease stopped being valid without being lost (yet). */
-    void markInvalid(LossReason reason) {
-        invalidated.complete(reason);
+    /** The lease stopped being valid without being lost (yet): the connection is in doubt. */
+    void markInDoubt() {
+        invalidated.complete(Optional.empty());
     }
 
     /**
@@ -318,7 +325,7 @@ public final class Lease implements AutoCloseable {
         if (!lost.complete(reason)) {
             return false;
         }
-        invalidated.complete(reason);
+        invalidated.complete(Optional.of(reason));
         synchronized (this) {
             if (ownTimer != null) {
                 ownTimer.cancel();

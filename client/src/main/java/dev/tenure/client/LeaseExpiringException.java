@@ -10,7 +10,7 @@ public class LeaseExpiringException extends TenureException {
     private final Duration remaining;
     private final Duration needed;
 
-    public LeaseExpiringException(String lock, long token, Duration remaining, Duration needed) {
+    LeaseExpiringException(String lock, long token, Duration remaining, Duration needed) {
         super("lease of '" + lock + "' (token " + token + ") has " + remaining.toMillis() + " ms left, "
                 + needed.toMillis() + " ms needed");
         this.remaining = remaining;

@@ -4,7 +4,7 @@ package dev.tenure.client;
 public class LeaseLostException extends TenureException {
     private final LossReason reason;
 
-    public LeaseLostException(String lock, long token, LossReason reason) {
+    LeaseLostException(String lock, long token, LossReason reason) {
         super("lease of '" + lock + "' (token " + token + ") is lost: " + reason);
         this.reason = reason;
     }

@@ -6,7 +6,7 @@ import static dev.tenure.client.Session.State.UNCERTAIN;
 
 import com.google.protobuf.ByteString;
 import dev.tenure.client.internal.Horizon;
-import dev.tenure.client.internal.KeepAliveStream;
+import dev.tenure.client.internal.SessionStream;
 import io.grpc.Channel;
 import io.grpc.Status;
 import java.time.Duration;
@@ -21,7 +21,7 @@ import java.util.concurrent.TimeoutException;
 /**
  * Decides how long one session's leases may be trusted: a keepalive every TTL/3, the horizon,
  * and the CONNECTED / UNCERTAIN / LOST state. The stream the keepalives travel on, and its
- * resumption on the next endpoint when it breaks, are {@link Attachments}'s; this lock guards
+ * resumption on the next endpoint when it breaks, are {@link SessionStreams}'s; this lock guards
  * both.
  *
  * <p>LOST is decided locally from the horizon by a timer, without waiting for any server message:
@@ -54,7 +54,7 @@ final class Liveness {
     /** Held while a keepalive's seq is allocated and sent, so keepalives leave in seq order. */
     private final Object sendLock = new Object();
 
-    private final Attachments attachments;
+    private final SessionStreams streams;
     private final CompletableFuture<Void> opened = new CompletableFuture<>();
     /** Completes, outside the event order, once LOST is decided: what close() waits on. */
     private final CompletableFuture<Void> ended = new CompletableFuture<>();
@@ -89,7 +89,7 @@ final class Liveness {
     /** The grace's bound after a proof ({@link Horizon#graceLifetimeNanos()}), for lock-free reads. */
     private volatile long graceLifetimeNanos = -1;
     /** The current stream, when its call's echoes prove it: its proof counts too ({@link #validUntilNanos()}). */
-    private volatile KeepAliveStream provingStream;
+    private volatile SessionStream provingStream;
 
     private volatile Session.State stateView = CONNECTED;
     private volatile LossReason lostReason;
@@ -99,12 +99,12 @@ final class Liveness {
         this.time = ctx.time;
         this.events = events;
         this.queue = queue;
-        this.attachments = new Attachments(ctx, this, mu);
+        this.streams = new SessionStreams(ctx, this, mu);
     }
 
     /** Opens the session; fails after the request timeout if no endpoint confirms it. */
     CompletableFuture<Void> open() {
-        attachments.open();
+        streams.open();
         return opened;
     }
 
@@ -137,9 +137,9 @@ final class Liveness {
      */
     long validUntilNanos() {
         long own = ownValidUntilNanos;
-        KeepAliveStream s = provingStream;
-        long proof = s == null ? KeepAliveStream.NO_PROOF : s.proofNanos();
-        if (proof == KeepAliveStream.NO_PROOF) {
+        SessionStream s = provingStream;
+        long proof = s == null ? SessionStream.NO_PROOF : s.proofNanos();
+        if (proof == SessionStream.NO_PROOF) {
             return own;
         }
         long viaCall = proof + graceLifetimeNanos;
@@ -227,13 +227,13 @@ final class Liveness {
     /** Sends Close with {@code end}; LOST(RELEASED) follows on the server's answer or after a short wait. */
     void close(TenureEnd end) {
         Effects fx = new Effects();
-        KeepAliveStream s;
+        SessionStream s;
         synchronized (mu) {
             if (lostReason != null || closing) {
                 return;
             }
             closing = true;
-            s = attachments.openStream();
+            s = streams.openStream();
             if (s != null) {
                 closeTimer = time.schedule(this::closeTimedOut, ctx.closeWaitNanos());
             } else {
@@ -247,7 +247,7 @@ final class Liveness {
         }
     }
 
-    // ---- what the stream tells (from Attachments, under mu) ----
+    // ---- what the stream tells (from SessionStreams, under mu) ----
 
     /** Whether the session still wants a stream: not lost, not closing. */
     boolean wantsStream() {
@@ -256,7 +256,7 @@ final class Liveness {
 
     /** The session is on a stream: an Open or a Resume sent at {@code sentNanos} was confirmed. */
     void attached(
-            KeepAliveStream s,
+            SessionStream s,
             long id,
             long ttlMs,
             long graceMs,
@@ -295,11 +295,11 @@ final class Liveness {
      */
     void callProved(Channel channel, long sentNanos) {
         synchronized (mu) {
-            KeepAliveStream s = attachments.openStream();
+            SessionStream s = streams.openStream();
             if (lostReason != null
                     || s == null
                     || s.channel() != channel
-                    || sentNanos - attachments.confirmedNanos() <= 0) {
+                    || sentNanos - streams.confirmedNanos() <= 0) {
                 return;
             }
             horizon.proved(sentNanos);
@@ -312,12 +312,12 @@ final class Liveness {
      * The session leaves stream {@code s}: what its call proved stays proved (the node had not
      * seen it end then), so it becomes the session's own proof. Under mu.
      */
-    void streamLeft(KeepAliveStream s) {
+    void streamLeft(SessionStream s) {
         if (provingStream != s) {
             return;
         }
         long proof = s.proofNanos();
-        if (proof != KeepAliveStream.NO_PROOF) {
+        if (proof != SessionStream.NO_PROOF) {
             horizon.proved(proof);
         }
         provingStream = null;
@@ -498,10 +498,10 @@ final class Liveness {
     /** {@code onTick}: from the timer, to leave with the other sessions' keepalives of that instant. */
     private void sendKeepAlive(boolean onTick) {
         synchronized (sendLock) {
-            KeepAliveStream s;
+            SessionStream s;
             long seq;
             synchronized (mu) {
-                s = attachments.openStream();
+                s = streams.openStream();
                 if (lostReason != null || closing || s == null) {
                     return;
                 }
@@ -553,14 +553,14 @@ final class Liveness {
         if (sessionId == 0) {
             TenureException e =
                     openFailure != null ? openFailure : new SessionLostException("session closed before it opened");
-            attachments.stop(false, fx);
+            streams.stop(false, fx);
             queue.add(() -> opened.completeExceptionally(e));
             return;
         }
         // Past the horizon the client has already given its leases up; saying so lets the next
         // waiter in now instead of at the server's TTL. It says EXPIRED, not RELEASED: the work
         // may have stopped half-way, and the next holder must learn that from previous_end.
-        attachments.stop(reason == LossReason.HORIZON_PASSED, fx);
+        streams.stop(reason == LossReason.HORIZON_PASSED, fx);
         queue.add(() -> events.stateChanged(from, LOST));
         queue.add(() -> events.lost(reason));
     }

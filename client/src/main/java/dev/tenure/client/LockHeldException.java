@@ -5,7 +5,7 @@ public class LockHeldException extends TenureException {
     private final String lock;
     private final long holderToken;
 
-    public LockHeldException(String lock, long holderToken) {
+    LockHeldException(String lock, long holderToken) {
         this(lock, holderToken, "lock '" + lock + "' is held (holder token " + holderToken + ")");
     }
 

@@ -2,23 +2,26 @@ package dev.tenure.client;
 
 import dev.tenure.api.v1.LockStatusResponse;
 import dev.tenure.client.internal.WireValues;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
 /**
  * A linearizable view of one lock: its holder, its FIFO waiters and its recent ownership history
- * (newest last), taken at state-machine time {@code nowMs}; a pending lock delay, the lock's last
- * checkpoint and the stale writes it rejected.
+ * (newest last), taken at state-machine time {@code now}; a pending lock delay, the lock's last
+ * checkpoint and the stale writes it rejected. Times are the state machine's (the leader's clock
+ * as it ordered each entry).
  *
- * @param delayUntilMs a lock delay is pending until then (0: none); nobody is granted before it
+ * @param delayUntil a lock delay is pending until then; nobody is granted before it
  */
 public record LockStatus(
         String lock,
         Optional<Holder> holder,
         List<Waiter> waiters,
         List<PastTenure> history,
-        long nowMs,
-        long delayUntilMs,
+        Instant now,
+        Optional<Instant> delayUntil,
         Optional<Checkpoint> checkpoint,
         StaleWrites staleWrites) {
 
@@ -28,54 +31,38 @@ public record LockStatus(
     }
 
     /**
-     * @param maxHoldMs 0 when off
-     * @param leaseTtlMs 0 for a lease its session renews (AUTO); else MANUAL with this TTL
-     * @param endsAtMs when the server ends the lease on its own (manual deadline or maxHold); 0 if
-     *     only its session bounds it
+     * @param lockDelay zero when off
+     * @param maxHold zero when off
+     * @param leaseTtl zero for a lease its session renews (AUTO); else MANUAL with this TTL
+     * @param endsAt when the server ends the lease on its own (manual deadline or maxHold); empty
+     *     if only its session bounds it
      * @param principal who the holder's client authenticated as (its certificate's CN); empty
      *     without client certificates
      */
     public record Holder(
             long sessionId,
             long token,
-            long sinceMs,
+            Instant since,
             String clientName,
-            long lockDelayMs,
-            long maxHoldMs,
-            long leaseTtlMs,
-            long endsAtMs,
-            String principal) {
-
-        /** A holder without a principal. */
-        public Holder(
-                long sessionId,
-                long token,
-                long sinceMs,
-                String clientName,
-                long lockDelayMs,
-                long maxHoldMs,
-                long leaseTtlMs,
-                long endsAtMs) {
-            this(sessionId, token, sinceMs, clientName, lockDelayMs, maxHoldMs, leaseTtlMs, endsAtMs, "");
-        }
-    }
+            Duration lockDelay,
+            Duration maxHold,
+            Duration leaseTtl,
+            Optional<Instant> endsAt,
+            String principal) {}
 
     /**
      * Writes this lock refused because their token was not its current grant (fenced KV writes,
      * checkpoints, releases), with the last one's tokens, target ({@code kv:KEY}, {@code
-     * checkpoint}, {@code release}) and time. Kept by the replicated state: the same on every node.
+     * checkpoint}, {@code release}) and time (empty while {@code count} is 0). Kept by the
+     * replicated state: the same on every node.
      */
-    public record StaleWrites(long count, long lastToken, long lastCurrentToken, String lastTarget, long lastAtMs) {
-        static final StaleWrites NONE = new StaleWrites(0, 0, 0, "", 0);
+    public record StaleWrites(
+            long count, long lastToken, long lastCurrentToken, String lastTarget, Optional<Instant> lastAt) {
+        static final StaleWrites NONE = new StaleWrites(0, 0, 0, "", Optional.empty());
     }
 
     /** {@code principal} as in {@link Holder}. */
-    public record Waiter(long sessionId, long sinceMs, String clientName, String principal) {
-        /** A waiter without a principal. */
-        public Waiter(long sessionId, long sinceMs, String clientName) {
-            this(sessionId, sinceMs, clientName, "");
-        }
-    }
+    public record Waiter(long sessionId, Instant since, String clientName, String principal) {}
 
     /**
      * One ended tenure: who held the lock, with which token, from when to when, how it ended.
@@ -90,29 +77,13 @@ public record LockStatus(
     public record PastTenure(
             long sessionId,
             long token,
-            long grantedAtMs,
-            long endedAtMs,
+            Instant grantedAt,
+            Instant endedAt,
             TenureEnd end,
             long forcedBySessionId,
             String forcedByClient,
             String principal,
             String forcedByPrincipal) {
-
-        public PastTenure(long sessionId, long token, long grantedAtMs, long endedAtMs, TenureEnd end) {
-            this(sessionId, token, grantedAtMs, endedAtMs, end, 0, "");
-        }
-
-        /** A tenure of sessions without principals. */
-        public PastTenure(
-                long sessionId,
-                long token,
-                long grantedAtMs,
-                long endedAtMs,
-                TenureEnd end,
-                long forcedBySessionId,
-                String forcedByClient) {
-            this(sessionId, token, grantedAtMs, endedAtMs, end, forcedBySessionId, forcedByClient, "", "");
-        }
 
         public boolean forced() {
             return forcedBySessionId != 0;
@@ -125,23 +96,24 @@ public record LockStatus(
                 ? Optional.of(new Holder(
                         held.getSessionId(),
                         held.getToken(),
-                        held.getSinceMs(),
+                        Instant.ofEpochMilli(held.getSinceMs()),
                         held.getClientName(),
-                        held.getPolicy().getLockDelayMs(),
-                        held.getPolicy().getMaxHoldMs(),
-                        held.getPolicy().getLeaseTtlMs(),
-                        held.getEndsAtMs(),
+                        Duration.ofMillis(held.getPolicy().getLockDelayMs()),
+                        Duration.ofMillis(held.getPolicy().getMaxHoldMs()),
+                        Duration.ofMillis(held.getPolicy().getLeaseTtlMs()),
+                        instant(held.getEndsAtMs()),
                         held.getPrincipal()))
                 : Optional.empty();
         List<Waiter> waiters = r.getWaitersList().stream()
-                .map(w -> new Waiter(w.getSessionId(), w.getSinceMs(), w.getClientName(), w.getPrincipal()))
+                .map(w -> new Waiter(
+                        w.getSessionId(), Instant.ofEpochMilli(w.getSinceMs()), w.getClientName(), w.getPrincipal()))
                 .toList();
         List<PastTenure> history = r.getHistoryList().stream()
                 .map(h -> new PastTenure(
                         h.getSessionId(),
                         h.getToken(),
-                        h.getGrantedAtMs(),
-                        h.getEndedAtMs(),
+                        Instant.ofEpochMilli(h.getGrantedAtMs()),
+                        Instant.ofEpochMilli(h.getEndedAtMs()),
                         WireValues.tenureEnd(h.getEndValue()),
                         h.getForcedBySessionId(),
                         h.getForcedByClient(),
@@ -155,14 +127,19 @@ public record LockStatus(
                 holder,
                 waiters,
                 history,
-                r.getNowMs(),
-                r.getDelayUntilMs(),
+                Instant.ofEpochMilli(r.getNowMs()),
+                instant(r.getDelayUntilMs()),
                 r.hasCheckpoint() ? Optional.of(WireValues.checkpoint(r.getCheckpoint())) : Optional.empty(),
                 new StaleWrites(
                         sw.getCount(),
                         sw.getLastToken(),
                         sw.getLastCurrentToken(),
                         sw.getLastTarget(),
-                        sw.getLastAtMs()));
+                        instant(sw.getLastAtMs())));
+    }
+
+    /** The wire's 0 means none. */
+    static Optional<Instant> instant(long epochMs) {
+        return epochMs == 0 ? Optional.empty() : Optional.of(Instant.ofEpochMilli(epochMs));
     }
 }

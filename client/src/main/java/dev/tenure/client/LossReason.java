@@ -1,6 +1,9 @@
 package dev.tenure.client;
 
-/** Why a lease or a session stopped being valid. */
+/**
+ * Why a lease or a session was lost, for good. A connection in doubt is not a loss: see
+ * {@link Lease#invalidated()}.
+ */
 public enum LossReason {
     /** Released by this client, or by anyone holding its token. */
     RELEASED,
@@ -13,14 +16,7 @@ public enum LossReason {
     /** The server revoked it (an operator, maxHold, an ACL reload), or refused to let this client resume it. */
     REVOKED,
     /** The server ended the session without a more specific reason, or no longer knows it. */
-    SESSION_ENDED,
-    /**
-     * No stream proved the session within its disconnect grace (the connection is silent or
-     * reset, and no resume has been confirmed yet): the node may be ending the session. Only
-     * {@link Lease#invalidated()} reports it, never {@link Lease#lost()}: a resume confirmed in
-     * time makes the lease valid again.
-     */
-    CONNECTION_IN_DOUBT;
+    SESSION_ENDED;
 
     static LossReason of(TenureEnd end) {
         switch (end) {

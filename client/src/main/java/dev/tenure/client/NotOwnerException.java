@@ -5,7 +5,7 @@ public class NotOwnerException extends TenureException {
     private final String lock;
     private final long currentToken;
 
-    public NotOwnerException(String lock, long releasedToken, long currentToken) {
+    NotOwnerException(String lock, long releasedToken, long currentToken) {
         super("token " + releasedToken + " does not own lock '" + lock + "' (current token " + currentToken + ")");
         this.lock = lock;
         this.currentToken = currentToken;

@@ -6,6 +6,7 @@ import dev.tenure.api.v1.LockStatusRequest;
 import dev.tenure.api.v1.LockStatusResponse;
 import dev.tenure.api.v1.ServerStatusRequest;
 import dev.tenure.api.v1.TenureGrpc;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
@@ -44,8 +45,8 @@ final class Reads {
                         Optional.empty(),
                         List.of(),
                         List.of(),
-                        r.getNowMs(),
-                        0,
+                        Instant.ofEpochMilli(r.getNowMs()),
+                        Optional.empty(),
                         Optional.empty(),
                         LockStatus.StaleWrites.NONE);
             default:

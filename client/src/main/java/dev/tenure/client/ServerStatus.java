@@ -1,12 +1,14 @@
 package dev.tenure.client;
 
 import dev.tenure.api.v1.ServerStatusResponse;
+import java.time.Instant;
 import java.util.List;
 
 /**
  * One node's view of itself and its cluster.
  *
  * @param leaderId -1 when no leader is known
+ * @param now the state machine's time at this read (the leader's clock as it ordered it)
  * @param health "ok", or "no quorum" / "starting" with a reason in {@code healthDetail}
  * @param replicaLastToken the token counter of this node's own replica, as last applied (not a
  *     linearizable read: replicas that agree show the same counter at the same log position)
@@ -26,12 +28,12 @@ public record ServerStatus(
         int leaderId,
         String health,
         String healthDetail,
-        long healthSinceMs,
+        Instant healthSince,
         long sessions,
         long locks,
         long held,
         long lastToken,
-        long nowMs,
+        Instant now,
         long replicaLastToken,
         long replicaLogPosition,
         long snapshots,
@@ -58,12 +60,12 @@ public record ServerStatus(
                 r.getLeaderId(),
                 r.getHealth(),
                 r.getHealthDetail(),
-                r.getHealthSinceMs(),
+                Instant.ofEpochMilli(r.getHealthSinceMs()),
                 r.getSessions(),
                 r.getLocks(),
                 r.getHeld(),
                 r.getLastToken(),
-                r.getNowMs(),
+                Instant.ofEpochMilli(r.getNowMs()),
                 r.getReplicaLastToken(),
                 r.getReplicaLogPosition(),
                 r.getSnapshots(),

@@ -2,7 +2,6 @@ package dev.tenure.client;
 
 import dev.tenure.api.v1.AcquireResponse;
 import dev.tenure.api.v1.Code;
-import dev.tenure.api.v1.Fence;
 import dev.tenure.api.v1.Grant;
 import dev.tenure.api.v1.RenewLeaseResponse;
 import java.time.Duration;
@@ -17,7 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * One client process's liveness on the cluster, kept alive by one keepalive stream; it owns
+ * One client process's liveness on the cluster, kept alive by one session stream; it owns
  * leases. Once {@link State#LOST} it never recovers: open a new session.
  *
  * <p>Every mutating request gets the next request id of this session; retries of a request reuse
@@ -41,10 +40,28 @@ public final class Session implements AutoCloseable {
     private final Set<CompletableFuture<Lease>> acquiring = ConcurrentHashMap.newKeySet();
     private final SessionLeases leases = new SessionLeases();
     private volatile boolean gaveUpALease;
+    private final Kv kv;
 
     Session(ClientContext ctx) {
         this.ctx = ctx;
         this.liveness = new Liveness(ctx, new Events(), queue);
+        this.kv = new Kv(ctx, new Kv.Writer() {
+            @Override
+            public Caller caller() {
+                requireLive();
+                return Session.this.caller();
+            }
+
+            @Override
+            public long nextRequestId() {
+                return requestIds.incrementAndGet();
+            }
+
+            @Override
+            public Writes.Failure failure() {
+                return Session.this::failure;
+            }
+        });
     }
 
     CompletableFuture<Session> open() {
@@ -261,47 +278,12 @@ public final class Session implements AutoCloseable {
         return ctx;
     }
 
-    // ---- fenced key-value store ----
-
-    /** Unfenced write; refused with {@link KeyFencedException} if the key's last write was fenced. */
-    public void put(String key, byte[] value) {
-        write(key, value, null);
-    }
-
-    /** Accepted only while {@code lease}'s token is its lock's current grant. */
-    public void put(String key, byte[] value, Lease lease) {
-        write(key, value, fence(lease.lock(), lease.token()));
-    }
-
-    public void put(String key, byte[] value, String lock, long token) {
-        write(key, value, fence(lock, token));
-    }
-
-    private void write(String key, byte[] value, Fence fence) {
-        requireLive();
-        Writes.put(ctx, caller(), requestIds.incrementAndGet(), key, value, fence, this::failure);
-    }
-
-    /** Unfenced delete; returns whether the key existed. Refused like {@link #put(String, byte[])}. */
-    public boolean delete(String key) {
-        return remove(key, null);
-    }
-
-    public boolean delete(String key, Lease lease) {
-        return remove(key, fence(lease.lock(), lease.token()));
-    }
-
-    public boolean delete(String key, String lock, long token) {
-        return remove(key, fence(lock, token));
-    }
-
-    private boolean remove(String key, Fence fence) {
-        requireLive();
-        return Writes.delete(ctx, caller(), requestIds.incrementAndGet(), key, fence, this::failure);
-    }
-
-    public Optional<KvEntry> get(String key) {
-        return Reads.get(ctx, key);
+    /**
+     * The fenced key-value store, written within this session: a retry of a write is answered from
+     * the server's record. A write once the session is lost throws {@link SessionLostException}.
+     */
+    public Kv kv() {
+        return kv;
     }
 
     /**
@@ -387,10 +369,6 @@ public final class Session implements AutoCloseable {
         return new SessionLostException("session " + id() + " is lost: " + liveness.lostReason());
     }
 
-    private static Fence fence(String lock, long token) {
-        return Writes.fence(lock, token);
-    }
-
     private static TenureException asTenure(Throwable error) {
         Throwable t = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
         if (t instanceof TenureException e) {
@@ -421,7 +399,7 @@ public final class Session implements AutoCloseable {
 
         @Override
         public void validityLapsed() {
-            leases.invalidateAll(LossReason.CONNECTION_IN_DOUBT);
+            leases.inDoubtAll();
         }
 
         @Override

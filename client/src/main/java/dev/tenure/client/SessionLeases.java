@@ -41,7 +41,7 @@ final class SessionLeases {
         if (endedFirst != null) {
             lease.markLost(endedFirst); // its LeaseEnded push overtook the grant
         } else if (!lease.isValid()) {
-            lease.markInvalid(LossReason.CONNECTION_IN_DOUBT); // granted while no stream proves the session
+            lease.markInDoubt(); // granted while no stream proves the session
         }
         return true;
     }
@@ -69,12 +69,12 @@ final class SessionLeases {
     }
 
     /** No stream proved the session in time: every lease stops being valid now (for now). */
-    void invalidateAll(LossReason reason) {
+    void inDoubtAll() {
         List<Lease> held;
         synchronized (this) {
             held = new ArrayList<>(byToken.values());
         }
-        held.forEach(l -> l.markInvalid(reason));
+        held.forEach(Lease::markInDoubt);
     }
 
     /** The session is lost: so is every lease, and every grant that arrives from now on. */

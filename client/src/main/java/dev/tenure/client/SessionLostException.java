@@ -2,7 +2,7 @@ package dev.tenure.client;
 
 /** The session has ended (horizon passed, closed, or ended by the server); open a new one. */
 public class SessionLostException extends TenureException {
-    public SessionLostException(String message) {
+    SessionLostException(String message) {
         super(message);
     }
 }

@@ -1,5 +1,6 @@
 package dev.tenure.client;
 
+import dev.tenure.client.internal.ClientAccess;
 import dev.tenure.client.internal.Endpoints;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
@@ -9,7 +10,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
@@ -22,16 +22,57 @@ import java.util.function.Function;
  * try (TenureClient client = TenureClient.builder().endpoints("n1:7100,n2:7100").build();
  *      Session session = client.openSession();
  *      Lease lease = session.acquire("orders", Duration.ofSeconds(5))) {
- *   store.write(row, lease.fence(Duration.ofSeconds(1)));
+ *   session.kv().put("orders/next", bytes, lease.lock(), lease.fence(Duration.ofSeconds(1)));
  * }
  * }</pre>
  */
 public final class TenureClient implements AutoCloseable {
+    static {
+        ClientAccess.register(new ClientAccess.Bridge() {
+            @Override
+            public void channelFactory(Builder builder, Function<String, ManagedChannel> factory) {
+                builder.channelFactory(factory);
+            }
+
+            @Override
+            public void unaryCalls(Builder builder, boolean unary) {
+                builder.unaryCalls(unary);
+            }
+
+            @Override
+            public NettyChannelBuilder configure(NettyChannelBuilder builder, ClientTls tls) {
+                return tls == null ? ClientTls.configurePlaintext(builder) : tls.configure(builder);
+            }
+
+            @Override
+            public long horizonNanos(Lease lease) {
+                return lease.horizonNanos();
+            }
+        });
+    }
+
     private final ClientContext ctx;
+    private final Kv kv;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private TenureClient(ClientContext ctx) {
         this.ctx = ctx;
+        this.kv = new Kv(ctx, new Kv.Writer() {
+            @Override
+            public Caller caller() {
+                return Caller.NONE;
+            }
+
+            @Override
+            public long nextRequestId() {
+                return 0;
+            }
+
+            @Override
+            public Writes.Failure failure() {
+                return Outcomes::unexpected;
+            }
+        });
     }
 
     public static Builder builder() {
@@ -76,38 +117,9 @@ public final class TenureClient implements AutoCloseable {
         return Reads.serverStatus(ctx);
     }
 
-    public Optional<KvEntry> get(String key) {
-        return Reads.get(ctx, Objects.requireNonNull(key, "key"));
-    }
-
-    /**
-     * Unfenced write without a session. Writes need no session: a fenced write's authority is its
-     * token, and a retry writes the same value again. A key whose last write was fenced stays
-     * fenced: this write is then refused with {@link KeyFencedException} (naming the lock) and
-     * nothing changes; see {@link #putOverridingFence(String, byte[])}.
-     */
-    public void put(String key, byte[] value) {
-        Writes.put(ctx, Caller.NONE, 0, key, value, null, Outcomes::unexpected);
-    }
-
-    /**
-     * Unfenced write that is accepted even if the key's last write was fenced: an explicit act
-     * (an operator's repair, a migration), since it lands whatever the fencing lock's holder
-     * believes. Afterwards the key is unfenced until a fenced write. On an unfenced key it is
-     * {@link #put(String, byte[])}.
-     */
-    public void putOverridingFence(String key, byte[] value) {
-        Writes.put(ctx, Caller.NONE, 0, key, value, null, true, Outcomes::unexpected);
-    }
-
-    /**
-     * Fenced write without a session: accepted only while {@code token} is {@code lock}'s current
-     * grant, else {@link StaleTokenException} naming the current token, and nothing changes. This
-     * is how a process that holds a token but not the session (a script under {@code tenure run},
-     * a worker handed the token) writes.
-     */
-    public void put(String key, byte[] value, String lock, long token) {
-        Writes.put(ctx, Caller.NONE, 0, key, value, Writes.fence(lock, token), Outcomes::unexpected);
+    /** The fenced key-value store, written without a session; see {@link Kv}. */
+    public Kv kv() {
+        return kv;
     }
 
     /**
@@ -118,28 +130,6 @@ public final class TenureClient implements AutoCloseable {
      */
     public void checkpoint(String lock, long token, byte[] value) {
         Writes.checkpoint(ctx, Caller.NONE, 0, lock, token, value, Outcomes::unexpected);
-    }
-
-    /**
-     * Unfenced delete without a session; returns whether the key existed. Refused with
-     * {@link KeyFencedException} if the key's last write was fenced; see
-     * {@link #deleteOverridingFence(String)}.
-     */
-    public boolean delete(String key) {
-        return Writes.delete(ctx, Caller.NONE, 0, key, null, Outcomes::unexpected);
-    }
-
-    /**
-     * Unfenced delete that is accepted even if the key's last write was fenced; an explicit act,
-     * as {@link #putOverridingFence(String, byte[])}. Returns whether the key existed.
-     */
-    public boolean deleteOverridingFence(String key) {
-        return Writes.delete(ctx, Caller.NONE, 0, key, null, true, Outcomes::unexpected);
-    }
-
-    /** Fenced delete without a session; see {@link #put(String, byte[], String, long)}. */
-    public boolean delete(String key, String lock, long token) {
-        return Writes.delete(ctx, Caller.NONE, 0, key, Writes.fence(lock, token), Outcomes::unexpected);
     }
 
     /** Closes every open session (releasing their leases), then the channels. Idempotent. */
@@ -248,17 +238,8 @@ public final class TenureClient implements AutoCloseable {
             return this;
         }
 
-        /**
-         * How to make the channel to an endpoint, given its "host:port" as listed in
-         * {@link #endpoints(String)}. Default: a plaintext Netty channel. Use it for in-process
-         * channels (tests), or a channel configured your own way (transport security,
-         * interceptors, executors). The client owns the channels it makes:
-         * {@link TenureClient#close()} shuts them down. Leave HTTP/2 keepalive pings off: a server
-         * may count them as abuse and close the connection; the sessions' echoes are what detect
-         * a silent connection, within a third of the grace, where gRPC allows pings every 10 s at
-         * most.
-         */
-        public Builder channelFactory(Function<String, ManagedChannel> factory) {
+        /** See {@code dev.tenure.client.spi.Transport#channelFactory}: the SPI, not the API. */
+        Builder channelFactory(Function<String, ManagedChannel> factory) {
             this.channelFactory = Objects.requireNonNull(factory, "factory");
             return this;
         }
@@ -268,8 +249,7 @@ public final class TenureClient implements AutoCloseable {
          * check that each node's certificate names the host it is reached at, and present this
          * client's certificate if it has one. A handshake refused for good (untrusted, expired,
          * wrong host, no or a refused client certificate) fails the request with
-         * {@link DeniedException}, saying why. Default: plaintext. A {@link #channelFactory} of
-         * your own configures its channels itself ({@link ClientTls#configure}).
+         * {@link DeniedException}, saying why. Default: plaintext.
          */
         public Builder tls(ClientTls tls) {
             this.tls = Objects.requireNonNull(tls, "tls");
@@ -285,17 +265,8 @@ public final class TenureClient implements AutoCloseable {
             return tls(ClientTls.of(caPem, certificatePem, keyPem));
         }
 
-        /**
-         * {@code true}: every lock and key-value call (Acquire to KvDelete) is a unary gRPC call of
-         * its own. Default {@code false}: they travel as frames of one Calls stream per node,
-         * which costs client and node less per call, and each still behaves as a unary call to
-         * its caller (deadline, cancellation, status). Choose unary calls where something between
-         * the client and the nodes must see each call: a client interceptor that observes,
-         * authorizes or traces per method, a proxy that routes or limits unary calls, or a
-         * simulated network that loses and duplicates them one by one. Either way a node that
-         * does not serve Calls gets unary calls.
-         */
-        public Builder unaryCalls(boolean unary) {
+        /** See {@code dev.tenure.client.spi.Transport#unaryCalls}: the SPI, not the API. */
+        Builder unaryCalls(boolean unary) {
             this.carryCalls = !unary;
             return this;
         }
@@ -328,7 +299,7 @@ public final class TenureClient implements AutoCloseable {
             if (tls != null && channelFactory != null) {
                 throw new IllegalArgumentException(
                         "tls applies to the default channels: a channelFactory of your own configures TLS itself"
-                                + " (ClientTls.configure)");
+                                + " (Transport.configure)");
             }
             Function<String, ManagedChannel> factory = channelFactory != null
                     ? channelFactory

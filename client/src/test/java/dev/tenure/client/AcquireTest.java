@@ -12,6 +12,7 @@ import dev.tenure.api.v1.ReleaseRequest;
 import dev.tenure.api.v1.ReleaseResponse;
 import io.grpc.Status;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -64,8 +65,8 @@ class AcquireTest {
         assertThat(lease.sessionId()).isEqualTo(session.id());
         assertThat(lease.previousEnd()).isEqualTo(TenureEnd.EXPIRED);
         assertThat(lease.previousToken()).isEqualTo(70);
-        assertThat(lease.grantedAtMs()).isEqualTo(1234);
-        assertThat(lease.ttl()).isEqualTo(Duration.ofSeconds(3));
+        assertThat(lease.grantedAt()).isEqualTo(Instant.ofEpochMilli(1234));
+        assertThat(lease.sessionTtl()).isEqualTo(Duration.ofSeconds(3));
         assertThat(lease.isValid()).isTrue();
         assertThat(h.events.events).containsSubsequence("acquireStart orders", "acquireEnd orders 77");
     }

@@ -3,6 +3,7 @@ package dev.tenure.client;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenure.api.v1.TenureGrpc;
+import dev.tenure.client.spi.Transport;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
@@ -18,8 +19,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The builder's channel options: the channel factory makes every endpoint's channel, and
- * {@code unaryCalls} decides whether the lock and key-value calls travel on the Calls stream.
+ * The transport hooks (the internal SPI, {@link Transport}): the channel factory makes every
+ * endpoint's channel, and {@code unaryCalls} decides whether the lock and key-value calls travel on the Calls stream.
  * A client interceptor on those channels sees which gRPC methods were called.
  */
 class ChannelOptionsTest {
@@ -45,25 +46,25 @@ class ChannelOptionsTest {
                 return next.newCall(method, o);
             }
         };
-        return TenureClient.builder()
+        TenureClient.Builder b = TenureClient.builder()
                 .endpoints(h.endpoints)
                 .sessionTtl(Harness.TTL)
-                .timeSource(h.time)
-                .channelFactory(target -> {
-                    targets.add(target);
-                    ManagedChannel c = InProcessChannelBuilder.forName(target.substring(0, target.lastIndexOf(':')))
-                            .directExecutor()
-                            .intercept(recordMethod)
-                            .build();
-                    channels.add(c);
-                    return c;
-                });
+                .timeSource(h.time);
+        return Transport.channelFactory(b, target -> {
+            targets.add(target);
+            ManagedChannel c = InProcessChannelBuilder.forName(target.substring(0, target.lastIndexOf(':')))
+                    .directExecutor()
+                    .intercept(recordMethod)
+                    .build();
+            channels.add(c);
+            return c;
+        });
     }
 
     private void acquireAndPut(TenureClient client) {
         Session session = client.openSession();
         Lease lease = session.acquire("a");
-        session.put("k", "v".getBytes(StandardCharsets.UTF_8), lease);
+        session.kv().put("k", "v".getBytes(StandardCharsets.UTF_8), lease.lock(), lease.token());
     }
 
     @Test
@@ -93,7 +94,7 @@ class ChannelOptionsTest {
 
     @Test
     void unaryCallsMakesEachCallAUnaryCallOfItsOwn() {
-        TenureClient client = builder().unaryCalls(true).build();
+        TenureClient client = Transport.unaryCalls(builder(), true).build();
         acquireAndPut(client);
 
         assertThat(methods).contains(ACQUIRE, KV_PUT).doesNotContain(CALLS);

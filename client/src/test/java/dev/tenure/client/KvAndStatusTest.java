@@ -18,7 +18,11 @@ import dev.tenure.api.v1.Member;
 import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.api.v1.TenureRecord;
 import dev.tenure.api.v1.Waiter;
+import dev.tenure.client.fence.FencedStore;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -41,8 +45,8 @@ class KvAndStatusTest {
     @Test
     void fencedPutCarriesTheLeasesLockAndToken() {
         Lease lease = session.acquire("a");
-        session.put("k", bytes("v"), lease);
-        session.put("k", bytes("w"));
+        session.kv().put("k", bytes("v"), lease.lock(), lease.token());
+        session.kv().put("k", bytes("w"));
 
         var puts = h.fake.requests(KvPutRequest.class);
         assertThat(puts.get(0).getFence().getLock()).isEqualTo("a");
@@ -57,15 +61,22 @@ class KvAndStatusTest {
                 .setCode(Code.CODE_STALE_TOKEN)
                 .setCurrentToken(12)
                 .build();
-        assertThatThrownBy(() -> session.put("k", bytes("v"), "a", 11))
+        assertThatThrownBy(() -> session.kv().put("k", bytes("v"), "a", 11))
                 .isInstanceOfSatisfying(
                         StaleTokenException.class,
                         e -> assertThat(e.currentToken()).isEqualTo(12));
+        assertThatThrownBy(() -> FencedStore.of(session.kv()).checkAndWrite("k", "a", 11, bytes("v")))
+                .as("the KV as a fenced store refuses with the same exception")
+                .isInstanceOfSatisfying(StaleTokenException.class, e -> {
+                    assertThat(e.resource()).isEqualTo("k");
+                    assertThat(e.token()).isEqualTo(11);
+                    assertThat(e.currentToken()).isEqualTo(12);
+                });
         h.fake.onPut = r -> KvPutResponse.newBuilder()
                 .setCode(Code.CODE_LIMIT)
                 .setMessage("keysMax 10000 reached")
                 .build();
-        assertThatThrownBy(() -> session.put("k", bytes("v")))
+        assertThatThrownBy(() -> session.kv().put("k", bytes("v")))
                 .isInstanceOf(LimitExceededException.class)
                 .hasMessageContaining("keysMax");
     }
@@ -85,14 +96,14 @@ class KvAndStatusTest {
                         .setCode(Code.CODE_KEY_FENCED)
                         .setMessage(refused)
                         .build();
-        assertThatThrownBy(() -> h.client().put("k", bytes("v")))
+        assertThatThrownBy(() -> h.client().kv().put("k", bytes("v")))
                 .isInstanceOfSatisfying(
                         KeyFencedException.class, e -> assertThat(e.key()).isEqualTo("k"))
                 .hasMessage(refused);
-        assertThatThrownBy(() -> h.client().delete("k")).isInstanceOf(KeyFencedException.class);
-        assertThatThrownBy(() -> session.put("k", bytes("v"))).isInstanceOf(KeyFencedException.class);
-        h.client().putOverridingFence("k", bytes("v"));
-        assertThat(h.client().deleteOverridingFence("k")).isTrue();
+        assertThatThrownBy(() -> h.client().kv().delete("k")).isInstanceOf(KeyFencedException.class);
+        assertThatThrownBy(() -> session.kv().put("k", bytes("v"))).isInstanceOf(KeyFencedException.class);
+        h.client().kv().putOverridingFence("k", bytes("v"));
+        assertThat(h.client().kv().deleteOverridingFence("k")).isTrue();
 
         var puts = h.fake.requests(KvPutRequest.class);
         assertThat(puts).extracting(KvPutRequest::getOverrideFence).containsExactly(false, false, true);
@@ -104,17 +115,17 @@ class KvAndStatusTest {
 
     @Test
     void deleteSaysWhetherTheKeyExisted() {
-        assertThat(session.delete("k")).isTrue();
+        assertThat(session.kv().delete("k")).isTrue();
         h.fake.onDelete =
                 r -> KvDeleteResponse.newBuilder().setCode(Code.CODE_NOT_FOUND).build();
-        assertThat(session.delete("k", "a", 3)).isFalse();
+        assertThat(session.kv().delete("k", "a", 3)).isFalse();
         assertThat(h.fake.requests(KvDeleteRequest.class).get(1).getFence().getToken())
                 .isEqualTo(3);
     }
 
     @Test
     void getReturnsTheEntryWithItsWriter() {
-        assertThat(h.client().get("k")).isEmpty();
+        assertThat(h.client().kv().get("k")).isEmpty();
         h.fake.onGet = r -> KvGetResponse.newBuilder()
                 .setCode(Code.CODE_OK)
                 .setValue(ByteString.copyFromUtf8("v"))
@@ -122,7 +133,7 @@ class KvAndStatusTest {
                 .setLock("a")
                 .setWrittenAtMs(5)
                 .build();
-        assertThat(session.get("k")).contains(new KvEntry("k", bytes("v"), 9, "a", 5));
+        assertThat(session.kv().get("k")).contains(new KvEntry("k", bytes("v"), 9, "a", Instant.ofEpochMilli(5)));
     }
 
     @Test
@@ -153,13 +164,16 @@ class KvAndStatusTest {
                         .setForcedByClient("ops"))
                 .build();
         LockStatus s = h.client().status("a");
-        assertThat(s.holder()).contains(new LockStatus.Holder(7, 70, 50, "java 1@h", 0, 0, 0, 0));
-        assertThat(s.waiters()).containsExactly(new LockStatus.Waiter(8, 60, "w"));
+        assertThat(s.holder())
+                .contains(new LockStatus.Holder(
+                        7, 70, at(50), "java 1@h", Duration.ZERO, Duration.ZERO, Duration.ZERO, Optional.empty(), ""));
+        assertThat(s.waiters()).containsExactly(new LockStatus.Waiter(8, at(60), "w", ""));
         assertThat(s.history())
                 .containsExactly(
-                        new LockStatus.PastTenure(6, 60, 10, 40, TenureEnd.EXPIRED),
-                        new LockStatus.PastTenure(7, 65, 40, 45, TenureEnd.REVOKED, 9, "ops"));
-        assertThat(s.nowMs()).isEqualTo(100);
+                        new LockStatus.PastTenure(6, 60, at(10), at(40), TenureEnd.EXPIRED, 0, "", "", ""),
+                        new LockStatus.PastTenure(7, 65, at(40), at(45), TenureEnd.REVOKED, 9, "ops", "", ""));
+        assertThat(s.now()).isEqualTo(at(100));
+        assertThat(s.delayUntil()).as("the wire's 0: none").isEmpty();
     }
 
     @Test
@@ -177,6 +191,10 @@ class KvAndStatusTest {
         assertThat(s.members()).containsExactly(new ServerStatus.Member(1, "n1:7100", true));
         assertThat(s.sessions()).isEqualTo(3);
         assertThat(s.lastToken()).isEqualTo(44);
+    }
+
+    private static Instant at(long epochMs) {
+        return Instant.ofEpochMilli(epochMs);
     }
 
     private static byte[] bytes(String s) {

@@ -5,7 +5,7 @@ import java.sql.SQLException;
 /**
  * The database failed (connection, timeout, deadlock, constraint, commit): the fenced write did not
  * happen, or, if the commit itself failed, its outcome is unknown. Never a stale token: that is
- * {@link dev.tenure.client.fence.FenceRejectedException}.
+ * {@link dev.tenure.client.StaleTokenException}.
  */
 public class FenceSqlException extends RuntimeException {
     public FenceSqlException(String message, SQLException cause) {

@@ -1,7 +1,7 @@
 package dev.tenure.jdbc;
 
 import dev.tenure.client.Lease;
-import dev.tenure.client.fence.FenceRejectedException;
+import dev.tenure.client.StaleTokenException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -31,7 +31,7 @@ import javax.sql.DataSource;
  * }</pre>
  *
  * <p>Why a stale writer cannot commit: its guard either finds a higher token already committed
- * and throws {@link FenceRejectedException}, or it raises the row and then holds the row lock, so a
+ * and throws {@link StaleTokenException}, or it raises the row and then holds the row lock, so a
  * newer holder's guard waits for it. Every transaction that passed its guard therefore commits
  * before any higher token is accepted for the resource: the tokens of committed writes, in commit
  * order, never go down. A newer holder that got in first makes an older one's guard wait for it and
@@ -131,7 +131,7 @@ public final class JdbcFence {
      * @param lock the lock that granted {@code token}: recorded in the resource's row at its first
      *     guard, and asked about by a verifier
      * @throws FenceLockMismatchException the resource belongs to another lock: rolled back
-     * @throws FenceRejectedException a higher token was accepted for the resource (or, with a
+     * @throws StaleTokenException a higher token was accepted for the resource (or, with a
      *     verifier, {@link UnverifiedTokenException}). The guard has already rolled the
      *     transaction back, so nothing written in it before the guard can commit by mistake.
      * @throws FenceSqlException the database failed; roll back
@@ -215,7 +215,7 @@ public final class JdbcFence {
      *
      * @throws dev.tenure.client.LeaseLostException the lease is lost: nothing written
      * @throws dev.tenure.client.LeaseExpiringException less than {@code minRemaining} left
-     * @throws FenceRejectedException the token is stale: rolled back
+     * @throws StaleTokenException the token is stale: rolled back
      * @throws FenceSqlException the database failed: rolled back, or unknown if the commit failed
      */
     public void write(DataSource dataSource, String resource, Lease lease, Duration minRemaining, Work work) {
@@ -284,7 +284,15 @@ public final class JdbcFence {
             }
             long highest = stored.map(FenceSql.Row::token).orElse(0L);
             if (stored.isPresent() && highest > token) {
-                throw rolledBack(c, new FenceRejectedException(resource, token, highest));
+                throw rolledBack(
+                        c,
+                        new StaleTokenException(
+                                "write to '" + resource + "' with token " + token + " rejected: token " + highest
+                                        + " is newer",
+                                resource,
+                                token,
+                                highest,
+                                null));
             }
             if (!verified && highest < token) {
                 if (!verifier.isCurrentGrant(lock, token)) {

@@ -19,7 +19,7 @@ public final class JdbcFencedStore implements FencedStore<JdbcFence.Work> {
     }
 
     /**
-     * @throws dev.tenure.client.fence.FenceRejectedException the token is stale: rolled back
+     * @throws dev.tenure.client.StaleTokenException the token is stale: rolled back
      * @throws FenceSqlException the database failed: rolled back, or unknown if the commit failed
      */
     @Override

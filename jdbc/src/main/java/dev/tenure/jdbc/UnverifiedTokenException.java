@@ -1,13 +1,13 @@
 package dev.tenure.jdbc;
 
-import dev.tenure.client.fence.FenceRejectedException;
+import dev.tenure.client.StaleTokenException;
 
 /**
  * The fence's {@link TokenVerifier} did not confirm a token higher than the resource's highest
  * accepted one as the lock's current grant: forged, already superseded, or checked against the
  * wrong lock name. Nothing was written and the high-water mark did not move.
  */
-public class UnverifiedTokenException extends FenceRejectedException {
+public class UnverifiedTokenException extends StaleTokenException {
     private final String lock;
 
     public UnverifiedTokenException(String resource, String lock, long token, long highestAccepted) {

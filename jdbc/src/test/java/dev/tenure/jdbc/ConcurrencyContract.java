@@ -2,7 +2,7 @@ package dev.tenure.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tenure.client.fence.FenceRejectedException;
+import dev.tenure.client.StaleTokenException;
 import dev.tenure.testkit.Pause;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -128,8 +128,8 @@ abstract class ConcurrencyContract extends DatabaseTest {
                     appendLog(c, log, a);
                     c.commit();
                     outcomes.committed().add(a);
-                } catch (FenceRejectedException e) {
-                    outcomes.rejected().add(new Attempt(writer, attempt, a.resource(), a.token(), e.highestAccepted()));
+                } catch (StaleTokenException e) {
+                    outcomes.rejected().add(new Attempt(writer, attempt, a.resource(), a.token(), e.currentToken()));
                 } catch (FenceSqlException | SQLException e) {
                     c.rollback();
                     outcomes.failed().add(e);

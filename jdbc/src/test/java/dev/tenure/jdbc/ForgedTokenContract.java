@@ -3,8 +3,8 @@ package dev.tenure.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tenure.client.StaleTokenException;
 import dev.tenure.client.UnavailableException;
-import dev.tenure.client.fence.FenceRejectedException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Map;
@@ -46,8 +46,8 @@ abstract class ForgedTokenContract extends DatabaseTest {
         for (long real : new long[] {6, 1_000, 1_000_000}) {
             assertThatThrownBy(() -> write(trusting, "orders", real, "real-" + real))
                     .isInstanceOfSatisfying(
-                            FenceRejectedException.class,
-                            e -> assertThat(e.highestAccepted()).isEqualTo(FORGED));
+                            StaleTokenException.class,
+                            e -> assertThat(e.currentToken()).isEqualTo(FORGED));
         }
         assertThat(Tables.storedToken(ds, trusting, "orders")).hasValue(FORGED);
     }
@@ -61,7 +61,7 @@ abstract class ForgedTokenContract extends DatabaseTest {
                 .isInstanceOfSatisfying(UnverifiedTokenException.class, e -> {
                     assertThat(e.lock()).isEqualTo("orders");
                     assertThat(e.token()).isEqualTo(FORGED);
-                    assertThat(e.highestAccepted()).isEqualTo(5);
+                    assertThat(e.currentToken()).isEqualTo(5);
                 });
         currentGrant.put("orders", 6L); // the next real holder
         write(verifying, "orders", 6, "real-6");
@@ -87,7 +87,7 @@ abstract class ForgedTokenContract extends DatabaseTest {
         write(verifying, "orders", 5, "and-again");
         assertThat(asked).hasValue(1);
         assertThatThrownBy(() -> write(verifying, "orders", 4, "lower")) // lower: refused anyway
-                .isInstanceOf(FenceRejectedException.class)
+                .isInstanceOf(StaleTokenException.class)
                 .isNotInstanceOf(UnverifiedTokenException.class);
         assertThat(asked).hasValue(1);
         currentGrant.put("orders", 9L);

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import dev.tenure.client.fence.FenceRejectedException;
+import dev.tenure.client.StaleTokenException;
 import dev.tenure.testkit.Await;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -52,11 +52,11 @@ abstract class GuardContract extends DatabaseTest {
     void lowerTokenIsRejectedNamingTheHighestAccepted() throws SQLException {
         write("orders", 7, "a");
         Throwable t = catchThrowable(() -> write("orders", 5, "b"));
-        assertThat(t).isInstanceOf(FenceRejectedException.class).hasMessageContaining("token 5");
-        FenceRejectedException rejected = (FenceRejectedException) t;
+        assertThat(t).isInstanceOf(StaleTokenException.class).hasMessageContaining("token 5");
+        StaleTokenException rejected = (StaleTokenException) t;
         assertThat(rejected.resource()).isEqualTo("orders");
         assertThat(rejected.token()).isEqualTo(5);
-        assertThat(rejected.highestAccepted()).isEqualTo(7);
+        assertThat(rejected.currentToken()).isEqualTo(7);
         assertThat(Tables.storedToken(ds, fence, "orders")).hasValue(7);
     }
 
@@ -75,13 +75,13 @@ abstract class GuardContract extends DatabaseTest {
         try (Connection c = ds.getConnection()) {
             c.setAutoCommit(false);
             Tables.insert(c, data, "written-before-guard", 5);
-            assertThatThrownBy(() -> fence.guard(c, "orders", 5)).isInstanceOf(FenceRejectedException.class);
+            assertThatThrownBy(() -> fence.guard(c, "orders", 5)).isInstanceOf(StaleTokenException.class);
             c.commit();
         }
         // The convenience path never runs the work of a rejected transaction.
         AtomicBoolean ran = new AtomicBoolean();
         assertThatThrownBy(() -> fence.write(ds, "orders", "orders", 6, c -> ran.set(true)))
-                .isInstanceOf(FenceRejectedException.class);
+                .isInstanceOf(StaleTokenException.class);
         assertThat(ran).isFalse();
         assertThat(rows()).isEqualTo(1);
         assertThat(Tables.storedToken(ds, fence, "orders")).hasValue(7);
@@ -125,8 +125,8 @@ abstract class GuardContract extends DatabaseTest {
                 Tables.insert(newer, data, "newer", 10);
                 newer.commit();
                 Throwable t = older.get(30, TimeUnit.SECONDS);
-                assertThat(t).isInstanceOf(FenceRejectedException.class);
-                assertThat(((FenceRejectedException) t).highestAccepted()).isEqualTo(10);
+                assertThat(t).isInstanceOf(StaleTokenException.class);
+                assertThat(((StaleTokenException) t).currentToken()).isEqualTo(10);
             } finally {
                 pool.shutdownNow();
             }
@@ -186,8 +186,8 @@ abstract class GuardContract extends DatabaseTest {
         store.checkAndWrite("orders", "orders-lock", 6, c -> Tables.insert(c, data, "c", 6));
         assertThatThrownBy(() -> store.checkAndWrite("orders", "orders-lock", 4, c -> Tables.insert(c, data, "d", 4)))
                 .isInstanceOfSatisfying(
-                        FenceRejectedException.class,
-                        e -> assertThat(e.highestAccepted()).isEqualTo(6));
+                        StaleTokenException.class,
+                        e -> assertThat(e.currentToken()).isEqualTo(6));
         assertThat(rows()).isEqualTo(3);
     }
 

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import dev.tenure.client.fence.FenceRejectedException;
+import dev.tenure.client.StaleTokenException;
 import dev.tenure.testkit.Await;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -64,7 +64,7 @@ abstract class OneLockPerResourceContract extends DatabaseTest {
         for (long token : new long[] {5, 3}) {
             assertThatThrownBy(() -> writeUnder("billing", "orders", token, "b" + token))
                     .isInstanceOf(FenceLockMismatchException.class)
-                    .isNotInstanceOf(FenceRejectedException.class);
+                    .isNotInstanceOf(StaleTokenException.class);
         }
         assertThat(rows()).isEqualTo(1);
     }
@@ -128,8 +128,8 @@ abstract class OneLockPerResourceContract extends DatabaseTest {
         // A billing grant older than the last accepted token is refused until billing grants again.
         assertThatThrownBy(() -> writeUnder("billing", "orders", 4, "billing-4"))
                 .isInstanceOfSatisfying(
-                        FenceRejectedException.class,
-                        e -> assertThat(e.highestAccepted()).isEqualTo(5));
+                        StaleTokenException.class,
+                        e -> assertThat(e.currentToken()).isEqualTo(5));
         writeUnder("billing", "orders", 9, "billing-9");
         assertThat(rows()).isEqualTo(2); // "a" and "billing-9"
         assertThat(Tables.storedToken(ds, fence, "orders")).hasValue(9);
@@ -175,7 +175,7 @@ abstract class OneLockPerResourceContract extends DatabaseTest {
         assertThat(Tables.storedToken(ds, old, "orders")).hasValue(7);
         assertThat(Tables.storedLock(ds, old, "orders")).isEmpty(); // no lock recorded yet
         assertThatThrownBy(() -> writeUnder(old, "orders", "orders", 6, "stale"))
-                .isInstanceOf(FenceRejectedException.class); // the mark still holds
+                .isInstanceOf(StaleTokenException.class); // the mark still holds
         assertThat(Tables.storedLock(ds, old, "orders")).isEmpty();
         writeUnder(old, "orders", "orders", 7, "claims");
         assertThat(Tables.storedLock(ds, old, "orders")).hasValue("orders");

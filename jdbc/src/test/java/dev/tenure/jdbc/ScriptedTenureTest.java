@@ -6,9 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenure.client.StaleTokenException;
 import dev.tenure.client.TenureClient;
-import dev.tenure.client.fence.FenceRejectedException;
 import dev.tenure.client.fence.FencedStore;
-import dev.tenure.client.fence.TenureKvStore;
 import dev.tenure.testkit.TimeScale;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -80,19 +78,18 @@ class ScriptedTenureTest {
     }
 
     @Test
-    void kvStoreWritesWithTheCurrentGrantAndMapsAStaleOne() {
-        FencedStore<byte[]> store = new TenureKvStore(client);
+    void kvStoreWritesWithTheCurrentGrantAndRefusesAStaleOne() {
+        FencedStore<byte[]> store = FencedStore.of(client.kv());
         tenure.currentGrant.put("orders", 5L);
         store.checkAndWrite("orders/cursor", "orders", 5, "o-1".getBytes(UTF_8));
         assertThat(tenure.kv.get("orders/cursor")).isEqualTo("o-1".getBytes(UTF_8));
 
         tenure.currentGrant.put("orders", 6L);
         assertThatThrownBy(() -> store.checkAndWrite("orders/cursor", "orders", 5, "o-2".getBytes(UTF_8)))
-                .isInstanceOfSatisfying(FenceRejectedException.class, e -> {
+                .isInstanceOfSatisfying(StaleTokenException.class, e -> {
                     assertThat(e.resource()).isEqualTo("orders/cursor");
                     assertThat(e.token()).isEqualTo(5);
-                    assertThat(e.highestAccepted()).isEqualTo(6);
-                    assertThat(e).hasCauseInstanceOf(StaleTokenException.class);
+                    assertThat(e.currentToken()).isEqualTo(6);
                 });
         assertThat(tenure.kv.get("orders/cursor")).isEqualTo("o-1".getBytes(UTF_8));
     }

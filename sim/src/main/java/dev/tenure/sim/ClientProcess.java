@@ -1,6 +1,7 @@
 package dev.tenure.sim;
 
 import dev.tenure.client.TenureClient;
+import dev.tenure.client.spi.Transport;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,9 +50,8 @@ final class ClientProcess implements EventLoop.Host {
         // Unary calls: the simulated network loses and duplicates them call by call. Not the Calls
         // stream yet: the client times a carried call's deadline from gRPC's Deadline, which reads
         // the system clock, so a run would not replay (Node serves Calls for when it can).
-        this.client = builder.channelFactory(target -> new SimChannel(world, this, node(target)))
-                .unaryCalls(true)
-                .build();
+        Transport.channelFactory(builder, target -> new SimChannel(world, this, node(target)));
+        this.client = Transport.unaryCalls(builder, true).build();
         this.app = new App(world, this);
     }
 

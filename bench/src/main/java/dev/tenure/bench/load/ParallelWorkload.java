@@ -48,7 +48,7 @@ final class ParallelWorkload {
                     long start = System.nanoTime();
                     try (Lease lease = session.acquire(lock)) {
                         if (fencedWrite) {
-                            session.put(key, VALUE, lease);
+                            session.kv().put(key, VALUE, lease.lock(), lease.token());
                         }
                     }
                     long latency = System.nanoTime() - start;

@@ -134,7 +134,7 @@ class ClusterIT {
                     Session session = tenure.openSession()) {
                 Lease lease = session.acquire("quorum-lock");
                 tokenBefore = lease.token();
-                tenure.put("quorum-key", "kept".getBytes(UTF_8), "quorum-lock", lease.token());
+                tenure.kv().put("quorum-key", "kept".getBytes(UTF_8), "quorum-lock", lease.token());
                 int survivor = (cluster.leaderSeenBy(0) + 1) % 3;
                 for (int i = 0; i < 3; i++) {
                     if (i != survivor) {
@@ -168,7 +168,8 @@ class ClusterIT {
                     Session session = tenure.openSession();
                     Lease next = session.acquire("quorum-after", Duration.ofSeconds(10))) {
                 assertThat(next.token()).as("tokens continue upward").isGreaterThan(tokenBefore);
-                assertThat(new String(tenure.get("quorum-key").orElseThrow().value(), UTF_8))
+                assertThat(new String(
+                                tenure.kv().get("quorum-key").orElseThrow().value(), UTF_8))
                         .isEqualTo("kept");
             }
         }
@@ -193,11 +194,11 @@ class ClusterIT {
                     Session session = tenure.openSession()) {
                 byte[] bulk = new byte[60 * 1024];
                 for (int i = 0; i < BULK_PUTS; i++) {
-                    tenure.put("bulk-" + (i % 4), bulk);
+                    tenure.kv().put("bulk-" + (i % 4), bulk);
                 }
                 for (int i = 0; i < 20; i++) {
                     try (Lease lease = session.acquire("wipe-" + i)) {
-                        tenure.put("wipe-key-" + i, ("v" + i).getBytes(UTF_8), "wipe-" + i, lease.token());
+                        tenure.kv().put("wipe-key-" + i, ("v" + i).getBytes(UTF_8), "wipe-" + i, lease.token());
                         last = lease.token();
                     }
                 }
@@ -224,7 +225,8 @@ class ClusterIT {
                     Session session = tenure.openSession();
                     Lease lease = session.acquire("wipe-0", Duration.ofSeconds(10))) {
                 assertThat(lease.token()).isGreaterThan(last);
-                assertThat(new String(tenure.get("wipe-key-19").orElseThrow().value(), UTF_8))
+                assertThat(new String(
+                                tenure.kv().get("wipe-key-19").orElseThrow().value(), UTF_8))
                         .isEqualTo("v19");
                 granted = lease.token();
             }
@@ -263,7 +265,7 @@ class ClusterIT {
                 cluster.signal(paused, "STOP");
                 long stopped = System.nanoTime();
                 try (Lease lease = session.acquire("while-paused", Duration.ofSeconds(30))) {
-                    tenure.put("while-paused/k", "v".getBytes(UTF_8), "while-paused", lease.token());
+                    tenure.kv().put("while-paused/k", "v".getBytes(UTF_8), "while-paused", lease.token());
                     during = lease.token();
                 }
                 System.out.printf(
@@ -314,7 +316,7 @@ class ClusterIT {
             try (TenureClient tenure = client(cluster.endpoints, Duration.ofSeconds(5));
                     Session session = tenure.openSession();
                     Lease lease = session.acquire("all-lock")) {
-                tenure.put("all-key", "v".getBytes(UTF_8), "all-lock", lease.token());
+                tenure.kv().put("all-key", "v".getBytes(UTF_8), "all-lock", lease.token());
                 last = lease.token();
             }
             for (int i = 0; i < 3; i++) {
@@ -326,7 +328,7 @@ class ClusterIT {
                     Lease lease = session.acquire("all-lock", Duration.ofSeconds(10))) {
                 assertThat(lease.token()).isGreaterThan(last);
                 assertThat(lease.previousToken()).isEqualTo(last);
-                assertThat(tenure.get("all-key").orElseThrow().token()).isEqualTo(last);
+                assertThat(tenure.kv().get("all-key").orElseThrow().token()).isEqualTo(last);
             }
         }
     }

@@ -319,7 +319,7 @@ class ConnectionFloodIT {
         static Unread flood(ServerProcess server, int calls) throws Exception {
             try (TenureClient writer =
                     TenureClient.builder().endpoints(server.endpoint()).build()) {
-                writer.put("unread", new byte[64 << 10]);
+                writer.kv().put("unread", new byte[64 << 10]);
             }
             long heap = ServerProbe.liveHeap(server.pid()).get("");
             long rss = ServerProbe.rssBytes(server.pid());

@@ -52,11 +52,11 @@ class CorruptDataClusterIT {
                 leader = Await.atMost(Duration.ofSeconds(60))
                         .every(Duration.ofMillis(200))
                         .until("a leader", () -> leaderId(client), id -> id >= 0);
-                client.put("before", "before-value".getBytes(UTF_8));
+                client.kv().put("before", "before-value".getBytes(UTF_8));
                 int lagging = (leader + 1) % 3;
                 nodes[lagging].kill9();
                 for (int i = 0; i < 3; i++) {
-                    client.put("lagged-" + i, ("lagged-value-" + i + "-acknowledged").getBytes(UTF_8));
+                    client.kv().put("lagged-" + i, ("lagged-value-" + i + "-acknowledged").getBytes(UTF_8));
                 }
                 Path log = dir(leader).resolve("archive/0-0.rec");
                 long frame = DataFiles.frameStart(log, DataFiles.onlyOffsetOf(log, "lagged-value-1-acknowledged"));
@@ -166,7 +166,7 @@ class CorruptDataClusterIT {
 
     private static Optional<String> value(TenureClient client, String key) {
         try {
-            return client.get(key).map(e -> new String(e.value(), UTF_8));
+            return client.kv().get(key).map(e -> new String(e.value(), UTF_8));
         } catch (RuntimeException unavailable) {
             return Optional.empty();
         }

@@ -155,7 +155,7 @@ class CorruptDataIT {
             for (String phase : List.of("before", "between", "after")) {
                 for (int i = 0; i < 3; i++) {
                     String expected = value(phase, i);
-                    assertThat(client.get(key(phase, i)))
+                    assertThat(client.kv().get(key(phase, i)))
                             .as("acknowledged %s", key(phase, i))
                             .hasValueSatisfying(e ->
                                     assertThat(new String(e.value(), UTF_8)).isEqualTo(expected));
@@ -197,7 +197,7 @@ class CorruptDataIT {
 
     private static void put(TenureClient client, String phase) {
         for (int i = 0; i < 3; i++) {
-            client.put(key(phase, i), value(phase, i).getBytes(UTF_8));
+            client.kv().put(key(phase, i), value(phase, i).getBytes(UTF_8));
         }
     }
 

@@ -33,7 +33,7 @@ final class DataFiles {
         try (ServerProcess node = new ServerProcess(dataDir).start();
                 TenureClient client = node.patientClient()) {
             for (int i = 1; i <= puts; i++) {
-                client.put(key.apply(i), value.apply(i).getBytes(StandardCharsets.UTF_8));
+                client.kv().put(key.apply(i), value.apply(i).getBytes(StandardCharsets.UTF_8));
             }
             node.kill9();
         }

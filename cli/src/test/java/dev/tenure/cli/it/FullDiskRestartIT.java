@@ -46,7 +46,7 @@ class FullDiskRestartIT {
                 try (TenureClient tenure = server.patientClient()) {
                     for (int i = 0; i < 50; i++) {
                         byte[] value = value(i, 3_000 + 97 * i);
-                        tenure.put("before-full-" + i, value);
+                        tenure.kv().put("before-full-" + i, value);
                         puts.put("before-full-" + i, value);
                     }
                 }
@@ -101,7 +101,7 @@ class FullDiskRestartIT {
     private static void assertEveryAcknowledgedWrite(
             TenureClient tenure, Map<String, byte[]> puts, Map<String, Long> grants) {
         for (Map.Entry<String, byte[]> e : puts.entrySet()) {
-            assertThat(tenure.get(e.getKey()))
+            assertThat(tenure.kv().get(e.getKey()))
                     .as(e.getKey())
                     .hasValueSatisfying(found -> assertThat(found.value()).isEqualTo(e.getValue()));
         }

@@ -62,8 +62,8 @@ class LeftoversIT {
             }
             try (TenureClient client =
                     TenureClient.builder().endpoints(live.endpoint()).build()) {
-                client.put("after-a-neighbour-started", "served".getBytes(UTF_8));
-                assertThat(client.get("after-a-neighbour-started")).isPresent();
+                client.kv().put("after-a-neighbour-started", "served".getBytes(UTF_8));
+                assertThat(client.kv().get("after-a-neighbour-started")).isPresent();
             }
         }
     }

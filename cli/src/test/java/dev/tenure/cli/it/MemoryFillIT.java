@@ -116,9 +116,9 @@ class MemoryFillIT {
             assertThat(metric(metrics, "tenure_limit{name=\"kvBytesMax\"}")).isEqualTo(KV_BYTES_MAX);
             assertThat(metric(metrics, "tenure_heap_guard_refusing")).isZero();
             try (TenureClient a = client("fill-a")) {
-                assertThat(a.get("fill/fill-a/00000"))
+                assertThat(a.kv().get("fill/fill-a/00000"))
                         .hasValueSatisfying(e -> assertThat(e.value()).hasSize(VALUE_BYTES));
-                assertThat(refusal(() -> a.put("fill/fill-a/after", new byte[VALUE_BYTES])))
+                assertThat(refusal(() -> a.kv().put("fill/fill-a/after", new byte[VALUE_BYTES])))
                         .contains("kvBytesPerPrincipalMax (" + QUOTA_BYTES + ") reached by principal fill-a");
             }
             long restartPeak = peakRssKiB();
@@ -157,7 +157,7 @@ class MemoryFillIT {
             String refused = null;
             while (refused == null && server.alive()) {
                 try {
-                    c.put(String.format("heap/%06d", accepted), new byte[VALUE_BYTES]);
+                    c.kv().put(String.format("heap/%06d", accepted), new byte[VALUE_BYTES]);
                     accepted++;
                 } catch (LimitExceededException e) {
                     refused = e.getMessage();
@@ -175,12 +175,12 @@ class MemoryFillIT {
                 assertThat(lease.token()).isPositive();
             }
             for (int i = 0; i < accepted / 2; i++) {
-                assertThat(c.delete(String.format("heap/%06d", i))).isTrue();
+                assertThat(c.kv().delete(String.format("heap/%06d", i))).isTrue();
             }
             // The guard collects the heap every 10 s while it refuses, and sees the room.
             Await.atMost(Duration.ofSeconds(60)).every(Duration.ofSeconds(1)).until("a write taken again", () -> {
                 try {
-                    c.put("heap/again", new byte[VALUE_BYTES]);
+                    c.kv().put("heap/again", new byte[VALUE_BYTES]);
                     return true;
                 } catch (LimitExceededException stillRefused) {
                     return false;
@@ -222,7 +222,7 @@ class MemoryFillIT {
         try (TenureClient c = client(principal)) {
             for (int i = 0; f.refusals.size() <= MORE_TRIES; i++) {
                 try {
-                    c.put(String.format("fill/%s/%05d", principal, i), new byte[VALUE_BYTES]);
+                    c.kv().put(String.format("fill/%s/%05d", principal, i), new byte[VALUE_BYTES]);
                     f.accepted++;
                 } catch (LimitExceededException refused) {
                     f.refusals.add(refused.getMessage());

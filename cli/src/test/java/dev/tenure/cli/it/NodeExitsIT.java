@@ -64,8 +64,8 @@ class NodeExitsIT {
                                             "err: tenure: SIGHUP ignored: this node has no --acl file to read again"));
             try (TenureClient tenure =
                     TenureClient.builder().endpoints(server.endpoint()).build()) {
-                tenure.put("after-the-hang-up", "served".getBytes(UTF_8));
-                assertThat(tenure.get("after-the-hang-up").orElseThrow().value())
+                tenure.kv().put("after-the-hang-up", "served".getBytes(UTF_8));
+                assertThat(tenure.kv().get("after-the-hang-up").orElseThrow().value())
                         .isEqualTo("served".getBytes(UTF_8));
             }
             assertThat(server.alive()).isTrue();
@@ -82,7 +82,7 @@ class NodeExitsIT {
         try (ServerProcess server = new ServerProcess(dir.resolve("data")).start()) {
             try (TenureClient tenure =
                     TenureClient.builder().endpoints(server.endpoint()).build()) {
-                tenure.put("before-the-restart", "kept".getBytes(UTF_8));
+                tenure.kv().put("before-the-restart", "kept".getBytes(UTF_8));
             }
             server.signal("TERM");
             assertThat(server.awaitExit(Duration.ofSeconds(30))).isEqualTo(143);

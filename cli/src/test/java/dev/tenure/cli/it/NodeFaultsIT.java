@@ -164,7 +164,7 @@ class NodeFaultsIT {
                         String key = "fill-" + (puts % 500);
                         ByteBuffer.wrap(value).putInt(puts);
                         try {
-                            tenure.put(key, value);
+                            tenure.kv().put(key, value);
                             acked.put(key, puts);
                         } catch (TenureException e) {
                             refused = e.getMessage();
@@ -183,8 +183,10 @@ class NodeFaultsIT {
                 server.start();
                 try (TenureClient tenure = client(server)) {
                     for (Map.Entry<String, Integer> e : acked.entrySet()) {
-                        int found = ByteBuffer.wrap(
-                                        tenure.get(e.getKey()).orElseThrow().value())
+                        int found = ByteBuffer.wrap(tenure.kv()
+                                        .get(e.getKey())
+                                        .orElseThrow()
+                                        .value())
                                 .getInt();
                         assertThat(found).as(e.getKey()).isGreaterThanOrEqualTo(e.getValue());
                     }
@@ -225,7 +227,7 @@ class NodeFaultsIT {
     void aNodePausedPastTheServiceTimeoutEndsWithStatus11AndARestartServesItsData() throws Exception {
         try (ServerProcess server = new ServerProcess(data).start()) {
             try (TenureClient tenure = client(server)) {
-                tenure.put("before-the-pause", "kept".getBytes(UTF_8));
+                tenure.kv().put("before-the-pause", "kept".getBytes(UTF_8));
             }
             server.signal("STOP");
             Pause.of(Duration.ofSeconds(16));
@@ -244,7 +246,8 @@ class NodeFaultsIT {
 
             server.start();
             try (TenureClient tenure = client(server)) {
-                assertThat(tenure.get("before-the-pause").orElseThrow().value()).isEqualTo("kept".getBytes(UTF_8));
+                assertThat(tenure.kv().get("before-the-pause").orElseThrow().value())
+                        .isEqualTo("kept".getBytes(UTF_8));
             }
         }
     }

@@ -6,6 +6,7 @@ import dev.tenure.client.ServerStatus;
 import dev.tenure.client.Session;
 import dev.tenure.client.TenureClient;
 import dev.tenure.client.TenureException;
+import dev.tenure.client.spi.Probes;
 import dev.tenure.testkit.Pause;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -91,14 +92,14 @@ public final class PartitionWorker {
         print("granted " + lease.token() + " " + session.ttl().minus(drift).toNanos());
         long shown = 0;
         while (!lost.isDone()) {
-            long horizon = lease.horizonNanos();
+            long horizon = Probes.horizonNanos(lease);
             if (horizon != shown) {
                 print("horizon " + horizon);
                 shown = horizon;
             }
             Pause.forMillis(5); // how often the horizon is looked at
         }
-        long horizon = lease.horizonNanos();
+        long horizon = Probes.horizonNanos(lease);
         if (horizon != shown) {
             print("horizon " + horizon);
         }

@@ -41,8 +41,12 @@ public final class PausableHolder {
                 try {
                     // Deliberately not lease.fence(): this is the holder that still thinks it owns
                     // the lock and writes with its old token. The store has to refuse it.
-                    client.put(
-                            key, ("written by " + lease.token()).getBytes(StandardCharsets.UTF_8), lock, lease.token());
+                    client.kv()
+                            .put(
+                                    key,
+                                    ("written by " + lease.token()).getBytes(StandardCharsets.UTF_8),
+                                    lock,
+                                    lease.token());
                     System.out.println("put ok");
                 } catch (StaleTokenException e) {
                     System.out.println("put rejected current=" + e.currentToken());

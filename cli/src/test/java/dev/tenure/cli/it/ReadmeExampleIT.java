@@ -30,17 +30,19 @@ class ReadmeExampleIT {
                     Session session = tenure.openSession();
                     Lease lease = session.acquire("orders", Duration.ofSeconds(5))) { // LockHeldException after 5 s
                 lease.invalidated()
-                        .thenAccept(
-                                reason -> System.err.println("stop: " + reason)); // the first moment it is not valid
+                        .thenAccept(loss -> System.err.println(
+                                "stop: " + loss.map(String::valueOf).orElse("in doubt")));
                 System.out.println("token " + lease.token() + ", previous tenure ended " + lease.previousEnd());
                 for (String order : List.of("o-1", "o-2", "o-3")) {
                     long token = lease.fence(Duration.ofMillis(500)); // current with >= 500 ms left, or it throws
-                    tenure.put("orders/cursor", order.getBytes(UTF_8), "orders", token); // a stale token is refused
+                    tenure.kv()
+                            .put("orders/cursor", order.getBytes(UTF_8), "orders", token); // a stale token is refused
                 }
             } // the lease is released (compare-and-delete), then the session is closed
             // --- README ends ---
             try (TenureClient check = TenureClient.builder().endpoints(endpoint).build()) {
-                assertThat(new String(check.get("orders/cursor").orElseThrow().value(), UTF_8))
+                assertThat(new String(
+                                check.kv().get("orders/cursor").orElseThrow().value(), UTF_8))
                         .isEqualTo("o-3");
                 assertThat(check.status("orders").holder()).isEmpty();
             }

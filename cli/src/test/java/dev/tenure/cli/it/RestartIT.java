@@ -44,7 +44,7 @@ class RestartIT {
                         .build();
                 Session session = client.openSession()) {
             Lease held = session.acquire("restart-lock");
-            session.put("restart-key", bytes("v1"), held);
+            session.kv().put("restart-key", bytes("v1"), held.lock(), held.token());
             long lastToken = held.token();
             for (int i = 0; i < 5; i++) {
                 try (Lease cycle = session.acquire("restart-cycle")) {
@@ -90,7 +90,7 @@ class RestartIT {
                 again.shutdownNow();
             }
 
-            KvEntry value = client.get("restart-key").orElseThrow();
+            KvEntry value = client.kv().get("restart-key").orElseThrow();
             assertThat(new String(value.value(), StandardCharsets.UTF_8)).isEqualTo("v1");
             assertThat(value.token()).isEqualTo(held.token());
 

@@ -66,7 +66,7 @@ class TlsClusterIT {
                             .build();
                     Session session = tenure.openSession();
                     Lease lease = session.acquire("tls-cluster")) {
-                tenure.put("tls-cluster/k", "v".getBytes(UTF_8), "tls-cluster", lease.token());
+                tenure.kv().put("tls-cluster/k", "v".getBytes(UTF_8), "tls-cluster", lease.token());
                 assertThat(tenure.status("tls-cluster").holder().orElseThrow().token())
                         .isEqualTo(lease.token());
                 assertThatThrownBy(() -> session.acquire("elsewhere"))

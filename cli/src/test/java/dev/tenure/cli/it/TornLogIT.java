@@ -50,7 +50,7 @@ class TornLogIT {
                                     + end + ", past log position ")
                             && l.contains("the last this node acknowledged (" + log + " at byte " + end));
             for (int i = 1; i <= 4; i++) {
-                assertThat(client.get(key(i))).as(key(i)).isPresent();
+                assertThat(client.kv().get(key(i))).as(key(i)).isPresent();
             }
         }
     }
@@ -86,10 +86,10 @@ class TornLogIT {
 
         try (ServerProcess node = new ServerProcess(copy).start();
                 TenureClient client = node.patientClient()) {
-            assertThat(client.get(key(1))).isPresent();
-            assertThat(client.get(key(2))).isPresent();
-            assertThat(client.get(key(3))).as("its loss was accepted").isEmpty();
-            assertThat(client.get(key(4))).as("after it, gone with it").isEmpty();
+            assertThat(client.kv().get(key(1))).isPresent();
+            assertThat(client.kv().get(key(2))).isPresent();
+            assertThat(client.kv().get(key(3))).as("its loss was accepted").isEmpty();
+            assertThat(client.kv().get(key(4))).as("after it, gone with it").isEmpty();
         }
     }
 

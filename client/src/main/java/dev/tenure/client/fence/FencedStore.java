@@ -1,5 +1,9 @@
 package dev.tenure.client.fence;
 
+import dev.tenure.client.Kv;
+import dev.tenure.client.StaleTokenException;
+import java.util.Objects;
+
 /**
  * A store that refuses writes carrying a stale fencing token: the write boundary that makes a
  * paused or partitioned former holder harmless. A lease cannot stop its holder from acting after
@@ -17,7 +21,7 @@ package dev.tenure.client.fence;
  *   <li><b>Atomic with the write.</b> The check and the write are one indivisible step: no write
  *       with a higher token can be accepted between them, so a write never lands after a newer
  *       holder's. A check followed by an unconditional write is not a fence.
- *   <li><b>Stale means nothing changed.</b> A refused write throws {@link FenceRejectedException}
+ *   <li><b>Stale means nothing changed.</b> A refused write throws {@link StaleTokenException}
  *       and leaves no trace of itself. Any other failure (I/O, timeout) may leave the write's
  *       outcome unknown; it is never reported as a rejection.
  *   <li><b>Durable high-water mark.</b> The highest accepted token per resource survives restarts
@@ -39,8 +43,20 @@ public interface FencedStore<C> {
      * @param lock the lock whose grant {@code token} is (stores that verify tokens, or accept only
      *     the current grant, ask Tenure about it)
      * @param token the fencing token, from {@code lease.fence(minRemaining)}; positive
-     * @throws FenceRejectedException the token is stale (or, for a verifying store, not a genuine
+     * @throws StaleTokenException the token is stale (or, for a verifying store, not a genuine
      *     grant): nothing was written
      */
     void checkAndWrite(String resource, String lock, long token, C change);
+
+    /**
+     * Tenure's own fenced key-value store as a fenced store: the resource is the key, the change
+     * is the value. Its check is stricter than the contract's minimum: the replicated state machine
+     * accepts a write only if its token is the lock's <em>current</em> grant, decided in log order
+     * together with grants and releases, so the check and the write are one log entry and no grant
+     * can come between them.
+     */
+    static FencedStore<byte[]> of(Kv kv) {
+        Objects.requireNonNull(kv, "kv");
+        return (resource, lock, token, value) -> kv.put(resource, value, lock, token);
+    }
 }

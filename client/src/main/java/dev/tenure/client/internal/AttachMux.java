@@ -21,7 +21,7 @@ import java.util.function.Consumer;
 
 /**
  * Every session a client has on one endpoint, carried on one AttachMany call: each session's
- * {@link KeepAliveStream} is a sub-stream of it, named by a ref. The node then keeps one stream
+ * {@link SessionStream} is a sub-stream of it, named by a ref. The node then keeps one stream
  * per client process instead of one per session (about 2 KB of its memory each), and the
  * keepalives of all sessions due at one instant leave as one message: they are queued and sent
  * by a flush scheduled right after them on the client's scheduler, which runs every timer due at
@@ -36,7 +36,7 @@ import java.util.function.Consumer;
  * opened before it left and has neither left nor ended since (see AttachFrames.echo). So a
  * process's 10,000 sessions cost the node one echo an interval, not 10,000, and the client no
  * work per session either: a session reads its call's proof when it needs it
- * ({@link KeepAliveStream#proofNanos()}), and the call tells its sessions only when its proof
+ * ({@link SessionStream#proofNanos()}), and the call tells its sessions only when its proof
  * lapses. An echo unanswered for the doubt time, on a call that has heard nothing at all for as
  * long, means a silent connection: it is replaced, and the call broken, so its sessions resume on
  * the new one.
@@ -93,7 +93,7 @@ public final class AttachMux {
     }
 
     /** Puts {@code stream} on the current call, opening one if there is none. */
-    synchronized void join(KeepAliveStream stream) {
+    synchronized void join(SessionStream stream) {
         if (current == null) {
             Call c = new Call();
             current = c;
@@ -117,7 +117,7 @@ public final class AttachMux {
     }
 
     /** Queues a frame of {@code stream}; {@code now} sends it (and all queued before it) at once. */
-    void send(KeepAliveStream stream, AttachRequest request, boolean now) {
+    void send(SessionStream stream, AttachRequest request, boolean now) {
         Call c;
         boolean schedule;
         synchronized (this) {
@@ -150,7 +150,7 @@ public final class AttachMux {
      * Takes {@code stream} off its call, telling the node (to it, as if the session's own stream
      * ended). The last one to leave half-closes the call.
      */
-    synchronized void leave(KeepAliveStream stream) {
+    synchronized void leave(SessionStream stream) {
         Call c = stream.call;
         if (c == null || c.dead || !c.subs.remove(stream.ref, stream)) {
             return;
@@ -167,7 +167,7 @@ public final class AttachMux {
      * {@code stream}'s Open or Resume was confirmed: echoes sent from now on prove it, if its node
      * answers them.
      */
-    synchronized void confirmed(KeepAliveStream stream, boolean nodeEchoes) {
+    synchronized void confirmed(SessionStream stream, boolean nodeEchoes) {
         Call c = stream.call;
         if (c == null || c.dead || c.subs.get(stream.ref) != stream) {
             return;
@@ -182,7 +182,7 @@ public final class AttachMux {
     }
 
     /** Sends an echo now, with whatever is queued: a stream just confirmed wants a fresh proof. */
-    void echoSoon(KeepAliveStream stream) {
+    void echoSoon(SessionStream stream) {
         Call c;
         synchronized (this) {
             c = stream.call;
@@ -243,7 +243,7 @@ public final class AttachMux {
      * True if {@code stream}'s call has heard nothing for {@code nanos}, judged by a check that ran
      * {@code lateNanos} after it was due (see {@link Call#silentFor}).
      */
-    synchronized boolean silentFor(KeepAliveStream stream, long nanos, long lateNanos) {
+    synchronized boolean silentFor(SessionStream stream, long nanos, long lateNanos) {
         Call c = stream.call;
         return c != null && !c.dead && c.silentFor(nanos, time.nanoTime(), lateNanos);
     }
@@ -261,7 +261,7 @@ public final class AttachMux {
      * the connection is really dead: the client trusts its leases on proofs alone (none come on a
      * call given up), and the node ends a session no later for a call that stays open.
      */
-    public void abandon(KeepAliveStream stream, Status status) {
+    public void abandon(SessionStream stream, Status status) {
         Call c;
         synchronized (this) {
             c = stream.call;
@@ -278,7 +278,7 @@ public final class AttachMux {
 
     /** One AttachMany call and the sub-streams on it. */
     final class Call implements ClientResponseObserver<AttachFrames, AttachEvents> {
-        final Map<Long, KeepAliveStream> subs = new TreeMap<>(); // guarded by AttachMux.this
+        final Map<Long, SessionStream> subs = new TreeMap<>(); // guarded by AttachMux.this
         final List<AttachFrame> queued = new ArrayList<>(); // guarded by AttachMux.this
         /** Send time of each echo not yet answered, by seq. */
         final TreeMap<Long, Long> echoSendNanos = new TreeMap<>(); // guarded by AttachMux.this
@@ -365,7 +365,7 @@ public final class AttachMux {
         public void onNext(AttachEvents events) {
             heard.at(time.nanoTime());
             for (AttachEvent e : events.getEventsList()) {
-                KeepAliveStream s;
+                SessionStream s;
                 synchronized (AttachMux.this) {
                     s = subs.get(e.getRef());
                     if (s == null) {
@@ -416,10 +416,10 @@ public final class AttachMux {
 
         /**
          * The send time of the latest answered echo that proves a sub-stream first proved by echo
-         * {@code fromSeq}, or {@link KeepAliveStream#NO_PROOF}.
+         * {@code fromSeq}, or {@link SessionStream#NO_PROOF}.
          */
         long proofNanos(long fromSeq) {
-            return provedSeq >= fromSeq ? provedNanos : KeepAliveStream.NO_PROOF;
+            return provedSeq >= fromSeq ? provedNanos : SessionStream.NO_PROOF;
         }
 
         /**
@@ -429,7 +429,7 @@ public final class AttachMux {
          * arms the timer again.
          */
         private void checkLapse() {
-            List<KeepAliveStream> told = new ArrayList<>();
+            List<SessionStream> told = new ArrayList<>();
             synchronized (AttachMux.this) {
                 lapseTimer = null;
                 if (dead) {
@@ -440,13 +440,13 @@ public final class AttachMux {
                     lapseTimer = time.schedule(this::checkLapse, left);
                     return;
                 }
-                for (KeepAliveStream s : subs.values()) {
+                for (SessionStream s : subs.values()) {
                     if (s.provedFromEcho > 0) {
                         told.add(s);
                     }
                 }
             }
-            for (KeepAliveStream s : told) {
+            for (SessionStream s : told) {
                 s.proofLapsed();
             }
         }
@@ -473,7 +473,7 @@ public final class AttachMux {
          * new. Clients busy with calls then send no echoes at all. Under the mux's lock.
          */
         boolean provedByCalls(long sinceNanos) {
-            for (KeepAliveStream s : subs.values()) {
+            for (SessionStream s : subs.values()) {
                 if (s.provedFromEcho > 0 && !s.callProvedSince(sinceNanos)) {
                     return false;
                 }
@@ -525,7 +525,7 @@ public final class AttachMux {
         }
 
         void broken(Status status) {
-            List<KeepAliveStream> carried;
+            List<SessionStream> carried;
             synchronized (AttachMux.this) {
                 dead = true;
                 cancelEchoes();
@@ -536,7 +536,7 @@ public final class AttachMux {
                 subs.clear();
                 queued.clear();
             }
-            for (KeepAliveStream s : carried) {
+            for (SessionStream s : carried) {
                 s.failed(status);
             }
         }

@@ -46,6 +46,7 @@ public final class WireValues {
     }
 
     public static Checkpoint checkpoint(CheckpointOrBuilder c) {
-        return new Checkpoint(c.getValue().toByteArray(), c.getToken(), c.getWrittenAtMs());
+        return new Checkpoint(
+                c.getValue().toByteArray(), c.getToken(), java.time.Instant.ofEpochMilli(c.getWrittenAtMs()));
     }
 }

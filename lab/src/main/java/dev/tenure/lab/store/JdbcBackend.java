@@ -1,7 +1,7 @@
 package dev.tenure.lab.store;
 
+import dev.tenure.client.StaleTokenException;
 import dev.tenure.client.TenureClient;
-import dev.tenure.client.fence.FenceRejectedException;
 import dev.tenure.jdbc.JdbcFence;
 import dev.tenure.jdbc.TenureTokenVerifier;
 import java.nio.file.Path;
@@ -63,8 +63,8 @@ public final class JdbcBackend implements Backend {
                 }
             });
             return Result.ACCEPTED;
-        } catch (FenceRejectedException e) {
-            return Result.rejected(e.highestAccepted());
+        } catch (StaleTokenException e) {
+            return Result.rejected(e.currentToken());
         }
     }
 

@@ -31,7 +31,7 @@ public final class TenureKvBackend implements Backend {
     @Override
     public Result write(String resource, String lock, long token, String value) {
         try {
-            client.put(PREFIX + resource, value.getBytes(StandardCharsets.UTF_8), lock, token);
+            client.kv().put(PREFIX + resource, value.getBytes(StandardCharsets.UTF_8), lock, token);
             return Result.ACCEPTED;
         } catch (StaleTokenException e) {
             return Result.rejected(e.currentToken());
@@ -40,7 +40,7 @@ public final class TenureKvBackend implements Backend {
 
     @Override
     public Optional<String> read(String resource) {
-        return client.get(PREFIX + resource).map(KvEntry::value).map(v -> new String(v, StandardCharsets.UTF_8));
+        return client.kv().get(PREFIX + resource).map(KvEntry::value).map(v -> new String(v, StandardCharsets.UTF_8));
     }
 
     @Override

@@ -13,7 +13,7 @@ import io.grpc.Status;
  * state; the session decides what each event means and ignores events from a stream it has
  * already replaced.
  */
-public final class KeepAliveStream {
+public final class SessionStream {
     /** What the stream saw. Called on gRPC threads, one event at a time per stream. */
     public interface Handler {
         /**
@@ -21,7 +21,7 @@ public final class KeepAliveStream {
          * {@code echoes}: the node answers echoes.
          */
         void opened(
-                KeepAliveStream stream,
+                SessionStream stream,
                 long sessionId,
                 long ttlMs,
                 long graceMs,
@@ -30,22 +30,22 @@ public final class KeepAliveStream {
                 ByteString sessionSecret);
 
         /** The Resume expected another attachment; the session is on {@code attachment}. The stream ends next. */
-        void superseded(KeepAliveStream stream, long attachment);
+        void superseded(SessionStream stream, long attachment);
 
-        void acked(KeepAliveStream stream, long seq);
+        void acked(SessionStream stream, long seq);
 
         /**
          * The proof the stream's call gave it ({@link #proofNanos()}) is older than its lifetime:
          * the session decides whether its leases are still valid.
          */
-        void proofLapsed(KeepAliveStream stream);
+        void proofLapsed(SessionStream stream);
 
-        void leaseEnded(KeepAliveStream stream, String lock, long token, TenureEnd end);
+        void leaseEnded(SessionStream stream, String lock, long token, TenureEnd end);
 
-        void sessionEnded(KeepAliveStream stream, TenureEnd end, String message);
+        void sessionEnded(SessionStream stream, TenureEnd end, String message);
 
         /** The stream failed, or the server completed it without a SessionEnded. */
-        void broken(KeepAliveStream stream, Status status);
+        void broken(SessionStream stream, Status status);
     }
 
     private final int endpoint;
@@ -66,7 +66,7 @@ public final class KeepAliveStream {
     private volatile long callProvedNanos = NO_PROOF;
 
     /** Creates the stream without starting it, so the owner can register it first. */
-    public KeepAliveStream(int endpoint, Handler handler) {
+    public SessionStream(int endpoint, Handler handler) {
         this.endpoint = endpoint;
         this.handler = handler;
     }

@@ -2,8 +2,8 @@ package dev.tenure.client;
 
 import com.google.protobuf.ByteString;
 import dev.tenure.client.internal.Backoff;
-import dev.tenure.client.internal.KeepAliveStream;
 import dev.tenure.client.internal.Retrier;
+import dev.tenure.client.internal.SessionStream;
 import io.grpc.Status;
 import java.util.concurrent.TimeUnit;
 
@@ -17,14 +17,14 @@ import java.util.concurrent.TimeUnit;
  * stream and makes the session UNCERTAIN in one step, and a loss ends the state and the stream
  * together, so no thread sees one change without the other.
  */
-final class Attachments implements KeepAliveStream.Handler {
+final class SessionStreams implements SessionStream.Handler {
     private final ClientContext ctx;
     private final TimeSource time;
     private final Liveness live;
     private final Object mu;
 
     // Guarded by mu.
-    private KeepAliveStream stream;
+    private SessionStream stream;
     private boolean streamOpened;
     private long streamSendNanos;
     /** When the current stream's Open or Resume was confirmed. */
@@ -43,7 +43,7 @@ final class Attachments implements KeepAliveStream.Handler {
     private long knownAttachment;
 
     /** {@code mu}: the lock of {@code live}, which guards this too. */
-    Attachments(ClientContext ctx, Liveness live, Object mu) {
+    SessionStreams(ClientContext ctx, Liveness live, Object mu) {
         this.ctx = ctx;
         this.time = ctx.time;
         this.live = live;
@@ -66,7 +66,7 @@ final class Attachments implements KeepAliveStream.Handler {
     }
 
     /** The stream to send on, or null while none has been opened or resumed. Under mu. */
-    KeepAliveStream openStream() {
+    SessionStream openStream() {
         return stream != null && streamOpened ? stream : null;
     }
 
@@ -78,7 +78,7 @@ final class Attachments implements KeepAliveStream.Handler {
         cancel(retryTimer);
         cancel(openTimer);
         cancel(resumeTimer);
-        KeepAliveStream s = stream;
+        SessionStream s = stream;
         boolean tell = sayExpired && streamOpened;
         stream = null;
         streamOpened = false;
@@ -93,7 +93,7 @@ final class Attachments implements KeepAliveStream.Handler {
     }
 
     private void connect() {
-        KeepAliveStream s;
+        SessionStream s;
         int index;
         long resumeId;
         long expected;
@@ -104,7 +104,7 @@ final class Attachments implements KeepAliveStream.Handler {
                 return;
             }
             index = ctx.endpoints.preferred();
-            s = new KeepAliveStream(index, this);
+            s = new SessionStream(index, this);
             stream = s;
             streamOpened = false;
             resumeId = live.sessionId();
@@ -140,7 +140,7 @@ final class Attachments implements KeepAliveStream.Handler {
 
     @Override
     public void opened(
-            KeepAliveStream s,
+            SessionStream s,
             long id,
             long ttlMs,
             long graceMs,
@@ -172,7 +172,7 @@ final class Attachments implements KeepAliveStream.Handler {
     }
 
     @Override
-    public void acked(KeepAliveStream s, long seq) {
+    public void acked(SessionStream s, long seq) {
         Effects fx = new Effects();
         synchronized (mu) {
             if (s != stream || live.lostReason() != null) {
@@ -191,7 +191,7 @@ final class Attachments implements KeepAliveStream.Handler {
      * {@link #broken}.)
      */
     @Override
-    public void proofLapsed(KeepAliveStream s) {
+    public void proofLapsed(SessionStream s) {
         synchronized (mu) {
             if (s != stream) {
                 return;
@@ -201,7 +201,7 @@ final class Attachments implements KeepAliveStream.Handler {
     }
 
     @Override
-    public void superseded(KeepAliveStream s, long attachment) {
+    public void superseded(SessionStream s, long attachment) {
         synchronized (mu) {
             if (s == stream && attachment > knownAttachment) {
                 // A Resume of ours sent on a stream given up since was applied after all: expect
@@ -218,7 +218,7 @@ final class Attachments implements KeepAliveStream.Handler {
      * falls silent (on a connection that has heard nothing yet, that takes longer: see {@link
      * dev.tenure.client.internal.Heard}).
      */
-    private void resumeTimedOut(KeepAliveStream s, long dueNanos) {
+    private void resumeTimedOut(SessionStream s, long dueNanos) {
         long doubt = live.doubtAfterNanos();
         long waitedNanos;
         synchronized (mu) {
@@ -240,12 +240,12 @@ final class Attachments implements KeepAliveStream.Handler {
     }
 
     @Override
-    public void leaseEnded(KeepAliveStream s, String lock, long token, TenureEnd end) {
+    public void leaseEnded(SessionStream s, String lock, long token, TenureEnd end) {
         live.leaseEnded(token, end);
     }
 
     @Override
-    public void sessionEnded(KeepAliveStream s, TenureEnd end, String message) {
+    public void sessionEnded(SessionStream s, TenureEnd end, String message) {
         Effects fx = new Effects();
         synchronized (mu) {
             live.sessionEnded(s == stream, end, message, fx);
@@ -254,7 +254,7 @@ final class Attachments implements KeepAliveStream.Handler {
     }
 
     @Override
-    public void broken(KeepAliveStream s, Status status) {
+    public void broken(SessionStream s, Status status) {
         Effects fx = new Effects();
         boolean retryNow = false;
         synchronized (mu) {
