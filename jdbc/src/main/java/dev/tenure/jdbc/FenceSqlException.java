@@ -1,6 +1,7 @@
 package dev.tenure.jdbc;
 
 import java.sql.SQLException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The database failed (connection, timeout, deadlock, constraint, commit): the fenced write did not
@@ -17,7 +18,7 @@ public class FenceSqlException extends RuntimeException {
     }
 
     /** The SQLState of the database's error, null if there is none. */
-    public String sqlState() {
+    public @Nullable String sqlState() {
         return getCause() instanceof SQLException e ? e.getSQLState() : null;
     }
 }

@@ -11,6 +11,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Fenced writes to a SQL database: the caller's own transaction commits only while its token is
@@ -59,8 +60,8 @@ public final class JdbcFence {
             Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
 
     private final String table;
-    private final Dialect dialect; // null: detected from each connection
-    private final TokenVerifier verifier; // null: tokens are trusted (Builder.trustTokens())
+    private final @Nullable Dialect dialect; // null: detected from each connection
+    private final @Nullable TokenVerifier verifier; // null: tokens are trusted (Builder.trustTokens())
     private final Map<Dialect, FenceSql> sqlByDialect = new EnumMap<>(Dialect.class);
 
     private JdbcFence(Builder b) {
@@ -294,7 +295,7 @@ public final class JdbcFence {
                                 highest,
                                 null));
             }
-            if (!verified && highest < token) {
+            if (!verified && verifier != null && highest < token) {
                 if (!verifier.isCurrentGrant(lock, token)) {
                     throw rolledBack(c, new UnverifiedTokenException(resource, lock, token, highest));
                 }
@@ -327,7 +328,8 @@ public final class JdbcFence {
     }
 
     private FenceSql sql(Connection c) throws SQLException {
-        return sqlByDialect.get(dialect != null ? dialect : Dialect.detect(c));
+        // Never null: the constructor made the SQL of every dialect.
+        return Objects.requireNonNull(sqlByDialect.get(dialect != null ? dialect : Dialect.detect(c)));
     }
 
     static void checkResource(String resource) {
@@ -357,8 +359,8 @@ public final class JdbcFence {
      */
     public static final class Builder {
         private String table = TABLE_DEFAULT;
-        private Dialect dialect;
-        private TokenVerifier verifier;
+        private @Nullable Dialect dialect;
+        private @Nullable TokenVerifier verifier;
         private boolean trustTokens;
 
         private Builder() {}
@@ -403,6 +405,8 @@ public final class JdbcFence {
         }
 
         /**
+         * Builds the fence.
+         *
          * @throws IllegalStateException neither {@link #verifier(TokenVerifier)} nor
          *     {@link #trustTokens()} was chosen, or both were
          */

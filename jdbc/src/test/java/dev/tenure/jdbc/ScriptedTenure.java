@@ -12,6 +12,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.StreamObserver;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -32,7 +33,7 @@ final class ScriptedTenure extends TenureGrpc.TenureImplBase implements AutoClos
 
     ScriptedTenure() {
         try {
-            server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+            server = NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
                     .addService(this)
                     .build()
                     .start();

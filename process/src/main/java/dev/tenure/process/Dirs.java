@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Cleaning up after a node or a run: its data directory goes, with everything in it, and so does
@@ -68,7 +69,7 @@ public final class Dirs {
     }
 
     /** The Aeron directory {@code lock} names, or null if it names none or its node still runs. */
-    private static Path aeronDirOfStoppedNode(Path lock) throws IOException {
+    private static @Nullable Path aeronDirOfStoppedNode(Path lock) throws IOException {
         try (FileChannel channel = FileChannel.open(lock, StandardOpenOption.WRITE)) {
             FileLock held = channel.tryLock();
             if (held == null) {

@@ -26,6 +26,8 @@ public final class LoopbackPorts {
         }
     }
 
+    // The socket is opened only to learn whether the port is free: its body has no use for it.
+    @SuppressWarnings("try")
     public static boolean tcpFree(int port) {
         try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
             return true;
@@ -34,6 +36,8 @@ public final class LoopbackPorts {
         }
     }
 
+    // The socket is opened only to learn whether the port is free: its body has no use for it.
+    @SuppressWarnings("try")
     public static boolean udpFree(int port) {
         try (DatagramSocket s = new DatagramSocket(port, InetAddress.getLoopbackAddress())) {
             return true;

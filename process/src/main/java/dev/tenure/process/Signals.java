@@ -1,6 +1,7 @@
 package dev.tenure.process;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -33,7 +34,7 @@ public final class Signals {
         Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid))
                 .redirectErrorStream(true)
                 .start();
-        String output = new String(kill.getInputStream().readAllBytes()).trim();
+        String output = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
         int code = kill.waitFor();
         if (code != 0) {
             throw new IOException("kill -" + signal + " " + pid + " exited " + code + ": " + output);

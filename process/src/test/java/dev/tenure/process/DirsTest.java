@@ -31,6 +31,7 @@ class DirsTest {
         Path data = node(tmp.resolve("live"), aeron);
         try (FileChannel channel = FileChannel.open(data.resolve("tenure.lock"), StandardOpenOption.WRITE);
                 FileLock held = channel.lock()) {
+            assertThat(held.isValid()).isTrue();
             assertThat(Dirs.deleteAeronDirs(data)).isEmpty();
         }
         assertThat(aeron.resolve("cnc.dat")).exists();

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Waiting for a condition in real time: polls it until it holds, or fails with an
@@ -20,9 +21,9 @@ public final class Await {
 
     private final Duration timeout;
     private final Duration interval;
-    private final Supplier<String> details;
+    private final @Nullable Supplier<String> details;
 
-    private Await(Duration timeout, Duration interval, Supplier<String> details) {
+    private Await(Duration timeout, Duration interval, @Nullable Supplier<String> details) {
         this.timeout = Objects.requireNonNull(timeout, "timeout");
         this.interval = Objects.requireNonNull(interval, "interval");
         this.details = details;
