@@ -88,8 +88,7 @@ final class ClusterProcess implements AutoCloseable {
 
     /** One node's own status line (`tenure status --json` against that node only). */
     JsonObject statusOf(int node) throws Exception {
-        var status = new Processes.Running(
-                Processes.tenure(List.of("status", "--json", "--endpoint", nodeEndpoints.get(node))), Map.of());
+        var status = new TenureCli(nodeEndpoints.get(node)).run("status", "--json");
         status.waitFor(Duration.ofSeconds(60));
         String line = status.stdout.poll();
         return line == null ? new JsonObject() : JsonParser.parseString(line).getAsJsonObject();
@@ -107,8 +106,7 @@ final class ClusterProcess implements AutoCloseable {
 
     /** The leader's member id, as the given node reports it (-1 if none). */
     int leaderSeenBy(int node) throws Exception {
-        var status = new Processes.Running(
-                Processes.tenure(List.of("status", "--json", "--endpoint", nodeEndpoints.get(node))), Map.of());
+        var status = new TenureCli(nodeEndpoints.get(node)).run("status", "--json");
         status.waitFor(Duration.ofSeconds(30));
         String line = status.stdout.poll();
         if (line == null) {

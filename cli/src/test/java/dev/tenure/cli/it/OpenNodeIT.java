@@ -18,7 +18,6 @@ import org.junit.jupiter.api.Test;
 class OpenNodeIT extends OnOneNode {
     @Test
     void aForcedReleaseOnANodeWithoutAnAclExits6NamingHowToAllowItAndTheHolderKeepsItsLease() throws Exception {
-        TenureCli cli = new TenureCli(server.endpoint());
         try (var holder = cli.run("acquire", "open-lock", "--json")) {
             long token = TenureCli.json(holder.nextLine(Duration.ofSeconds(30)))
                     .get("token")

@@ -8,18 +8,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** `tenure run` and the holding commands' loss path, against a real server process. */
 class RunIT extends OnOneNode {
-
-    static Processes.Running tenure(String... args) throws Exception {
-        List<String> all = new ArrayList<>(List.of(args));
-        return new Processes.Running(Processes.tenure(all), Map.of("TENURE_ENDPOINT", server.endpoint()));
-    }
 
     @Test
     void runsTheCommandUnderTheLockAndReturnsItsExitCode() throws Exception {
@@ -266,13 +260,8 @@ class RunIT extends OnOneNode {
     @Test
     void withoutSetsidAndSetprivItRefusesToRunTheCommand() throws Exception {
         Path marker = data.resolve("ran-unsupervised");
-        var run = new Processes.Running(
-                Processes.tenure(List.of("run", "no-tools", "--", "/bin/touch", marker.toString())),
-                Map.of(
-                        "TENURE_ENDPOINT",
-                        server.endpoint(),
-                        "PATH",
-                        data.resolve("empty-path").toString()));
+        var run = cli.withEnv(Map.of("PATH", data.resolve("empty-path").toString()))
+                .run("run", "no-tools", "--", "/bin/touch", marker.toString());
         assertThat(run.waitFor(Duration.ofSeconds(60))).isEqualTo(1);
         assertThat(run.output()).contains("setpriv").contains("refusing");
         assertThat(Files.exists(marker)).isFalse();
