@@ -146,13 +146,19 @@ class RunIT extends OnOneNode {
                                     .isTrue();
                             return ProcessTree.live(lock);
                         },
-                        tree -> tree.size() >= 4);
+                        // the sleeps, not only four processes: the shell's children count before
+                        // they have become sleeps
+                        tree -> tree.size() >= 4 && sleeps(tree) == 2);
         // The command and both sleeps are in a process group of their own, led by the command.
         List<String> tree = ProcessTree.live(lock);
         assertThat(tree.stream().filter(p -> command(p).startsWith("sleep 12")).map(RunIT::pgid))
                 .as(tree.toString())
                 .hasSize(2)
                 .allMatch(g -> tree.stream().anyMatch(p -> p.startsWith(g + " pgid " + g + " sh -c ")));
+    }
+
+    private static long sleeps(List<String> tree) {
+        return tree.stream().filter(p -> command(p).startsWith("sleep 12")).count();
     }
 
     private static String pgid(String entry) {
