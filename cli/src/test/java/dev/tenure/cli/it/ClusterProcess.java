@@ -13,7 +13,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /** A local 3-node cluster run through `tenure cluster start/stop`, as a user runs it. */
 final class ClusterProcess implements AutoCloseable {
@@ -46,7 +45,7 @@ final class ClusterProcess implements AutoCloseable {
                 "100s"));
         args.addAll(startOptions);
         args.add("--json");
-        var start = new Processes.Running(Processes.tenure(args), Map.of());
+        var start = TenureCli.start(args);
         int code = start.waitFor(Duration.ofSeconds(120));
         // The node logs are read only if the start failed.
         assertThat(code)
@@ -118,7 +117,7 @@ final class ClusterProcess implements AutoCloseable {
     @Override
     public void close() {
         try {
-            new Processes.Running(Processes.tenure(List.of("cluster", "stop", "--data", data.toString())), Map.of())
+            TenureCli.start(List.of("cluster", "stop", "--data", data.toString()))
                     .waitFor(Duration.ofSeconds(60));
         } catch (Exception e) {
             for (long pid : pids) {

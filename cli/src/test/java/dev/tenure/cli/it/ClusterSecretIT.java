@@ -22,7 +22,6 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
@@ -177,17 +176,15 @@ class ClusterSecretIT {
             cluster.start();
             int odd = (cluster.leaderSeenBy(0) + 1) % 3;
             cluster.kill9(odd);
-            var restart = new Processes.Running(
-                    Processes.tenure(List.of(
-                            "cluster",
-                            "start",
-                            "--data",
-                            cluster.data.toString(),
-                            "--cluster-secret-file",
-                            other.toString(),
-                            "--timeout",
-                            "15s")),
-                    Map.of());
+            var restart = TenureCli.start(List.of(
+                    "cluster",
+                    "start",
+                    "--data",
+                    cluster.data.toString(),
+                    "--cluster-secret-file",
+                    other.toString(),
+                    "--timeout",
+                    "15s"));
             assertThat(restart.waitFor(Duration.ofSeconds(60)))
                     .as("the odd member never serves: " + restart.output())
                     .isEqualTo(5);
@@ -240,7 +237,7 @@ class ClusterSecretIT {
     }
 
     private static void assertRefused(List<String> args, String line) throws Exception {
-        var start = new Processes.Running(Processes.tenure(args), Map.of());
+        var start = TenureCli.start(args);
         assertThat(start.waitFor(Duration.ofSeconds(60))).as(start.output()).isEqualTo(2);
         assertThat(start.all).as("one line, naming the file").containsExactly("err: " + line);
     }

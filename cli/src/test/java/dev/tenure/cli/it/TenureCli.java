@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import dev.tenure.testkit.Await;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -45,12 +46,20 @@ final class TenureCli {
         return new TenureCli(all);
     }
 
-    /** `tenure ARGS`, started. */
+    /**
+     * `tenure ARGS` that reach no node through an endpoint (`cluster start`, `repair-log`, `lab`, a
+     * `server` that must refuse to start), started.
+     */
+    static Processes.Running start(List<String> args) throws IOException {
+        return new Processes.Running(Processes.tenure(args), Map.of());
+    }
+
+    /** `tenure ARGS` against the endpoint, started. */
     Processes.Running run(String... args) throws Exception {
         return run(List.of(args));
     }
 
-    /** `tenure ARGS`, started. */
+    /** `tenure ARGS` against the endpoint, started. */
     Processes.Running run(List<String> args) throws Exception {
         return new Processes.Running(Processes.tenure(args), env);
     }
@@ -59,9 +68,16 @@ final class TenureCli {
         return JsonParser.parseString(line).getAsJsonObject();
     }
 
+    /**
+     * The request timeout of the fixture's own status reads: the node's answer, not its speed on a
+     * loaded machine, is what they read, so they wait as {@link ServerProcess#patientClient} does.
+     */
+    private static final String PATIENT =
+            Processes.scaled(Duration.ofSeconds(20)).toMillis() + "ms";
+
     /** The lock's view, from `tenure status LOCK --json`, which must exit 0. */
     JsonObject status(String lock) throws Exception {
-        try (var status = run("status", lock, "--json")) {
+        try (var status = run("status", lock, "--json", "--timeout", PATIENT)) {
             assertThat(status.waitFor(Duration.ofSeconds(30)))
                     .as(status.output())
                     .isEqualTo(0);
@@ -84,8 +100,8 @@ final class TenureCli {
                 .until(
                         "a waiter queued on " + lock,
                         () -> {
-                            try (var status = run("status", lock, "--json")) {
-                                status.waitFor(Duration.ofSeconds(30));
+                            try (var status = run("status", lock, "--json", "--timeout", PATIENT)) {
+                                status.waitFor(Duration.ofSeconds(60));
                                 return status.stdout.poll();
                             }
                         },
