@@ -81,15 +81,7 @@ class ClusterSecretIT {
         cluster.startOptions.addAll(List.of("--cluster-secret-file", secret.toString(), "--snapshot-interval", "1s"));
         try (cluster) {
             cluster.start();
-            var acquire = new TenureCli(cluster.endpoints).run("acquire", "behind-the-secret", "--no-wait", "--json");
-            assertThat(TenureCli.json(acquire.nextLine(Duration.ofSeconds(60)))
-                            .get("token")
-                            .getAsLong())
-                    .isPositive();
-            acquire.signal("INT");
-            assertThat(acquire.waitFor(Duration.ofSeconds(30)))
-                    .as(acquire.output())
-                    .isZero();
+            assertGrantedAndReleased(new TenureCli(cluster.endpoints), "behind-the-secret");
 
             // A member's archive answers only those that prove the secret: a stray client, or one
             // with another secret, cannot read the log or delete recordings there.
@@ -195,16 +187,7 @@ class ClusterSecretIT {
                             + " --cluster-secret-file contents");
             // The members that share the secret go on serving.
             int peer = (odd + 1) % 3;
-            var acquire = new TenureCli(cluster.nodeEndpoints.get(peer))
-                    .run("acquire", "still-served", "--no-wait", "--json");
-            assertThat(TenureCli.json(acquire.nextLine(Duration.ofSeconds(60)))
-                            .get("token")
-                            .getAsLong())
-                    .isPositive();
-            acquire.signal("INT");
-            assertThat(acquire.waitFor(Duration.ofSeconds(30)))
-                    .as(acquire.output())
-                    .isZero();
+            assertGrantedAndReleased(new TenureCli(cluster.nodeEndpoints.get(peer)), "still-served");
         }
     }
 
@@ -230,6 +213,17 @@ class ClusterSecretIT {
                 AeronArchive archive = AeronArchive.connect(client)) {
             return archive.archiveId();
         }
+    }
+
+    /** `tenure acquire LOCK --no-wait` is granted a token, and releases it and exits 0 on SIGINT. */
+    private static void assertGrantedAndReleased(TenureCli cli, String lock) throws Exception {
+        var acquire = cli.run("acquire", lock, "--no-wait", "--json");
+        assertThat(TenureCli.json(acquire.nextLine(Duration.ofSeconds(60)))
+                        .get("token")
+                        .getAsLong())
+                .isPositive();
+        acquire.signal("INT");
+        assertThat(acquire.waitFor(Duration.ofSeconds(30))).as(acquire.output()).isZero();
     }
 
     private static int port(String endpoint) {

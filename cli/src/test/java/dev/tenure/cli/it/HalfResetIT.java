@@ -45,7 +45,7 @@ class HalfResetIT extends OnOneNode {
                 var waiter = waiterAfter(holder, lock)) {
             long token =
                     json(holder.nextLine(Duration.ofSeconds(30))).get("token").getAsLong();
-            cli.awaitQueued(lock);
+            cli.awaitQueued(lock, waiter);
             long before = link.accepted();
             long cutAt = System.nanoTime();
             cut.accept(link);
@@ -107,7 +107,7 @@ class HalfResetIT extends OnOneNode {
                     .get(0);
             try (var waiter = tenure("acquire", lock, "--json", "--timeout", TIMEOUT);
                     TreeWatch watch = new TreeWatch(lock, holder.pid())) {
-                cli.awaitQueued(lock);
+                cli.awaitQueued(lock, waiter);
                 link.mode(FaultMode.BLACKHOLE);
                 Instant cut = Instant.now();
                 link.cutServerSide(true);
@@ -150,7 +150,7 @@ class HalfResetIT extends OnOneNode {
                 var waiter = waiterAfter(holder, lock)) {
             long token =
                     json(holder.nextLine(Duration.ofSeconds(30))).get("token").getAsLong();
-            cli.awaitQueued(lock);
+            cli.awaitQueued(lock, waiter);
             link.mode(FaultMode.BLACKHOLE); // new connections are accepted, then silent: no resume
             try (TreeWatch watch = new TreeWatch(lock, holder.pid())) {
                 assertThat(watch.seen()).as("the holder's JVM").isEqualTo(1);

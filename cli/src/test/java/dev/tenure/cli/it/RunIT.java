@@ -195,7 +195,7 @@ class RunIT extends OnOneNode {
         var run = tenure("run", "tree-killed", "--timeout", TIMEOUT, "--", "sh", "-c", TREE);
         awaitTree("tree-killed", run);
         var waiter = tenure("acquire", "tree-killed", "--json", "--timeout", TIMEOUT);
-        awaitWaiter("tree-killed", waiter);
+        cli.awaitQueued("tree-killed", waiter);
 
         try (TreeWatch watch = new TreeWatch("tree-killed", run.pid())) {
             assertThat(watch.seen())
@@ -237,23 +237,6 @@ class RunIT extends OnOneNode {
      */
     private static final String TIMEOUT =
             Processes.scaled(Duration.ofSeconds(5)).toMillis() + "ms";
-
-    private static void awaitWaiter(String lock, Processes.Running waiter) throws Exception {
-        String client = "tenure-cli pid " + waiter.pid();
-        Await.atMost(Duration.ofSeconds(60))
-                .every(Duration.ofMillis(200))
-                .failureDetails(waiter::output)
-                .until("the waiter queued on " + lock, () -> {
-                    assertThat(waiter.process.isAlive())
-                            .as("the waiter waits: %s", waiter.output())
-                            .isTrue();
-                    var status = tenure("status", lock, "--json");
-                    status.waitFor(Duration.ofSeconds(30));
-                    String out = status.output();
-                    return out.contains("\"waiters\"")
-                            && out.substring(out.indexOf("\"waiters\"")).contains(client);
-                });
-    }
 
     @Test
     void aCommandThatEndsReturnsItsExitCodeAndTakesWhatItLeftRunningWithIt() throws Exception {

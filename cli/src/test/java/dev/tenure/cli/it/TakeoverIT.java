@@ -34,7 +34,7 @@ class TakeoverIT extends OnOneNode {
             long oldToken = first.get("token").getAsLong();
             assertThat(first.get("previous_end").getAsString()).isEqualTo("NONE");
             try (var waiter = tenure("acquire", "crash-lock", "--json")) {
-                cli.awaitQueued("crash-lock");
+                cli.awaitQueued("crash-lock", waiter);
                 handOver(holder, waiter, oldToken);
             }
         }
@@ -70,7 +70,7 @@ class TakeoverIT extends OnOneNode {
             JsonObject first = json(holder.nextLine(Duration.ofSeconds(30)));
             long token = first.get("token").getAsLong();
             try (var waiter = tenure("acquire", "grace-lock", "--json")) {
-                cli.awaitQueued("grace-lock");
+                cli.awaitQueued("grace-lock", waiter);
                 link.mode(FaultMode.RESET); // every connection reset, new ones too
                 Pause.forMillis(500); // how long the resets last
                 link.mode(FaultMode.PASS);

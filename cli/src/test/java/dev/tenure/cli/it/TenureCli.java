@@ -91,21 +91,30 @@ final class TenureCli {
     }
 
     /**
-     * Waits until one waiter is queued on the lock, as `tenure status --json` shows it; a status
-     * that fails (a node still busy) is looked at again.
+     * Waits until {@code waiter} (a `tenure acquire` or `tenure run` of the lock) is queued on the
+     * lock, as `tenure status --json` shows it; fails at once, with its output, if it exits, and
+     * looks again after a status that failed (a node still busy).
      */
-    void awaitQueued(String lock) throws Exception {
-        Await.atMost(Duration.ofSeconds(30))
-                .every(Duration.ZERO) // each look starts a JVM: pace enough
+    void awaitQueued(String lock, Processes.Running waiter) throws Exception {
+        String client = "\"tenure-cli pid " + waiter.pid() + "\"";
+        Await.atMost(Duration.ofSeconds(60))
+                .every(Duration.ofMillis(200))
+                .failureDetails(waiter::output)
                 .until(
-                        "a waiter queued on " + lock,
+                        "the waiter (pid " + waiter.pid() + ") queued on " + lock,
                         () -> {
+                            assertThat(waiter.process.isAlive())
+                                    .as("the waiter waits: %s", waiter.output())
+                                    .isTrue();
                             try (var status = run("status", lock, "--json", "--timeout", PATIENT)) {
                                 status.waitFor(Duration.ofSeconds(60));
                                 return status.stdout.poll();
                             }
                         },
                         line -> line != null
-                                && json(line).getAsJsonArray("waiters").size() == 1);
+                                && json(line)
+                                        .getAsJsonArray("waiters")
+                                        .toString()
+                                        .contains(client));
     }
 }
