@@ -16,11 +16,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A real `tenure server --tls-* --acl FILE` and real client commands, each with its own client
@@ -28,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the permission and the name, and a reload on SIGHUP takes effect and ends the sessions of a
  * principal it gives less.
  */
-class AclIT {
+class AclIT extends OnOneNode {
     private static final Duration EXIT = Duration.ofSeconds(60);
     private static final String ACL = """
             principals:
@@ -40,37 +37,23 @@ class AclIT {
                   allow: [acquire, read, write, admin, monitor]
             """;
 
-    @TempDir
-    static Path dir;
-
     static Authority ca;
     static Credential worker;
     static Credential ops;
     static Credential stranger;
     static Path aclFile;
-    static ServerProcess server;
 
     @BeforeAll
     static void start() throws Exception {
-        TestCertificates pki = new TestCertificates(dir.resolve("pki"));
+        TestCertificates pki = new TestCertificates(data.resolve("pki"));
         ca = pki.authority("tenure-test-ca");
         Credential node = ca.server("node-0", "127.0.0.1");
         worker = ca.client("orders-worker");
         ops = ca.client("ops");
         stranger = ca.client("stranger");
-        aclFile = dir.resolve("acl.yaml");
+        aclFile = data.resolve("acl.yaml");
         Files.writeString(aclFile, ACL);
-        server = new ServerProcess(dir.resolve("data"))
-                .withAdmin()
-                .withOptions(withAcl(TlsArgs.server(node, ca)))
-                .start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (server != null) {
-            server.close();
-        }
+        serve(new ServerProcess(data.resolve("node")).withAdmin().withOptions(withAcl(TlsArgs.server(node, ca))));
     }
 
     @Test
@@ -231,7 +214,7 @@ class AclIT {
     }
 
     private static Processes.Running as(Credential who, String... args) throws Exception {
-        return new Processes.Running(Processes.tenure(TlsArgs.client(server.endpoint(), ca, who, args)), Map.of());
+        return cli.run(TlsArgs.client(server.endpoint(), ca, who, args));
     }
 
     private static String[] withAcl(String[] tls) {

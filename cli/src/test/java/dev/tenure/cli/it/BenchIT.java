@@ -7,7 +7,6 @@ import com.google.gson.JsonParser;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** `tenure bench` against a real single-node server process, briefly: the output's shape, not its figures. */
@@ -20,7 +19,7 @@ class BenchIT extends OnOneNode {
         List<String> all = new ArrayList<>(List.of("bench"));
         all.addAll(List.of(args));
         all.addAll(List.of("--endpoints", server.endpoint(), "--json", "--data", data.toString()));
-        var run = new Processes.Running(Processes.tenure(all), Map.of());
+        var run = cli.run(all);
         assertThat(run.waitFor(Duration.ofSeconds(120))).as(run.output()).isZero();
         List<JsonObject> lines = new ArrayList<>();
         String line;

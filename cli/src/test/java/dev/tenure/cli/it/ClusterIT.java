@@ -150,8 +150,7 @@ class ClusterIT {
 
                 String only = cluster.nodeEndpoints.get(survivor);
                 long start = System.nanoTime();
-                var acquire = new Processes.Running(
-                        Processes.tenure(List.of("acquire", "other-lock", "--no-wait", "--endpoint", only)), Map.of());
+                var acquire = new TenureCli(only).run("acquire", "other-lock", "--no-wait");
                 assertThat(acquire.waitFor(Duration.ofSeconds(30)))
                         .as(acquire.output())
                         .isEqualTo(5);
@@ -159,7 +158,7 @@ class ClusterIT {
                 System.out.printf("acquire without quorum: exit 5 after %d ms (JVM start included)%n", tookMs);
                 assertThat(tookMs).as("fails fast, never hangs").isLessThan(15_000);
 
-                var status = new Processes.Running(Processes.tenure(List.of("status", "--endpoint", only)), Map.of());
+                var status = new TenureCli(only).run("status");
                 assertThat(status.waitFor(Duration.ofSeconds(30))).isEqualTo(5);
                 assertThat(status.output()).contains("no quorum").contains("since");
             }

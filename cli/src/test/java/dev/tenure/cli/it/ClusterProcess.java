@@ -13,7 +13,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /** A local 3-node cluster run through `tenure cluster start/stop`, as a user runs it. */
 final class ClusterProcess implements AutoCloseable {
@@ -46,7 +45,7 @@ final class ClusterProcess implements AutoCloseable {
                 "100s"));
         args.addAll(startOptions);
         args.add("--json");
-        var start = new Processes.Running(Processes.tenure(args), Map.of());
+        var start = TenureCli.start(args);
         int code = start.waitFor(Duration.ofSeconds(120));
         // The node logs are read only if the start failed.
         assertThat(code)
@@ -88,8 +87,7 @@ final class ClusterProcess implements AutoCloseable {
 
     /** One node's own status line (`tenure status --json` against that node only). */
     JsonObject statusOf(int node) throws Exception {
-        var status = new Processes.Running(
-                Processes.tenure(List.of("status", "--json", "--endpoint", nodeEndpoints.get(node))), Map.of());
+        var status = new TenureCli(nodeEndpoints.get(node)).run("status", "--json");
         status.waitFor(Duration.ofSeconds(60));
         String line = status.stdout.poll();
         return line == null ? new JsonObject() : JsonParser.parseString(line).getAsJsonObject();
@@ -107,8 +105,7 @@ final class ClusterProcess implements AutoCloseable {
 
     /** The leader's member id, as the given node reports it (-1 if none). */
     int leaderSeenBy(int node) throws Exception {
-        var status = new Processes.Running(
-                Processes.tenure(List.of("status", "--json", "--endpoint", nodeEndpoints.get(node))), Map.of());
+        var status = new TenureCli(nodeEndpoints.get(node)).run("status", "--json");
         status.waitFor(Duration.ofSeconds(30));
         String line = status.stdout.poll();
         if (line == null) {
@@ -120,7 +117,7 @@ final class ClusterProcess implements AutoCloseable {
     @Override
     public void close() {
         try {
-            new Processes.Running(Processes.tenure(List.of("cluster", "stop", "--data", data.toString())), Map.of())
+            TenureCli.start(List.of("cluster", "stop", "--data", data.toString()))
                     .waitFor(Duration.ofSeconds(60));
         } catch (Exception e) {
             for (long pid : pids) {

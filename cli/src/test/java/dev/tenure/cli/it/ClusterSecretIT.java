@@ -22,7 +22,6 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
@@ -82,15 +81,7 @@ class ClusterSecretIT {
         cluster.startOptions.addAll(List.of("--cluster-secret-file", secret.toString(), "--snapshot-interval", "1s"));
         try (cluster) {
             cluster.start();
-            var acquire = new TenureCli(cluster.endpoints).run("acquire", "behind-the-secret", "--no-wait", "--json");
-            assertThat(TenureCli.json(acquire.nextLine(Duration.ofSeconds(60)))
-                            .get("token")
-                            .getAsLong())
-                    .isPositive();
-            acquire.signal("INT");
-            assertThat(acquire.waitFor(Duration.ofSeconds(30)))
-                    .as(acquire.output())
-                    .isZero();
+            assertGrantedAndReleased(new TenureCli(cluster.endpoints), "behind-the-secret");
 
             // A member's archive answers only those that prove the secret: a stray client, or one
             // with another secret, cannot read the log or delete recordings there.
@@ -177,17 +168,15 @@ class ClusterSecretIT {
             cluster.start();
             int odd = (cluster.leaderSeenBy(0) + 1) % 3;
             cluster.kill9(odd);
-            var restart = new Processes.Running(
-                    Processes.tenure(List.of(
-                            "cluster",
-                            "start",
-                            "--data",
-                            cluster.data.toString(),
-                            "--cluster-secret-file",
-                            other.toString(),
-                            "--timeout",
-                            "15s")),
-                    Map.of());
+            var restart = TenureCli.start(List.of(
+                    "cluster",
+                    "start",
+                    "--data",
+                    cluster.data.toString(),
+                    "--cluster-secret-file",
+                    other.toString(),
+                    "--timeout",
+                    "15s"));
             assertThat(restart.waitFor(Duration.ofSeconds(60)))
                     .as("the odd member never serves: " + restart.output())
                     .isEqualTo(5);
@@ -198,16 +187,7 @@ class ClusterSecretIT {
                             + " --cluster-secret-file contents");
             // The members that share the secret go on serving.
             int peer = (odd + 1) % 3;
-            var acquire = new TenureCli(cluster.nodeEndpoints.get(peer))
-                    .run("acquire", "still-served", "--no-wait", "--json");
-            assertThat(TenureCli.json(acquire.nextLine(Duration.ofSeconds(60)))
-                            .get("token")
-                            .getAsLong())
-                    .isPositive();
-            acquire.signal("INT");
-            assertThat(acquire.waitFor(Duration.ofSeconds(30)))
-                    .as(acquire.output())
-                    .isZero();
+            assertGrantedAndReleased(new TenureCli(cluster.nodeEndpoints.get(peer)), "still-served");
         }
     }
 
@@ -235,12 +215,23 @@ class ClusterSecretIT {
         }
     }
 
+    /** `tenure acquire LOCK --no-wait` is granted a token, and releases it and exits 0 on SIGINT. */
+    private static void assertGrantedAndReleased(TenureCli cli, String lock) throws Exception {
+        var acquire = cli.run("acquire", lock, "--no-wait", "--json");
+        assertThat(TenureCli.json(acquire.nextLine(Duration.ofSeconds(60)))
+                        .get("token")
+                        .getAsLong())
+                .isPositive();
+        acquire.signal("INT");
+        assertThat(acquire.waitFor(Duration.ofSeconds(30))).as(acquire.output()).isZero();
+    }
+
     private static int port(String endpoint) {
         return Integer.parseInt(endpoint.substring(endpoint.lastIndexOf(':') + 1));
     }
 
     private static void assertRefused(List<String> args, String line) throws Exception {
-        var start = new Processes.Running(Processes.tenure(args), Map.of());
+        var start = TenureCli.start(args);
         assertThat(start.waitFor(Duration.ofSeconds(60))).as(start.output()).isEqualTo(2);
         assertThat(start.all).as("one line, naming the file").containsExactly("err: " + line);
     }

@@ -13,7 +13,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -141,7 +140,7 @@ class CorruptDataClusterIT {
         if (join) {
             args.add("--join");
         }
-        return new Processes.Running(Processes.tenure(args), Map.of());
+        return TenureCli.start(args);
     }
 
     private Path dir(int node) {

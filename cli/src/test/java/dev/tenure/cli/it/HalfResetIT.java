@@ -7,18 +7,12 @@ import dev.tenure.lab.fault.FaultMode;
 import dev.tenure.lab.fault.FaultProxy;
 import dev.tenure.testkit.Await;
 import dev.tenure.testkit.Pause;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Half resets with default options, real processes on both ends: a holder runs {@code tenure
@@ -32,26 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * printed for the record; the assertions bound only the order of events and what must not wait
  * for the TTL.
  */
-class HalfResetIT {
-
-    @TempDir
-    static Path data;
-
-    static ServerProcess server;
-    static TenureCli cli;
-
-    @BeforeAll
-    static void start() throws Exception {
-        server = new ServerProcess(data).start();
-        cli = new TenureCli(server.endpoint());
-    }
-
-    @AfterAll
-    static void stop() {
-        if (server != null) {
-            server.close();
-        }
-    }
+class HalfResetIT extends OnOneNode {
 
     @Test
     void aServerSideResetIsResumedOnANewConnectionAndTheLockStays() throws Exception {
@@ -70,7 +45,7 @@ class HalfResetIT {
                 var waiter = waiterAfter(holder, lock)) {
             long token =
                     json(holder.nextLine(Duration.ofSeconds(30))).get("token").getAsLong();
-            cli.awaitQueued(lock);
+            cli.awaitQueued(lock, waiter);
             long before = link.accepted();
             long cutAt = System.nanoTime();
             cut.accept(link);
@@ -106,21 +81,19 @@ class HalfResetIT {
     void aRunWhoseConnectionCannotBeResumedStopsItsCommandTreeBeforeTheWaitersGrant() throws Exception {
         String lock = "half-run";
         try (FaultProxy link = new FaultProxy("holder-link", server.endpoint());
-                var holder = new Processes.Running(
-                        Processes.tenure(List.of(
-                                "run",
-                                lock,
-                                "--ttl",
-                                "30s",
-                                "--endpoint",
-                                link.endpoint(),
-                                "--timeout",
-                                TIMEOUT,
-                                "--",
-                                "sh",
-                                "-c",
-                                "sleep 120 & sleep 121")),
-                        Map.of())) {
+                var holder = tenure(
+                        "run",
+                        lock,
+                        "--ttl",
+                        "30s",
+                        "--endpoint",
+                        link.endpoint(),
+                        "--timeout",
+                        TIMEOUT,
+                        "--",
+                        "sh",
+                        "-c",
+                        "sleep 120 & sleep 121")) {
             // The command's own process group (led by its shell), as both sleeps show it.
             String group = Await.atMost(Duration.ofSeconds(30))
                     .failureDetails(holder::output)
@@ -134,7 +107,7 @@ class HalfResetIT {
                     .get(0);
             try (var waiter = tenure("acquire", lock, "--json", "--timeout", TIMEOUT);
                     TreeWatch watch = new TreeWatch(lock, holder.pid())) {
-                cli.awaitQueued(lock);
+                cli.awaitQueued(lock, waiter);
                 link.mode(FaultMode.BLACKHOLE);
                 Instant cut = Instant.now();
                 link.cutServerSide(true);
@@ -177,7 +150,7 @@ class HalfResetIT {
                 var waiter = waiterAfter(holder, lock)) {
             long token =
                     json(holder.nextLine(Duration.ofSeconds(30))).get("token").getAsLong();
-            cli.awaitQueued(lock);
+            cli.awaitQueued(lock, waiter);
             link.mode(FaultMode.BLACKHOLE); // new connections are accepted, then silent: no resume
             try (TreeWatch watch = new TreeWatch(lock, holder.pid())) {
                 assertThat(watch.seen()).as("the holder's JVM").isEqualTo(1);
@@ -210,9 +183,7 @@ class HalfResetIT {
     }
 
     private static Processes.Running holderThrough(FaultProxy link, String lock) throws Exception {
-        return new Processes.Running(
-                Processes.tenure(List.of("acquire", lock, "--ttl", "30s", "--json", "--endpoint", link.endpoint())),
-                Map.of());
+        return tenure("acquire", lock, "--ttl", "30s", "--json", "--endpoint", link.endpoint());
     }
 
     /** Starts the waiter once the holder is granted (the grant line is put back for the test to read). */
@@ -235,14 +206,6 @@ class HalfResetIT {
      */
     private static final String TIMEOUT =
             Processes.scaled(Duration.ofSeconds(5)).toMillis() + "ms";
-
-    static Processes.Running tenure(String... args) throws Exception {
-        return cli.run(args);
-    }
-
-    static JsonObject json(String line) {
-        return TenureCli.json(line);
-    }
 
     private static long msSince(long nanos) {
         return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - nanos);

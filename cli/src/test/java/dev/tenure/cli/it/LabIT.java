@@ -11,7 +11,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -75,10 +74,8 @@ class LabIT {
     @Test
     void aShortRandomRunBreaksNothing() throws Exception {
         Path out = dir.resolve("random");
-        try (var lab = new Processes.Running(
-                Processes.tenure(List.of(
-                        "lab", "random", "--seed", "11", "--duration", "45s", "--json", "--dir", out.toString())),
-                Map.of())) {
+        try (var lab = TenureCli.start(
+                List.of("lab", "random", "--seed", "11", "--duration", "45s", "--json", "--dir", out.toString()))) {
             int code = lab.waitFor(Duration.ofMinutes(10));
             assertThat(lab.output()).as("the schedule is printed").contains("lab: random:   +3.0s");
             if (NetNamespace.missingTools().isEmpty()) {
@@ -114,10 +111,8 @@ class LabIT {
         // Scale 2 (TTLs of 4 s and more): at 4 a 2 s TTL on a 2-core machine sometimes lost a
         // holder's lease to CPU starvation before the fault was injected.
         String scale = System.getProperty("tenure.lab.scale", "2");
-        try (var lab = new Processes.Running(
-                Processes.tenure(
-                        List.of("lab", what, "--scale", scale, "--seed", "7", "--json", "--dir", out.toString())),
-                Map.of())) {
+        try (var lab = TenureCli.start(
+                List.of("lab", what, "--scale", scale, "--seed", "7", "--json", "--dir", out.toString()))) {
             int code = lab.waitFor(Duration.ofMinutes(20));
             List<JsonObject> rows = new ArrayList<>();
             for (String line : lab.stdout) {

@@ -8,7 +8,6 @@ import dev.tenure.server.TestPorts;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,7 +17,6 @@ import org.junit.jupiter.api.Test;
 class OpenNodeIT extends OnOneNode {
     @Test
     void aForcedReleaseOnANodeWithoutAnAclExits6NamingHowToAllowItAndTheHolderKeepsItsLease() throws Exception {
-        TenureCli cli = new TenureCli(server.endpoint());
         try (var holder = cli.run("acquire", "open-lock", "--json")) {
             long token = TenureCli.json(holder.nextLine(Duration.ofSeconds(30)))
                     .get("token")
@@ -60,7 +58,7 @@ class OpenNodeIT extends OnOneNode {
                 "0=192.0.2.1:" + LoopbackPorts.freeTcpPort() + "@" + TestPorts.freeAeronPortBase(),
                 "--admin-port",
                 "0");
-        try (Processes.Running node = new Processes.Running(Processes.tenure(args), Map.of())) {
+        try (Processes.Running node = TenureCli.start(args)) {
             assertThat(node.waitFor(Duration.ofSeconds(60))).as(node.output()).isEqualTo(2);
             assertThat(node.output())
                     .isEqualTo("err: tenure: refusing to serve without TLS on 192.0.2.1, where anyone who reaches it"

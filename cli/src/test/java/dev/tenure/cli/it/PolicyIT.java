@@ -1,9 +1,9 @@
 package dev.tenure.cli.it;
 
+import static dev.tenure.cli.it.TenureCli.TENURE_FUNCTION;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.gson.JsonObject;
-import com.google.gson.JsonParser;
 import dev.tenure.client.AcquireOptions;
 import dev.tenure.client.Lease;
 import dev.tenure.client.Session;
@@ -13,7 +13,6 @@ import dev.tenure.testkit.Await;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,32 +20,6 @@ import org.junit.jupiter.api.Test;
  * `tenure` client processes.
  */
 class PolicyIT extends OnOneNode {
-
-    static Processes.Running tenure(String... args) throws Exception {
-        return new Processes.Running(Processes.tenure(List.of(args)), env());
-    }
-
-    /**
-     * A shell function {@code tenure} that runs TENURE_CMD (quoted word by word) with its
-     * arguments, for the shell commands under `tenure run`: a variable's quotes are not parsed when
-     * it is expanded, so the line is evaluated.
-     */
-    private static final String TENURE_FUNCTION = "tenure() { eval \"$TENURE_CMD\"' \"$@\"'; }; ";
-
-    /** TENURE_ENDPOINT, and TENURE_CMD: the `tenure` command line, quoted for the shell (see {@link #TENURE_FUNCTION}). */
-    static Map<String, String> env() {
-        return Map.of("TENURE_ENDPOINT", server.endpoint(), "TENURE_CMD", Processes.tenureShellLine(List.of()));
-    }
-
-    static JsonObject json(String line) {
-        return JsonParser.parseString(line).getAsJsonObject();
-    }
-
-    static JsonObject status(String lock) throws Exception {
-        var status = tenure("status", lock, "--json");
-        assertThat(status.waitFor(Duration.ofSeconds(30))).isEqualTo(0);
-        return json(status.nextLine(Duration.ofSeconds(1)));
-    }
 
     @Test
     void aRunCommandResumesFromTheCheckpointOfAHolderKilledMidWork() throws Exception {

@@ -64,22 +64,23 @@ final class Processes {
     }
 
     /**
-     * `tenure server` on {@code data}, on free ports and without an admin endpoint, as a process a
-     * test expects to end (a start that must refuse the data): its exit status and lines.
+     * `tenure server` on {@code data} with {@code options}, on free ports and without an admin
+     * endpoint, as a process a test expects to end (a start that must refuse): its exit status
+     * and lines.
      */
-    static Running serverOn(Path data) throws IOException {
-        return new Running(
-                tenure(List.of(
-                        "server",
-                        "--data",
-                        data.toString(),
-                        "--port",
-                        Integer.toString(LoopbackPorts.freeTcpPort()),
-                        "--admin-port",
-                        "0",
-                        "--cluster-port-base",
-                        Integer.toString(TestPorts.freeAeronPortBase()))),
-                Map.of());
+    static Running serverOn(Path data, String... options) throws IOException {
+        List<String> args = new ArrayList<>(List.of(
+                "server",
+                "--data",
+                data.toString(),
+                "--port",
+                Integer.toString(LoopbackPorts.freeTcpPort()),
+                "--admin-port",
+                "0",
+                "--cluster-port-base",
+                Integer.toString(TestPorts.freeAeronPortBase())));
+        args.addAll(List.of(options));
+        return new Running(tenure(args), Map.of());
     }
 
     /** A test program (worker) on the jar plus the test classpath. */

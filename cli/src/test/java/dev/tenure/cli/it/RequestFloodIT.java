@@ -9,6 +9,8 @@ import dev.tenure.api.v1.Code;
 import dev.tenure.api.v1.KvPutRequest;
 import dev.tenure.api.v1.KvPutResponse;
 import dev.tenure.api.v1.TenureGrpc;
+import dev.tenure.testkit.Await;
+import dev.tenure.testkit.Pause;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
@@ -242,15 +244,16 @@ class RequestFloodIT {
                     .build());
         }
 
+        /**
+         * Keeps the session for {@code d}, then until an ack that came after the start of {@code
+         * d}, so that the gap before the last ack is measured too; a failed stream ends the wait
+         * (the test names it).
+         */
         void keepAliveFor(Duration d) throws InterruptedException {
             long acksBefore = acks.get();
-            long deadline = System.nanoTime() + d.toNanos();
-            while (System.nanoTime() < deadline || acks.get() == acksBefore) {
-                if (failure != null) {
-                    return;
-                }
-                dev.tenure.testkit.Pause.forMillis(50);
-            }
+            Pause.of(d); // the keepalives go on through this window, which the gaps measure
+            Await.atMost(Duration.ofMillis(TTL_MS * 2))
+                    .until("a keepalive ack after the flood", () -> failure != null || acks.get() != acksBefore);
         }
 
         long longestGapMs() {

@@ -8,18 +8,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** `tenure run` and the holding commands' loss path, against a real server process. */
 class RunIT extends OnOneNode {
-
-    static Processes.Running tenure(String... args) throws Exception {
-        List<String> all = new ArrayList<>(List.of(args));
-        return new Processes.Running(Processes.tenure(all), Map.of("TENURE_ENDPOINT", server.endpoint()));
-    }
 
     @Test
     void runsTheCommandUnderTheLockAndReturnsItsExitCode() throws Exception {
@@ -152,13 +146,19 @@ class RunIT extends OnOneNode {
                                     .isTrue();
                             return ProcessTree.live(lock);
                         },
-                        tree -> tree.size() >= 4);
+                        // the sleeps, not only four processes: the shell's children count before
+                        // they have become sleeps
+                        tree -> tree.size() >= 4 && sleeps(tree) == 2);
         // The command and both sleeps are in a process group of their own, led by the command.
         List<String> tree = ProcessTree.live(lock);
         assertThat(tree.stream().filter(p -> command(p).startsWith("sleep 12")).map(RunIT::pgid))
                 .as(tree.toString())
                 .hasSize(2)
                 .allMatch(g -> tree.stream().anyMatch(p -> p.startsWith(g + " pgid " + g + " sh -c ")));
+    }
+
+    private static long sleeps(List<String> tree) {
+        return tree.stream().filter(p -> command(p).startsWith("sleep 12")).count();
     }
 
     private static String pgid(String entry) {
@@ -195,7 +195,7 @@ class RunIT extends OnOneNode {
         var run = tenure("run", "tree-killed", "--timeout", TIMEOUT, "--", "sh", "-c", TREE);
         awaitTree("tree-killed", run);
         var waiter = tenure("acquire", "tree-killed", "--json", "--timeout", TIMEOUT);
-        awaitWaiter("tree-killed", waiter);
+        cli.awaitQueued("tree-killed", waiter);
 
         try (TreeWatch watch = new TreeWatch("tree-killed", run.pid())) {
             assertThat(watch.seen())
@@ -238,23 +238,6 @@ class RunIT extends OnOneNode {
     private static final String TIMEOUT =
             Processes.scaled(Duration.ofSeconds(5)).toMillis() + "ms";
 
-    private static void awaitWaiter(String lock, Processes.Running waiter) throws Exception {
-        String client = "tenure-cli pid " + waiter.pid();
-        Await.atMost(Duration.ofSeconds(60))
-                .every(Duration.ofMillis(200))
-                .failureDetails(waiter::output)
-                .until("the waiter queued on " + lock, () -> {
-                    assertThat(waiter.process.isAlive())
-                            .as("the waiter waits: %s", waiter.output())
-                            .isTrue();
-                    var status = tenure("status", lock, "--json");
-                    status.waitFor(Duration.ofSeconds(30));
-                    String out = status.output();
-                    return out.contains("\"waiters\"")
-                            && out.substring(out.indexOf("\"waiters\"")).contains(client);
-                });
-    }
-
     @Test
     void aCommandThatEndsReturnsItsExitCodeAndTakesWhatItLeftRunningWithIt() throws Exception {
         var run = tenure("run", "tree-ends", "--", "sh", "-c", "sleep 120 & sleep 121 & echo started; exit 5");
@@ -266,13 +249,8 @@ class RunIT extends OnOneNode {
     @Test
     void withoutSetsidAndSetprivItRefusesToRunTheCommand() throws Exception {
         Path marker = data.resolve("ran-unsupervised");
-        var run = new Processes.Running(
-                Processes.tenure(List.of("run", "no-tools", "--", "/bin/touch", marker.toString())),
-                Map.of(
-                        "TENURE_ENDPOINT",
-                        server.endpoint(),
-                        "PATH",
-                        data.resolve("empty-path").toString()));
+        var run = cli.withEnv(Map.of("PATH", data.resolve("empty-path").toString()))
+                .run("run", "no-tools", "--", "/bin/touch", marker.toString());
         assertThat(run.waitFor(Duration.ofSeconds(60))).isEqualTo(1);
         assertThat(run.output()).contains("setpriv").contains("refusing");
         assertThat(Files.exists(marker)).isFalse();

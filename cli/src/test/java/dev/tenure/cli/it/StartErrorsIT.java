@@ -2,14 +2,10 @@ package dev.tenure.cli.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tenure.process.LoopbackPorts;
-import dev.tenure.server.TestPorts;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -86,18 +82,7 @@ class StartErrorsIT {
     private record Refused(int status, String output) {}
 
     private static Refused refusal(Path dir, String... options) throws IOException, InterruptedException {
-        List<String> args = new java.util.ArrayList<>(List.of(
-                "server",
-                "--data",
-                dir.toString(),
-                "--port",
-                Integer.toString(LoopbackPorts.freeTcpPort()),
-                "--admin-port",
-                "0",
-                "--cluster-port-base",
-                Integer.toString(TestPorts.freeAeronPortBase())));
-        args.addAll(List.of(options));
-        try (Processes.Running node = new Processes.Running(Processes.tenure(args), Map.of())) {
+        try (Processes.Running node = Processes.serverOn(dir, options)) {
             int status = node.waitFor(Duration.ofSeconds(60));
             return new Refused(status, node.output());
         }

@@ -6,50 +6,25 @@ import com.google.gson.JsonObject;
 import dev.tenure.lab.fault.FaultMode;
 import dev.tenure.lab.fault.FaultProxy;
 import dev.tenure.testkit.Pause;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Failure modes 1, 3 and 5 against a real server process and real client processes: a holder
  * killed with -9, a holder paused with SIGSTOP past its TTL, a stale release and a stale fenced
  * write. Timing assertions only bound what must not wait for a TTL; they are not benchmarks.
  */
-class TakeoverIT {
-
-    @TempDir
-    static Path data;
-
-    static ServerProcess server;
+class TakeoverIT extends OnOneNode {
 
     @BeforeAll
     static void start() throws Exception {
         // The forced release below is an admin act; this node has no ACL to name an admin, so it
         // opts in to letting anyone force (OpenNodeIT shows the default, a refusal).
-        server = new ServerProcess(data)
-                .withOptions("--unsafe-allow-forced-release")
-                .start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (server != null) {
-            server.close();
-        }
-    }
-
-    static Processes.Running tenure(String... args) throws Exception {
-        return new TenureCli(server.endpoint()).run(args);
-    }
-
-    static JsonObject json(String line) {
-        return TenureCli.json(line);
+        serve(new ServerProcess(data).withOptions("--unsafe-allow-forced-release"));
     }
 
     @Test
@@ -59,7 +34,7 @@ class TakeoverIT {
             long oldToken = first.get("token").getAsLong();
             assertThat(first.get("previous_end").getAsString()).isEqualTo("NONE");
             try (var waiter = tenure("acquire", "crash-lock", "--json")) {
-                awaitQueued("crash-lock");
+                cli.awaitQueued("crash-lock", waiter);
                 handOver(holder, waiter, oldToken);
             }
         }
@@ -82,22 +57,20 @@ class TakeoverIT {
     @Test
     void aResetConnectionWithAGraceKeepsTheLeaseAndADeadHolderHandsOverAfterTheGrace() throws Exception {
         try (FaultProxy link = new FaultProxy("holder-link", server.endpoint());
-                var holder = new Processes.Running(
-                        Processes.tenure(List.of(
-                                "acquire",
-                                "grace-lock",
-                                "--ttl",
-                                "30s",
-                                "--disconnect-grace",
-                                "3s",
-                                "--json",
-                                "--endpoint",
-                                link.endpoint())),
-                        Map.of())) {
+                var holder = tenure(
+                        "acquire",
+                        "grace-lock",
+                        "--ttl",
+                        "30s",
+                        "--disconnect-grace",
+                        "3s",
+                        "--json",
+                        "--endpoint",
+                        link.endpoint())) {
             JsonObject first = json(holder.nextLine(Duration.ofSeconds(30)));
             long token = first.get("token").getAsLong();
             try (var waiter = tenure("acquire", "grace-lock", "--json")) {
-                awaitQueued("grace-lock");
+                cli.awaitQueued("grace-lock", waiter);
                 link.mode(FaultMode.RESET); // every connection reset, new ones too
                 Pause.forMillis(500); // how long the resets last
                 link.mode(FaultMode.PASS);
@@ -124,10 +97,6 @@ class TakeoverIT {
                 assertThat(waiter.waitFor(Duration.ofSeconds(30))).isEqualTo(0);
             }
         }
-    }
-
-    private static void awaitQueued(String lock) throws Exception {
-        new TenureCli(server.endpoint()).awaitQueued(lock);
     }
 
     /** The waiter's grant after the holder's kill -9, and how long after the kill it came. */

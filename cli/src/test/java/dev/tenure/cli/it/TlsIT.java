@@ -18,43 +18,28 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A real `tenure server --tls-cert --tls-key --tls-ca` process and real client commands: with the
  * CA and a certificate (as options or as TENURE_TLS_* variables) they work as without TLS; a
  * client the node refuses exits 6 and says why in one line.
  */
-class TlsIT {
+class TlsIT extends OnOneNode {
     private static final Duration EXIT = Duration.ofSeconds(60);
-
-    @TempDir
-    static Path dir;
 
     static Authority ca;
     static Credential alice;
-    static ServerProcess server;
 
     @BeforeAll
     static void start() throws Exception {
-        TestCertificates pki = new TestCertificates(dir.resolve("pki"));
+        TestCertificates pki = new TestCertificates(data.resolve("pki"));
         ca = pki.authority("tenure-test-ca");
         // The node's certificate names 127.0.0.1 only: "localhost" is another host to a client.
         Credential node = ca.server("node-0", "127.0.0.1");
         alice = ca.client("alice");
-        server = new ServerProcess(dir.resolve("data"))
-                .withOptions(TlsArgs.server(node, ca))
-                .start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (server != null) {
-            server.close();
-        }
+        serve(new ServerProcess(data.resolve("node")).withOptions(TlsArgs.server(node, ca)));
     }
 
     @Test
@@ -118,7 +103,7 @@ class TlsIT {
             assertThat(get.output()).contains("out: v");
         }
         Map<String, String> wrongCa = Map.of(
-                "TENURE_TLS_CA", dir.resolve("no-such-ca.pem").toString(),
+                "TENURE_TLS_CA", data.resolve("no-such-ca.pem").toString(),
                 "TENURE_TLS_CERT", alice.certificate().toString(),
                 "TENURE_TLS_KEY", alice.key().toString());
         List<String> status = List.of(
@@ -133,7 +118,7 @@ class TlsIT {
         try (var withoutOption = tenure(status.subList(0, 3), wrongCa)) {
             assertThat(withoutOption.waitFor(EXIT)).isEqualTo(2);
             assertThat(withoutOption.output())
-                    .contains("err: tenure: TLS CA file " + dir.resolve("no-such-ca.pem") + ": no such file");
+                    .contains("err: tenure: TLS CA file " + data.resolve("no-such-ca.pem") + ": no such file");
         }
     }
 
@@ -188,8 +173,9 @@ class TlsIT {
 
     @Test
     void aClientWithACertificateOfAnotherCaExitsSix() throws Exception {
-        Credential mallory =
-                new TestCertificates(dir.resolve("rogue")).authority("rogue-ca").client("mallory");
+        Credential mallory = new TestCertificates(data.resolve("rogue"))
+                .authority("rogue-ca")
+                .client("mallory");
         assertDenied(withTls(mallory, "acquire", "tls-orders"), "failed: untrusted certificate");
     }
 
@@ -208,12 +194,12 @@ class TlsIT {
 
     @Test
     void aServerGivenAMissingCertificateFileExitsTwoNamingIt() throws Exception {
-        Path missing = dir.resolve("missing-node.pem");
+        Path missing = data.resolve("missing-node.pem");
         try (var node = tenure(
                 List.of(
                         "server",
                         "--data",
-                        dir.resolve("never-made").toString(),
+                        data.resolve("never-made").toString(),
                         "--tls-cert",
                         missing.toString(),
                         "--tls-key",
@@ -221,7 +207,7 @@ class TlsIT {
                 Map.of())) {
             assertThat(node.waitFor(EXIT)).as(node.output()).isEqualTo(2);
             assertThat(node.output()).isEqualTo("err: tenure: TLS certificate file " + missing + ": no such file");
-            assertThat(dir.resolve("never-made"))
+            assertThat(data.resolve("never-made"))
                     .as("bad input changes nothing")
                     .doesNotExist();
         }
@@ -246,6 +232,6 @@ class TlsIT {
     }
 
     private static Processes.Running tenure(List<String> args, Map<String, String> env) throws Exception {
-        return new Processes.Running(Processes.tenure(args), env);
+        return cli.withEnv(env).run(args);
     }
 }

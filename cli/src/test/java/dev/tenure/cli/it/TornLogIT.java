@@ -10,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -94,10 +93,8 @@ class TornLogIT {
     }
 
     private static Processes.Running repair(Path data, long lossFrom) throws Exception {
-        return new Processes.Running(
-                Processes.tenure(List.of(
-                        "repair-log", "--data", data.toString(), "--accept-loss-from", Long.toString(lossFrom))),
-                Map.of());
+        return TenureCli.start(
+                List.of("repair-log", "--data", data.toString(), "--accept-loss-from", Long.toString(lossFrom)));
     }
 
     /** Where the frames of a segment file that starts with a frame end: the first length of 0. */
