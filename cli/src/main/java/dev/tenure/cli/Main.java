@@ -42,7 +42,7 @@ public final class Main {
 
     public static void main(String[] args) {
         if (args.length > 0 && "server".equals(args[0])) {
-            // A node process ends itself on a fatal fault (Fatal). Only here, in its own main:
+            // A node process ends itself on a fatal error (Fatal). Only here, in its own main:
             // Main.run also runs in test JVMs, which a fault of one test must not halt.
             Fatal.install();
         }

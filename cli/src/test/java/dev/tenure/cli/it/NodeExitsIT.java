@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The exit statuses a node's own faults end it with, shown by real processes: a gateway thread
+ * The exit statuses a node's own fatal errors end it with, shown by real processes: a gateway thread
  * that ends (13) and a thread that dies of an exception nothing caught (14), both caused inside a
  * serving node by a {@link FaultAgent}; a SIGHUP, which ends nothing; and what Aeron calls a
  * warning, which a restarted node logs as one.
