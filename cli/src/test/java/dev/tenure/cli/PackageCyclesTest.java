@@ -42,7 +42,7 @@ class PackageCyclesTest {
         // A cycle among a module's packages runs through its own classes only: reading every
         // library class they name from the class path would cost a minute and find nothing more.
         ArchConfiguration.get().setResolveMissingDependenciesFromClassPath(false);
-        Path root = repoRoot();
+        Path root = ModulePackagesTest.repoRoot();
         TreeSet<String> checked = new TreeSet<>();
         List<String> cycles = new ArrayList<>();
         try (Stream<Path> modules = Files.list(root)) {
@@ -88,13 +88,5 @@ class PackageCyclesTest {
                                 .replaceAll(" +", " ")
                                 .strip())
                 .toList();
-    }
-
-    private static Path repoRoot() {
-        Path dir = Path.of("").toAbsolutePath();
-        while (!Files.exists(dir.resolve("bin/tenure"))) {
-            dir = dir.getParent();
-        }
-        return dir;
     }
 }
