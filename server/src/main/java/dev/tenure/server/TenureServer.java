@@ -407,6 +407,11 @@ public final class TenureServer implements AutoCloseable {
         return gateway.openConnections();
     }
 
+    /** Bytes of requests the gRPC port's calls hold, or have room reserved for, now (the request budget). */
+    public long requestBytesHeld() {
+        return gateway.requestBytesHeld();
+    }
+
     public int adminPort() {
         return admin == null ? 0 : admin.port();
     }

@@ -351,6 +351,11 @@ public final class GatewayServer implements AutoCloseable {
         return connections.open();
     }
 
+    /** Bytes of requests the gRPC port's calls hold, or have room reserved for, now (see RequestBudget). */
+    public long requestBytesHeld() {
+        return requests.nodeBytes();
+    }
+
     private void shutDownGrpc() {
         server.shutdown();
         try {

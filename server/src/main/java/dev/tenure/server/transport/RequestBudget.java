@@ -67,7 +67,7 @@ public final class RequestBudget implements ServerInterceptor {
     }
 
     /** Bytes of requests the node holds or has room reserved for now. */
-    synchronized long nodeBytes() {
+    public synchronized long nodeBytes() {
         return node;
     }
 
