@@ -1,6 +1,7 @@
 package dev.tenure.core;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Everything that can change or read the state machine. Each command is applied at the
@@ -167,7 +168,7 @@ public sealed interface Command {
             long requestId,
             String key,
             byte[] value,
-            String fenceLock,
+            @Nullable String fenceLock,
             long fenceToken,
             boolean overrideFence,
             String principal)
@@ -177,21 +178,27 @@ public sealed interface Command {
                 long requestId,
                 String key,
                 byte[] value,
-                String fenceLock,
+                @Nullable String fenceLock,
                 long fenceToken,
                 boolean overrideFence) {
             this(sessionId, requestId, key, value, fenceLock, fenceToken, overrideFence, "");
         }
 
-        Put(long sessionId, long requestId, String key, byte[] value, String fenceLock, long fenceToken) {
+        Put(long sessionId, long requestId, String key, byte[] value, @Nullable String fenceLock, long fenceToken) {
             this(sessionId, requestId, key, value, fenceLock, fenceToken, false);
         }
     }
 
     /** Checked like {@link Put}. */
-    record Delete(long sessionId, long requestId, String key, String fenceLock, long fenceToken, boolean overrideFence)
+    record Delete(
+            long sessionId,
+            long requestId,
+            String key,
+            @Nullable String fenceLock,
+            long fenceToken,
+            boolean overrideFence)
             implements Command {
-        Delete(long sessionId, long requestId, String key, String fenceLock, long fenceToken) {
+        Delete(long sessionId, long requestId, String key, @Nullable String fenceLock, long fenceToken) {
             this(sessionId, requestId, key, fenceLock, fenceToken, false);
         }
     }
