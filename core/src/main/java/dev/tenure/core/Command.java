@@ -129,6 +129,9 @@ public sealed interface Command {
      * principal}: who the writing client authenticated as, for a write without a session (one
      * with a session is its session's); the lock's checkpoint bytes then count against its quota.
      */
+    // The bytes are an opaque payload the core keeps and hands back as given; wrapping them in an
+    // immutable type would cost a copy per write. Nothing compares these records by value.
+    @SuppressWarnings("ArrayRecordComponent")
     record WriteCheckpoint(long sessionId, long requestId, String lock, long token, byte[] value, String principal)
             implements Command {
         public WriteCheckpoint(long sessionId, long requestId, String lock, long token, byte[] value) {
@@ -163,6 +166,9 @@ public sealed interface Command {
      * authenticated as (empty: nobody); the key then counts against that principal's KV quota
      * ({@link PrincipalLimits}) until someone else writes it or it is deleted.
      */
+    // The bytes are an opaque payload the core keeps and hands back as given; wrapping them in an
+    // immutable type would cost a copy per write. Nothing compares these records by value.
+    @SuppressWarnings("ArrayRecordComponent")
     record Put(
             long sessionId,
             long requestId,

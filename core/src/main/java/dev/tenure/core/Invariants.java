@@ -540,6 +540,9 @@ final class Invariants {
         return map.isEmpty() ? List.of() : map.entrySet();
     }
 
+    // @FormatMethod lives in ErrorProne's annotations jar, which core's dependency rules keep out
+    // of its build; every format passed here is a constant in this file.
+    @SuppressWarnings("AnnotateFormatMethod")
     private static void fail(String format, Object... args) {
         throw new InvariantViolation(String.format(format, args));
     }

@@ -7,6 +7,7 @@ import dev.tenure.core.Result.Granted;
 import dev.tenure.core.Result.Rejected;
 import java.util.Map;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The transitions every command shares: grant, end a lease, hand a lock to its next waiter,
@@ -93,7 +94,7 @@ final class LeaseLifecycle {
     }
 
     /** {@link #endLease(LockRecord, TenureEnd)}, recording {@code forcer} (if not null) as the session that forced it. */
-    void endLease(LockRecord lock, TenureEnd end, SessionRecord forcer) {
+    void endLease(LockRecord lock, TenureEnd end, @Nullable SessionRecord forcer) {
         LeaseRecord lease = lock.lease;
         lock.addHistory(
                 new TenureRecord(

@@ -8,6 +8,8 @@ import dev.tenure.core.Result.Granted;
 import dev.tenure.core.Result.Ok;
 import dev.tenure.core.Result.Queued;
 import dev.tenure.core.Result.Rejected;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /** Acquire, cancel a wait, release, and time out a wait. */
 final class LockCommands {
@@ -98,7 +100,7 @@ final class LockCommands {
         return new Queued(lock.name, lock.currentToken());
     }
 
-    private Rejected leasesFull(SessionRecord s) {
+    private @Nullable Rejected leasesFull(SessionRecord s) {
         if (s.leaseCount() >= state.limits.leasesPerSessionMax()) {
             return new Rejected(
                     Code.LIMIT,
@@ -122,7 +124,7 @@ final class LockCommands {
      * so it is idle or unknown): one more busy lock, which locksMax bounds. A busy lock is handed
      * from holder to waiter without ever being counted again.
      */
-    private Rejected locksFull() {
+    private @Nullable Rejected locksFull() {
         if (state.locks.busyCount() >= state.limits.locksMax()) {
             return new Rejected(Code.LIMIT, "locksMax (" + state.limits.locksMax() + ") reached", 0);
         }
@@ -130,7 +132,7 @@ final class LockCommands {
     }
 
     /** Also {@link #leasesFull}: a wait counts as a lease too. */
-    private Rejected waitersFull(SessionRecord s) {
+    private @Nullable Rejected waitersFull(SessionRecord s) {
         int max = state.quota(s.principal).waitersMax();
         if (!s.principal.isEmpty() && principalCount(s.principal, r -> r.waitsByLock.size()) >= max) {
             return new Rejected(
@@ -185,7 +187,9 @@ final class LockCommands {
         LockRecord lock =
                 outcome == null || !outcome.granted() ? null : Requests.heldWithToken(state, s, outcome.grantedToken());
         if (lock != null) {
-            if (s.requests.grantedAfter(c.requestId(), outcome.grantedToken())) {
+            long granted = Objects.requireNonNull(outcome, "the lock was found by its granted outcome")
+                    .grantedToken();
+            if (s.requests.grantedAfter(c.requestId(), granted)) {
                 return new Ok(); // a later acquire of the session holds this grant now
             }
             lifecycle.endLease(lock, TenureEnd.RELEASED);
@@ -258,7 +262,7 @@ final class LockCommands {
         return new Ok();
     }
 
-    private Rejected staleRelease(Release c, LeaseRecord lease) {
+    private Rejected staleRelease(Release c, @Nullable LeaseRecord lease) {
         lifecycle.staleWrite(c.lock(), c.token(), "release");
         String current = lease == null ? "the lock is free" : "current token " + lease.token();
         return new Rejected(
@@ -328,7 +332,7 @@ final class LockCommands {
         }
         Checkpoint next = new Checkpoint(c.value(), c.token(), state.nowMs);
         Checkpoint granted = lock.lease.previousCheckpoint();
-        long total = next.size() + (granted == null ? 0 : granted.size());
+        long total = (long) next.size() + (granted == null ? 0 : granted.size());
         long added = total - lock.checkpointBytes();
         long max = state.limits.checkpointTotalBytesMax();
         if (added > 0 && state.checkpointBytes + added > max) {
@@ -362,7 +366,7 @@ final class LockCommands {
      * (as the last writer of a key holds the key): a write makes the writer's charge the lock's
      * whole {@code total}, less what it was charged for the lock already.
      */
-    private Rejected checkpointQuotaFull(LockRecord lock, String writer, long total) {
+    private @Nullable Rejected checkpointQuotaFull(LockRecord lock, String writer, long total) {
         if (writer.isEmpty()) {
             return null;
         }

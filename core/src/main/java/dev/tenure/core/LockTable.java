@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Lock records by name, plus the order in which free locks became idle.
@@ -19,6 +20,7 @@ final class LockTable {
     /** Idle locks, oldest first (insertion order; a LinkedHashMap iterates in defined order). */
     private final LinkedHashMap<String, LockRecord> idle = new LinkedHashMap<>();
 
+    @Nullable
     LockRecord get(String name) {
         return byName.get(name);
     }
@@ -59,6 +61,7 @@ final class LockTable {
     }
 
     /** Returns the record dropped to respect idleLocksMax, or null. */
+    @Nullable
     LockRecord markIdle(LockRecord lock, int idleLocksMax) {
         idle.put(lock.name, lock);
         if (idle.size() <= idleLocksMax) {
