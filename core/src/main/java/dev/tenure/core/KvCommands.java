@@ -97,7 +97,7 @@ final class KvCommands {
      * is one string per distinct name, as a session's is.
      */
     private FencedKv.Entry entry(Put c) {
-        String lock = c.fenceLock() == null ? null : state.locks.get(c.fenceLock()).name;
+        String lock = c.fenceLock() == null ? null : state.locks.existing(c.fenceLock()).name;
         long token = c.fenceLock() == null ? 0 : c.fenceToken();
         return new FencedKv.Entry(
                 c.key(),
@@ -149,7 +149,7 @@ final class KvCommands {
                     "kvKeysPerPrincipalMax (" + quota.kvKeysMax() + ") reached by principal " + principal,
                     0);
         }
-        long added = FencedKv.bytes(next) - (holds ? FencedKv.bytes(old) : 0);
+        long added = FencedKv.bytes(next) - (holds && old != null ? FencedKv.bytes(old) : 0);
         if (added > 0 && usage.bytes() + added > quota.kvBytesMax()) {
             return new Rejected(
                     Code.LIMIT,

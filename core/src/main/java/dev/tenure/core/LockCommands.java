@@ -49,6 +49,7 @@ final class LockCommands {
         LockRecord lock = state.locks.get(c.lock());
         LeaseRecord lease = lock == null ? null : lock.lease;
         if (lease != null && lease.sessionId() == s.id) {
+            Objects.requireNonNull(lock, "a lock with a lease exists");
             if (lease.policy().bounded()) {
                 // Its deadline (maxHold, manual lease TTL) runs from the first grant; handed out
                 // again, the new holder's horizon would start from the new request and outlive it.
@@ -72,16 +73,19 @@ final class LockCommands {
             Rejected full = Shapes.first(leasesFull(s), locksFull());
             return full != null ? full : new Granted(lifecycle.grant(state.locks.getOrCreate(c.lock()), s, c.policy()));
         }
+        Objects.requireNonNull(lock, "a lock that is held or in its delay exists");
         if (c.waitMs() == 0) {
-            return delayed
-                    ? new Rejected(
-                            Code.HELD,
-                            "lock " + lock.name + " is free but in its lock delay until " + lock.delayUntilMs
-                                    + " ms (the previous tenure, token " + lock.lastToken + ", ended " + lock.lastEnd
-                                    + ")",
-                            0)
-                    : new Rejected(
-                            Code.HELD, "lock " + lock.name + " is held (token " + lease.token() + ")", lease.token());
+            if (delayed) {
+                return new Rejected(
+                        Code.HELD,
+                        "lock " + lock.name + " is free but in its lock delay until " + lock.delayUntilMs
+                                + " ms (the previous tenure, token " + lock.lastToken + ", ended " + lock.lastEnd
+                                + ")",
+                        0);
+            }
+            long token = Objects.requireNonNull(lease, "a lock neither free nor delayed is held")
+                    .token();
+            return new Rejected(Code.HELD, "lock " + lock.name + " is held (token " + token + ")", token);
         }
         if (lock.waiterCount() >= state.limits.waitersPerLockMax()) {
             return new Rejected(
@@ -178,9 +182,9 @@ final class LockCommands {
         }
         String waitingFor = s.waitsByRequest.get(c.requestId());
         if (waitingFor != null) {
-            LockRecord lock = state.locks.get(waitingFor);
-            lifecycle.resolveWait(
-                    lock, lock.findWaiter(s.id, c.requestId()), new Rejected(Code.CANCELLED, "wait cancelled", 0));
+            LockRecord lock = state.locks.existing(waitingFor);
+            Waiter w = Objects.requireNonNull(lock.findWaiter(s.id, c.requestId()), "a wait is in its lock's queue");
+            lifecycle.resolveWait(lock, w, new Rejected(Code.CANCELLED, "wait cancelled", 0));
             return new Ok();
         }
         Outcome outcome = s.requests.get(c.requestId());
@@ -224,6 +228,7 @@ final class LockCommands {
         if (lease == null || lease.token() != c.token()) {
             return staleRelease(c, lease);
         }
+        Objects.requireNonNull(lock, "a lock with a lease exists");
         if (lease.sessionId() != caller.id) {
             return new Rejected(
                     Code.NOT_OWNER,
@@ -254,6 +259,7 @@ final class LockCommands {
         if (lease == null || lease.token() != c.token()) {
             return staleRelease(c, lease);
         }
+        Objects.requireNonNull(lock, "a lock with a lease exists");
         lifecycle.endLease(lock, TenureEnd.REVOKED, forcer);
         if (lease.sessionId() != forcer.id) {
             state.events.add(new LeaseEnded(lease.sessionId(), lock.name, lease.token(), TenureEnd.REVOKED));
@@ -295,6 +301,7 @@ final class LockCommands {
                             + " (current token " + current + ")",
                     current);
         }
+        Objects.requireNonNull(lock, "a lock with a lease exists");
         if (lease.policy().manualRenew()) {
             lifecycle.moveLeaseEnd(lock, state.nowPlus(lease.policy().leaseTtlMs()), lock.maxHoldAtMs);
         }
@@ -331,7 +338,9 @@ final class LockCommands {
                     current);
         }
         Checkpoint next = new Checkpoint(c.value(), c.token(), state.nowMs);
-        Checkpoint granted = lock.lease.previousCheckpoint();
+        Checkpoint granted = Objects.requireNonNull(lock, "a current token means the lock exists")
+                .heldLease()
+                .previousCheckpoint();
         long total = (long) next.size() + (granted == null ? 0 : granted.size());
         long added = total - lock.checkpointBytes();
         long max = state.limits.checkpointTotalBytesMax();
@@ -385,9 +394,10 @@ final class LockCommands {
 
     /** A bounded wait passed its deadline while the lock stayed held. */
     void timeoutWait(long sessionId, long requestId) {
-        SessionRecord s = state.sessions.get(sessionId);
-        LockRecord lock = state.locks.get(s.waitsByRequest.get(requestId));
-        Waiter w = lock.findWaiter(sessionId, requestId);
+        SessionRecord s = state.sessions.existing(sessionId);
+        LockRecord lock = state.locks.existing(
+                Objects.requireNonNull(s.waitsByRequest.get(requestId), "a wait deadline names a wait"));
+        Waiter w = Objects.requireNonNull(lock.findWaiter(sessionId, requestId), "a wait is in its lock's queue");
         lifecycle.resolveWait(
                 lock,
                 w,

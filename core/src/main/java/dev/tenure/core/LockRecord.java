@@ -4,6 +4,7 @@ import java.util.ArrayDeque;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -48,6 +49,11 @@ final class LockRecord {
     Checkpoint checkpoint;
 
     StaleWrites staleWrites = StaleWrites.NONE;
+
+    /** The current lease of a lock the caller knows is held (a lease deadline or a held set names it). */
+    LeaseRecord heldLease() {
+        return Objects.requireNonNull(lease, "the state names a lease the lock does not have");
+    }
 
     LockRecord(String name) {
         this.name = name;

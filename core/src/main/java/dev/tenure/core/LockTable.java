@@ -4,6 +4,7 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.Objects;
 import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
@@ -23,6 +24,14 @@ final class LockTable {
     @Nullable
     LockRecord get(String name) {
         return byName.get(name);
+    }
+
+    /**
+     * The lock called {@code name}, which the state says exists: a deadline, a wait or a session's
+     * held set names it, and a lock leaves the table only once nothing does.
+     */
+    LockRecord existing(String name) {
+        return Objects.requireNonNull(byName.get(name), "the state names a lock it does not have");
     }
 
     LockRecord getOrCreate(String name) {

@@ -60,14 +60,14 @@ final class Requests {
                             + " has already ended",
                     0);
         }
-        return new Granted(lock.lease.grant(lock.name, session.ttlMs));
+        return new Granted(lock.heldLease().grant(lock.name, session.ttlMs));
     }
 
     /** The lock {@code session} holds under {@code token}, or null: the lease has ended. */
     static @Nullable LockRecord heldWithToken(State state, SessionRecord session, long token) {
         for (String name : session.heldLocks()) {
-            LockRecord lock = state.locks.get(name);
-            if (lock.lease.token() == token) {
+            LockRecord lock = state.locks.existing(name);
+            if (lock.heldLease().token() == token) {
                 return lock;
             }
         }

@@ -43,7 +43,8 @@ public sealed interface Result {
     // The bytes are an opaque payload the core keeps and hands back as given; wrapping them in an
     // immutable type would cost a copy per write. Nothing compares these records by value.
     @SuppressWarnings("ArrayRecordComponent")
-    record KvValue(String key, byte[] value, long token, String lock, long writtenAtMs) implements Result {}
+    record KvValue(
+            String key, byte[] value, long token, @Nullable String lock, long writtenAtMs) implements Result {}
 
     /**
      * A lock's state, as a status read shows it.

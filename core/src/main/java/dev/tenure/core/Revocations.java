@@ -47,7 +47,7 @@ final class Revocations {
         }
         // A copy in id order: ending a session removes it from the index being read.
         for (long id : new ArrayList<>(state.sessions.of(c.principal()))) {
-            SessionRecord s = state.sessions.get(id);
+            SessionRecord s = state.sessions.existing(id);
             lifecycle.endSession(s, TenureEnd.REVOKED, s.deadlineMs);
         }
         return new Ok();

@@ -186,7 +186,7 @@ final class SessionCommands {
 
     /** A session deadline fired: it was not renewed in time. */
     void expire(long sessionId) {
-        lifecycle.endSession(state.sessions.get(sessionId), TenureEnd.EXPIRED);
+        lifecycle.endSession(state.sessions.existing(sessionId), TenureEnd.EXPIRED);
     }
 
     /**

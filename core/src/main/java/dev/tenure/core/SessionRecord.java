@@ -61,7 +61,7 @@ final class SessionRecord {
         this.secretLo = secretHash.lo();
         // One copy per distinct name: a client process opens all its sessions under one name,
         // and each open would otherwise keep its own (about 50 B a session).
-        this.clientName = clientName == null ? null : clientName.intern();
+        this.clientName = clientName.intern();
         this.principal = principal.intern();
         this.deadlineMs = deadlineMs;
         this.attachment = attachment;

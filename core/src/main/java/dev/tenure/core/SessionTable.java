@@ -31,6 +31,14 @@ final class SessionTable {
         return byId.get(id);
     }
 
+    /**
+     * The session {@code id}, which the state says exists: a lease, a waiter or a deadline names
+     * it, and a session's leases and waits end before it leaves the table.
+     */
+    SessionRecord existing(long id) {
+        return Objects.requireNonNull(byId.get(id), "the state names a session it does not have");
+    }
+
     int size() {
         return byId.size();
     }
