@@ -7,7 +7,9 @@ import dev.tenure.core.Grant;
 import dev.tenure.core.Result;
 import dev.tenure.core.StateMachine;
 import java.util.List;
+import java.util.Objects;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The properties every run must keep, checked as it goes (the core checks its own invariants after
@@ -35,7 +37,7 @@ final class Checker {
     private final TreeMap<String, Long> lastGrantByLock = new TreeMap<>();
     private final TreeMap<String, Long> lastAcceptedByKey = new TreeMap<>();
     private long lastGrant;
-    private String violation;
+    private @Nullable String violation;
 
     long steps;
     long grants;
@@ -53,12 +55,14 @@ final class Checker {
     }
 
     /** The first violation, or null. */
+    @Nullable
     String violation() {
         return violation;
     }
 
     /** After every core step: {@code command} is null for a timer or a new term. */
-    void afterStep(Command command, Result result, List<Event> events) {
+    /** {@code command} and {@code result} are null for a step that only fired deadlines. */
+    void afterStep(@Nullable Command command, @Nullable Result result, List<Event> events) {
         steps++;
         if (result instanceof Result.Granted g) {
             granted(g.grant());
@@ -70,7 +74,7 @@ final class Checker {
         }
         readHolders();
         if (command instanceof Command.Put p && p.fenceLock() != null) {
-            fencedWrite(p, result);
+            fencedWrite(p, Objects.requireNonNull(result, "a command's step has its result"));
         }
     }
 
