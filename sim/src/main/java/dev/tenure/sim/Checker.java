@@ -73,8 +73,11 @@ final class Checker {
             }
         }
         readHolders();
-        if (command instanceof Command.Put p && p.fenceLock() != null) {
-            fencedWrite(p, Objects.requireNonNull(result, "a command's step has its result"));
+        if (command instanceof Command.Put p) {
+            String fenceLock = p.fenceLock();
+            if (fenceLock != null) {
+                fencedWrite(p, fenceLock, Objects.requireNonNull(result, "a command's step has its result"));
+            }
         }
     }
 
@@ -108,16 +111,16 @@ final class Checker {
         }
     }
 
-    private void fencedWrite(Command.Put p, Result result) {
+    private void fencedWrite(Command.Put p, String fenceLock, Result result) {
         if (!(result instanceof Result.Ok)) {
             writesRejected++;
             return;
         }
         writesAccepted++;
-        long current = holderToken[index(p.fenceLock())];
+        long current = holderToken[index(fenceLock)];
         if (p.fenceToken() != current) {
             fail("fencing: write to " + p.key() + " with t" + p.fenceToken() + " accepted while the current lease of "
-                    + p.fenceLock() + " is t" + current);
+                    + fenceLock + " is t" + current);
         }
         Long last = lastAcceptedByKey.get(p.key());
         if (last != null && p.fenceToken() < last) {
