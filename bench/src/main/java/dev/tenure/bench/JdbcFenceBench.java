@@ -58,7 +58,7 @@ public final class JdbcFenceBench {
                     + setting(ds, "fsync") + ", synchronous_commit=" + setting(ds, "synchronous_commit")
                     + ", isolation=" + setting(ds, "default_transaction_isolation") + "; " + iterations
                     + " transactions per thread after " + warmup + " warm-up");
-            for (String t : threadCounts.split(",")) {
+            for (String t : threadCounts.split(",", 0)) { // 0: trailing empty strings dropped
                 int threads = Integer.parseInt(t.trim());
                 run(ds, fence, Shape.PLAIN, threads, warmup); // warm-up, both shapes, not printed
                 run(ds, fence, Shape.GUARDED, threads, warmup);
@@ -132,7 +132,7 @@ public final class JdbcFenceBench {
             Connection c, JdbcFence fence, Shape shape, int writer, int iterations, Histogram latency)
             throws SQLException {
         String resource = "bench-resource-" + writer;
-        long token = 1_000 + writer; // one holder per resource: always current
+        long token = 1_000L + writer; // one holder per resource: always current
         try (PreparedStatement insert =
                 c.prepareStatement("INSERT INTO " + DATA_TABLE + " (writer, token, payload) VALUES (?, ?, ?)")) {
             for (int i = 0; i < iterations; i++) {

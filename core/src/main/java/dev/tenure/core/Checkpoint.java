@@ -9,6 +9,9 @@ import java.util.Arrays;
  *
  * @param token the token of the grant that wrote it
  */
+// The bytes are an opaque payload the core keeps and hands back as given; wrapping them in an
+// immutable type would cost a copy per write. equals and hashCode below compare them by content.
+@SuppressWarnings("ArrayRecordComponent")
 public record Checkpoint(byte[] value, long token, long writtenAtMs) {
 
     public Checkpoint {

@@ -1,6 +1,7 @@
 package dev.tenure.core;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Everything that can change or read the state machine. Each command is applied at the
@@ -128,6 +129,9 @@ public sealed interface Command {
      * principal}: who the writing client authenticated as, for a write without a session (one
      * with a session is its session's); the lock's checkpoint bytes then count against its quota.
      */
+    // The bytes are an opaque payload the core keeps and hands back as given; wrapping them in an
+    // immutable type would cost a copy per write. Nothing compares these records by value.
+    @SuppressWarnings("ArrayRecordComponent")
     record WriteCheckpoint(long sessionId, long requestId, String lock, long token, byte[] value, String principal)
             implements Command {
         public WriteCheckpoint(long sessionId, long requestId, String lock, long token, byte[] value) {
@@ -162,12 +166,15 @@ public sealed interface Command {
      * authenticated as (empty: nobody); the key then counts against that principal's KV quota
      * ({@link PrincipalLimits}) until someone else writes it or it is deleted.
      */
+    // The bytes are an opaque payload the core keeps and hands back as given; wrapping them in an
+    // immutable type would cost a copy per write. Nothing compares these records by value.
+    @SuppressWarnings("ArrayRecordComponent")
     record Put(
             long sessionId,
             long requestId,
             String key,
             byte[] value,
-            String fenceLock,
+            @Nullable String fenceLock,
             long fenceToken,
             boolean overrideFence,
             String principal)
@@ -177,21 +184,27 @@ public sealed interface Command {
                 long requestId,
                 String key,
                 byte[] value,
-                String fenceLock,
+                @Nullable String fenceLock,
                 long fenceToken,
                 boolean overrideFence) {
             this(sessionId, requestId, key, value, fenceLock, fenceToken, overrideFence, "");
         }
 
-        Put(long sessionId, long requestId, String key, byte[] value, String fenceLock, long fenceToken) {
+        Put(long sessionId, long requestId, String key, byte[] value, @Nullable String fenceLock, long fenceToken) {
             this(sessionId, requestId, key, value, fenceLock, fenceToken, false);
         }
     }
 
     /** Checked like {@link Put}. */
-    record Delete(long sessionId, long requestId, String key, String fenceLock, long fenceToken, boolean overrideFence)
+    record Delete(
+            long sessionId,
+            long requestId,
+            String key,
+            @Nullable String fenceLock,
+            long fenceToken,
+            boolean overrideFence)
             implements Command {
-        Delete(long sessionId, long requestId, String key, String fenceLock, long fenceToken) {
+        Delete(long sessionId, long requestId, String key, @Nullable String fenceLock, long fenceToken) {
             this(sessionId, requestId, key, fenceLock, fenceToken, false);
         }
     }

@@ -3,6 +3,7 @@ package dev.tenure.core;
 import java.util.Collections;
 import java.util.NavigableSet;
 import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Every pending deadline, sorted by (time, kind, session id, request id, lock) so that all
@@ -85,6 +86,7 @@ final class DeadlineIndex {
     }
 
     /** The earliest deadline if it is due at {@code nowMs}, else null. */
+    @Nullable
     Deadline firstDueBy(long nowMs) {
         if (entries.isEmpty() || entries.first().atMs() > nowMs) {
             return null;

@@ -4,6 +4,7 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.Set;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The built-in fenced key-value store. The fence check itself lives in {@link KvCommands}; this
@@ -21,7 +22,11 @@ final class FencedKv {
      * {@code principal}: who wrote it last (empty without client certificates); its keys and
      * bytes count against that principal's quota.
      */
-    record Entry(String key, byte[] value, long token, String lock, long writtenAtMs, String principal) {}
+    // The bytes are an opaque payload the core keeps and hands back as given; wrapping them in an
+    // immutable type would cost a copy per write. Nothing compares these records by value.
+    @SuppressWarnings("ArrayRecordComponent")
+    record Entry(
+            String key, byte[] value, long token, @Nullable String lock, long writtenAtMs, String principal) {}
 
     /** What one principal's keys hold. */
     record Usage(int keys, long bytes) {
@@ -47,6 +52,7 @@ final class FencedKv {
         return Shapes.utf8Length(e.key()) + e.value().length + (e.lock() == null ? 0 : Shapes.utf8Length(e.lock()));
     }
 
+    @Nullable
     Entry get(String key) {
         return byKey.get(key);
     }

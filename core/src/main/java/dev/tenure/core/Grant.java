@@ -1,5 +1,7 @@
 package dev.tenure.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What the holder of a lease is told when it is granted: one lease of one lock to one session,
  * with the fencing token to present on every write and what the lock's previous tenure left. It
@@ -27,5 +29,5 @@ public record Grant(
         long ttlMs,
         TenureEnd previousEnd,
         long previousToken,
-        Checkpoint previousCheckpoint,
+        @Nullable Checkpoint previousCheckpoint,
         Policy policy) {}

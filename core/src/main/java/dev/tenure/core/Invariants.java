@@ -2,7 +2,9 @@ package dev.tenure.core;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The safety properties, checked by code that is always on (Java assert is off by default).
@@ -350,6 +352,7 @@ final class Invariants {
     private void checkWaiter(LockRecord lock, Waiter w) {
         SessionRecord s = state.sessions.get(w.sessionId());
         require(s != null, "lock %s has a waiter from ended session %s", lock.name, w.sessionId());
+        Objects.requireNonNull(s, "require fails on a null session");
         require(
                 lock.lease == null || lock.lease.sessionId() != w.sessionId(),
                 "lock %s holder %s also waits",
@@ -459,7 +462,7 @@ final class Invariants {
             if (e.getValue().pending()) {
                 pending++;
                 require(
-                        e.getValue().waitingLock().equals(s.waitsByRequest.get(e.getKey())),
+                        Objects.equals(e.getValue().waitingLock(), s.waitsByRequest.get(e.getKey())),
                         "session %s caches request %s as waiting but it is not queued",
                         s.id,
                         e.getKey());
@@ -523,13 +526,13 @@ final class Invariants {
         }
     }
 
-    private static void require(boolean ok, String format, Object a, Object b) {
+    private static void require(boolean ok, String format, Object a, @Nullable Object b) {
         if (!ok) {
             fail(format, a, b);
         }
     }
 
-    private static void require(boolean ok, String format, Object... args) {
+    private static void require(boolean ok, String format, @Nullable Object... args) {
         if (!ok) {
             fail(format, args);
         }
@@ -540,7 +543,10 @@ final class Invariants {
         return map.isEmpty() ? List.of() : map.entrySet();
     }
 
-    private static void fail(String format, Object... args) {
+    // @FormatMethod lives in ErrorProne's annotations jar, which core's dependency rules keep out
+    // of its build; every format passed here is a constant in this file.
+    @SuppressWarnings("AnnotateFormatMethod")
+    private static void fail(String format, @Nullable Object... args) {
         throw new InvariantViolation(String.format(format, args));
     }
 }

@@ -6,6 +6,7 @@ import dev.tenure.core.Command.Put;
 import dev.tenure.core.Result.KvValue;
 import dev.tenure.core.Result.Ok;
 import dev.tenure.core.Result.Rejected;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Put, delete and get on the fenced KV.
@@ -96,7 +97,7 @@ final class KvCommands {
      * is one string per distinct name, as a session's is.
      */
     private FencedKv.Entry entry(Put c) {
-        String lock = c.fenceLock() == null ? null : state.locks.get(c.fenceLock()).name;
+        String lock = c.fenceLock() == null ? null : state.locks.existing(c.fenceLock()).name;
         long token = c.fenceLock() == null ? 0 : c.fenceToken();
         return new FencedKv.Entry(
                 c.key(),
@@ -112,7 +113,7 @@ final class KvCommands {
      * bytes than the one it replaces needs room under kvBytesMax. A write that stores no more is
      * always let through, so a store filled to its budget can still be rewritten in place.
      */
-    private Rejected full(FencedKv.Entry next) {
+    private @Nullable Rejected full(FencedKv.Entry next) {
         FencedKv.Entry old = state.kv.get(next.key());
         if (old == null && state.kv.size() >= state.limits.kvKeysMax()) {
             return new Rejected(Code.LIMIT, "kvKeysMax (" + state.limits.kvKeysMax() + ") reached", 0);
@@ -133,7 +134,7 @@ final class KvCommands {
      * The writer's quota, when it has a principal: a key it does not hold yet counts as a new key
      * of its own (the last writer holds a key), and the bytes it adds to what it holds must fit.
      */
-    private Rejected principalFull(FencedKv.Entry next) {
+    private @Nullable Rejected principalFull(FencedKv.Entry next) {
         String principal = next.principal();
         if (principal.isEmpty()) {
             return null;
@@ -148,7 +149,7 @@ final class KvCommands {
                     "kvKeysPerPrincipalMax (" + quota.kvKeysMax() + ") reached by principal " + principal,
                     0);
         }
-        long added = FencedKv.bytes(next) - (holds ? FencedKv.bytes(old) : 0);
+        long added = FencedKv.bytes(next) - (holds && old != null ? FencedKv.bytes(old) : 0);
         if (added > 0 && usage.bytes() + added > quota.kvBytesMax()) {
             return new Rejected(
                     Code.LIMIT,
@@ -176,7 +177,7 @@ final class KvCommands {
         return new Ok();
     }
 
-    private Rejected fence(String fenceLock, long fenceToken, String key) {
+    private @Nullable Rejected fence(@Nullable String fenceLock, long fenceToken, String key) {
         if (fenceLock == null) {
             return null;
         }
@@ -197,7 +198,7 @@ final class KvCommands {
      * Refuses an unfenced write to a key whose stored value was written fenced, unless overridden.
      * Decided from the stored entry alone (its lock), so every replica decides the same.
      */
-    private Rejected fencedKey(String fenceLock, boolean overrideFence, String key) {
+    private @Nullable Rejected fencedKey(@Nullable String fenceLock, boolean overrideFence, String key) {
         if (fenceLock != null || overrideFence) {
             return null;
         }

@@ -6,7 +6,9 @@ import dev.tenure.core.Event.WaitResolved;
 import dev.tenure.core.Result.Granted;
 import dev.tenure.core.Result.Rejected;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The transitions every command shares: grant, end a lease, hand a lock to its next waiter,
@@ -63,8 +65,8 @@ final class LeaseLifecycle {
      * expires it (EXPIRED). Its session lives on; the holder is told by a LeaseEnded event.
      */
     void leaseDeadline(String lockName) {
-        LockRecord lock = state.locks.get(lockName);
-        LeaseRecord lease = lock.lease;
+        LockRecord lock = state.locks.existing(lockName);
+        LeaseRecord lease = lock.heldLease();
         TenureEnd end = lock.maxHoldAtMs <= state.nowMs ? TenureEnd.REVOKED : TenureEnd.EXPIRED;
         endLease(lock, end);
         state.events.add(new LeaseEnded(lease.sessionId(), lock.name, lease.token(), end));
@@ -73,7 +75,7 @@ final class LeaseLifecycle {
 
     /** A lock delay ran out: the lock may be granted again. */
     void delayEnded(String lockName) {
-        LockRecord lock = state.locks.get(lockName);
+        LockRecord lock = state.locks.existing(lockName);
         state.deadlines.removeDelayEnd(lock.name, lock.delayUntilMs);
         lock.delayUntilMs = 0;
         state.delayedLocks--;
@@ -93,8 +95,8 @@ final class LeaseLifecycle {
     }
 
     /** {@link #endLease(LockRecord, TenureEnd)}, recording {@code forcer} (if not null) as the session that forced it. */
-    void endLease(LockRecord lock, TenureEnd end, SessionRecord forcer) {
-        LeaseRecord lease = lock.lease;
+    void endLease(LockRecord lock, TenureEnd end, @Nullable SessionRecord forcer) {
+        LeaseRecord lease = lock.heldLease();
         lock.addHistory(
                 new TenureRecord(
                         lease.sessionId(),
@@ -104,7 +106,7 @@ final class LeaseLifecycle {
                         end,
                         forcer == null ? 0 : forcer.id,
                         forcer == null ? "" : forcer.clientName,
-                        state.sessions.get(lease.sessionId()).principal,
+                        state.sessions.existing(lease.sessionId()).principal,
                         forcer == null ? "" : forcer.principal),
                 state.limits.historyPerLockMax());
         lock.lastEnd = end;
@@ -121,10 +123,10 @@ final class LeaseLifecycle {
             state.delayedLocks++;
             // The delay holds the lock from everyone, as the lease did: it counts against the
             // principal whose lease left it, so a principal cannot hold more by ending leases uncleanly.
-            lock.delayPrincipal = state.sessions.get(lease.sessionId()).principal;
+            lock.delayPrincipal = state.sessions.existing(lease.sessionId()).principal;
             state.chargeDelay(lock, 1);
         }
-        SessionRecord holder = state.sessions.get(lease.sessionId());
+        SessionRecord holder = state.sessions.existing(lease.sessionId());
         holder.removeHeld(lock.name);
         state.touch(lock);
         state.touch(holder);
@@ -161,7 +163,7 @@ final class LeaseLifecycle {
             }
             return;
         }
-        SessionRecord session = state.sessions.get(next.sessionId());
+        SessionRecord session = state.sessions.existing(next.sessionId());
         detachWait(lock, session, next);
         Granted granted = new Granted(grant(lock, session, next.policy()));
         Requests.remember(state, session, next.requestId(), Outcome.settled(granted));
@@ -184,7 +186,7 @@ final class LeaseLifecycle {
     /** Takes a waiter out of the queue without granting, remembers and reports {@code outcome}. */
     void resolveWait(LockRecord lock, Waiter waiter, Rejected outcome) {
         lock.removeWaiter(waiter);
-        SessionRecord session = state.sessions.get(waiter.sessionId());
+        SessionRecord session = state.sessions.existing(waiter.sessionId());
         detachWait(lock, session, waiter);
         Requests.remember(state, session, waiter.requestId(), Outcome.settled(outcome));
         state.events.add(new WaitResolved(session.id, waiter.requestId(), outcome));
@@ -207,8 +209,8 @@ final class LeaseLifecycle {
      */
     void endSession(SessionRecord session, TenureEnd end, long holdUntilMs) {
         for (String name : session.heldLocks()) {
-            LockRecord lock = state.locks.get(name);
-            long token = lock.lease.token();
+            LockRecord lock = state.locks.existing(name);
+            long token = lock.heldLease().token();
             endLease(lock, end);
             holdUntil(lock, holdUntilMs);
             state.events.add(new LeaseEnded(session.id, name, token, end));
@@ -217,8 +219,12 @@ final class LeaseLifecycle {
         Rejected lost = new Rejected(Code.SESSION_LOST, "session " + session.id + " ended (" + end + ")", 0);
         // Iterate a copy: resolving a wait removes it from the map (and TreeMap entries are not stable).
         for (Map.Entry<String, Long> wait : new TreeMap<>(session.waitsByLock).entrySet()) {
-            LockRecord lock = state.locks.get(wait.getKey());
-            resolveWait(lock, lock.findWaiter(session.id, wait.getValue()), lost);
+            LockRecord lock = state.locks.existing(wait.getKey());
+            resolveWait(
+                    lock,
+                    Objects.requireNonNull(
+                            lock.findWaiter(session.id, wait.getValue()), "a session's wait is in its lock's queue"),
+                    lost);
         }
         state.events.add(new SessionEnded(session.id, end));
         state.deadlines.removeSession(session.id, session.deadlineMs);

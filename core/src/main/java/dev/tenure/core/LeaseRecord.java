@@ -1,5 +1,7 @@
 package dev.tenure.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The state machine's record of a lock's current lease: the holding session, the token, when it
  * was granted and under which policy. A {@link LockRecord} has at most one; when the lease ends
@@ -18,7 +20,7 @@ record LeaseRecord(
         long grantedAtMs,
         TenureEnd previousEnd,
         long previousToken,
-        Checkpoint previousCheckpoint,
+        @Nullable Checkpoint previousCheckpoint,
         Policy policy) {
 
     Grant grant(String lock, long ttlMs) {

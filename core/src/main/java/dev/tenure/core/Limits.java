@@ -5,6 +5,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * Every bound the state machine keeps. All members of a cluster must run with the same limits:
@@ -131,7 +132,9 @@ public record Limits(
                 } catch (IllegalArgumentException bad) {
                     // Named as the caller named it, not as the component is called.
                     throw new IllegalArgumentException(
-                            bad.getMessage().replaceFirst("^" + e.getKey() + " ", name + " "), bad);
+                            Objects.requireNonNull(bad.getMessage(), "copy's refusals all say why")
+                                    .replaceFirst("^" + e.getKey() + " ", name + " "),
+                            bad);
                 }
                 return copy(this, "principal", next);
             }

@@ -8,6 +8,8 @@ import dev.tenure.core.Result.Granted;
 import dev.tenure.core.Result.Ok;
 import dev.tenure.core.Result.Queued;
 import dev.tenure.core.Result.Rejected;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /** Acquire, cancel a wait, release, and time out a wait. */
 final class LockCommands {
@@ -47,6 +49,7 @@ final class LockCommands {
         LockRecord lock = state.locks.get(c.lock());
         LeaseRecord lease = lock == null ? null : lock.lease;
         if (lease != null && lease.sessionId() == s.id) {
+            Objects.requireNonNull(lock, "a lock with a lease exists");
             if (lease.policy().bounded()) {
                 // Its deadline (maxHold, manual lease TTL) runs from the first grant; handed out
                 // again, the new holder's horizon would start from the new request and outlive it.
@@ -70,16 +73,19 @@ final class LockCommands {
             Rejected full = Shapes.first(leasesFull(s), locksFull());
             return full != null ? full : new Granted(lifecycle.grant(state.locks.getOrCreate(c.lock()), s, c.policy()));
         }
+        Objects.requireNonNull(lock, "a lock that is held or in its delay exists");
         if (c.waitMs() == 0) {
-            return delayed
-                    ? new Rejected(
-                            Code.HELD,
-                            "lock " + lock.name + " is free but in its lock delay until " + lock.delayUntilMs
-                                    + " ms (the previous tenure, token " + lock.lastToken + ", ended " + lock.lastEnd
-                                    + ")",
-                            0)
-                    : new Rejected(
-                            Code.HELD, "lock " + lock.name + " is held (token " + lease.token() + ")", lease.token());
+            if (delayed) {
+                return new Rejected(
+                        Code.HELD,
+                        "lock " + lock.name + " is free but in its lock delay until " + lock.delayUntilMs
+                                + " ms (the previous tenure, token " + lock.lastToken + ", ended " + lock.lastEnd
+                                + ")",
+                        0);
+            }
+            long token = Objects.requireNonNull(lease, "a lock neither free nor delayed is held")
+                    .token();
+            return new Rejected(Code.HELD, "lock " + lock.name + " is held (token " + token + ")", token);
         }
         if (lock.waiterCount() >= state.limits.waitersPerLockMax()) {
             return new Rejected(
@@ -98,7 +104,7 @@ final class LockCommands {
         return new Queued(lock.name, lock.currentToken());
     }
 
-    private Rejected leasesFull(SessionRecord s) {
+    private @Nullable Rejected leasesFull(SessionRecord s) {
         if (s.leaseCount() >= state.limits.leasesPerSessionMax()) {
             return new Rejected(
                     Code.LIMIT,
@@ -122,7 +128,7 @@ final class LockCommands {
      * so it is idle or unknown): one more busy lock, which locksMax bounds. A busy lock is handed
      * from holder to waiter without ever being counted again.
      */
-    private Rejected locksFull() {
+    private @Nullable Rejected locksFull() {
         if (state.locks.busyCount() >= state.limits.locksMax()) {
             return new Rejected(Code.LIMIT, "locksMax (" + state.limits.locksMax() + ") reached", 0);
         }
@@ -130,7 +136,7 @@ final class LockCommands {
     }
 
     /** Also {@link #leasesFull}: a wait counts as a lease too. */
-    private Rejected waitersFull(SessionRecord s) {
+    private @Nullable Rejected waitersFull(SessionRecord s) {
         int max = state.quota(s.principal).waitersMax();
         if (!s.principal.isEmpty() && principalCount(s.principal, r -> r.waitsByLock.size()) >= max) {
             return new Rejected(
@@ -176,16 +182,18 @@ final class LockCommands {
         }
         String waitingFor = s.waitsByRequest.get(c.requestId());
         if (waitingFor != null) {
-            LockRecord lock = state.locks.get(waitingFor);
-            lifecycle.resolveWait(
-                    lock, lock.findWaiter(s.id, c.requestId()), new Rejected(Code.CANCELLED, "wait cancelled", 0));
+            LockRecord lock = state.locks.existing(waitingFor);
+            Waiter w = Objects.requireNonNull(lock.findWaiter(s.id, c.requestId()), "a wait is in its lock's queue");
+            lifecycle.resolveWait(lock, w, new Rejected(Code.CANCELLED, "wait cancelled", 0));
             return new Ok();
         }
         Outcome outcome = s.requests.get(c.requestId());
         LockRecord lock =
                 outcome == null || !outcome.granted() ? null : Requests.heldWithToken(state, s, outcome.grantedToken());
         if (lock != null) {
-            if (s.requests.grantedAfter(c.requestId(), outcome.grantedToken())) {
+            long granted = Objects.requireNonNull(outcome, "the lock was found by its granted outcome")
+                    .grantedToken();
+            if (s.requests.grantedAfter(c.requestId(), granted)) {
                 return new Ok(); // a later acquire of the session holds this grant now
             }
             lifecycle.endLease(lock, TenureEnd.RELEASED);
@@ -220,6 +228,7 @@ final class LockCommands {
         if (lease == null || lease.token() != c.token()) {
             return staleRelease(c, lease);
         }
+        Objects.requireNonNull(lock, "a lock with a lease exists");
         if (lease.sessionId() != caller.id) {
             return new Rejected(
                     Code.NOT_OWNER,
@@ -250,6 +259,7 @@ final class LockCommands {
         if (lease == null || lease.token() != c.token()) {
             return staleRelease(c, lease);
         }
+        Objects.requireNonNull(lock, "a lock with a lease exists");
         lifecycle.endLease(lock, TenureEnd.REVOKED, forcer);
         if (lease.sessionId() != forcer.id) {
             state.events.add(new LeaseEnded(lease.sessionId(), lock.name, lease.token(), TenureEnd.REVOKED));
@@ -258,7 +268,7 @@ final class LockCommands {
         return new Ok();
     }
 
-    private Rejected staleRelease(Release c, LeaseRecord lease) {
+    private Rejected staleRelease(Release c, @Nullable LeaseRecord lease) {
         lifecycle.staleWrite(c.lock(), c.token(), "release");
         String current = lease == null ? "the lock is free" : "current token " + lease.token();
         return new Rejected(
@@ -291,6 +301,7 @@ final class LockCommands {
                             + " (current token " + current + ")",
                     current);
         }
+        Objects.requireNonNull(lock, "a lock with a lease exists");
         if (lease.policy().manualRenew()) {
             lifecycle.moveLeaseEnd(lock, state.nowPlus(lease.policy().leaseTtlMs()), lock.maxHoldAtMs);
         }
@@ -327,8 +338,10 @@ final class LockCommands {
                     current);
         }
         Checkpoint next = new Checkpoint(c.value(), c.token(), state.nowMs);
-        Checkpoint granted = lock.lease.previousCheckpoint();
-        long total = next.size() + (granted == null ? 0 : granted.size());
+        Checkpoint granted = Objects.requireNonNull(lock, "a current token means the lock exists")
+                .heldLease()
+                .previousCheckpoint();
+        long total = (long) next.size() + (granted == null ? 0 : granted.size());
         long added = total - lock.checkpointBytes();
         long max = state.limits.checkpointTotalBytesMax();
         if (added > 0 && state.checkpointBytes + added > max) {
@@ -362,7 +375,7 @@ final class LockCommands {
      * (as the last writer of a key holds the key): a write makes the writer's charge the lock's
      * whole {@code total}, less what it was charged for the lock already.
      */
-    private Rejected checkpointQuotaFull(LockRecord lock, String writer, long total) {
+    private @Nullable Rejected checkpointQuotaFull(LockRecord lock, String writer, long total) {
         if (writer.isEmpty()) {
             return null;
         }
@@ -381,9 +394,10 @@ final class LockCommands {
 
     /** A bounded wait passed its deadline while the lock stayed held. */
     void timeoutWait(long sessionId, long requestId) {
-        SessionRecord s = state.sessions.get(sessionId);
-        LockRecord lock = state.locks.get(s.waitsByRequest.get(requestId));
-        Waiter w = lock.findWaiter(sessionId, requestId);
+        SessionRecord s = state.sessions.existing(sessionId);
+        LockRecord lock = state.locks.existing(
+                Objects.requireNonNull(s.waitsByRequest.get(requestId), "a wait deadline names a wait"));
+        Waiter w = Objects.requireNonNull(lock.findWaiter(sessionId, requestId), "a wait is in its lock's queue");
         lifecycle.resolveWait(
                 lock,
                 w,

@@ -4,6 +4,8 @@ import java.util.ArrayDeque;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One lock: at most one {@link LeaseRecord}, a FIFO queue of waiters, and its bounded ownership history.
@@ -20,6 +22,7 @@ final class LockRecord {
 
     final String name;
     /** The current lease; null when the lock is free. */
+    @Nullable
     LeaseRecord lease;
     /** Manual renewal: the lease expires here unless renewed. NONE for a lease its session keeps alive, or no lease. */
     long renewDeadlineMs = NONE;
@@ -29,9 +32,9 @@ final class LockRecord {
     // locks never have a waiter, and a held lock has no history until its first tenure ends
     // (about 100 B a lock, with 10,000 sessions each holding one).
     /** FIFO; bounded by waitersPerLockMax, so removal from the middle is a bounded scan. Null: none. */
-    private ArrayDeque<Waiter> waiters;
+    private @Nullable ArrayDeque<Waiter> waiters;
     /** Oldest first; at most historyPerLockMax records. Null: none yet. */
-    private ArrayDeque<TenureRecord> history;
+    private @Nullable ArrayDeque<TenureRecord> history;
 
     TenureEnd lastEnd = TenureEnd.NONE;
     long lastToken;
@@ -42,9 +45,15 @@ final class LockRecord {
     /** Who wrote the last checkpoint (empty: nobody with a principal); charged for all of {@link #checkpointBytes()}. */
     String checkpointPrincipal = "";
     /** The last checkpoint any holder wrote, or null. */
+    @Nullable
     Checkpoint checkpoint;
 
     StaleWrites staleWrites = StaleWrites.NONE;
+
+    /** The current lease of a lock the caller knows is held (a lease deadline or a held set names it). */
+    LeaseRecord heldLease() {
+        return Objects.requireNonNull(lease, "the state names a lease the lock does not have");
+    }
 
     LockRecord(String name) {
         this.name = name;
@@ -72,6 +81,7 @@ final class LockRecord {
     }
 
     /** The first waiter, taken out of the queue; null if none. */
+    @Nullable
     Waiter pollWaiter() {
         if (waiters == null) {
             return null;
@@ -102,6 +112,7 @@ final class LockRecord {
     }
 
     /** The latest past tenure, or null. */
+    @Nullable
     TenureRecord lastTenure() {
         return history == null ? null : history.peekLast();
     }
@@ -123,6 +134,9 @@ final class LockRecord {
      * wrote since; the lease keeps the one it was granted with, for a re-entrant acquire's answer).
      * At a grant the lease takes the lock's checkpoint itself, so a grant adds nothing.
      */
+    // Identity on purpose: the lease's checkpoint counts once only when it is the lock's very
+    // object, taken at the grant; one written since is another checkpoint and counts again.
+    @SuppressWarnings("ReferenceEquality")
     long checkpointBytes() {
         long n = checkpoint == null ? 0 : checkpoint.size();
         Checkpoint granted = lease == null ? null : lease.previousCheckpoint();
@@ -138,6 +152,7 @@ final class LockRecord {
         return Math.min(renewDeadlineMs, maxHoldAtMs);
     }
 
+    @Nullable
     Waiter findWaiter(long sessionId, long requestId) {
         for (Waiter w : waiters()) {
             if (w.is(sessionId, requestId)) {

@@ -4,7 +4,9 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.Objects;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Lock records by name, plus the order in which free locks became idle.
@@ -19,8 +21,17 @@ final class LockTable {
     /** Idle locks, oldest first (insertion order; a LinkedHashMap iterates in defined order). */
     private final LinkedHashMap<String, LockRecord> idle = new LinkedHashMap<>();
 
+    @Nullable
     LockRecord get(String name) {
         return byName.get(name);
+    }
+
+    /**
+     * The lock called {@code name}, which the state says exists: a deadline, a wait or a session's
+     * held set names it, and a lock leaves the table only once nothing does.
+     */
+    LockRecord existing(String name) {
+        return Objects.requireNonNull(byName.get(name), "the state names a lock it does not have");
     }
 
     LockRecord getOrCreate(String name) {
@@ -59,6 +70,7 @@ final class LockTable {
     }
 
     /** Returns the record dropped to respect idleLocksMax, or null. */
+    @Nullable
     LockRecord markIdle(LockRecord lock, int idleLocksMax) {
         idle.put(lock.name, lock);
         if (idle.size() <= idleLocksMax) {

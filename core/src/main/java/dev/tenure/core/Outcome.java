@@ -2,6 +2,7 @@ package dev.tenure.core;
 
 import dev.tenure.core.Result.Granted;
 import dev.tenure.core.Result.Rejected;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the request cache remembers for one request id: a settled {@link Result}, the lock an
@@ -16,7 +17,7 @@ import dev.tenure.core.Result.Rejected;
  * characters of its message (the code and token in full). The answer to the request itself is
  * whole; only a retry's is cut.
  */
-record Outcome(Result result, String waitingLock, long grantedToken) {
+record Outcome(@Nullable Result result, @Nullable String waitingLock, long grantedToken) {
     /**
      * How much of a refusal's message a retry gets back: enough to name a limit. Names in a
      * message can be hundreds of bytes, and each live session keeps up to requestIdCacheMax

@@ -44,9 +44,10 @@ final class OutcomeCodec {
     static Outcome read(SnapshotReader r) {
         int tag = r.u8();
         switch (tag) {
-            case WAITING:
+            case WAITING -> {
                 return Outcome.waiting(r.nonNullString());
-            case GRANTED:
+            }
+            case GRANTED -> {
                 return Outcome.settled(new Granted(new Grant(
                         r.nonNullString(),
                         r.i64(),
@@ -57,21 +58,25 @@ final class OutcomeCodec {
                         r.i64(),
                         SnapshotCodec.readCheckpoint(r),
                         SnapshotCodec.readPolicy(r))));
-            case GRANT_TOKEN:
+            }
+            case GRANT_TOKEN -> {
                 long token = r.i64();
                 if (token <= 0) {
                     throw SnapshotCodec.corrupt("granted token " + token);
                 }
                 return new Outcome(null, null, token);
-            case OK:
+            }
+            case OK -> {
                 return Outcome.settled(new Ok());
-            case RENEWED:
+            }
+            case RENEWED -> {
                 return Outcome.settled(new Result.LeaseRenewed(r.i64()));
-            case REJECTED:
+            }
+            case REJECTED -> {
                 return Outcome.settled(
                         new Rejected(SnapshotCodec.at(SnapshotCodec.CODES, r.u8()), r.nonNullString(), r.i64()));
-            default:
-                throw SnapshotCodec.corrupt("outcome tag " + tag);
+            }
+            default -> throw SnapshotCodec.corrupt("outcome tag " + tag);
         }
     }
 }

@@ -29,7 +29,7 @@ final class Reads {
         }
         Holder holder = null;
         if (lock.lease != null) {
-            SessionRecord s = state.sessions.get(lock.lease.sessionId());
+            SessionRecord s = state.sessions.existing(lock.lease.sessionId());
             holder = new Holder(
                     s.id,
                     lock.lease.token(),
@@ -41,7 +41,7 @@ final class Reads {
         }
         List<WaiterView> waiters = new ArrayList<>();
         for (Waiter w : lock.waiters()) {
-            SessionRecord s = state.sessions.get(w.sessionId());
+            SessionRecord s = state.sessions.existing(w.sessionId());
             waiters.add(new WaiterView(w.sessionId(), w.sinceMs(), s.clientName, s.principal));
         }
         return new LockView(

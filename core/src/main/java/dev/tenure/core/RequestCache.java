@@ -2,8 +2,11 @@ package dev.tenure.core;
 
 import java.util.Collections;
 import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Objects;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The outcomes of one session's most recent requests, so that a retry after a lost reply is a
@@ -19,7 +22,7 @@ import java.util.TreeMap;
  * the unsafe choice.
  */
 final class RequestCache {
-    private final TreeMap<Long, Outcome> outcomes;
+    private final NavigableMap<Long, Outcome> outcomes;
     /**
      * The highest try of each cached acquire that was tried more than once; leaves with its
      * outcome. A first try is not kept: no withdrawal can name a try before it, so "tried after
@@ -34,7 +37,7 @@ final class RequestCache {
         this(new TreeMap<>(), new TreeMap<>(), 0);
     }
 
-    RequestCache(TreeMap<Long, Outcome> outcomes, TreeMap<Long, Long> attempts, long highestEvictedId) {
+    RequestCache(NavigableMap<Long, Outcome> outcomes, SortedMap<Long, Long> attempts, long highestEvictedId) {
         this.outcomes = outcomes;
         attempts.values().removeIf(a -> a <= 1); // a snapshot from before first tries were dropped
         this.attempts = attempts.isEmpty() ? Collections.emptySortedMap() : attempts;
@@ -65,6 +68,7 @@ final class RequestCache {
         return Collections.unmodifiableSortedMap(attempts);
     }
 
+    @Nullable
     Outcome get(long requestId) {
         return outcomes.get(requestId);
     }
@@ -103,7 +107,8 @@ final class RequestCache {
 
     /** For snapshot restore: the same pending outcome, sharing the lock record's name. */
     void replacePending(long requestId, Outcome outcome) {
-        if (outcomes.get(requestId).pending() && outcome.pending()) {
+        Outcome now = Objects.requireNonNull(outcomes.get(requestId), "only a cached request's outcome is replaced");
+        if (now.pending() && outcome.pending()) {
             outcomes.put(requestId, outcome);
         }
     }
@@ -127,7 +132,7 @@ final class RequestCache {
         }
     }
 
-    private Long smallestSettledId() {
+    private @Nullable Long smallestSettledId() {
         for (Map.Entry<Long, Outcome> e : outcomes.entrySet()) {
             if (!e.getValue().pending()) {
                 return e.getKey();

@@ -4,6 +4,7 @@ import dev.tenure.core.Result.Granted;
 import dev.tenure.core.Result.Queued;
 import dev.tenure.core.Result.Rejected;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Request-id dedup for mutating commands of a session.
@@ -18,18 +19,19 @@ final class Requests {
     private Requests() {}
 
     /** The original outcome of a retried request, REQUEST_TOO_OLD, or null for a new request. */
-    static Result replay(State state, SessionRecord session, long requestId) {
+    static @Nullable Result replay(State state, SessionRecord session, long requestId) {
         Outcome cached = session.requests.get(requestId);
         if (cached != null) {
             if (cached.granted()) {
                 return granted(state, session, requestId, cached.grantedToken());
             }
-            if (!cached.pending()) {
+            String waitingLock = cached.waitingLock(); // non-null exactly when cached.pending()
+            if (waitingLock == null) {
                 return cached.result();
             }
             // Still queued: report the queue as it is now; a waiter always has a holder.
-            LockRecord lock = state.locks.get(cached.waitingLock());
-            return new Queued(cached.waitingLock(), lock == null ? 0 : lock.currentToken());
+            LockRecord lock = state.locks.get(waitingLock);
+            return new Queued(waitingLock, lock == null ? 0 : lock.currentToken());
         }
         if (session.requests.isTooOld(requestId)) {
             return new Rejected(
@@ -58,14 +60,14 @@ final class Requests {
                             + " has already ended",
                     0);
         }
-        return new Granted(lock.lease.grant(lock.name, session.ttlMs));
+        return new Granted(lock.heldLease().grant(lock.name, session.ttlMs));
     }
 
     /** The lock {@code session} holds under {@code token}, or null: the lease has ended. */
-    static LockRecord heldWithToken(State state, SessionRecord session, long token) {
+    static @Nullable LockRecord heldWithToken(State state, SessionRecord session, long token) {
         for (String name : session.heldLocks()) {
-            LockRecord lock = state.locks.get(name);
-            if (lock.lease.token() == token) {
+            LockRecord lock = state.locks.existing(name);
+            if (lock.heldLease().token() == token) {
                 return lock;
             }
         }

@@ -1,6 +1,7 @@
 package dev.tenure.core;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /** What applying a command produced. Results are values; the server maps them to wire codes. */
 public sealed interface Result {
@@ -39,20 +40,26 @@ public sealed interface Result {
      */
     record Rejected(Code code, String message, long currentToken) implements Result {}
 
-    record KvValue(String key, byte[] value, long token, String lock, long writtenAtMs) implements Result {}
+    // The bytes are an opaque payload the core keeps and hands back as given; wrapping them in an
+    // immutable type would cost a copy per write. Nothing compares these records by value.
+    @SuppressWarnings("ArrayRecordComponent")
+    record KvValue(
+            String key, byte[] value, long token, @Nullable String lock, long writtenAtMs) implements Result {}
 
     /**
+     * A lock's state, as a status read shows it.
+     *
      * @param delayUntilMs a lock delay is pending until then (0: none): no grant before it
      * @param checkpoint the lock's last checkpoint, or null
      */
     record LockView(
             String lock,
-            Holder holder,
+            @Nullable Holder holder,
             List<WaiterView> waiters,
             List<TenureRecord> history,
             long nowMs,
             long delayUntilMs,
-            Checkpoint checkpoint,
+            @Nullable Checkpoint checkpoint,
             StaleWrites staleWrites)
             implements Result {}
 

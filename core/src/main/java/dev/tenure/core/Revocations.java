@@ -5,6 +5,7 @@ import dev.tenure.core.Command.RevokePrincipal;
 import dev.tenure.core.Result.Ok;
 import dev.tenure.core.Result.Rejected;
 import java.util.ArrayList;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Revoking a principal, replicated: a node's ACL reload becomes a log entry, so every replica ends
@@ -46,7 +47,7 @@ final class Revocations {
         }
         // A copy in id order: ending a session removes it from the index being read.
         for (long id : new ArrayList<>(state.sessions.of(c.principal()))) {
-            SessionRecord s = state.sessions.get(id);
+            SessionRecord s = state.sessions.existing(id);
             lifecycle.endSession(s, TenureEnd.REVOKED, s.deadlineMs);
         }
         return new Ok();
@@ -62,6 +63,7 @@ final class Revocations {
     }
 
     /** A refusal if {@code principal} is barred: it may not open or resume a session; else null. */
+    @Nullable
     Rejected barred(String principal) {
         if (principal == null || !state.barredPrincipals.contains(principal)) {
             return null;
@@ -73,7 +75,7 @@ final class Revocations {
                 0);
     }
 
-    private Rejected named(String principal) {
+    private @Nullable Rejected named(String principal) {
         Rejected bad = Shapes.principal(principal, state.limits);
         if (bad != null) {
             return bad;

@@ -13,6 +13,7 @@ import dev.tenure.core.Result.SessionResumed;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
 
 /** Open, renew, close and expire sessions, and restart their deadlines on a new term. */
 final class SessionCommands {
@@ -131,6 +132,7 @@ final class SessionCommands {
      * status, or guessed (ids are sequential), lets no one resume, release or write as another
      * client's session. A session that does not exist is left to each command's own answer.
      */
+    @Nullable
     Rejected denied(Command c, SecretHash shown) {
         long id = actsFor(c);
         if (id == 0) {
@@ -184,7 +186,7 @@ final class SessionCommands {
 
     /** A session deadline fired: it was not renewed in time. */
     void expire(long sessionId) {
-        lifecycle.endSession(state.sessions.get(sessionId), TenureEnd.EXPIRED);
+        lifecycle.endSession(state.sessions.existing(sessionId), TenureEnd.EXPIRED);
     }
 
     /**

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One live session: its TTL and deadline, the locks it holds, the acquires it has queued, and
@@ -32,9 +33,9 @@ final class SessionRecord {
     // The locks held: most sessions hold one, which takes a field instead of a TreeSet of its own
     // (about 120 bytes a session). Change them only through addHeld and removeHeld.
     /** The one lock held while exactly one is; null otherwise. */
-    private String oneHeld;
+    private @Nullable String oneHeld;
     /** Two or more locks held, ascending; null otherwise. */
-    private TreeSet<String> manyHeld;
+    private @Nullable TreeSet<String> manyHeld;
     // Most sessions never wait, so the two wait indexes are a shared empty map until the first
     // wait and again after the last (about 100 bytes a session). Read them freely; change them
     // only through addWait and removeWait.
@@ -60,7 +61,7 @@ final class SessionRecord {
         this.secretLo = secretHash.lo();
         // One copy per distinct name: a client process opens all its sessions under one name,
         // and each open would otherwise keep its own (about 50 B a session).
-        this.clientName = clientName == null ? null : clientName.intern();
+        this.clientName = clientName.intern();
         this.principal = principal.intern();
         this.deadlineMs = deadlineMs;
         this.attachment = attachment;

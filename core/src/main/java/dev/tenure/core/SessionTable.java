@@ -2,9 +2,11 @@ package dev.tenure.core;
 
 import java.util.Collection;
 import java.util.Collections;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Live sessions by id. Ids come from a counter in the replicated state, so they are never
@@ -24,8 +26,17 @@ final class SessionTable {
         this.lastSessionId = lastSessionId;
     }
 
+    @Nullable
     SessionRecord get(long id) {
         return byId.get(id);
+    }
+
+    /**
+     * The session {@code id}, which the state says exists: a lease, a waiter or a deadline names
+     * it, and a session's leases and waits end before it leaves the table.
+     */
+    SessionRecord existing(long id) {
+        return Objects.requireNonNull(byId.get(id), "the state names a session it does not have");
     }
 
     int size() {
@@ -57,7 +68,8 @@ final class SessionTable {
         SessionRecord s = byId.remove(id);
         if (s != null && !s.principal.isEmpty()) {
             withPrincipal--;
-            TreeSet<Long> ids = byPrincipal.get(s.principal);
+            TreeSet<Long> ids =
+                    Objects.requireNonNull(byPrincipal.get(s.principal), "a session with a principal is indexed by it");
             ids.remove(id);
             if (ids.isEmpty()) {
                 byPrincipal.remove(s.principal);

@@ -1,6 +1,7 @@
 package dev.tenure.core;
 
 import dev.tenure.core.Result.Rejected;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Shape checks that need no state: sizes, nulls, request ids. The gateway should refuse such
@@ -18,19 +19,19 @@ final class Shapes {
         return new Rejected(Code.INVALID, message, 0);
     }
 
-    static Rejected lockName(String lock, Limits limits) {
+    static @Nullable Rejected lockName(@Nullable String lock, Limits limits) {
         return name("lock name", lock, limits.lockNameBytesMax(), "lockNameBytesMax");
     }
 
-    static Rejected key(String key, Limits limits) {
+    static @Nullable Rejected key(@Nullable String key, Limits limits) {
         return name("key", key, limits.keyBytesMax(), "keyBytesMax");
     }
 
-    static Rejected fenceLock(String fenceLock, Limits limits) {
+    static @Nullable Rejected fenceLock(@Nullable String fenceLock, Limits limits) {
         return fenceLock == null ? null : name("fence lock", fenceLock, limits.lockNameBytesMax(), "lockNameBytesMax");
     }
 
-    static Rejected value(byte[] value, Limits limits) {
+    static @Nullable Rejected value(byte[] value, Limits limits) {
         if (value == null) {
             return invalid("value must not be null");
         }
@@ -40,7 +41,7 @@ final class Shapes {
         return null;
     }
 
-    static Rejected checkpoint(byte[] value, Limits limits) {
+    static @Nullable Rejected checkpoint(byte[] value, Limits limits) {
         if (value == null) {
             return invalid("checkpoint value must not be null");
         }
@@ -52,7 +53,7 @@ final class Shapes {
     }
 
     /** Each policy field is 0 (off) or within its limit; the lease TTL shares the session TTL range. */
-    static Rejected policy(Policy p, Limits limits) {
+    static @Nullable Rejected policy(Policy p, Limits limits) {
         if (p == null) {
             return invalid("policy must not be null");
         }
@@ -72,11 +73,11 @@ final class Shapes {
         return null;
     }
 
-    static Rejected requestId(long requestId) {
+    static @Nullable Rejected requestId(long requestId) {
         return requestId > 0 ? null : invalid("requestId must be > 0, was " + requestId);
     }
 
-    static Rejected ttl(long ttlMs, Limits limits) {
+    static @Nullable Rejected ttl(long ttlMs, Limits limits) {
         if (ttlMs >= limits.sessionTtlMsMin() && ttlMs <= limits.sessionTtlMsMax()) {
             return null;
         }
@@ -84,14 +85,14 @@ final class Shapes {
                 + ", sessionTtlMsMax " + limits.sessionTtlMsMax() + "]");
     }
 
-    static Rejected clientName(String clientName, Limits limits) {
+    static @Nullable Rejected clientName(@Nullable String clientName, Limits limits) {
         if (clientName == null) {
             return invalid("clientName must not be null");
         }
         return bytesWithin("clientName", clientName, limits.clientNameBytesMax(), "clientNameBytesMax");
     }
 
-    static Rejected principal(String principal, Limits limits) {
+    static @Nullable Rejected principal(@Nullable String principal, Limits limits) {
         if (principal == null) {
             return invalid("principal must not be null");
         }
@@ -99,7 +100,7 @@ final class Shapes {
     }
 
     /** The first non-null rejection, or null. */
-    static Rejected first(Rejected... checks) {
+    static @Nullable Rejected first(@Nullable Rejected... checks) {
         for (Rejected r : checks) {
             if (r != null) {
                 return r;
@@ -108,14 +109,14 @@ final class Shapes {
         return null;
     }
 
-    private static Rejected name(String what, String s, int bytesMax, String limitName) {
+    private static @Nullable Rejected name(String what, @Nullable String s, int bytesMax, String limitName) {
         if (s == null || s.isEmpty()) {
             return invalid(what + " must not be empty");
         }
         return bytesWithin(what, s, bytesMax, limitName);
     }
 
-    private static Rejected bytesWithin(String what, String s, int bytesMax, String limitName) {
+    private static @Nullable Rejected bytesWithin(String what, String s, int bytesMax, String limitName) {
         long bytes = utf8Length(s);
         if (bytes < 0) {
             return invalid(what + " is not well-formed UTF-16 (unpaired surrogate)");

@@ -2,8 +2,10 @@ package dev.tenure.core;
 
 import java.util.Arrays;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.zip.CRC32;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The versioned binary snapshot format. Version 7, all integers big-endian. This build writes
@@ -360,7 +362,7 @@ final class SnapshotCodec {
         return p;
     }
 
-    static void writeCheckpoint(SnapshotWriter w, Checkpoint c) {
+    static void writeCheckpoint(SnapshotWriter w, @Nullable Checkpoint c) {
         w.bool(c != null);
         if (c != null) {
             w.bytes(c.value());
@@ -369,7 +371,7 @@ final class SnapshotCodec {
         }
     }
 
-    static Checkpoint readCheckpoint(SnapshotReader r) {
+    static @Nullable Checkpoint readCheckpoint(SnapshotReader r) {
         if (!r.bool()) {
             return null;
         }
@@ -481,7 +483,7 @@ final class SnapshotCodec {
     }
 
     /** The lock record's own name when the lock is known, so entries fenced by one lock share it. */
-    private static String sharedLockName(State state, String lock) {
+    private static @Nullable String sharedLockName(State state, @Nullable String lock) {
         LockRecord known = lock == null ? null : state.locks.get(lock);
         return known == null ? lock : known.name;
     }
@@ -493,10 +495,10 @@ final class SnapshotCodec {
     private static void shareWaitingLockNames(State state) {
         for (SessionRecord s : state.sessions.all()) {
             for (long requestId : s.waitsByRequest.keySet()) {
-                LockRecord lock = state.locks.get(s.waitsByRequest.get(requestId));
-                if (lock != null
-                        && s.requests.get(requestId) != null
-                        && s.requests.get(requestId).pending()) {
+                LockRecord lock = state.locks.get(
+                        Objects.requireNonNull(s.waitsByRequest.get(requestId), "a key of waitsByRequest"));
+                Outcome cached = s.requests.get(requestId);
+                if (lock != null && cached != null && cached.pending()) {
                     s.requests.replacePending(requestId, Outcome.waiting(lock.name));
                 }
             }

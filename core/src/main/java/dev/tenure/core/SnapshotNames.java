@@ -1,7 +1,10 @@
 package dev.tenure.core;
 
+import java.util.Objects;
+import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The client names and principals of a snapshot, written once each in a table (ascending) and
@@ -13,11 +16,11 @@ import java.util.TreeSet;
  */
 final class SnapshotNames {
     /** Ascending; null when names are inline. */
-    private final String[] table;
+    private final String @Nullable [] table;
 
-    private final TreeMap<String, Integer> index;
+    private final @Nullable SortedMap<String, Integer> index;
 
-    private SnapshotNames(String[] table, TreeMap<String, Integer> index) {
+    private SnapshotNames(String @Nullable [] table, @Nullable SortedMap<String, Integer> index) {
         this.table = table;
         this.index = index;
     }
@@ -53,14 +56,18 @@ final class SnapshotNames {
 
     /** The table: its size, then each name, ascending. */
     void writeTable(SnapshotWriter w) {
-        w.i32(table.length);
-        for (String name : table) {
+        // Only a table made by of() is written; read ones (readTable, inline) are only read from.
+        String[] names = Objects.requireNonNull(table, "a written table is made by of()");
+        w.i32(names.length);
+        for (String name : names) {
             w.string(name);
         }
     }
 
     void write(SnapshotWriter w, String name) {
-        w.i32(index.get(name));
+        // of() indexed every name the state holds, and only such names are written.
+        SortedMap<String, Integer> byName = Objects.requireNonNull(index, "a written table is made by of()");
+        w.i32(Objects.requireNonNull(byName.get(name), "every name written is in the state of() saw"));
     }
 
     /**

@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads {@link SnapshotWriter} output. Every malformed input (truncation, negative or oversized
@@ -65,6 +66,7 @@ final class SnapshotReader {
         return b;
     }
 
+    @Nullable
     String string() {
         int n = i32();
         if (n == -1) {

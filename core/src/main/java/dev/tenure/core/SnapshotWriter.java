@@ -2,7 +2,9 @@ package dev.tenure.core;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.Objects;
 import java.util.zip.CRC32;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Big-endian primitives into memory, as {@link SnapshotReader} reads them back.
@@ -17,7 +19,7 @@ final class SnapshotWriter {
     private static final int CHECKSUM_BYTES = 4;
 
     /** Null while only counting. */
-    private byte[] buf;
+    private byte @Nullable [] buf;
 
     private int size;
     private final boolean growing;
@@ -27,7 +29,7 @@ final class SnapshotWriter {
         this(new byte[4096], true);
     }
 
-    private SnapshotWriter(byte[] buf, boolean growing) {
+    private SnapshotWriter(byte @Nullable [] buf, boolean growing) {
         this.buf = buf;
         this.growing = growing;
     }
@@ -81,7 +83,7 @@ final class SnapshotWriter {
     }
 
     /** Length-prefixed UTF-8; length -1 for null. Strings are well-formed (see {@link Shapes}), so this round-trips. */
-    void string(String s) {
+    void string(@Nullable String s) {
         if (s == null) {
             i32(-1);
         } else {
@@ -92,9 +94,10 @@ final class SnapshotWriter {
     /** The bytes written so far followed by their CRC32, which catches corruption the parser would miss. */
     byte[] finishWithChecksum() {
         CRC32 crc = new CRC32();
-        crc.update(buf, 0, size);
+        crc.update(Objects.requireNonNull(buf, "a counting writer is never finished"), 0, size);
         i32((int) crc.getValue());
-        return size == buf.length ? buf : Arrays.copyOf(buf, size);
+        byte[] written = Objects.requireNonNull(buf, "i32 keeps a writing writer's buffer");
+        return size == written.length ? written : Arrays.copyOf(written, size);
     }
 
     private void room(int n) {

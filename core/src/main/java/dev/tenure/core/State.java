@@ -2,8 +2,10 @@ package dev.tenure.core;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
 
 /**
  * All replicated state in one place, shared by the command handlers, the snapshot codec and the
@@ -59,6 +61,7 @@ final class State {
      * The keys changed since the host last drained them, when it asked to hear of them (null
      * otherwise): output, like events, so a host can keep a view of the KV for other threads.
      */
+    @Nullable
     TreeSet<String> changedKeys;
 
     State(Limits limits, long nowMs, long lastToken, long lastSessionId) {
@@ -89,7 +92,7 @@ final class State {
         charge(delaysByPrincipal, lock.delayPrincipal, sign);
     }
 
-    private static void charge(TreeMap<String, Long> byPrincipal, String principal, long amount) {
+    private static void charge(Map<String, Long> byPrincipal, String principal, long amount) {
         if (principal.isEmpty() || amount == 0) {
             return;
         }

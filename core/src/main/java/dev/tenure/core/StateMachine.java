@@ -4,6 +4,7 @@ import dev.tenure.core.DeadlineIndex.Deadline;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Tenure's deterministic state machine: sessions, locks with one lease and a FIFO queue of
@@ -141,7 +142,7 @@ public final class StateMachine {
     }
 
     /** What {@code key} counts against the KV's byte budgets and whose quota it counts against; null if absent. */
-    public KvCharge kvCharge(String key) {
+    public @Nullable KvCharge kvCharge(String key) {
         FencedKv.Entry e = state.kv.get(key);
         return e == null ? null : new KvCharge(FencedKv.bytes(e), e.principal());
     }

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Which principal may do what on which names: a list of (prefix, permissions) per principal.
@@ -35,19 +36,19 @@ public final class Acl {
     }
 
     /** Null for {@link #OPEN}. */
-    private final Map<String, List<Grant>> byPrincipal;
+    private final @Nullable Map<String, List<Grant>> byPrincipal;
 
     /** Each named principal's own quota values, by the names refusals give; not permissions, but replicated state. */
     private final java.util.SortedMap<String, java.util.SortedMap<String, Long>> quotas;
 
     private Acl(
-            Map<String, List<Grant>> byPrincipal,
+            @Nullable Map<String, List<Grant>> byPrincipal,
             java.util.SortedMap<String, java.util.SortedMap<String, Long>> quotas) {
         this.byPrincipal = byPrincipal;
         this.quotas = quotas;
     }
 
-    private Acl(Map<String, List<Grant>> byPrincipal) {
+    private Acl(@Nullable Map<String, List<Grant>> byPrincipal) {
         this(byPrincipal, Collections.emptySortedMap());
     }
 

@@ -11,9 +11,11 @@ import io.grpc.stub.StreamObserver;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Serves an AttachMany stream with an Attach implementation: each ref gets an Attach handler of
@@ -136,7 +138,7 @@ public final class AttachDemux implements StreamObserver<AttachFrames> {
         }
         if (sub != null) {
             sub.ended = true;
-            sub.handler.onCompleted();
+            sub.handler().onCompleted();
         }
     }
 
@@ -144,7 +146,7 @@ public final class AttachDemux implements StreamObserver<AttachFrames> {
     @Override
     public void onError(Throwable t) {
         for (Sub sub : endAll()) {
-            sub.handler.onError(t);
+            sub.handler().onError(t);
         }
     }
 
@@ -152,7 +154,7 @@ public final class AttachDemux implements StreamObserver<AttachFrames> {
     @Override
     public void onCompleted() {
         for (Sub sub : endAll()) {
-            sub.handler.onCompleted();
+            sub.handler().onCompleted();
         }
         try {
             out.onCompleted();
@@ -169,7 +171,7 @@ public final class AttachDemux implements StreamObserver<AttachFrames> {
             // nothing left to fail
         }
         for (Sub sub : ended) {
-            sub.handler.onError(status.asRuntimeException());
+            sub.handler().onError(status.asRuntimeException());
         }
     }
 
@@ -257,11 +259,18 @@ public final class AttachDemux implements StreamObserver<AttachFrames> {
         private final long ref;
         // Made by the stream's inbound side, which gRPC runs one message at a time, before the
         // sub-stream's first request; only that side uses it.
-        private StreamObserver<AttachRequest> handler;
+        private @Nullable StreamObserver<AttachRequest> handler;
         private volatile boolean ended; // no more responses go out
 
         Sub(long ref) {
             this.ref = ref;
+        }
+
+        /** Its handler, once its first request made it: a sub-stream is ended only after that. */
+        StreamObserver<AttachRequest> handler() {
+            // request() makes the handler on the inbound side right after it adds this sub-stream,
+            // before gRPC delivers that side's next message (a detach, onError, onCompleted).
+            return Objects.requireNonNull(handler, "a sub-stream ends only after its first request");
         }
 
         @Override

@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiConsumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Serves one Calls stream: each frame is a unary call, handed to the gateway's handler for it with
@@ -256,7 +257,7 @@ final class CallsStream implements StreamObserver<CallRequest> {
         final BiConsumer<CallResponse.Builder, T> set;
         final long startNanos = System.nanoTime();
         private boolean cancelled; // guarded by this
-        private Runnable onCancel; // guarded by this
+        private @Nullable Runnable onCancel; // guarded by this
 
         Carried(long id, long sessionId, String method, BiConsumer<CallResponse.Builder, T> set) {
             this.id = id;

@@ -40,6 +40,7 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a node decides about each client request, without a transport: it validates each request's
@@ -85,7 +86,7 @@ public final class Gateway {
     /** The node's latest view of the KV's room: puts it shows cannot fit never reach the log. */
     private volatile KvRoom kvRoom = KvRoom.NONE;
     /** Bounds the log bytes each client causes per second; null: unbounded (the simulation). */
-    private volatile LogRate logRate;
+    private volatile @Nullable LogRate logRate;
 
     public Gateway(LogPort log, Scheduler scheduler, Limits limits, Listener listener) {
         this(log, scheduler, limits, listener, StreamLimits.CALLS_IN_FLIGHT_MAX);
@@ -335,7 +336,8 @@ public final class Gateway {
      * that stops meanwhile leaves it to the TTL.
      */
     void abandonOpen(ByteString secretHash, int attemptsLeft) {
-        log.submit(LogCommand.newBuilder()
+        // The callback handles the error; what whenComplete returns adds nothing to wait for.
+        var unused = log.submit(LogCommand.newBuilder()
                         .setAbandonOpen(AbandonOpen.getDefaultInstance())
                         .setSecretHash(secretHash))
                 .whenComplete((reply, error) -> {
@@ -538,7 +540,8 @@ public final class Gateway {
             }
         }
         CompletableFuture<Reply> reply = log.submit(command);
-        reply.whenComplete((r, error) -> {
+        // The callback handles the error; what whenComplete returns adds nothing to wait for.
+        var unused = reply.whenComplete((r, error) -> {
             if (error != null) {
                 answer.fail(unavailable(error));
                 return;

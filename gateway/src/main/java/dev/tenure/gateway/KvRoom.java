@@ -1,5 +1,7 @@
 package dev.tenure.gateway;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Whether a KV put is certain to be refused for want of room, by this node's latest view of its
  * replica's state: checked before the put is written to the log, so a put that could only be
@@ -14,5 +16,6 @@ public interface KvRoom {
      * {@code principal} (empty: none), is refused by the state the view shows, naming the limit;
      * null if it fits there.
      */
+    @Nullable
     String refusal(String key, long entryBytes, String principal);
 }

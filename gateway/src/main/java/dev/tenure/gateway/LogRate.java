@@ -3,6 +3,7 @@ package dev.tenure.gateway;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Bounds the log bytes each client can cause per second (a token bucket per principal, or per
@@ -27,6 +28,7 @@ final class LogRate {
     }
 
     /** Takes {@code bytes} from {@code client}'s bucket; returns why it is refused (nothing taken), or null. */
+    @Nullable
     String take(String client, long bytes) {
         if (buckets.size() > CLIENTS_MAX) {
             long now = nanoTime.getAsLong();

@@ -6,7 +6,9 @@ import dev.tenure.log.v1.CancelWait;
 import dev.tenure.log.v1.LogCommand;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 
 /** An acquire call held open until the state machine decides it. Answers exactly once. */
 final class ParkedAcquire implements SessionRegistry.WaitingAcquire {
@@ -30,7 +32,8 @@ final class ParkedAcquire implements SessionRegistry.WaitingAcquire {
                 LogCommand.newBuilder().setAcquire(request.toBuilder().clearSessionSecret()),
                 request.getSessionId(),
                 request.getSessionSecret());
-        gateway.log().submit(cmd).whenComplete((reply, error) -> {
+        // The callback handles the error; what whenComplete returns adds nothing to wait for.
+        var unused = gateway.log().submit(cmd).whenComplete((reply, error) -> {
             if (error != null) {
                 forget();
                 answer(null, Gateway.unavailable(error));
@@ -79,8 +82,9 @@ final class ParkedAcquire implements SessionRegistry.WaitingAcquire {
     /** Cancels the wait, or releases the lease if the grant raced ahead of the cancel. */
     private void withdraw() {
         // With the acquire's secret: a caller that named another client's session and then cut its
-        // call must not withdraw that client's wait.
-        gateway.log()
+        // call must not withdraw that client's wait. Sent once: if it is lost, the wait ends with
+        // its session, as before this call.
+        var unused = gateway.log()
                 .submit(Gateway.withSecret(
                         LogCommand.newBuilder()
                                 .setCancelWait(CancelWait.newBuilder()
@@ -95,7 +99,7 @@ final class ParkedAcquire implements SessionRegistry.WaitingAcquire {
         gateway.registry().removeWait(request.getSessionId(), request.getRequestId(), this);
     }
 
-    private void answer(AcquireResponse response, StatusRuntimeException error) {
+    private void answer(@Nullable AcquireResponse response, @Nullable StatusRuntimeException error) {
         if (!answered.compareAndSet(false, true)) {
             return;
         }
@@ -112,7 +116,7 @@ final class ParkedAcquire implements SessionRegistry.WaitingAcquire {
             if (error != null) {
                 answer.fail(error);
             } else {
-                answer.ok(response);
+                answer.ok(Objects.requireNonNull(response, "answer() has a response or an error"));
             }
         } catch (RuntimeException gone) {
             if (grant) {

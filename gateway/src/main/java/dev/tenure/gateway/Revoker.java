@@ -77,13 +77,17 @@ final class Revoker {
     /** Completes with null once {@code entry} is committed and applied, else with why not. */
     private CompletableFuture<String> send(Supplier<LogCommand.Builder> entry, int attemptsLeft) {
         CompletableFuture<String> outcome = new CompletableFuture<>();
-        gateway.log().submit(entry.get()).whenComplete((reply, error) -> {
+        // The callback handles the error; what whenComplete returns adds nothing to wait for.
+        var unused = gateway.log().submit(entry.get()).whenComplete((reply, error) -> {
             if (error == null) {
                 boolean ok = reply.getDone().getCode() == Code.CODE_OK;
                 outcome.complete(ok ? null : reply.getDone().getMessage());
             } else if (attemptsLeft > 1) {
-                gateway.later(
-                        RETRY_MS, () -> send(entry, attemptsLeft - 1).whenComplete((p, e) -> outcome.complete(p)));
+                // send's future never fails (it completes with why not), so the one whenComplete
+                // returns has nothing to report either.
+                gateway.later(RETRY_MS, () -> {
+                    var unusedRetry = send(entry, attemptsLeft - 1).whenComplete((p, e) -> outcome.complete(p));
+                });
             } else {
                 outcome.complete("not committed after " + ATTEMPTS + " tries: " + error.getMessage());
             }

@@ -15,6 +15,7 @@ import dev.tenure.log.v1.Resumed;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One client's session stream (an Attach call, or one session's sub-stream of an AttachMany call:
@@ -87,7 +88,8 @@ final class SessionStream implements StreamObserver<AttachRequest> {
                         .setClientName(open.getClientName())
                         .setSecretHash(SessionSecrets.hash(secret))
                         .setPrincipal(principal));
-        log.submit(cmd).whenComplete((reply, error) -> {
+        // The callback handles the error; what whenComplete returns adds nothing to wait for.
+        var unused = log.submit(cmd).whenComplete((reply, error) -> {
             if (error != null) {
                 // The open may have committed all the same: the session it made must not outlive
                 // this answer, which tells the client it has none.
@@ -122,7 +124,8 @@ final class SessionStream implements StreamObserver<AttachRequest> {
                         .setPrincipal(Principal.current().orElse("")),
                 id,
                 resume.getSessionSecret());
-        log.submit(cmd).whenComplete((reply, error) -> {
+        // The callback handles the error; what whenComplete returns adds nothing to wait for.
+        var unused = log.submit(cmd).whenComplete((reply, error) -> {
             if (error != null) {
                 fail(Status.UNAVAILABLE.withDescription(error.getMessage()));
             } else if (reply.hasResumed() && reply.getResumed().getSuperseded()) {
@@ -159,7 +162,8 @@ final class SessionStream implements StreamObserver<AttachRequest> {
      * time, and the server's deadline from the later commit.
      */
     private void renewSession(long id, long seq, int attemptsLeft) {
-        log.renewSession(id).whenComplete((alive, error) -> {
+        // The callback handles the error; what whenComplete returns adds nothing to wait for.
+        var unused = log.renewSession(id).whenComplete((alive, error) -> {
             if (error != null) {
                 if (attemptsLeft > 1 && isBound(id)) {
                     renewSession(id, seq, attemptsLeft - 1);
@@ -219,7 +223,8 @@ final class SessionStream implements StreamObserver<AttachRequest> {
         }
         LogCommand.Builder cmd = LogCommand.newBuilder()
                 .setCloseSession(CloseSession.newBuilder().setSessionId(id).setEnd(end));
-        log.submit(cmd).whenComplete((Reply reply, Throwable error) -> {
+        // The callback handles the error; what whenComplete returns adds nothing to wait for.
+        var unused = log.submit(cmd).whenComplete((Reply reply, Throwable error) -> {
             if (error != null) {
                 synchronized (lock) {
                     closeRequested = false;
@@ -262,13 +267,14 @@ final class SessionStream implements StreamObserver<AttachRequest> {
     }
 
     private void endAfterGrace(long id, long carried, long grace) {
-        gateway.later(
-                gateway.mutation() == Mutation.GRACE_NOT_KEPT ? 0 : grace,
-                () -> log.submit(LogCommand.newBuilder()
-                        .setCloseSession(CloseSession.newBuilder()
-                                .setSessionId(id)
-                                .setEnd(TenureEnd.TENURE_END_DISCONNECTED)
-                                .setAttachment(carried))));
+        gateway.later(gateway.mutation() == Mutation.GRACE_NOT_KEPT ? 0 : grace, () -> {
+            // Sent once: if it is lost, the session ends at its TTL instead.
+            var unused = log.submit(LogCommand.newBuilder()
+                    .setCloseSession(CloseSession.newBuilder()
+                            .setSessionId(id)
+                            .setEnd(TenureEnd.TENURE_END_DISCONNECTED)
+                            .setAttachment(carried)));
+        });
     }
 
     /** {@code secret}: given to the client with the Opened of an Open; empty for a Resume. */
@@ -348,7 +354,7 @@ final class SessionStream implements StreamObserver<AttachRequest> {
         finish(status);
     }
 
-    private void finish(Status status) {
+    private void finish(@Nullable Status status) {
         synchronized (lock) {
             if (responseDone) {
                 return;

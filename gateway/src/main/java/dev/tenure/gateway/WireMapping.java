@@ -260,6 +260,9 @@ public final class WireMapping {
             }
             case CLOSE_SESSION, CANCEL_WAIT, SET_LIMITS, REVOKE_PRINCIPAL, REINSTATE_PRINCIPAL, CMD_NOT_SET ->
                 reply.setDone(done(result));
+            case ABANDON_OPEN -> {
+                // Its sender only waits for it to commit: the reply carries no body.
+            }
         }
         return reply.build();
     }

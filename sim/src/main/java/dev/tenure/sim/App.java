@@ -14,8 +14,10 @@ import dev.tenure.client.Session;
 import dev.tenure.client.TenureException;
 import io.grpc.stub.StreamObserver;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one client process does, through the client's public API only and never blocking
@@ -32,12 +34,12 @@ final class App {
     private final World world;
     private final ClientProcess process;
     private final long ttlNanos;
-    private Session session;
-    private Lease held;
+    private @Nullable Session session; // null while none is open
+    private @Nullable Lease held;
     private int writesLeft;
     private int writes;
-    private CompletableFuture<Lease> acquiring;
-    private CompletableFuture<Void> releasing;
+    private @Nullable CompletableFuture<Lease> acquiring;
+    private @Nullable CompletableFuture<Void> releasing;
     /** Locks this session gave up on without the server saying so: see {@link #gaveUpOn}. */
     private final TreeSet<String> gaveUpOn = new TreeSet<>();
 
@@ -48,6 +50,7 @@ final class App {
     }
 
     /** The lease this application currently acts on, or null. */
+    @Nullable
     Lease held() {
         return held;
     }
@@ -58,7 +61,8 @@ final class App {
 
     private void openSession() {
         trace("opens a session");
-        process.client().openSessionAsync().whenComplete((s, error) -> {
+        // Each callback here handles its stage's outcome: the stages they return have nothing to add.
+        CompletableFuture<?> unused = process.client().openSessionAsync().whenComplete((s, error) -> {
             if (error != null) {
                 trace("open failed: " + Describe.error(error));
                 later(backoff(), this::openSession);
@@ -66,7 +70,7 @@ final class App {
             }
             session = s;
             trace("opened session s" + s.id());
-            s.lost().thenAccept(reason -> sessionLost(s, reason));
+            CompletableFuture<?> unusedLoss = s.lost().thenAccept(reason -> sessionLost(s, reason));
             later(think(), this::next);
         });
     }
@@ -85,14 +89,15 @@ final class App {
 
     /** Stops using the session now; a new one opens once the server confirmed the close (or it timed out). */
     private void closeSession(String why) {
-        Session s = session;
+        Session s = Objects.requireNonNull(session, "next() closes only an open session");
         trace("closes session s" + s.id() + " " + why);
         session = null;
         held = null;
         releasing = null;
         gaveUpOn.clear();
-        s.lost().thenAccept(reason -> later(backoff(), this::openSession));
-        s.closeAsync();
+        // The loss that follows the close opens the next session: neither stage has more to say.
+        CompletableFuture<?> unused = s.lost().thenAccept(reason -> later(backoff(), this::openSession));
+        unused = s.closeAsync();
     }
 
     private void next() {
@@ -134,7 +139,7 @@ final class App {
                 }
             });
         }
-        f.whenComplete((lease, error) -> {
+        CompletableFuture<?> unused = f.whenComplete((lease, error) -> {
             if (acquiring == f) {
                 acquiring = null;
             }
@@ -157,7 +162,7 @@ final class App {
         writesLeft = 1 + world.random.nextInt(4);
         trace("holds " + lease.lock() + " t" + lease.token() + " ("
                 + lease.remaining().toMillis() + "ms left)");
-        lease.lost().thenAccept(reason -> {
+        CompletableFuture<?> unused = lease.lost().thenAccept(reason -> {
             if (held == lease) {
                 trace("lease " + lease.lock() + " t" + lease.token() + " LOST " + reason);
                 held = null;
@@ -218,7 +223,7 @@ final class App {
             later(think(), this::next);
             return;
         }
-        String value = process.name() + "/t" + token + "/w" + (++writes);
+        String value = process.name() + "/t" + token + "/w" + ++writes;
         KvPutRequest request = KvPutRequest.newBuilder()
                 .setKey("k-" + lease.lock())
                 .setValue(ByteString.copyFromUtf8(value))
@@ -257,7 +262,7 @@ final class App {
         Session s = session;
         CompletableFuture<Void> f = lease.releaseAsync();
         releasing = f;
-        f.whenComplete((v, error) -> {
+        CompletableFuture<?> unused = f.whenComplete((v, error) -> {
             if (releasing == f) {
                 releasing = null;
             }

@@ -7,7 +7,9 @@ import dev.tenure.core.Grant;
 import dev.tenure.core.Result;
 import dev.tenure.core.StateMachine;
 import java.util.List;
+import java.util.Objects;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The properties every run must keep, checked as it goes (the core checks its own invariants after
@@ -35,7 +37,7 @@ final class Checker {
     private final TreeMap<String, Long> lastGrantByLock = new TreeMap<>();
     private final TreeMap<String, Long> lastAcceptedByKey = new TreeMap<>();
     private long lastGrant;
-    private String violation;
+    private @Nullable String violation;
 
     long steps;
     long grants;
@@ -53,12 +55,14 @@ final class Checker {
     }
 
     /** The first violation, or null. */
+    @Nullable
     String violation() {
         return violation;
     }
 
     /** After every core step: {@code command} is null for a timer or a new term. */
-    void afterStep(Command command, Result result, List<Event> events) {
+    /** {@code command} and {@code result} are null for a step that only fired deadlines. */
+    void afterStep(@Nullable Command command, @Nullable Result result, List<Event> events) {
         steps++;
         if (result instanceof Result.Granted g) {
             granted(g.grant());
@@ -69,8 +73,11 @@ final class Checker {
             }
         }
         readHolders();
-        if (command instanceof Command.Put p && p.fenceLock() != null) {
-            fencedWrite(p, result);
+        if (command instanceof Command.Put p) {
+            String fenceLock = p.fenceLock();
+            if (fenceLock != null) {
+                fencedWrite(p, fenceLock, Objects.requireNonNull(result, "a command's step has its result"));
+            }
         }
     }
 
@@ -104,16 +111,16 @@ final class Checker {
         }
     }
 
-    private void fencedWrite(Command.Put p, Result result) {
+    private void fencedWrite(Command.Put p, String fenceLock, Result result) {
         if (!(result instanceof Result.Ok)) {
             writesRejected++;
             return;
         }
         writesAccepted++;
-        long current = holderToken[index(p.fenceLock())];
+        long current = holderToken[index(fenceLock)];
         if (p.fenceToken() != current) {
             fail("fencing: write to " + p.key() + " with t" + p.fenceToken() + " accepted while the current lease of "
-                    + p.fenceLock() + " is t" + current);
+                    + fenceLock + " is t" + current);
         }
         Long last = lastAcceptedByKey.get(p.key());
         if (last != null && p.fenceToken() < last) {

@@ -9,6 +9,7 @@ import dev.tenure.gateway.WireMapping;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The replicated log and the real {@link StateMachine} it feeds, with leadership terms. Every
@@ -58,7 +59,7 @@ final class Cluster {
     private long term;
     private boolean electing;
     private long lastCommitNanos;
-    private EventLoop.Event deadlineTimer;
+    private EventLoop.@Nullable Event deadlineTimer; // null while no deadline is due
     private long deadlineTimerMs = Long.MAX_VALUE;
 
     Cluster(World world) {
@@ -192,7 +193,7 @@ final class Cluster {
         rearmDeadlineTimer();
     }
 
-    private void afterStep(Command command, Result result) {
+    private void afterStep(@Nullable Command command, @Nullable Result result) {
         machine.drainEvents(events);
         for (Event e : events) {
             world.trace.add("event " + Describe.event(e));

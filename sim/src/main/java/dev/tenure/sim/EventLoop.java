@@ -3,6 +3,7 @@ package dev.tenure.sim;
 import dev.tenure.client.TimeSource;
 import java.util.PriorityQueue;
 import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The simulation's only scheduler and its only notion of time: one queue of events ordered by
@@ -26,11 +27,11 @@ final class EventLoop {
     static final class Event implements TimeSource.Cancellable {
         private long atNanos;
         private long seq;
-        private final Host host;
+        private final @Nullable Host host;
         private final Runnable action;
         private boolean cancelled;
 
-        private Event(long atNanos, long seq, Host host, Runnable action) {
+        private Event(long atNanos, long seq, @Nullable Host host, Runnable action) {
             this.atNanos = atNanos;
             this.seq = seq;
             this.host = host;
@@ -60,13 +61,13 @@ final class EventLoop {
     }
 
     /** Schedules {@code action} at {@code atNanos} (now if earlier); {@code host} may be null. */
-    Event at(long atNanos, Host host, Runnable action) {
+    Event at(long atNanos, @Nullable Host host, Runnable action) {
         Event e = new Event(Math.max(atNanos, nowNanos), seq++, host, action);
         queue.add(e);
         return e;
     }
 
-    Event after(long delayNanos, Host host, Runnable action) {
+    Event after(long delayNanos, @Nullable Host host, Runnable action) {
         return at(nowNanos + Math.max(0, delayNanos), host, action);
     }
 

@@ -4,12 +4,15 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.SplittableRandom;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One injected fault, drawn from the seed before the run starts so that a failure can print the
- * whole schedule. {@code slot} is a client slot, {@code node} a node (-1: every node).
+ * whole schedule. {@code slot} is a client slot, {@code node} a node (-1: every node), {@code dir}
+ * a direction (null: both).
  */
-record Fault(long atNanos, Kind kind, int slot, int node, Network.Dir dir, long durationNanos, boolean silent) {
+record Fault(
+        long atNanos, Kind kind, int slot, int node, Network.@Nullable Dir dir, long durationNanos, boolean silent) {
 
     enum Kind {
         /** A client's link to one node or to all of them stops carrying frames, one way or both. */

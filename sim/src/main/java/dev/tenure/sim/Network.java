@@ -16,7 +16,12 @@ import java.util.SplittableRandom;
 final class Network {
     enum Dir {
         UP, // client to node
-        DOWN // node to client
+        DOWN; // node to client
+
+        /** This direction's index in a link's blocked-until pair. */
+        int index() {
+            return this == UP ? 0 : 1;
+        }
     }
 
     final SplittableRandom random;
@@ -34,7 +39,7 @@ final class Network {
 
     /** When a frame sent now on this link in this direction arrives, before the per-call floor. */
     long arrivalNanos(long nowNanos, int slot, int node, Dir dir) {
-        long start = Math.max(nowNanos, blockedUntil[slot][node][dir.ordinal()]);
+        long start = Math.max(nowNanos, blockedUntil[slot][node][dir.index()]);
         return start + latencyNanos(nowNanos);
     }
 
@@ -64,7 +69,7 @@ final class Network {
 
     void partition(int slot, int node, Dir dir, long untilNanos) {
         long[] d = blockedUntil[slot][node];
-        d[dir.ordinal()] = Math.max(d[dir.ordinal()], untilNanos);
+        d[dir.index()] = Math.max(d[dir.index()], untilNanos);
     }
 
     /** Until {@code untilNanos}, half of all frames take a latency spike. */

@@ -4,6 +4,8 @@ import dev.tenure.gateway.Answer;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A node's side of one call, as the gateway sees a gRPC server call: the response side it writes
@@ -16,8 +18,8 @@ final class ServerCall {
     final SimCall<?, ?> client;
     final boolean ghost;
     private final Runnable onDone;
-    private StreamObserver<Object> inbound; // a stream's handler; null for a unary call
-    private Runnable onCancel;
+    private @Nullable StreamObserver<Object> inbound; // a stream's handler; null for a unary call
+    private @Nullable Runnable onCancel;
     private boolean cancelled;
     private boolean done;
 
@@ -38,11 +40,13 @@ final class ServerCall {
 
     /** A frame of the client's stream. */
     void received(Object message) {
-        inbound.onNext(message);
+        Objects.requireNonNull(inbound, "only a stream, which serve() set up, has frames")
+                .onNext(message);
     }
 
     void halfClosedByClient() {
-        inbound.onCompleted();
+        Objects.requireNonNull(inbound, "only a stream, which serve() set up, is half-closed")
+                .onCompleted();
     }
 
     /** The client cancelled the call or its connection ended: the handler sees the stream break. */

@@ -29,7 +29,10 @@ final class SimCall<Q, R> extends ClientCall<Q, R> {
     private final Context context;
     private final Context.CancellationListener onContextCancel =
             c -> cancel("context cancelled", c.cancellationCause());
+    // Set by start(), which gRPC's ClientCall contract puts before every other call: never read unset.
+    @SuppressWarnings("NullAway.Init")
     private Listener<R> listener;
+
     private boolean halfClosed;
     private boolean cancelled;
     private boolean closed;

@@ -2,6 +2,7 @@ package dev.tenure.sim;
 
 import java.util.List;
 import java.util.SplittableRandom;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs one seed: draws the run's shape and fault schedule from it, starts the client processes,
@@ -19,7 +20,7 @@ final class Simulation {
             String config,
             List<String> faults,
             List<Fault.Kind> faultKinds,
-            String failure,
+            @Nullable String failure,
             List<String> traceTail,
             long traceHash,
             long traceLines,

@@ -29,6 +29,8 @@ import org.openjdk.jmh.annotations.Warmup;
         jvmArgsAppend = {"-XX:+UseSerialGC", "-Xmx512m"})
 public class CoreApplyBenchmark {
 
+    // JMH runs @Setup before any @Benchmark method: the field is never read unset.
+    @SuppressWarnings("NullAway.Init")
     private CoreCycle cycle;
 
     @Setup

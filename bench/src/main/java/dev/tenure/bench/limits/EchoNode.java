@@ -150,6 +150,8 @@ final class EchoNode implements AutoCloseable {
     /** Sends every message back to the session it came from; only the leader's reply leaves the node. */
     private static final class Echo implements ClusteredService {
         private static final int OFFER_ATTEMPTS = 3;
+        // Aeron calls onStart before any other callback of the service: the field is never read unset.
+        @SuppressWarnings("NullAway.Init")
         private IdleStrategy idle;
 
         @Override

@@ -17,6 +17,7 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -72,7 +73,8 @@ final class GrpcEchoLimit {
                 }))
                 .build();
         // The gateway's executor: handlers run on the event loop that read the request.
-        Server server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+        Server server = NettyServerBuilder.forAddress(
+                        new InetSocketAddress(InetAddress.getByAddress(new byte[] {127, 0, 0, 1}), 0))
                 .addService(service)
                 .directExecutor()
                 .build()

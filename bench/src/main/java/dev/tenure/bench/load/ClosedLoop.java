@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs one thread per client, each repeating its cycle back to back (a closed loop: a client
@@ -141,7 +142,7 @@ public final class ClosedLoop {
         config.progress().println("tenure bench: " + workload + " " + message);
     }
 
-    static String describe(Throwable e) {
+    static String describe(@Nullable Throwable e) {
         if (e == null) {
             return "";
         }

@@ -9,6 +9,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -86,7 +88,8 @@ final class HoldWorkload {
             window.acquire();
             String lock = lockPrefix + i;
             long start = System.nanoTime();
-            connections
+            // The outcome is recorded by whenComplete below: the returned stage has nothing more to say.
+            CompletableFuture<?> unused = connections
                     .get(i % connections.size())
                     .openSessionAsync()
                     .thenCompose(s -> {
@@ -129,9 +132,13 @@ final class HoldWorkload {
         Map<String, Long> classGrowth = new LinkedHashMap<>();
         for (long pid : pids) {
             Map<String, Long> after = ServerProbe.liveHeap(pid);
-            heapGrowth += after.get("") - heapBefore.get(pid).get("");
-            rssGrowth += ServerProbe.rssBytes(pid) - rssBefore.get(pid);
-            for (Map.Entry<String, Long> e : ServerProbe.topGrowth(heapBefore.get(pid), after, TOP_CLASSES)) {
+            // Every pid was measured before the run, and every histogram holds its total under "".
+            Map<String, Long> heapAtStart = Objects.requireNonNull(heapBefore.get(pid), "measured before the run");
+            heapGrowth += Objects.requireNonNull(after.get(""), "the histogram's total")
+                    - Objects.requireNonNull(heapAtStart.get(""), "the histogram's total");
+            rssGrowth +=
+                    ServerProbe.rssBytes(pid) - Objects.requireNonNull(rssBefore.get(pid), "measured before the run");
+            for (Map.Entry<String, Long> e : ServerProbe.topGrowth(heapAtStart, after, TOP_CLASSES)) {
                 classGrowth.merge(e.getKey(), e.getValue(), Long::sum);
             }
         }
@@ -159,7 +166,9 @@ final class HoldWorkload {
         double serverPct = 0;
         List<String> byPid = new ArrayList<>();
         for (long pid : pids) {
-            double pct = 100.0 * (ServerProbe.cpuNanos(pid) - before.get(pid)) / wall;
+            double pct = 100.0
+                    * (ServerProbe.cpuNanos(pid) - Objects.requireNonNull(before.get(pid), "measured before the run"))
+                    / wall;
             serverPct += pct;
             byPid.add(pid + ":" + String.format(Locale.ROOT, "%.2f", pct));
         }

@@ -29,7 +29,7 @@ public final class RefusedPuts {
     private RefusedPuts() {}
 
     public static void main(String[] args) throws InterruptedException {
-        String[] hostPort = args[0].split(":");
+        String[] hostPort = args[0].split(":", 0);
         int count = Integer.parseInt(args[1]);
         int valueBytes = Integer.parseInt(args[2]);
         int inFlight = Integer.parseInt(args[3]);

@@ -35,7 +35,7 @@ public final class ServerProbe {
 
     /** Fields 14 and 15 of proc(5) stat (utime, stime); the command name in parentheses may hold spaces. */
     static long cpuNanosFromStat(String stat, long ticksPerSecond) {
-        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+");
+        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+", 0);
         long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
         return ticks * (1_000_000_000L / ticksPerSecond);
     }
@@ -67,7 +67,7 @@ public final class ServerProbe {
 
     static Map<String, Long> parseHistogram(String out) throws IOException {
         Map<String, Long> bytes = new TreeMap<>();
-        for (String line : out.split("\n")) {
+        for (String line : out.split("\n", 0)) {
             Matcher m = HISTO_LINE.matcher(line);
             if (m.matches()) {
                 bytes.merge(m.group(3), Long.parseLong(m.group(2)), Long::sum);

@@ -32,7 +32,7 @@ final class TakeoverWorkload {
     private static final long HOLDER_TTL_SECONDS = 60;
     private static final Duration HOLDER_START_TIMEOUT = Duration.ofSeconds(60);
     private static final Duration QUEUED_TIMEOUT = Duration.ofSeconds(30);
-    private static final Duration GRANT_TIMEOUT = Duration.ofSeconds(120);
+    private static final Duration GRANT_TIMEOUT = Duration.ofMinutes(2);
 
     private TakeoverWorkload() {}
 

@@ -8,6 +8,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One direction of one proxied connection: a reader that decides per chunk, by the proxy's mode
@@ -17,7 +18,9 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class Pipe {
     /** A chunk to write at {@code dueNanos}; {@code bytes == null} is the end of the stream. */
-    private record Chunk(long dueNanos, byte[] bytes) {}
+    // A chunk is only queued and written, never compared: the array's identity equality is no fault.
+    @SuppressWarnings("ArrayRecordComponent")
+    private record Chunk(long dueNanos, byte @Nullable [] bytes) {}
 
     private static final int CHUNK_BYTES = 16 * 1024;
 
@@ -74,7 +77,7 @@ final class Pipe {
     }
 
     /** Decides the chunk's fate by the mode now; end-of-stream follows the same rule as data. */
-    private void offer(byte[] bytes) {
+    private void offer(byte @Nullable [] bytes) {
         if (severed) {
             return;
         }
@@ -82,26 +85,23 @@ final class Pipe {
         long now = System.nanoTime();
         long due;
         switch (mode) {
-            case PASS:
-                due = now;
-                break;
-            case DELAY:
-                due = now + proxy.delayNanos();
-                break;
-            case DROP_RESPONSES:
+            case PASS -> due = now;
+            case DELAY -> due = now + proxy.delayNanos();
+            case DROP_RESPONSES -> {
                 if (!up) {
                     return;
                 }
                 due = now;
-                break;
-            case DROP_REQUESTS:
+            }
+            case DROP_REQUESTS -> {
                 if (up) {
                     return;
                 }
                 due = now;
-                break;
-            default: // BLACKHOLE, RESET: nothing gets through, not even the end of the stream
+            }
+            default -> { // BLACKHOLE, RESET: nothing gets through, not even the end of the stream
                 return;
+            }
         }
         synchronized (this) {
             // A chunk never overtakes an earlier one, even when the delay shrinks.

@@ -2,6 +2,7 @@ package dev.tenure.lab.history;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -40,7 +41,8 @@ public final class FailClosed implements Checker {
                     if (w.contains(invoke.nanos()) && w.contains(e.nanos())) {
                         out.add(new Violation(
                                 name(),
-                                e.op().name().toLowerCase() + " by " + e.process() + describe(e) + " invoked at "
+                                e.op().name().toLowerCase(Locale.ROOT) + " by " + e.process() + describe(e)
+                                        + " invoked at "
                                         + invoke.millis() + " ms was acknowledged at " + e.millis() + " ms, during "
                                         + w.what()));
                     }

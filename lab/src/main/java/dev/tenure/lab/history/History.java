@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The history of one run, in the order the lab received it, every entry stamped by this one
@@ -41,7 +42,7 @@ public final class History {
     }
 
     /** Parses a worker's stdout line; returns null for lines that are not events. */
-    public Event fromWorker(String process, String line) {
+    public @Nullable Event fromWorker(String process, String line) {
         if (!line.startsWith(PREFIX)) {
             return null;
         }
@@ -105,7 +106,7 @@ public final class History {
     }
 
     /** Waits until an event matching {@code match} arrives; returns it, or null on timeout. */
-    public synchronized Event await(java.util.function.Predicate<Event> match, long timeoutNanos)
+    public synchronized @Nullable Event await(java.util.function.Predicate<Event> match, long timeoutNanos)
             throws InterruptedException {
         long deadline = System.nanoTime() + timeoutNanos;
         int seen = 0;

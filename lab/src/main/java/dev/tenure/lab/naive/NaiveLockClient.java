@@ -9,6 +9,8 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A client of {@link NaiveLockServer}: one command at a time, a read timeout, and failover to the
@@ -19,9 +21,9 @@ public final class NaiveLockClient implements AutoCloseable {
     private final List<String> endpoints;
     private final int timeoutMs;
     private int current;
-    private Socket socket;
-    private BufferedReader in;
-    private PrintWriter out;
+    private @Nullable Socket socket;
+    private @Nullable BufferedReader in;
+    private @Nullable PrintWriter out;
 
     public NaiveLockClient(List<String> endpoints, Duration timeout) {
         this.endpoints = List.copyOf(endpoints);
@@ -37,8 +39,8 @@ public final class NaiveLockClient implements AutoCloseable {
     public synchronized String call(String command) throws IOException {
         try {
             connect();
-            out.println(command);
-            String line = in.readLine();
+            Objects.requireNonNull(out, "connect() opened it").println(command);
+            String line = Objects.requireNonNull(in, "connect() opened it").readLine();
             if (line == null) {
                 throw new IOException("connection closed by " + endpoints.get(current));
             }

@@ -15,7 +15,9 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The baseline every scenario compares Tenure with: the common TTL lock, as people build it on
@@ -92,10 +94,11 @@ public final class NaiveLockServer {
         }
     }
 
-    synchronized String handle(String[] c) {
+    /** The reply to one command; null for a replicated write, which gets none. */
+    synchronized @Nullable String handle(String[] c) {
         long now = System.nanoTime();
         switch (c[0]) {
-            case "SETNX": {
+            case "SETNX" -> {
                 Entry e = live(c[1], now);
                 if (e != null) {
                     return "HELD";
@@ -106,7 +109,7 @@ public final class NaiveLockServer {
                 ship("REPL SET " + c[1] + " " + c[2] + " " + ttlMs + " " + gen);
                 return "OK " + gen;
             }
-            case "EXTEND": {
+            case "EXTEND" -> {
                 Entry e = live(c[1], now);
                 if (e == null || !e.value().equals(c[2])) {
                     return "NO";
@@ -116,26 +119,28 @@ public final class NaiveLockServer {
                 ship("REPL SET " + c[1] + " " + c[2] + " " + ttlMs + " " + generation);
                 return "OK";
             }
-            case "DEL": {
+            case "DEL" -> {
                 // Blind: whoever holds the key, it goes. The mistake this baseline stands for.
                 boolean existed = live(c[1], now) != null;
                 keys.remove(c[1]);
                 ship("REPL DEL " + c[1]);
                 return existed ? "OK 1" : "OK 0";
             }
-            case "GET": {
+            case "GET" -> {
                 Entry e = live(c[1], now);
                 return e == null ? "NIL" : "VAL " + e.value();
             }
-            case "REPL":
+            case "REPL" -> {
                 applyReplicated(c, now);
                 return null;
-            default:
+            }
+            default -> {
                 return "ERR unknown command " + c[0];
+            }
         }
     }
 
-    private Entry live(String key, long now) {
+    private @Nullable Entry live(String key, long now) {
         Entry e = keys.get(key);
         if (e != null && now - e.expiresAtNanos() >= 0) {
             keys.remove(key);
@@ -156,14 +161,15 @@ public final class NaiveLockServer {
     /** Asynchronous replication: acknowledged to the client now, shipped later. */
     private void ship(String command) {
         for (Replica r : replicas) {
-            shipper.schedule(() -> r.send(command), lagMs, TimeUnit.MILLISECONDS);
+            // Shipping is fire and forget, as in the asynchronous replication this models.
+            ScheduledFuture<?> unused = shipper.schedule(() -> r.send(command), lagMs, TimeUnit.MILLISECONDS);
         }
     }
 
     /** One replica's connection; a send that fails is lost, as asynchronous replication loses it. */
     private static final class Replica {
         private final String endpoint;
-        private PrintWriter out;
+        private @Nullable PrintWriter out;
 
         Replica(String endpoint) {
             this.endpoint = endpoint;

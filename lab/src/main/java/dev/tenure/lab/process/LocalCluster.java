@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A local cluster's layout and processes, remembered in {@code DIR/cluster.json}: node i keeps
@@ -36,7 +37,10 @@ public final class LocalCluster {
 
     /** What cluster.json holds. */
     static final class State {
+        // Set by plan() or read from cluster.json, which plan() wrote.
+        @SuppressWarnings("NullAway.Init")
         String members;
+
         List<Node> nodes = new ArrayList<>();
         /** Server options of the last start that gave any; restarted nodes get them again. */
         List<String> serverOptions = new ArrayList<>();
@@ -44,9 +48,13 @@ public final class LocalCluster {
 
     public static final class Node {
         int id;
+        // Set by plan() or read from cluster.json, which plan() wrote.
+        @SuppressWarnings("NullAway.Init")
         String host;
+
         int port;
         /** The network namespace the node runs in ({@link LabNetwork}), or null for the caller's. */
+        @Nullable
         String netns;
 
         long pid;
@@ -90,7 +98,7 @@ public final class LocalCluster {
     }
 
     /** Where a node runs: its address, and its network namespace (null for the caller's). */
-    public record Place(String host, String netns) {}
+    public record Place(String host, @Nullable String netns) {}
 
     /** Node i at {@code places.get(i)}, on ports from {@code basePort + 20·i}. */
     public static LocalCluster plan(Path dir, int basePort, List<Place> places) {
@@ -208,7 +216,7 @@ public final class LocalCluster {
     }
 
     /** As {@link #awaitLeader(Duration)}, asking the nodes over {@code tls} (null: plaintext). */
-    public boolean awaitLeader(Duration timeout, ClientTls tls) throws InterruptedException {
+    public boolean awaitLeader(Duration timeout, @Nullable ClientTls tls) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             if (state.nodes.stream().allMatch(n -> healthy(n, tls))) {
@@ -219,7 +227,7 @@ public final class LocalCluster {
         return false;
     }
 
-    private static boolean healthy(Node n, ClientTls tls) {
+    private static boolean healthy(Node n, @Nullable ClientTls tls) {
         return status(n, tls)
                 .filter(s -> "ok".equals(s.health()) && s.leaderId() >= 0)
                 .isPresent();
@@ -235,7 +243,7 @@ public final class LocalCluster {
      * ({@link DeniedException}) is not a node still starting: it is thrown, so that a caller
      * waiting for health says why at once instead of timing out.
      */
-    public static Optional<ServerStatus> status(Node n, ClientTls tls) {
+    public static Optional<ServerStatus> status(Node n, @Nullable ClientTls tls) {
         TenureClient.Builder b = TenureClient.builder().endpoints(n.endpoint()).requestTimeout(Duration.ofSeconds(2));
         if (tls != null) {
             b.tls(tls);

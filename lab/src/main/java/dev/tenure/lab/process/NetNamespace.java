@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A network namespace ({@code ip netns}) created and deleted by its owner. Everything done to the
@@ -72,7 +73,7 @@ public final class NetNamespace implements AutoCloseable {
         }
         return r.output
                 .lines()
-                .map(l -> l.strip().split("\\s+")[0])
+                .map(l -> l.strip().split("\\s+", 0)[0]) // 0: trailing empty strings dropped
                 .filter(s -> !s.isEmpty())
                 .toList();
     }
@@ -131,7 +132,7 @@ public final class NetNamespace implements AutoCloseable {
 
     private record Result(int code, String output) {}
 
-    private static Result run(List<String> cmd, String stdin) {
+    private static Result run(List<String> cmd, @Nullable String stdin) {
         try {
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
             try (OutputStream in = p.getOutputStream()) {

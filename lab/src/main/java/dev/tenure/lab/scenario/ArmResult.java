@@ -2,6 +2,7 @@ package dev.tenure.lab.scenario;
 
 import dev.tenure.lab.history.Violation;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one arm showed.
@@ -20,7 +21,7 @@ public record ArmResult(
         int faults,
         long rejected,
         long takeoverMs,
-        String error) {
+        @Nullable String error) {
     public ArmResult {
         violations = List.copyOf(violations);
     }

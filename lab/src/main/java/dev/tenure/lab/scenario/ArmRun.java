@@ -25,6 +25,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.BlockingQueue;
@@ -52,7 +53,11 @@ public final class ArmRun implements AutoCloseable {
     private final List<Proc> naiveNodes = new ArrayList<>();
     private final List<FaultProxy> proxies = new ArrayList<>();
     private final Map<String, BlockingQueue<String>> points = new ConcurrentHashMap<>();
+    // Set by useStore, which every scenario calls before it starts a worker; failed() and
+    // stopAll() also run when a scenario failed before that, and check it.
+    @SuppressWarnings("NullAway.Init")
     private LabStore store;
+
     private int faults;
     private long takeoverNanos = -1;
 
@@ -168,7 +173,8 @@ public final class ArmRun implements AutoCloseable {
 
     /** Waits until worker {@code p} stands at the named point (it waits there for {@code go}). */
     public void awaitPoint(Proc p, String point) throws InterruptedException {
-        String reached = points.get(p.name()).poll(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+        String reached = Objects.requireNonNull(points.get(p.name()), "registered when the worker started")
+                .poll(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
         if (!point.equals(reached)) {
             throw new LabException(p.name() + " did not reach point " + point + " (got " + reached + "); see "
                     + dir.resolve("worker-" + p.name() + ".log"));

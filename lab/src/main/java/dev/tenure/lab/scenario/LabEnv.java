@@ -17,6 +17,7 @@ import java.util.OptionalInt;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What every scenario of one lab invocation shares: the output directory, the seed and the time
@@ -38,7 +39,7 @@ public final class LabEnv implements AutoCloseable {
     private final PrintStream progress;
     private final Optional<LabNetwork> network;
     private final List<Proc> children = new ArrayList<>(); // guarded by itself
-    private LocalCluster cluster;
+    private @Nullable LocalCluster cluster; // started on first use
     private boolean closed; // guarded by children
 
     public LabEnv(
@@ -133,13 +134,14 @@ public final class LabEnv implements AutoCloseable {
             c.startMissing(tenure, List.of());
             c.save();
             cluster = c;
-            awaitLeader();
+            awaitLeader(c);
+            return c;
         }
         return cluster;
     }
 
-    private void awaitLeader() throws InterruptedException {
-        if (!cluster.awaitLeader(Duration.ofSeconds(120))) {
+    private void awaitLeader(LocalCluster c) throws InterruptedException {
+        if (!c.awaitLeader(Duration.ofMinutes(2))) {
             throw new LabException("the Tenure cluster had no leader with every node serving within 120 s; see "
                     + dir.resolve("cluster/node-*.log"));
         }
@@ -183,15 +185,17 @@ public final class LabEnv implements AutoCloseable {
 
     /** Restarts every node that is not running (same identity and data) and waits for a leader. */
     public void restartNodes() throws IOException, InterruptedException {
+        LocalCluster c;
         // Under the lock close() takes first: a node restarted as the lab closes is stopped with it.
         synchronized (children) {
             if (closed) {
                 throw new LabException("the lab is closing: no node restarted");
             }
-            cluster().startMissing(tenure, List.of());
-            cluster.save();
+            c = cluster();
+            c.startMissing(tenure, List.of());
+            c.save();
         }
-        awaitLeader();
+        awaitLeader(c);
     }
 
     /**

@@ -75,7 +75,7 @@ public final class Nemesis {
         }
 
         boolean onNode() {
-            return ordinal() < PARTITION_CLIENT.ordinal();
+            return compareTo(PARTITION_CLIENT) < 0; // the kinds before PARTITION_CLIENT act on a node
         }
 
         /** Needs the nodes in network namespaces: a kernel rule between them. */

@@ -18,12 +18,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * `tenure lab random`: worker slots contend for one lock and write to one fenced resource through
@@ -153,7 +155,10 @@ public final class RandomRun {
         return new ArmResult(r.arm(), r.backend(), all, r.ops(), r.faults(), r.rejected(), r.takeoverMs(), r.error());
     }
 
-    private void apply(ArmRun run, Nemesis.Step step, Slot slot) throws Exception {
+    /** A step on a client (not onNode) targets a started worker slot: apply gets it non-null. */
+    private static final String CLIENT_SLOT = "a client step has its worker slot";
+
+    private void apply(ArmRun run, Nemesis.Step step, @Nullable Slot slot) throws Exception {
         int node = step.target();
         String what = step.describe();
         if (step.kind().onNode() && node == Nemesis.LEADER) {
@@ -183,17 +188,21 @@ public final class RandomRun {
                 healed += ": " + network.heal() + " packets dropped";
                 env.progress(NAME + ": healed: " + healed);
             }
-            case PARTITION_CLIENT -> proxies(run, what, slot, FaultMode.BLACKHOLE, step.forMs());
-            case RESET_CLIENT -> proxies(run, what, slot, FaultMode.RESET, step.forMs());
-            case DELAY_CLIENT -> proxies(run, what, slot, FaultMode.DELAY, step.forMs());
+            case PARTITION_CLIENT ->
+                proxies(run, what, Objects.requireNonNull(slot, CLIENT_SLOT), FaultMode.BLACKHOLE, step.forMs());
+            case RESET_CLIENT ->
+                proxies(run, what, Objects.requireNonNull(slot, CLIENT_SLOT), FaultMode.RESET, step.forMs());
+            case DELAY_CLIENT ->
+                proxies(run, what, Objects.requireNonNull(slot, CLIENT_SLOT), FaultMode.DELAY, step.forMs());
             case STEP_CLIENT_CLOCK -> {
+                Path clock = Objects.requireNonNull(slot, CLIENT_SLOT).clock;
                 run.fault(what);
-                Files.writeString(slot.clock, String.format(Locale.ROOT, "%+d%n", step.amount()));
+                Files.writeString(clock, String.format(Locale.ROOT, "%+d%n", step.amount()));
                 sleepMs(step.forMs());
-                Files.writeString(slot.clock, "+0\n");
+                Files.writeString(clock, "+0\n");
             }
             case PAUSE_CLIENT -> {
-                Proc p = slot.current;
+                Proc p = Objects.requireNonNull(slot, CLIENT_SLOT).current;
                 if (p == null || !p.isAlive()) {
                     env.progress(NAME + ": skipped (no worker running in w" + step.target() + "): " + what);
                     return;
@@ -235,7 +244,7 @@ public final class RandomRun {
         private final ArmRun run;
         private final int index;
         private final long deadlineNanos;
-        volatile Proc current;
+        volatile @Nullable Proc current; // none before the first worker starts
 
         Slot(ArmRun run, int index, List<FaultProxy> links, long deadlineNanos, Path clock) {
             super("lab-random-w" + index);

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
@@ -130,7 +131,7 @@ final class ReplicaCheck {
     }
 
     /** As {@link #compare(List, String, List)} for token counters. */
-    static int compare(List<TreeMap<Long, Long>> seen, List<Violation> out) {
+    static int compare(List<? extends NavigableMap<Long, Long>> seen, List<Violation> out) {
         return compare(seen, "token", out);
     }
 
@@ -138,7 +139,7 @@ final class ReplicaCheck {
      * Compares every two nodes' (position, value) reports at the positions both reported; adds a
      * violation per disagreement and returns how many pairs were compared.
      */
-    static int compare(List<TreeMap<Long, Long>> seen, String what, List<Violation> out) {
+    static int compare(List<? extends NavigableMap<Long, Long>> seen, String what, List<Violation> out) {
         int compared = 0;
         for (int i = 0; i < seen.size(); i++) {
             for (int j = i + 1; j < seen.size(); j++) {
@@ -160,7 +161,7 @@ final class ReplicaCheck {
         return compared;
     }
 
-    private static boolean allReached(List<TreeMap<Long, Long>> seen, long target) {
+    private static boolean allReached(List<? extends NavigableMap<Long, Long>> seen, long target) {
         return seen.stream().allMatch(m -> !m.isEmpty() && m.lastKey() >= target);
     }
 }

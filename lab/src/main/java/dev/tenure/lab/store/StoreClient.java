@@ -8,6 +8,8 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /** A worker's connection to the {@link LabStore}: one write at a time, one answer each. */
 public final class StoreClient implements AutoCloseable {
@@ -24,9 +26,9 @@ public final class StoreClient implements AutoCloseable {
 
     private final String endpoint;
     private final int timeoutMs;
-    private Socket socket;
-    private BufferedReader in;
-    private PrintWriter out;
+    private @Nullable Socket socket;
+    private @Nullable BufferedReader in;
+    private @Nullable PrintWriter out;
 
     public StoreClient(String endpoint, Duration timeout) {
         this.endpoint = endpoint;
@@ -42,9 +44,10 @@ public final class StoreClient implements AutoCloseable {
             throws IOException {
         connect();
         try {
-            out.println(
-                    String.join("\t", "W", resource, writer, lock, Long.toString(token), Integer.toString(n), value));
-            String line = in.readLine();
+            Objects.requireNonNull(out, "connect() opened it")
+                    .println(String.join(
+                            "\t", "W", resource, writer, lock, Long.toString(token), Integer.toString(n), value));
+            String line = Objects.requireNonNull(in, "connect() opened it").readLine();
             if (line == null) {
                 throw new IOException("the store closed the connection");
             }

@@ -106,7 +106,7 @@ public final class LabWorker {
                     "value",
                     value,
                     "detail",
-                    e.getMessage());
+                    String.valueOf(e.getMessage()));
             return true;
         }
     }

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The common TTL lock as applications use it: SETNX with a random value and an expiry, a
@@ -20,7 +21,7 @@ final class NaiveHolder implements Holder {
     private final NaiveLockClient client;
     private final String value = UUID.randomUUID().toString().substring(0, 8);
     private long generation;
-    private Thread watchdog;
+    private @Nullable Thread watchdog; // started by the first acquire
 
     NaiveHolder(WorkerOptions o, Emitter ev) {
         this.o = o;

@@ -9,7 +9,9 @@ import dev.tenure.client.TenureClient;
 import dev.tenure.client.TenureException;
 import dev.tenure.client.UnavailableException;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Tenure used as documented: a session with the lock's TTL, {@code acquire}, {@code
@@ -29,7 +31,9 @@ final class TenureHolder implements Holder {
     private final WorkerOptions o;
     private final Emitter ev;
     private final TenureClient client;
-    private Session session;
+    private @Nullable Session session; // opened by the first acquire, again when lost
+    // Set by acquire(), which the worker calls before fence() and release().
+    @SuppressWarnings("NullAway.Init")
     private Lease lease;
 
     TenureHolder(WorkerOptions o, Emitter ev) {
@@ -66,7 +70,9 @@ final class TenureHolder implements Holder {
                         lease.token(),
                         "detail",
                         "previous " + lease.previousEnd() + " " + lease.previousToken());
-                lease.lost().thenAccept(reason -> ev.info("lost", "lease " + lease.token() + " lost: " + reason));
+                // The loss is only reported: nothing waits on the returned stage.
+                CompletableFuture<?> unused = lease.lost()
+                        .thenAccept(reason -> ev.info("lost", "lease " + lease.token() + " lost: " + reason));
                 return lease.token();
             } catch (TenureException e) {
                 ev.emit(
@@ -150,7 +156,16 @@ final class TenureHolder implements Holder {
                 }
                 TimeUnit.MILLISECONDS.sleep(RETRY_MS); // retried as an application would
             } catch (TenureException e) {
-                ev.emit(id, "fail", "release", "lock", o.lock, "token", lease.token(), "detail", e.getMessage());
+                ev.emit(
+                        id,
+                        "fail",
+                        "release",
+                        "lock",
+                        o.lock,
+                        "token",
+                        lease.token(),
+                        "detail",
+                        String.valueOf(e.getMessage()));
                 return;
             }
         }

@@ -79,7 +79,9 @@ class FaultProxyTest {
 
         Client(String endpoint) throws IOException {
             int colon = endpoint.lastIndexOf(':');
-            socket.connect(new InetSocketAddress("127.0.0.1", Integer.parseInt(endpoint.substring(colon + 1))));
+            socket.connect(new InetSocketAddress(
+                    InetAddress.getByAddress(new byte[] {127, 0, 0, 1}),
+                    Integer.parseInt(endpoint.substring(colon + 1))));
             socket.setSoTimeout(1000);
             in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
             out = new PrintWriter(socket.getOutputStream(), true, StandardCharsets.UTF_8);
