@@ -8,9 +8,11 @@ import dev.tenure.client.DeniedException;
 import dev.tenure.client.Lease;
 import dev.tenure.client.Session;
 import dev.tenure.client.TenureClient;
+import dev.tenure.testkit.Await;
 import dev.tenure.testkit.tls.TestCertificates;
 import dev.tenure.testkit.tls.TestCertificates.Authority;
 import dev.tenure.testkit.tls.TestCertificates.Credential;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -85,8 +87,11 @@ class TlsClusterIT {
             cluster.kill9(1);
             cluster.startOptions.clear();
             cluster.start();
-            List<String> log = Files.readAllLines(cluster.data.resolve("node-1.log"));
-            assertThat(log.stream().filter(l -> l.contains("serving on")).toList())
+            // `cluster start` returns once every node serves; a member prints its start line after
+            // it read its status through the log, which may come a moment later.
+            List<String> starts = Await.atMost(Processes.scaled(Duration.ofSeconds(30)))
+                    .until("node 1's second start line", () -> startLines(cluster, 1), l -> l.size() >= 2);
+            assertThat(starts)
                     .as("node 1's start lines")
                     .hasSize(2)
                     .allSatisfy(l -> assertThat(l).contains("TLS, client certificates required"));
@@ -109,5 +114,12 @@ class TlsClusterIT {
                     .as("the restarted node's arguments")
                     .contains("--cluster-secret-file", secret.toAbsolutePath().toString(), "--acl");
         }
+    }
+
+    /** The start lines node {@code node} printed to its log so far. */
+    private static List<String> startLines(ClusterProcess cluster, int node) throws IOException {
+        return Files.readAllLines(cluster.data.resolve("node-" + node + ".log")).stream()
+                .filter(l -> l.contains("serving on"))
+                .toList();
     }
 }
