@@ -37,12 +37,14 @@ import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 
 /** One Tenure node: cluster member, gRPC gateway and admin endpoint in one process. */
 public final class TenureServer implements AutoCloseable {
@@ -53,18 +55,37 @@ public final class TenureServer implements AutoCloseable {
     private final NodeMetrics metrics = new NodeMetrics();
     private final FatalErrors fatalErrors;
     private Acl initialAcl = Acl.OPEN;
+    // The fields below are set by startAll(), which start() runs before it returns the server:
+    // no method but close() runs before, and close(), which a failed start calls, checks each.
+    @SuppressWarnings("NullAway.Init")
     private DataDirLock dataLock;
-    private ClusterNode node;
-    private GatewayServer gateway;
-    private AdminHttp admin;
-    private ScheduledExecutorService probe;
-    private volatile PortProbe portProbe;
-    private ScheduledFuture<?> portProbing;
-    private ScheduledFuture<?> logProbing;
-    /** What the last probe through the log found, and when it finished; null until one has. */
-    private volatile Probed lastProbe;
 
+    @SuppressWarnings("NullAway.Init")
+    private ClusterNode node;
+
+    @SuppressWarnings("NullAway.Init")
+    private GatewayServer gateway;
+
+    private @Nullable AdminHttp admin; // null when the node has no admin port
+
+    @SuppressWarnings("NullAway.Init")
+    private ScheduledExecutorService probe;
+
+    private volatile @Nullable PortProbe portProbe; // null once stopProbingPort() ran
+
+    @SuppressWarnings("NullAway.Init")
+    private ScheduledFuture<?> portProbing;
+
+    @SuppressWarnings("NullAway.Init")
+    private ScheduledFuture<?> logProbing;
+
+    /** What the last probe through the log found, and when it finished; null until one has. */
+    private volatile @Nullable Probed lastProbe;
+
+    @SuppressWarnings("NullAway.Init")
     private HeapGuard heapGuard;
+
+    @SuppressWarnings("NullAway.Init")
     private DiskGuard diskGuard;
 
     private TenureServer(ServerConfig config, FatalErrors fatalErrors) {
@@ -122,7 +143,10 @@ public final class TenureServer implements AutoCloseable {
         // so that a harness deleting a killed node's data removes all of it.
         dataLock = DataDirLock.acquire(
                 config.dataDir(),
-                Path.of(AeronContexts.aeronDirFor(config)).getParent().toString());
+                Objects.requireNonNull(
+                                Path.of(AeronContexts.aeronDirFor(config)).getParent(),
+                                "the driver's directory is inside the node's own")
+                        .toString());
         DataDirSpace.require(config.dataDir(), AeronContexts.storageFloorBytes());
         fatalErrors.watchDisk(config.dataDir(), AeronContexts.storageFloorBytes());
         DataFormat.require(config.dataDir());
@@ -171,18 +195,25 @@ public final class TenureServer implements AutoCloseable {
             return t;
         });
         logProbing = probe.scheduleWithFixedDelay(
-                () -> guarded(() -> gateway.status().thenAccept(this::probed), PROBE_PERIOD_MS, log),
+                () -> guarded(
+                        () -> {
+                            // A probe that fails records nothing: /health then reports the last
+                            // result stale, which is what it should say.
+                            var unused = gateway.status().thenAccept(this::probed);
+                        },
+                        PROBE_PERIOD_MS,
+                        log),
                 0,
                 PROBE_PERIOD_MS,
                 TimeUnit.MILLISECONDS);
         portProbing = repeat(portProbe::probe, PROBE_PERIOD_MS, log);
-        repeat(heapGuard::tick, 1000, log);
-        repeat(diskGuard::tick, 1000, log);
-        repeat(this::ownerOnly, 1000, log); // what Aeron makes later: segments, snapshots, buffers
+        repeatUntilClose(heapGuard::tick, 1000, log);
+        repeatUntilClose(diskGuard::tick, 1000, log);
+        repeatUntilClose(this::ownerOnly, 1000, log); // what Aeron makes later: segments, snapshots, buffers
         long snapshotMs = config.snapshotInterval().toMillis();
         if (snapshotMs > 0) {
-            repeat(this::snapshotIfLeader, snapshotMs, log);
-            repeat(() -> compactLog(log), snapshotMs, log);
+            repeatUntilClose(this::snapshotIfLeader, snapshotMs, log);
+            repeatUntilClose(() -> compactLog(log), snapshotMs, log);
         }
         if (config.adminPort() > 0) {
             admin = AdminHttp.start(
@@ -201,7 +232,8 @@ public final class TenureServer implements AutoCloseable {
     private void ownerOnly() {
         try {
             OwnerOnlyFiles.tighten(config.dataDir());
-            OwnerOnlyFiles.tighten(Path.of(node.aeronDirectoryName()).getParent());
+            OwnerOnlyFiles.tighten(Objects.requireNonNull(
+                    Path.of(node.aeronDirectoryName()).getParent(), "the driver's directory is inside the node's own"));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot make the node's files owner-only: " + e.getMessage(), e);
         }
@@ -215,6 +247,12 @@ public final class TenureServer implements AutoCloseable {
     private ScheduledFuture<?> repeat(Runnable task, long periodMs, PrintStream log) {
         return probe.scheduleWithFixedDelay(
                 () -> guarded(task, periodMs, log), periodMs, periodMs, TimeUnit.MILLISECONDS);
+    }
+
+    /** As {@link #repeat}, for a task that runs as long as the node: close() ends the executor. */
+    private void repeatUntilClose(Runnable task, long periodMs, PrintStream log) {
+        // guarded() catches what a run throws, so the future never fails: nothing to wait for.
+        var unused = repeat(task, periodMs, log);
     }
 
     private static void guarded(Runnable task, long periodMs, PrintStream log) {
@@ -445,7 +483,7 @@ public final class TenureServer implements AutoCloseable {
     }
 
     public Cluster.Role role() {
-        return role.get();
+        return Objects.requireNonNull(role.get(), "set to a role at construction, and then only to Aeron's");
     }
 
     @Override

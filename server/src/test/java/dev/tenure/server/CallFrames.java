@@ -40,10 +40,11 @@ public final class CallFrames {
         ChannelHandlerContext context = capture.pipeline().firstContext();
         for (int i = 0; i < n; i++) {
             int stream = firstStream + 2 * i;
-            writer.writeHeaders(context, stream, headers, 0, false, capture.newPromise());
+            // The channel only captures what is written, at once: the bytes are read from it below.
+            var unusedHeaders = writer.writeHeaders(context, stream, headers, 0, false, capture.newPromise());
             if (!bodies.isEmpty()) {
                 ByteBuf body = Unpooled.wrappedBuffer(bodies.get(i % bodies.size()));
-                writer.writeData(context, stream, body, 0, true, capture.newPromise());
+                var unusedData = writer.writeData(context, stream, body, 0, true, capture.newPromise());
             }
         }
         capture.flush();

@@ -188,12 +188,15 @@ public class InProcessServerTest {
         ManagedChannel own = node.newChannel();
         BlockingQueue<AttachResponse> got = new LinkedBlockingQueue<>();
         var out = TenureGrpc.newStub(own).attach(new StreamObserver<>() {
+            @Override
             public void onNext(AttachResponse v) {
                 got.add(v);
             }
 
+            @Override
             public void onError(Throwable t) {}
 
+            @Override
             public void onCompleted() {}
         });
         out.onNext(AttachRequest.newBuilder()

@@ -4,6 +4,7 @@ import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketException;
@@ -57,7 +58,7 @@ public final class RawConnection implements AutoCloseable {
         }
         RawConnection c = new RawConnection(socket);
         try {
-            socket.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
+            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 10_000);
         } catch (SocketException e) {
             if (e.getMessage() == null || !e.getMessage().contains("reset")) {
                 throw e;
@@ -113,6 +114,8 @@ public final class RawConnection implements AutoCloseable {
     }
 
     /** One frame as read: its type, flags, payload and stream. */
+    // A frame is read and looked at, never compared or hashed: an array's identity equality is no matter.
+    @SuppressWarnings("ArrayRecordComponent")
     public record Frame(int type, int flags, byte[] payload, int streamId) {
         /** A GOAWAY's debug data ("max_idle" for an idle connection), as text. */
         public String debugData() {

@@ -23,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The node's admin endpoint (HTTP, or HTTPS on a node with TLS; JSON): {@code /health} answers 200
@@ -73,7 +74,7 @@ public final class AdminHttp implements AutoCloseable {
     public static AdminHttp start(
             String host,
             int port,
-            HttpsConfigurator https,
+            @Nullable HttpsConfigurator https,
             Predicate<Optional<String>> monitors,
             Supplier<ProbeResult> health,
             Supplier<ServerStatusResponse> status,
@@ -196,7 +197,7 @@ public final class AdminHttp implements AutoCloseable {
         return false;
     }
 
-    private static HttpServer create(InetSocketAddress address, HttpsConfigurator https) throws IOException {
+    private static HttpServer create(InetSocketAddress address, @Nullable HttpsConfigurator https) throws IOException {
         if (https == null) {
             return HttpServer.create(address, 16);
         }

@@ -1,5 +1,7 @@
 package dev.tenure.server.admin;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The node's health as the last status probe saw it, and since when. "ok" means a command just
  * went through the log (a quorum accepted it) and the client port served a new connection lately:
@@ -12,11 +14,13 @@ public final class Health {
     private long sinceMs = System.currentTimeMillis();
 
     /**
+     * Takes in what the last probe saw, and moves the state (and its since) when that changes it.
+     *
      * @param nodeProblem why this node cannot serve whatever the log says, or null: its client
      *     port serves no new connection (PortProbe), or it cannot read its own data directory
      */
     public synchronized void observe(
-            boolean logAnswered, boolean clusterConnected, boolean credentialsRefused, String nodeProblem) {
+            boolean logAnswered, boolean clusterConnected, boolean credentialsRefused, @Nullable String nodeProblem) {
         String next;
         String why;
         if (nodeProblem != null) {

@@ -22,6 +22,7 @@ import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -100,15 +101,16 @@ public final class NodeMetrics implements AutoCloseable {
                 s -> s.getReplicaLogPosition());
         gauge("tenure.log.start.position", "Where this node's retained log starts", s -> s.getLogStartPosition());
         gauge("tenure.snapshot.position", "Log position of this node's latest snapshot", s -> s.getSnapshotPosition());
-        FunctionCounter.builder("tenure.snapshots", latest, r -> r.get().getSnapshots())
+        FunctionCounter.builder("tenure.snapshots", latest, r -> last(r).getSnapshots())
                 .description("Snapshots this node has taken since it started")
                 .register(registry);
-        FunctionCounter.builder(
-                        "tenure.cluster.stale.writes.rejected",
-                        latest,
-                        r -> r.get().getStaleWritesRejected())
+        FunctionCounter.builder("tenure.cluster.stale.writes.rejected", latest, r -> last(r).getStaleWritesRejected())
                 .description("Stale writes the cluster rejected (replicated; the same on every node)")
                 .register(registry);
+    }
+
+    private static ServerStatusResponse last(AtomicReference<ServerStatusResponse> source) {
+        return Objects.requireNonNull(source.get(), "set at construction, and then only to a probe's status");
     }
 
     private void gauge(String name, String description, ToDoubleFunction<ServerStatusResponse> value) {

@@ -11,6 +11,7 @@ import io.grpc.stub.StreamObserver;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Proves that the node's client port serves a new connection, end to end: each probe connects to
@@ -35,18 +36,18 @@ public final class PortProbe {
 
     private final String host;
     private final int port;
-    private final ServerTls tls;
+    private final @Nullable ServerTls tls;
     private final Duration deadline;
     private final Duration stale;
     private volatile long answeredNanos = System.nanoTime();
     private volatile String lastFailure = "";
 
     /** @param tls the node's TLS, or null if it serves plaintext */
-    public PortProbe(String host, int port, ServerTls tls) {
+    public PortProbe(String host, int port, @Nullable ServerTls tls) {
         this(host, port, tls, DEADLINE, STALE);
     }
 
-    public PortProbe(String host, int port, ServerTls tls, Duration deadline, Duration stale) {
+    public PortProbe(String host, int port, @Nullable ServerTls tls, Duration deadline, Duration stale) {
         this.host = host;
         this.port = port;
         this.tls = tls;
@@ -89,7 +90,7 @@ public final class PortProbe {
     }
 
     /** Null while the port answers; otherwise why the node cannot be said to serve. */
-    public String problem() {
+    public @Nullable String problem() {
         long silentNanos = System.nanoTime() - answeredNanos;
         if (silentNanos <= stale.toNanos()) {
             return null;

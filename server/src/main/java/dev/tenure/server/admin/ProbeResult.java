@@ -1,6 +1,7 @@
 package dev.tenure.server.admin;
 
 import dev.tenure.api.v1.ServerStatusResponse;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the node's own periodic probe last saw, and how long ago: {@code /health} answers from it,
@@ -14,7 +15,7 @@ import dev.tenure.api.v1.ServerStatusResponse;
  *     timed out) about once a second, so an older one means the probe itself is stuck, and its
  *     "ok" no longer says anything
  */
-public record ProbeResult(ServerStatusResponse status, long ageMs, long ageMsMax) {
+public record ProbeResult(@Nullable ServerStatusResponse status, long ageMs, long ageMsMax) {
 
     /** No probe has finished yet. */
     public static ProbeResult none(long ageMsMax) {

@@ -24,6 +24,7 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -95,9 +96,11 @@ public final class ClusterNode implements AutoCloseable {
         String aeronDir = AeronContexts.aeronDirFor(config);
         // Claimed before the sweep: a sweep in another node's start must not take this directory
         // for a dead node's while this node's driver is starting in it.
-        AeronDirClaim claim = AeronDirClaim.take(Path.of(aeronDir).getParent());
+        Path nodeDir = Objects.requireNonNull(
+                Path.of(aeronDir).getParent(), "the driver's directory is inside the node's own");
+        AeronDirClaim claim = AeronDirClaim.take(nodeDir);
         try {
-            sweepDeadAeronDirs(Path.of(aeronDir).getParent(), log);
+            sweepDeadAeronDirs(nodeDir, log);
             return start(config, roleListener, fatalErrors, log, aeronDir, claim);
         } catch (RuntimeException e) {
             // A start refused before its driver ran (damaged data, say) leaves no empty directory
@@ -245,7 +248,8 @@ public final class ClusterNode implements AutoCloseable {
      * own: nothing else would, and each holds about 83 MB of it.
      */
     private static void sweepDeadAeronDirs(Path own, PrintStream log) {
-        List<AeronDirSweep.Removed> removed = AeronDirSweep.sweep(own.getParent(), own);
+        List<AeronDirSweep.Removed> removed = AeronDirSweep.sweep(
+                Objects.requireNonNull(own.getParent(), "a node's directory is inside shared memory's"), own);
         if (!removed.isEmpty()) {
             long bytes =
                     removed.stream().mapToLong(AeronDirSweep.Removed::bytes).sum();

@@ -27,6 +27,7 @@ import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.NoOpLock;
 import org.agrona.concurrent.YieldingIdleStrategy;
 import org.agrona.concurrent.status.AtomicCounter;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A member's media driver, archive and consensus module, run as one agent on one thread.
@@ -70,7 +71,7 @@ public final class ConsensusHost implements AutoCloseable {
             Archive.Context archiveCtx,
             ConsensusModule.Context consensusCtx,
             Function<MediaDriver, IdleStrategy> idle,
-            AgentWakeup wakeup,
+            @Nullable AgentWakeup wakeup,
             ErrorHandler errors,
             ThreadFactory threads) {
         MediaDriver driver = null;
@@ -149,10 +150,17 @@ public final class ConsensusHost implements AutoCloseable {
         private final Aeron consensusAeron;
         private final ConsensusModule.Context consensusCtx;
         private final CompletableFuture<ConsensusModule> started = new CompletableFuture<>();
-        private final AgentWakeup wakeup; // null: nobody to tell of commits
+        private final @Nullable AgentWakeup wakeup; // null: nobody to tell of commits
+        // The three below are set by onStart, which the agent runner calls before any doWork.
+        @SuppressWarnings("NullAway.Init")
         private AgentInvoker archiveInvoker;
+
+        @SuppressWarnings("NullAway.Init")
         private AgentInvoker consensus;
+
+        @SuppressWarnings("NullAway.Init")
         private Counter commitPosition;
+
         private long lastCommitPosition;
 
         Duty(
@@ -160,7 +168,7 @@ public final class ConsensusHost implements AutoCloseable {
                 Archive archive,
                 Aeron consensusAeron,
                 ConsensusModule.Context consensusCtx,
-                AgentWakeup wakeup) {
+                @Nullable AgentWakeup wakeup) {
             this.wakeup = wakeup;
             this.driver = driver;
             this.archive = archive;

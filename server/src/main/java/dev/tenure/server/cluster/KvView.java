@@ -5,8 +5,10 @@ import dev.tenure.core.Limits;
 import dev.tenure.core.PrincipalLimits;
 import dev.tenure.core.StateMachine;
 import dev.tenure.gateway.KvRoom;
+import java.util.NavigableSet;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * This node's view of its replica's fenced KV, for the gateway's threads: what each key counts
@@ -25,8 +27,8 @@ public final class KvView implements KvRoom {
 
     private final ConcurrentHashMap<String, KvCharge> keys = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Held> held = new ConcurrentHashMap<>();
-    private volatile Limits limits;
-    private volatile StateMachineQuotas quotas;
+    private volatile @Nullable Limits limits; // null until the service thread first read them
+    private volatile @Nullable StateMachineQuotas quotas; // as limits
     private volatile long kvKeys;
     private volatile long kvBytes;
 
@@ -55,7 +57,7 @@ public final class KvView implements KvRoom {
         refresh(machine, changed);
     }
 
-    private void refresh(StateMachine machine, TreeSet<String> changed) {
+    private void refresh(StateMachine machine, NavigableSet<String> changed) {
         TreeSet<String> principals = new TreeSet<>();
         for (String key : changed) {
             KvCharge before = keys.get(key);
@@ -85,14 +87,21 @@ public final class KvView implements KvRoom {
         Limits inForce = machine.limits();
         StateMachineQuotas q = quotas;
         // The log replaces the limits and quotas together, and never changes either in place.
-        if (q == null || q.limits() != inForce) {
+        if (q == null || changed(q.limits(), inForce)) {
             quotas = new StateMachineQuotas(inForce, machine.quotas());
         }
         limits = inForce;
     }
 
+    // Identity on purpose: the limits and quotas are replaced together, as new objects, so a new
+    // Limits object says the quotas may be new too, even where its values equal the old ones'.
+    @SuppressWarnings("ReferenceEquality")
+    private static boolean changed(Limits before, Limits now) {
+        return before != now;
+    }
+
     @Override
-    public String refusal(String key, long entryBytes, String principal) {
+    public @Nullable String refusal(String key, long entryBytes, String principal) {
         Limits l = limits;
         StateMachineQuotas q = quotas;
         if (l == null || q == null) {
@@ -104,13 +113,14 @@ public final class KvView implements KvRoom {
         return own != null ? own : nodeFull(l, old, entryBytes);
     }
 
-    private String principalFull(PrincipalLimits quota, String principal, KvCharge old, long entryBytes) {
+    private @Nullable String principalFull(
+            PrincipalLimits quota, String principal, @Nullable KvCharge old, long entryBytes) {
         Held h = held.getOrDefault(principal, new Held(0, 0));
         boolean holds = old != null && old.principal().equals(principal);
         if (!holds && h.keys() >= quota.kvKeysMax()) {
             return "kvKeysPerPrincipalMax (" + quota.kvKeysMax() + ") reached by principal " + principal + behind();
         }
-        long added = entryBytes - (holds ? old.bytes() : 0);
+        long added = entryBytes - (holds && old != null ? old.bytes() : 0);
         if (added > 0 && h.bytes() + added > quota.kvBytesMax()) {
             return "kvBytesPerPrincipalMax (" + quota.kvBytesMax() + ") reached by principal " + principal
                     + ": it holds " + h.bytes() + " bytes and this write adds " + added + behind();
@@ -118,7 +128,7 @@ public final class KvView implements KvRoom {
         return null;
     }
 
-    private String nodeFull(Limits l, KvCharge old, long entryBytes) {
+    private @Nullable String nodeFull(Limits l, @Nullable KvCharge old, long entryBytes) {
         if (old == null && kvKeys >= l.kvKeysMax()) {
             return "kvKeysMax (" + l.kvKeysMax() + ") reached" + behind();
         }

@@ -9,6 +9,7 @@ import java.io.File;
 import java.util.List;
 import java.util.TreeSet;
 import org.agrona.CloseHelper;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Keeps this node's archive bounded: deletes log segments and snapshot recordings that no
@@ -31,7 +32,7 @@ final class LogRetention implements AutoCloseable {
 
     private final File clusterDir;
     private final AeronArchive.Context archiveContext;
-    private AeronArchive archive;
+    private @Nullable AeronArchive archive; // connected on first use
     private volatile long logStartPosition;
     private volatile long recoveryPosition;
 
@@ -105,7 +106,7 @@ final class LogRetention implements AutoCloseable {
         for (RecordingLog.Entry e : snapshots()) {
             if (e.logPosition < position) {
                 try {
-                    archive.purgeRecording(e.recordingId);
+                    archive().purgeRecording(e.recordingId);
                 } catch (ArchiveException alreadyGone) {
                     // Purged on an earlier pass: the recording log keeps naming it.
                 }
@@ -125,14 +126,14 @@ final class LogRetention implements AutoCloseable {
         }
     }
 
-    private RecordingLog.Entry lastTerm() {
+    private RecordingLog.@Nullable Entry lastTerm() {
         try (RecordingLog log = open()) {
             return log == null ? null : log.findLastTerm();
         }
     }
 
     /** The consensus module owns the recording log; this only reads it, as Aeron's tools do. */
-    private RecordingLog open() {
+    private @Nullable RecordingLog open() {
         if (!new File(clusterDir, RecordingLog.RECORDING_LOG_FILE_NAME).exists()) {
             return null;
         }

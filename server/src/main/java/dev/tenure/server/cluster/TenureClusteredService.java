@@ -50,9 +50,16 @@ public final class TenureClusteredService implements ClusteredService {
     private final LongConsumer acknowledging;
     private final List<Event> events = new ArrayList<>();
     private final UnsafeBuffer egressBuffer = new UnsafeBuffer(new byte[0]);
+    // The three below are set by onStart, which Aeron calls before any other callback of the service.
+    @SuppressWarnings("NullAway.Init")
     private Cluster cluster;
+
+    @SuppressWarnings("NullAway.Init")
     private IdleStrategy idle;
+
+    @SuppressWarnings("NullAway.Init")
     private StateMachine machine;
+
     private long timerDeadlineMs = Long.MAX_VALUE;
     /** The cluster time of the last digest taken here; none yet after a start. */
     private long lastDigestMs = Long.MIN_VALUE;

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Everything one node needs to start. A single node is a one-member cluster: the same code path
@@ -53,8 +54,8 @@ public record ServerConfig(
         Duration leaderHeartbeatInterval,
         Duration snapshotInterval,
         boolean join,
-        TlsFiles tls,
-        ClusterSecret clusterSecret,
+        @Nullable TlsFiles tls,
+        @Nullable ClusterSecret clusterSecret,
         ConnectionLimits connections,
         boolean heapCheck,
         boolean changeLimits,
@@ -120,7 +121,7 @@ public record ServerConfig(
      */
     public static List<Member> parseMembers(String spec) {
         List<Member> members = new java.util.ArrayList<>();
-        for (String part : spec.split(",")) {
+        for (String part : spec.split(",", 0)) {
             String item = part.trim();
             java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)=([^:@]+):(\\d+)(?:@(\\d+))?")
                     .matcher(item);
@@ -167,7 +168,7 @@ public record ServerConfig(
     }
 
     /** This node's ports with TLS from {@code files} (null: plaintext). */
-    public ServerConfig withTls(TlsFiles files) {
+    public ServerConfig withTls(@Nullable TlsFiles files) {
         return with(c -> c.tls = files);
     }
 
@@ -177,7 +178,7 @@ public record ServerConfig(
      * every member of a cluster is given the same one. Null admits any client, as without the
      * option: safe only where nothing else can reach the members' ports.
      */
-    public ServerConfig withClusterSecret(ClusterSecret secret) {
+    public ServerConfig withClusterSecret(@Nullable ClusterSecret secret) {
         return with(c -> c.clusterSecret = secret);
     }
 
@@ -261,8 +262,8 @@ public record ServerConfig(
         public Duration leaderHeartbeatInterval;
         public Duration snapshotInterval;
         public boolean join;
-        public TlsFiles tls;
-        public ClusterSecret clusterSecret;
+        public @Nullable TlsFiles tls;
+        public @Nullable ClusterSecret clusterSecret;
         public ConnectionLimits connections;
         public boolean heapCheck;
         public boolean changeLimits;

@@ -4,9 +4,12 @@ import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one way a server process ends on a fatal error: one line on stderr that names what stopped
@@ -28,7 +31,7 @@ public final class Fatal {
     static final long FLUSH_MS_MAX = 1000;
 
     private static final AtomicBoolean ending = new AtomicBoolean();
-    private static volatile Writer writer; // non-null once installed
+    private static volatile @Nullable Writer writer; // non-null once installed
     private static volatile boolean stopping;
 
     private Fatal() {}
@@ -110,9 +113,9 @@ public final class Fatal {
 
     /** Writes the line to descriptor 2 and halts; waits, started, until there is a line. */
     private static final class Writer extends Thread {
-        private static final byte[][] FALLBACKS = new byte[FatalCause.values().length][];
+        private static final Map<FatalCause, byte[]> FALLBACKS = new EnumMap<>(FatalCause.class);
         private final FileOutputStream stderr = new FileOutputStream(FileDescriptor.err);
-        private volatile byte[] line;
+        private volatile byte @Nullable [] line;
         private volatile int status;
 
         private Writer() {
@@ -128,11 +131,12 @@ public final class Fatal {
 
         /** The line without its details, made in advance for when there is no memory to make one. */
         static synchronized byte[] fallback(FatalCause cause) {
-            if (FALLBACKS[cause.ordinal()] == null) {
-                FALLBACKS[cause.ordinal()] =
-                        (line(cause, "details lost: no memory to write them") + "\n").getBytes(StandardCharsets.UTF_8);
+            byte[] made = FALLBACKS.get(cause);
+            if (made == null) {
+                made = (line(cause, "details lost: no memory to write them") + "\n").getBytes(StandardCharsets.UTF_8);
+                FALLBACKS.put(cause, made);
             }
-            return FALLBACKS[cause.ordinal()];
+            return made;
         }
 
         void write(byte[] bytes, int exitStatus) {
@@ -143,11 +147,12 @@ public final class Fatal {
 
         @Override
         public void run() {
-            while (line == null) {
+            byte[] bytes;
+            while ((bytes = line) == null) {
                 LockSupport.park(this);
             }
             try {
-                stderr.write(line);
+                stderr.write(bytes);
             } catch (IOException closed) {
                 // Nowhere to say it; the status still does.
             }

@@ -1,5 +1,7 @@
 package dev.tenure.server.fatal;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Why a node ended itself, and the exit status that says so. A node that can no longer serve
  * must not stay up looking alive: a supervisor (systemd, a container runtime) restarts only a
@@ -64,7 +66,7 @@ public enum FatalCause {
     }
 
     /** The cause an error names by its kind, when it names one; else {@code otherwise}. */
-    public static FatalCause of(Throwable error, FatalCause otherwise) {
+    public static FatalCause of(@Nullable Throwable error, FatalCause otherwise) {
         for (Throwable t = error; t != null; t = t.getCause()) {
             if (t instanceof OutOfMemoryError) {
                 return OUT_OF_MEMORY;

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.List;
 import org.agrona.ErrorHandler;
 import org.agrona.concurrent.AgentTerminationException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Decides which of a node's errors are fatal, and hands those to its {@link FatalHandler}.
@@ -44,11 +45,11 @@ public final class FatalErrors implements ErrorHandler {
 
     private final FatalHandler fatal;
     private final PrintStream log;
-    private final Path archiveDir; // null: unknown (tests)
+    private final @Nullable Path archiveDir; // null: unknown (tests)
     private Phase phase = Phase.STARTING; // guarded by this
-    private String endedWhileStarting; // guarded by this
-    private volatile String paused; // the service timeout Aeron reported, if it did
-    private volatile Path dataDir; // whose file system's free space explains a failure, once known
+    private @Nullable String endedWhileStarting; // guarded by this
+    private volatile @Nullable String paused; // the service timeout Aeron reported, if it did
+    private volatile @Nullable Path dataDir; // whose file system's free space explains a failure, once known
     private volatile long floorBytes;
 
     public FatalErrors(FatalHandler fatal, PrintStream log) {
@@ -56,7 +57,7 @@ public final class FatalErrors implements ErrorHandler {
     }
 
     /** As above, for a node whose archive (named in the line of a damaged recording) is {@code archiveDir}. */
-    public FatalErrors(FatalHandler fatal, PrintStream log, Path archiveDir) {
+    public FatalErrors(FatalHandler fatal, PrintStream log, @Nullable Path archiveDir) {
         this.fatal = fatal;
         this.log = log;
         this.archiveDir = archiveDir;
@@ -201,7 +202,7 @@ public final class FatalErrors implements ErrorHandler {
     }
 
     /** Why the data directory's file system explains a failure, or null if it has room (or cannot say). */
-    private String diskFull() {
+    private @Nullable String diskFull() {
         Path dir = dataDir;
         if (dir == null) {
             return null;
@@ -220,7 +221,7 @@ public final class FatalErrors implements ErrorHandler {
     }
 
     /** What {@code error} says about a damaged data file, or null if it is about something else. */
-    private String damage(Throwable error) {
+    private @Nullable String damage(Throwable error) {
         for (Throwable t = error; t != null; t = t.getCause()) {
             if (t instanceof CorruptDataException corrupt) {
                 return corrupt.getMessage();

@@ -31,6 +31,7 @@ import org.agrona.collections.LongHashSet;
 import org.agrona.concurrent.AgentInvoker;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The gateway's one connection into the cluster: a single Aeron Cluster client that every
@@ -69,8 +70,8 @@ final class ClusterChannel implements LogPort, AutoCloseable {
     private final Long2ObjectHashMap<Pending> inFlight = new Long2ObjectHashMap<>();
     private final ArrayDeque<Pending> unsent = new ArrayDeque<>();
     private final UnsafeBuffer sendBuffer = new UnsafeBuffer(new byte[0]);
-    private AeronCluster cluster;
-    private AeronCluster.AsyncConnect connecting;
+    private @Nullable AeronCluster cluster; // null until connected, and again once disconnected
+    private AeronCluster.@Nullable AsyncConnect connecting; // null unless a connection is under way
     private long nextCorrelationId = 1;
     private long nextKeepAliveNanos;
     private long nextTimeoutScanNanos;
@@ -159,7 +160,7 @@ final class ClusterChannel implements LogPort, AutoCloseable {
             if (cluster == null) {
                 work += connect(now);
             } else {
-                work += send(now);
+                work += send(cluster);
                 work += cluster.pollEgress();
                 work += flushRenewals(now);
                 if (now >= nextKeepAliveNanos) {
@@ -232,7 +233,7 @@ final class ClusterChannel implements LogPort, AutoCloseable {
         }
     }
 
-    private int send(long now) {
+    private int send(AeronCluster to) {
         drainSubmissions();
         int sent = 0;
         while (!unsent.isEmpty()) {
@@ -240,7 +241,7 @@ final class ClusterChannel implements LogPort, AutoCloseable {
             long correlationId = nextCorrelationId++;
             byte[] bytes = p.command.setCorrelationId(correlationId).build().toByteArray();
             sendBuffer.wrap(bytes);
-            long result = cluster.offer(sendBuffer, 0, bytes.length);
+            long result = to.offer(sendBuffer, 0, bytes.length);
             if (result < 0) {
                 // Back pressure or a leader change in progress: keep it queued until it times out.
                 break;
@@ -282,7 +283,8 @@ final class ClusterChannel implements LogPort, AutoCloseable {
             command.addSessionIds(id);
         }
         Pending pending = new Pending(LogCommand.newBuilder().setKeepAlive(command), now + requestTimeoutNanos);
-        pending.future.whenComplete((reply, error) -> {
+        // The callback handles the error; what whenComplete returns adds nothing to wait for.
+        var unused = pending.future.whenComplete((reply, error) -> {
             LongHashSet lost = new LongHashSet();
             if (error == null) {
                 KeepAliveBatchResult keepAlive = reply.getKeepAlive();

@@ -43,6 +43,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A node's gateway, served: the {@link Gateway} behind a gRPC server, with its one cluster
@@ -80,7 +81,7 @@ public final class GatewayServer implements AutoCloseable {
             NodeMetrics metrics,
             AgentWakeup wakeup,
             FatalErrors fatalErrors,
-            ServerTls tls) {
+            @Nullable ServerTls tls) {
         this.timer = new TimerThread(fatalErrors);
         // A lone member is always the leader: its gateway talks to it over shared memory.
         boolean local = config.members().size() == 1;

@@ -68,7 +68,8 @@ final class LimitsAgreement implements LogPort {
 
     /** Proposes this node's limits until the log answers; {@code change}: the operator asked for them. */
     void propose(boolean change) {
-        proposal(change).whenComplete((reply, error) -> {
+        // The callback handles the error; what whenComplete returns adds nothing to wait for.
+        var unused = proposal(change).whenComplete((reply, error) -> {
             if (error != null) {
                 // No leader or no quorum yet: the proposal may or may not have landed, and
                 // proposing the same values again is harmless either way.
@@ -91,7 +92,8 @@ final class LimitsAgreement implements LogPort {
      * new quota allows) leaves the cluster's quotas as they were, and the node serving: it is said.
      */
     void proposeQuotas() {
-        proposal(true).whenComplete((reply, error) -> {
+        // The callback handles the error; what whenComplete returns adds nothing to wait for.
+        var unused = proposal(true).whenComplete((reply, error) -> {
             if (error != null) {
                 out.println("tenure: the ACL's quotas did not reach the log (" + error.getMessage()
                         + "); the cluster keeps the ones before; send SIGHUP again");

@@ -33,7 +33,8 @@ final class TimerThread implements Scheduler, AutoCloseable {
     @Override
     public void later(long delayMs, Runnable action) {
         try {
-            timer.schedule(watched(action), delayMs, TimeUnit.MILLISECONDS);
+            // watched() reports what the action throws: the future has nothing more to say.
+            var unused = timer.schedule(watched(action), delayMs, TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException stopping) {
             // The node is stopping: the session ends at its TTL, which is later and so still safe.
         }

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Refuses the writes that carry bytes (KV puts, checkpoints) while the data directory's file
@@ -24,7 +25,7 @@ public final class DiskGuard {
     private final Path dataDir;
     private final long floorBytes;
     private final LongSupplier stateBytes;
-    private volatile String refusal;
+    private volatile @Nullable String refusal;
 
     /** @param stateBytes the bytes a snapshot of the replicated state holds, about */
     public DiskGuard(Path dataDir, long floorBytes, LongSupplier stateBytes) {
@@ -34,7 +35,7 @@ public final class DiskGuard {
     }
 
     /** Why a write that carries bytes is refused now, or null while the file system has room. */
-    public String refusal() {
+    public @Nullable String refusal() {
         return refusal;
     }
 

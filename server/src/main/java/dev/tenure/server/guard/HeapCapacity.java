@@ -4,6 +4,7 @@ import com.sun.management.HotSpotDiagnosticMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How much heap the replicated state can live in: the old generation's maximum. Records that live
@@ -19,7 +20,7 @@ public final class HeapCapacity {
      * The old generation's pool; with a collector without generations, the heap pool with the
      * largest maximum (its one heap); null if this JVM reports no heap pool.
      */
-    static MemoryPoolMXBean oldGeneration() {
+    static @Nullable MemoryPoolMXBean oldGeneration() {
         MemoryPoolMXBean largest = null;
         for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
             String name = pool.getName();

@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import javax.management.ListenerNotFoundException;
 import javax.management.NotificationEmitter;
 import javax.management.NotificationListener;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Admission control: while the old generation was more than {@link #FULL_SHARE} full of live
@@ -35,14 +36,14 @@ public final class HeapGuard implements AutoCloseable {
     /** How often, at most, a refusing guard collects the heap to see whether it has room again. */
     static final long RECHECK_NANOS = TimeUnit.SECONDS.toNanos(10);
 
-    private final MemoryPoolMXBean old;
+    private final @Nullable MemoryPoolMXBean old; // null: no heap pool, or the guard is off
     private final List<NotificationEmitter> watched = new ArrayList<>();
     private final NotificationListener afterCollection = (notification, handback) -> check();
-    private volatile String refusal;
+    private volatile @Nullable String refusal;
     /** When {@link #tick} last collected the heap; only the probe's thread reads or writes it. */
     private long lastCollectNanos = System.nanoTime() - RECHECK_NANOS;
 
-    private HeapGuard(MemoryPoolMXBean old) {
+    private HeapGuard(@Nullable MemoryPoolMXBean old) {
         this.old = old;
     }
 
@@ -65,7 +66,7 @@ public final class HeapGuard implements AutoCloseable {
     }
 
     /** Why a write that adds state is refused now, or null while the heap has room. */
-    public String refusal() {
+    public @Nullable String refusal() {
         return refusal;
     }
 

@@ -124,7 +124,7 @@ public final class MemoryBudget {
 
     /** Each session with its names and a full request cache; the gateway's share too. */
     private static Line sessions(Limits l) {
-        long names = l.clientNameBytesMax() + l.principal().nameBytesMax();
+        long names = (long) l.clientNameBytesMax() + l.principal().nameBytesMax();
         long perSession =
                 SESSION + GATEWAY_SESSION + 2 * INTERNED_NAME + names + l.requestIdCacheMax() * CACHED_OUTCOME;
         long perSessionImage = SESSION_SNAPSHOT + names + l.requestIdCacheMax() * CACHED_OUTCOME_SNAPSHOT;
@@ -141,7 +141,7 @@ public final class MemoryBudget {
      */
     private static Line locks(Limits l) {
         long records = (long) l.locksMax() + l.idleLocksMax();
-        long target = 3 + l.keyBytesMax();
+        long target = 3L + l.keyBytesMax();
         long perLock = LOCK
                 + STRING
                 + l.lockNameBytesMax()

@@ -1,9 +1,11 @@
 package dev.tenure.server.runtime;
 
 import io.aeron.driver.MediaDriver;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.agrona.concurrent.IdleStrategy;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Idle strategy for agents that pass work along a pipeline (gateway → consensus module →
@@ -83,14 +85,14 @@ public final class AdaptiveIdleStrategy implements IdleStrategy {
     private final long hotParkNanos;
     private final long coldParkNanos;
     private final long firstColdParkNanos;
-    private final AgentWakeup wakeup; // null: nobody wakes this agent early
-    private final AgentWakeup.Hop hop; // null: passes nothing on that the node's other agents wait for
+    private final @Nullable AgentWakeup wakeup; // null: nobody wakes this agent early
+    private final AgentWakeup.@Nullable Hop hop; // null: passes nothing on that the node's other agents wait for
     private long lastWorkNanos = System.nanoTime();
     private int idleCycles;
     private long parkNanos;
     private long followerParkNanos = FOLLOWER_SERVICE_PARK_NANOS;
     private boolean registered;
-    private volatile Thread owner;
+    private volatile @Nullable Thread owner;
     private volatile boolean cold;
 
     /**
@@ -108,7 +110,7 @@ public final class AdaptiveIdleStrategy implements IdleStrategy {
      * selector, which a datagram wakes at once ({@link SocketWait}; see BENCHMARKS.md, 'A
      * consensus thread that a datagram wakes'). Null elsewhere.
      */
-    private SocketWait sockets;
+    private @Nullable SocketWait sockets;
 
     public AdaptiveIdleStrategy(
             long briskWindowNanos,
@@ -116,8 +118,8 @@ public final class AdaptiveIdleStrategy implements IdleStrategy {
             long hotWindowNanos,
             long hotParkNanos,
             long coldParkNanos,
-            AgentWakeup wakeup,
-            AgentWakeup.Hop hop) {
+            @Nullable AgentWakeup wakeup,
+            AgentWakeup.@Nullable Hop hop) {
         this.hop = hop;
         this.briskWindowNanos = briskWindowNanos;
         this.briskParkNanos = briskParkNanos;
@@ -140,7 +142,7 @@ public final class AdaptiveIdleStrategy implements IdleStrategy {
      * As {@link #standard()}, woken early by {@code wakeup} when a request enters the node and
      * when the agent before it on a request's path hands it work.
      */
-    public static AdaptiveIdleStrategy standard(AgentWakeup wakeup, AgentWakeup.Hop hop) {
+    public static AdaptiveIdleStrategy standard(@Nullable AgentWakeup wakeup, AgentWakeup.@Nullable Hop hop) {
         return of("tenure.idle.hotWindowMillis", 20, wakeup, hop);
     }
 
@@ -154,7 +156,7 @@ public final class AdaptiveIdleStrategy implements IdleStrategy {
      * #standard(AgentWakeup, AgentWakeup.Hop)}. On a member of a cluster it rests in the driver's
      * socket selector, so that what comes over the network wakes it too.
      */
-    public static AdaptiveIdleStrategy forConsensus(AgentWakeup wakeup, MediaDriver driver) {
+    public static AdaptiveIdleStrategy forConsensus(@Nullable AgentWakeup wakeup, MediaDriver driver) {
         AdaptiveIdleStrategy strategy = of("tenure.idle.driverHotWindowMillis", 2, wakeup, AgentWakeup.Hop.CONSENSUS);
         strategy.parksAtOnce = wakeup != null && !wakeup.loneMember();
         // Only where every other hand-off wakes it: with -Dtenure.idle.wakeOnRequest=false a
@@ -170,18 +172,25 @@ public final class AdaptiveIdleStrategy implements IdleStrategy {
      * publication is added): never woken or kept hot by requests, but as slow to poll on a lone
      * member as the agents that are.
      */
-    public static AdaptiveIdleStrategy background(AgentWakeup wakeup) {
+    public static AdaptiveIdleStrategy background(@Nullable AgentWakeup wakeup) {
         return of("tenure.idle.hotWindowMillis", 20, wakeup, false, null);
     }
 
     private static AdaptiveIdleStrategy of(
-            String hotWindowProperty, long hotWindowMillis, AgentWakeup wakeup, AgentWakeup.Hop hop) {
+            String hotWindowProperty,
+            long hotWindowMillis,
+            @Nullable AgentWakeup wakeup,
+            AgentWakeup.@Nullable Hop hop) {
         return of(hotWindowProperty, hotWindowMillis, wakeup, true, hop);
     }
 
     /** {@code woken}: registered with {@code wakeup}, not only paced by it. */
     private static AdaptiveIdleStrategy of(
-            String hotWindowProperty, long hotWindowMillis, AgentWakeup wakeup, boolean woken, AgentWakeup.Hop hop) {
+            String hotWindowProperty,
+            long hotWindowMillis,
+            @Nullable AgentWakeup wakeup,
+            boolean woken,
+            AgentWakeup.@Nullable Hop hop) {
         AgentWakeup wakes =
                 Boolean.parseBoolean(System.getProperty("tenure.idle.wakeOnRequest", "true")) ? wakeup : null;
         boolean lone = wakes != null && wakes.loneMember();
@@ -238,13 +247,17 @@ public final class AdaptiveIdleStrategy implements IdleStrategy {
         if (workCount > 0) {
             reset();
             if (hop != null) {
-                wakeup.worked(hop);
+                Objects.requireNonNull(wakeup, "an agent has a hop only with a wakeup")
+                        .worked(hop);
             }
             return;
         }
         idle();
     }
 
+    // The yields are the back-off's middle step between spins and parks, as in Aeron's
+    // BackoffIdleStrategy: a yield is what hands the core over for the shortest while.
+    @SuppressWarnings("ThreadPriorityCheck")
     @Override
     public void idle() {
         idleCycles++;
@@ -261,7 +274,9 @@ public final class AdaptiveIdleStrategy implements IdleStrategy {
             wakeup.register(this, hop);
             registered = true;
         }
-        if (hop == AgentWakeup.Hop.SERVICE && !wakeup.serviceAnswers()) {
+        if (hop == AgentWakeup.Hop.SERVICE
+                && !Objects.requireNonNull(wakeup, "an agent has a hop only with a wakeup")
+                        .serviceAnswers()) {
             // Not cold-marked: a request entering this node waits on the leader's service, not
             // on this one.
             park(followerParkNanos);

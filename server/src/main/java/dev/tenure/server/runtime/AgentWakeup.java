@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Wakes a node's resting agents when a request enters the node, so that it does not wait out a
@@ -90,7 +91,10 @@ public final class AgentWakeup {
         return loneMember;
     }
 
-    void register(AdaptiveIdleStrategy agent, Hop hop) {
+    // hops is an EnumMap that agents on other threads read without a lock: the ordinal indexes
+    // it within this process only, and is never stored or sent.
+    @SuppressWarnings("EnumOrdinal")
+    void register(AdaptiveIdleStrategy agent, @Nullable Hop hop) {
         agents.add(agent);
         if (hop != null) {
             hops.set(hop.ordinal(), agent);
@@ -151,6 +155,7 @@ public final class AgentWakeup {
      * agent parks is not lost (its next park returns at once). On a running thread it costs a
      * lock and no system call; on a parked one it saves the rest of the park.
      */
+    @SuppressWarnings("EnumOrdinal") // as in register()
     private void unpark(Hop hop) {
         AdaptiveIdleStrategy agent = hops.get(hop.ordinal());
         if (agent != null) {

@@ -7,7 +7,6 @@ import java.lang.reflect.Field;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import org.agrona.nio.TransportPoller;
 
 /**
@@ -28,8 +27,6 @@ import org.agrona.nio.TransportPoller;
  * Aeron that moves it fails {@link #of(MediaDriver)} at start, not silently.
  */
 final class SocketWait {
-
-    private static final Consumer<SelectionKey> IGNORE = key -> {};
 
     private final Selector selector;
     private volatile boolean waiting;
@@ -64,7 +61,7 @@ final class SocketWait {
             // Checked after waiting is set: a wake() either sees waiting (and wakes the selector)
             // or is seen here.
             if (!woken) {
-                selector.select(IGNORE, Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos + 999_999)));
+                selector.select(SocketWait::ignore, Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos + 999_999)));
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -86,4 +83,7 @@ final class SocketWait {
             selector.wakeup();
         }
     }
+
+    /** The ready keys are the driver's to read, on its next duty cycle. */
+    private static void ignore(SelectionKey key) {}
 }

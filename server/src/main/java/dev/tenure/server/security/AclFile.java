@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 import org.snakeyaml.engine.v2.api.Load;
 import org.snakeyaml.engine.v2.api.LoadSettings;
 import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
@@ -68,8 +69,8 @@ public final class AclFile {
             // Duplicate keys are an error, not a silent override of the first grant.
             doc = new Load(LoadSettings.builder().setAllowDuplicateKeys(false).build()).loadFromString(text);
         } catch (YamlEngineException e) {
-            throw new BadAclException(
-                    "acl " + source + ": not valid YAML: " + e.getMessage().replace('\n', ' '));
+            throw new BadAclException("acl " + source + ": not valid YAML: "
+                    + String.valueOf(e.getMessage()).replace('\n', ' '));
         }
         Map<?, ?> top = map(source, "the file", doc);
         Object quotaSection = top.remove("quotas");
@@ -105,7 +106,7 @@ public final class AclFile {
                 try {
                     allow.add(Permission.parse(String.valueOf(word)));
                 } catch (IllegalArgumentException unknown) {
-                    throw bad(source, at + ".allow", unknown.getMessage());
+                    throw bad(source, at + ".allow", String.valueOf(unknown.getMessage()));
                 }
             }
             out.add(new Acl.Grant(prefix, allow));
@@ -113,7 +114,7 @@ public final class AclFile {
         return out;
     }
 
-    static Map<?, ?> map(String source, String where, Object value) throws BadAclException {
+    static Map<?, ?> map(String source, String where, @Nullable Object value) throws BadAclException {
         if (!(value instanceof Map<?, ?> m)) {
             throw bad(source, where, "must be a mapping");
         }

@@ -40,7 +40,7 @@ final class AclQuotas {
             try {
                 Limits.defaults().withAll(quota);
             } catch (IllegalArgumentException range) {
-                throw AclFile.bad(source, where, range.getMessage());
+                throw AclFile.bad(source, where, String.valueOf(range.getMessage()));
             }
             out.put(principal, quota);
         }

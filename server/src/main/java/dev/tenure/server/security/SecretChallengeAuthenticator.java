@@ -55,7 +55,8 @@ public final class SecretChallengeAuthenticator implements Authenticator {
 
     /**
      * @param sessionTimeout how long after its last activity Aeron drops a session that was not
-     *     admitted: the consensus module's {@code sessionTimeoutNs}, the archive's
+     *     admitted: the consensus module's {@code ConsensusModule.Context.sessionTimeoutNs}, the archive's
+     *
      *     {@code connectTimeoutNs}
      */
     SecretChallengeAuthenticator(ClusterSecret secret, Duration sessionTimeout) {

@@ -13,6 +13,7 @@ import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.zip.CRC32C;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The log position past which a lone node has acknowledged nothing, kept in {@value #FILE} in its
@@ -45,6 +46,8 @@ public final class AcknowledgedPosition {
     private static final Path BOOT_ID = Path.of("/proc/sys/kernel/random/boot_id");
 
     /** Unmapped when collected, never by hand: the service's thread writes to it until it stops. */
+    // Never read: held so that the mapping lives as long as this object, whose buffer points into it.
+    @SuppressWarnings("UnusedVariable")
     private final MappedByteBuffer mapped;
 
     private final UnsafeBuffer buffer;
@@ -100,7 +103,7 @@ public final class AcknowledgedPosition {
      * in this boot, synced: from here on, {@link #advance} keeps it. Returns null on a system
      * without a boot id, where a position could never be trusted.
      */
-    public static AcknowledgedPosition start(Path dataDir, long position) {
+    public static @Nullable AcknowledgedPosition start(Path dataDir, long position) {
         byte[] boot = currentBoot();
         if (boot == null) {
             return null;
@@ -152,7 +155,7 @@ public final class AcknowledgedPosition {
     }
 
     /** This machine's boot, as 16 bytes; null where the system does not say. */
-    private static byte[] currentBoot() {
+    private static byte @Nullable [] currentBoot() {
         try {
             UUID id = UUID.fromString(
                     Files.readString(BOOT_ID, StandardCharsets.US_ASCII).trim());

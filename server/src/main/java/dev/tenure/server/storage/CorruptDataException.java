@@ -3,6 +3,7 @@ package dev.tenure.server.storage;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A data file holds bytes the node did not write, or lacks bytes it did: the node must not start
@@ -17,7 +18,7 @@ public final class CorruptDataException extends RuntimeException {
     private final long fileEnd;
     private final String where;
     private final String reason;
-    private final String remedy;
+    private final @Nullable String remedy;
 
     /**
      * @param file the damaged file
@@ -30,7 +31,8 @@ public final class CorruptDataException extends RuntimeException {
         this(file, fileOffset, fileEnd(file, fileOffset), where, reason, null);
     }
 
-    private CorruptDataException(Path file, long fileOffset, long fileEnd, String where, String reason, String remedy) {
+    private CorruptDataException(
+            Path file, long fileOffset, long fileEnd, String where, String reason, @Nullable String remedy) {
         super(
                 file + (fileOffset < 0 ? "" : " at byte " + fileOffset) + " (" + where
                         + (fileEnd < 0 ? "" : "; the file ends at byte " + fileEnd) + "): " + reason

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Exclusive ownership of a data directory for the life of this process.
@@ -46,7 +47,7 @@ public final class DataDirLock implements AutoCloseable {
     }
 
     /** As above; with {@code aeronDir} not null, the lock file names it. */
-    public static DataDirLock acquire(Path dataDir, String aeronDir) throws IOException {
+    public static DataDirLock acquire(Path dataDir, @Nullable String aeronDir) throws IOException {
         Path where = dataDir.toAbsolutePath().normalize();
         // Said in the operator's terms: the JDK's own exceptions here carry only the path.
         if (Files.exists(where) && !Files.isDirectory(where)) {

@@ -13,6 +13,8 @@ public final class DataUpgrade {
      * Upgrades {@code dataDir} (see {@link DataFormat#upgrade}) while holding its lock, so no node
      * runs on it meanwhile; returns the line that says what it did.
      */
+    // The lock is held for the body's length only: the body has no use for it.
+    @SuppressWarnings("try")
     public static String run(Path dataDir, PrintStream log) throws IOException {
         if (!Files.isDirectory(dataDir)) {
             throw new IllegalArgumentException(

@@ -7,6 +7,7 @@ import io.aeron.cluster.codecs.SnapshotMark;
 import io.aeron.cluster.codecs.SnapshotMarkerDecoder;
 import java.io.IOException;
 import org.agrona.DirectBuffer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What each recording the node recovers from may hold, entry by entry: the checks that catch an
@@ -54,7 +55,7 @@ final class EntryChecks {
      * zeros are a zero tag, a cut is a field that runs past the end); the bytes themselves are the
      * checksum's. Cheaper than parsing the command, which builds it.
      */
-    static String wholeProtobuf(byte[] bytes, int length) {
+    static @Nullable String wholeProtobuf(byte[] bytes, int length) {
         CodedInputStream in = CodedInputStream.newInstance(bytes, 0, length);
         try {
             for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
@@ -75,7 +76,8 @@ final class EntryChecks {
         return (position, buffer, offset, length) -> clusterEntry(header, buffer, offset, length);
     }
 
-    private static String clusterEntry(MessageHeaderDecoder header, DirectBuffer buffer, int offset, int length) {
+    private static @Nullable String clusterEntry(
+            MessageHeaderDecoder header, DirectBuffer buffer, int offset, int length) {
         if (length < SBE_HEADER) {
             return "an entry of " + length + " bytes is shorter than an Aeron Cluster header";
         }
@@ -102,7 +104,7 @@ final class EntryChecks {
         private long bytes;
 
         @Override
-        public String problem(long position, DirectBuffer buffer, int offset, int length) {
+        public @Nullable String problem(long position, DirectBuffer buffer, int offset, int length) {
             if (!containerDone) {
                 String problem = clusterEntry(header, buffer, offset, length);
                 if (problem == null && header.templateId() == SnapshotMarkerDecoder.TEMPLATE_ID) {
@@ -127,6 +129,7 @@ final class EntryChecks {
         }
 
         /** Null if the whole snapshot was there; else what is missing. */
+        @Nullable
         String missing() {
             if (expectedBytes < 0) {
                 return "the recording ends before the Tenure snapshot's header";

@@ -22,6 +22,8 @@ public final class LogRepair {
      * Throws {@code CorruptDataException} for damage it may not cut (before {@code lossFrom}, in
      * a snapshot nothing replaces, or in a log the node had finished writing).
      */
+    // The lock is held for the body's length only: the body has no use for it.
+    @SuppressWarnings("try")
     public static String run(Path dataDir, long lossFrom) throws IOException {
         if (!Files.isDirectory(dataDir)) {
             throw new IllegalArgumentException(

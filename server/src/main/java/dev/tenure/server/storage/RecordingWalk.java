@@ -14,11 +14,13 @@ import java.nio.channels.FileChannel;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Objects;
 import java.util.function.LongFunction;
 import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableArrayBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads one archived recording frame by frame, from a position to its end, and refuses it at the
@@ -52,6 +54,7 @@ public final class RecordingWalk {
     @FunctionalInterface
     public interface EntryCheck {
         /** Null if the entry at {@code position} is one its recording can hold; else what is wrong with it. */
+        @Nullable
         String problem(long position, DirectBuffer buffer, int offset, int length);
     }
 
@@ -62,10 +65,10 @@ public final class RecordingWalk {
     private final EntryCheck entries;
     private final int positionBitsToShift;
     private final ExpandableArrayBuffer assembly = new ExpandableArrayBuffer();
-    private Segment segment;
+    private @Nullable Segment segment; // the one mapped, if any
     private boolean inEntry;
     private long entryPosition;
-    private Path entryFile;
+    private @Nullable Path entryFile; // set with inEntry
     private long entryOffset;
     private int entryLength;
     /** Where the last whole entry (or term padding) the walk checked ends. */
@@ -144,7 +147,7 @@ public final class RecordingWalk {
             }
         }
         if (inEntry) {
-            throw corrupt(entryFile, entryOffset, entryPosition, "the recording ends inside this fragmented entry");
+            throw corrupt(entryFile(), entryOffset, entryPosition, "the recording ends inside this fragmented entry");
         }
         requireNothingAfter(position);
         return position;
@@ -199,7 +202,7 @@ public final class RecordingWalk {
         return aligned;
     }
 
-    private String headerProblem(UnsafeBuffer buffer, int offset, long position, int termOffset) {
+    private @Nullable String headerProblem(UnsafeBuffer buffer, int offset, long position, int termOffset) {
         int version = buffer.getByte(offset + HeaderFlyweight.VERSION_FIELD_OFFSET) & 0xff;
         int type = buffer.getShort(offset + HeaderFlyweight.TYPE_FIELD_OFFSET, ByteOrder.LITTLE_ENDIAN) & 0xffff;
         int frameTermOffset =
@@ -232,7 +235,7 @@ public final class RecordingWalk {
             throw corrupt(s.file, offset, position, "a padding frame that does not end its term");
         }
         if (inEntry) {
-            throw corrupt(entryFile, entryOffset, entryPosition, "the term ends inside this fragmented entry");
+            throw corrupt(entryFile(), entryOffset, entryPosition, "the term ends inside this fragmented entry");
         }
     }
 
@@ -271,7 +274,7 @@ public final class RecordingWalk {
         boolean begin = (flags & BEGIN) != 0;
         boolean end = (flags & END) != 0;
         if (begin && inEntry) {
-            throw corrupt(entryFile, entryOffset, entryPosition, "the next entry begins before this one ended");
+            throw corrupt(entryFile(), entryOffset, entryPosition, "the next entry begins before this one ended");
         }
         if (!begin && !inEntry) {
             throw corrupt(s.file, offset, position, "a fragment whose entry has no beginning");
@@ -297,7 +300,7 @@ public final class RecordingWalk {
         entryLength += payload;
         if (end) {
             inEntry = false;
-            entryProblem(entryFile, entryOffset, entryPosition, assembly, 0, entryLength);
+            entryProblem(entryFile(), entryOffset, entryPosition, assembly, 0, entryLength);
         }
     }
 
@@ -352,7 +355,7 @@ public final class RecordingWalk {
                 + ": a frame length or the file before it is damaged";
     }
 
-    private Segment segmentAt(long position) {
+    private @Nullable Segment segmentAt(long position) {
         long base = AeronArchive.segmentFileBasePosition(
                 recording.startPosition(), position, recording.termLength(), recording.segmentLength());
         if (segment != null && segment.base == base) {
@@ -367,7 +370,7 @@ public final class RecordingWalk {
     }
 
     /** Maps the segment file at {@code base}, or returns null if there is none. */
-    private Segment map(long base) {
+    private @Nullable Segment map(long base) {
         Path file = archiveDir.resolve(recording.recordingId() + "-" + base + ArchiveCatalog.SEGMENT_SUFFIX);
         if (segment != null && segment.base == base) {
             return segment;
@@ -383,6 +386,11 @@ public final class RecordingWalk {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The file the entry being assembled began in: read only once one has begun. */
+    private Path entryFile() {
+        return Objects.requireNonNull(entryFile, "set when an entry begins");
     }
 
     private void release() {

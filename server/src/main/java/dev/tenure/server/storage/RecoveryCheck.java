@@ -8,7 +8,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.OptionalLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Checks, before the member starts, every byte it is about to recover from: the snapshot the
@@ -138,7 +140,9 @@ public final class RecoveryCheck {
             }
             if (i > 0) {
                 setAside(recordingLog, i);
-                log.println("tenure: corrupt data file: " + newest.getMessage() + "; recovering from "
+                CorruptDataException damaged =
+                        Objects.requireNonNull(newest, "a later try comes only after a damaged snapshot");
+                log.println("tenure: corrupt data file: " + damaged.getMessage() + "; recovering from "
                         + (from < 0
                                 ? "the start of the log"
                                 : "the snapshot at log position " + from + " and the log after it")
@@ -147,10 +151,12 @@ public final class RecoveryCheck {
             }
             return;
         }
-        throw newest.because("no earlier snapshot with the log after it, nor the whole log, is there to recover from");
+        // Past the loop, every try failed on a damaged snapshot: the log's own damage throws above.
+        throw Objects.requireNonNull(newest, "the loop ends only after a damaged snapshot")
+                .because("no earlier snapshot with the log after it, nor the whole log, is there to recover from");
     }
 
-    private boolean logStartsAtZero(RecordingLog.Entry term) {
+    private boolean logStartsAtZero(RecordingLog.@Nullable Entry term) {
         return term != null
                 && term.termBaseLogPosition == 0
                 && recording(term, "the log").startPosition() == 0;
@@ -185,7 +191,7 @@ public final class RecoveryCheck {
     }
 
     /** The log from {@code from} (-1: the start of its recording) to its end. */
-    private void checkLog(RecordingLog.Entry term, long from) {
+    private void checkLog(RecordingLog.@Nullable Entry term, long from) {
         if (term == null) {
             return; // snapshots only (a copy from a peer whose live log has not begun): nothing to replay
         }
@@ -297,7 +303,7 @@ public final class RecoveryCheck {
         return archiveDir.resolveSibling("cluster");
     }
 
-    private static RecordingLog.Entry lastTerm(List<RecordingLog.Entry> entries) {
+    private static RecordingLog.@Nullable Entry lastTerm(List<RecordingLog.Entry> entries) {
         for (int i = entries.size() - 1; i >= 0; i--) {
             RecordingLog.Entry e = entries.get(i);
             if (e.isValid && e.type == RecordingLog.ENTRY_TYPE_TERM && e.recordingId != -1) {
@@ -307,7 +313,7 @@ public final class RecoveryCheck {
         return null;
     }
 
-    record SnapshotSet(RecordingLog.Entry consensusModule, RecordingLog.Entry stateMachine) {
+    record SnapshotSet(RecordingLog.Entry consensusModule, RecordingLog.@Nullable Entry stateMachine) {
         long logPosition() {
             return consensusModule.logPosition;
         }

@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The client connections of a node's gRPC port: at most {@code connectionsMax} open, at most
@@ -80,7 +81,8 @@ public final class Connections implements NodeMetrics.ConnectionFigures {
     }
 
     /** The open connection whose client is at {@code remote}, or null (not over this port, or closed). */
-    Connection find(SocketAddress remote) {
+    @Nullable
+    Connection find(@Nullable SocketAddress remote) {
         return remote == null ? null : byRemote.get(remote);
     }
 
@@ -148,7 +150,8 @@ public final class Connections implements NodeMetrics.ConnectionFigures {
             open.incrementAndGet();
             Connection connection = new Connection(remote, outOfMemory);
             byRemote.put(remote, connection);
-            child.closeFuture().addListener(closed -> {
+            // addListener returns the close future itself, for chaining.
+            var unused = child.closeFuture().addListener(closed -> {
                 byRemote.remove(remote, connection);
                 if (address != null) {
                     perAddress.computeIfPresent(address, (a, n) -> n == 1 ? null : n - 1);
@@ -194,7 +197,7 @@ public final class Connections implements NodeMetrics.ConnectionFigures {
         long requestBytes;
 
         private final Consumer<OutOfMemoryError> outOfMemory;
-        private volatile ChannelHandlerContext ctx;
+        private volatile @Nullable ChannelHandlerContext ctx; // null until the connection is served
 
         Connection(SocketAddress remote, Consumer<OutOfMemoryError> outOfMemory) {
             this.remote = remote;
@@ -225,11 +228,12 @@ public final class Connections implements NodeMetrics.ConnectionFigures {
             if (c == null) {
                 return; // not served yet: nothing can be queued for it
             }
-            c.executor()
+            // Nothing waits on the close: the socket's own close future reports it to its listeners.
+            var unused = c.executor()
                     .schedule(
                             () -> {
                                 if (!settled.getAsBoolean()) {
-                                    c.close();
+                                    var unusedClose = c.close();
                                 }
                             },
                             delayMs,

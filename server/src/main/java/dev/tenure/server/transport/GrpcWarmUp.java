@@ -7,6 +7,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One call from the node to its own gateway, over TCP like any client's, before the node says it
@@ -18,8 +19,12 @@ import java.util.concurrent.TimeUnit;
 public final class GrpcWarmUp {
     private GrpcWarmUp() {}
 
-    /** @param tls the node's TLS, or null if it serves plaintext */
-    public static void call(String host, int port, ServerTls tls) {
+    /**
+     * Makes one call to the node's own client port and waits for its answer.
+     *
+     * @param tls the node's TLS, or null if it serves plaintext
+     */
+    public static void call(String host, int port, @Nullable ServerTls tls) {
         NettyChannelBuilder b = NettyChannelBuilder.forAddress(host, port);
         ManagedChannel channel = (tls == null ? b.usePlaintext() : b.sslContext(tls.selfClient())).build();
         try {

@@ -14,6 +14,7 @@ import io.grpc.Status;
 import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Answers a request message that does not parse (bytes that are not the method's protobuf, a
@@ -67,7 +68,7 @@ public final class MalformedRequests {
     }
 
     /** A request as parsed: its message, or why it did not parse. */
-    record Parsed<T>(T message, String failure) {}
+    record Parsed<T>(@Nullable T message, @Nullable String failure) {}
 
     private record LenientMarshaller<T>(MethodDescriptor.Marshaller<T> strict)
             implements MethodDescriptor.Marshaller<Parsed<T>> {

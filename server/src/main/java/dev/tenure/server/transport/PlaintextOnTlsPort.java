@@ -20,6 +20,7 @@ import io.grpc.netty.shaded.io.netty.handler.codec.http2.Http2Settings;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslHandler;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * On a port that serves TLS only, answers a client that speaks plaintext HTTP/2 (a gRPC client
@@ -45,11 +46,17 @@ final class PlaintextOnTlsPort extends ByteToMessageDecoder {
     private static final int RECORD_HEADER = 5;
 
     /** Made only for a plaintext client: every TLS connection passes through here first. */
-    private DefaultHttp2FrameReader frames;
+    private @Nullable DefaultHttp2FrameReader frames;
 
+    // Made with frames, before frames first reads: FirstRequest, its only reader, runs from that read.
+    @SuppressWarnings("NullAway.Init")
     private DefaultHttp2FrameWriter writer;
+
     private boolean answered;
 
+    // Netty's writes and closes return futures that nothing here waits on: the handler only
+    // answers and closes, and the connection's own close reports what fails.
+    @SuppressWarnings("FutureReturnValueIgnored")
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         if (frames == null) {
@@ -96,6 +103,7 @@ final class PlaintextOnTlsPort extends ByteToMessageDecoder {
 
     /** Acknowledges the client's settings, as HTTP/2 requires, and answers its first request. */
     private final class FirstRequest extends Http2FrameAdapter {
+        @SuppressWarnings("FutureReturnValueIgnored") // as in decode()
         @Override
         public void onSettingsRead(ChannelHandlerContext ctx, Http2Settings settings) {
             writer.writeSettingsAck(ctx, ctx.newPromise());
@@ -126,6 +134,7 @@ final class PlaintextOnTlsPort extends ByteToMessageDecoder {
          * (a client retries later ones elsewhere, or not at all once this one has failed), then
          * the close: written from here, towards the socket, past none of the TLS handlers.
          */
+        @SuppressWarnings("FutureReturnValueIgnored") // as in decode()
         private void answer(ChannelHandlerContext ctx, int streamId) {
             if (answered) {
                 return;

@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Bounds the bytes of requests a node holds for its clients, per connection ({@code
@@ -142,11 +143,11 @@ public final class RequestBudget implements ServerInterceptor {
     }
 
     /** A request message as parsed, or what MalformedRequests made of it. */
-    private static Object unwrapped(Object message) {
+    private static @Nullable Object unwrapped(Object message) {
         return message instanceof MalformedRequests.Parsed<?> parsed ? parsed.message() : message;
     }
 
-    private static long sizeOf(Object message) {
+    private static long sizeOf(@Nullable Object message) {
         return message instanceof MessageLite m ? m.getSerializedSize() : 0;
     }
 
@@ -161,7 +162,8 @@ public final class RequestBudget implements ServerInterceptor {
             this.connection = connection;
         }
 
-        /** Room for a unary call's one message, or why there is none. */
+        /** Room for a unary call's one message (null), or why there is none. */
+        @Nullable
         String reserveBulk() {
             synchronized (RequestBudget.this) {
                 if (fits(connection)) {

@@ -92,7 +92,8 @@ public final class SlowReaders implements ServerInterceptor {
                 return;
             }
             if (!delegate().isReady()) {
-                long bytes = ANSWER_OVERHEAD_BYTES + (message instanceof MessageLite m ? m.getSerializedSize() : 0);
+                long bytes =
+                        (long) ANSWER_OVERHEAD_BYTES + (message instanceof MessageLite m ? m.getSerializedSize() : 0);
                 long onConnection = connection.unsent.addAndGet(bytes);
                 long onNode = connections.unsent(bytes);
                 unsent.addAndGet(bytes);

@@ -62,7 +62,7 @@ class PortProbeTest {
                     .contains("DEADLINE_EXCEEDED");
         }
         HealthStatusManager health = new HealthStatusManager();
-        Server grpc = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+        Server grpc = NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
                 .addService(health.getHealthService())
                 .build()
                 .start();

@@ -70,6 +70,8 @@ class AeronDirClaimTest {
         assertThat(dir).doesNotExist();
     }
 
+    // The claim is held for the body's length: it has no other use for it.
+    @SuppressWarnings("try")
     @Test
     void aClaimTakenAgainAfterASweepRemovedTheDirectoryMakesItAnew() {
         Path dir = parent.resolve(AeronDirSweep.PREFIX + "9-again");

@@ -77,7 +77,7 @@ class KvViewTest {
     }
 
     private static long bytes(String key) {
-        return key.length() + VALUE_BYTES;
+        return (long) key.length() + VALUE_BYTES;
     }
 
     private static Result put(StateMachine machine, String key, String principal) {

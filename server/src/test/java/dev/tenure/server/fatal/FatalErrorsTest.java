@@ -107,9 +107,10 @@ class FatalErrorsTest {
         fatalErrors.onError(new ClusterEvent("quorum position went backwards"));
         fatalErrors.onError(new ArchiveException("replay not found", AeronException.Category.WARN));
         assertThat(fatals.lines()).isEmpty();
-        assertThat(logged.toString(StandardCharsets.UTF_8))
-                .isEqualTo("tenure: cluster warning: quorum position went backwards\n"
-                        + "tenure: cluster warning: replay not found\n");
+        assertThat(logged.toString(StandardCharsets.UTF_8)).isEqualTo("""
+                        tenure: cluster warning: quorum position went backwards
+                        tenure: cluster warning: replay not found
+                        """);
     }
 
     @Test

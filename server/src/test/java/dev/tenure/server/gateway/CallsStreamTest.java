@@ -132,8 +132,8 @@ class CallsStreamTest {
 
         // Bad input fails the call with the unary call's status and message; the stream goes on.
         AcquireRequest unnamed = acquire(session, 4, "", 0);
-        StatusRuntimeException unary =
-                catchThrowableOfType(() -> node.stub().acquire(unnamed), StatusRuntimeException.class);
+        StatusRuntimeException unary = catchThrowableOfType(
+                StatusRuntimeException.class, () -> node.stub().acquire(unnamed));
         calls.send(11, unnamed);
         CallResponse invalid = calls.next();
         assertThat(invalid.getId()).isEqualTo(11);

@@ -138,8 +138,9 @@ class MemoryCostsTest {
                 i -> open(
                         name("c", i, ROOMY.clientNameBytesMax()),
                         name("p", i, ROOMY.principal().nameBytesMax())));
-        assertThat(named.heap()).isLessThanOrEqualTo(EntryCosts.SESSION + 2 * EntryCosts.INTERNED_NAME + names);
-        assertThat(named.snapshot()).isLessThanOrEqualTo(EntryCosts.SESSION_SNAPSHOT + names);
+        assertThat(named.heap())
+                .isLessThanOrEqualTo((double) (EntryCosts.SESSION + 2 * EntryCosts.INTERNED_NAME + names));
+        assertThat(named.snapshot()).isLessThanOrEqualTo((double) (EntryCosts.SESSION_SNAPSHOT + names));
     }
 
     @Test
@@ -172,9 +173,10 @@ class MemoryCostsTest {
         }
         Cost held = measure(
                 "held lock, longest name", 20_000, i -> grant(holders[i / 500], i % 500 + 1, name("L", i, nameBytes)));
-        assertThat(held.heap()).isLessThanOrEqualTo(EntryCosts.LOCK + EntryCosts.STRING + nameBytes + EntryCosts.LEASE);
+        assertThat(held.heap())
+                .isLessThanOrEqualTo((double) (EntryCosts.LOCK + EntryCosts.STRING + nameBytes + EntryCosts.LEASE));
         assertThat(held.snapshot())
-                .isLessThanOrEqualTo(EntryCosts.LOCK_SNAPSHOT + nameBytes + EntryCosts.LEASE_SNAPSHOT);
+                .isLessThanOrEqualTo((double) (EntryCosts.LOCK_SNAPSHOT + nameBytes + EntryCosts.LEASE_SNAPSHOT));
         // Idle locks with a stale write of the longest target and a checkpoint of one byte.
         long other = open("o", "");
         String key = name("k", 0, ROOMY.keyBytesMax());
@@ -185,22 +187,20 @@ class MemoryCostsTest {
             apply(new Command.Put(0, 0, key, new byte[0], lock, token - 1, false));
             apply(new Command.Release(other, 2 * i + 2, lock, token, false));
         });
-        long target = 3 + ROOMY.keyBytesMax();
-        assertThat(idle.heap())
-                .isLessThanOrEqualTo(EntryCosts.LOCK
-                        + 2 * EntryCosts.STRING
-                        + nameBytes
-                        + target
-                        + EntryCosts.TENURE_RECORD
-                        + EntryCosts.CHECKPOINT
-                        + 1);
-        assertThat(idle.snapshot())
-                .isLessThanOrEqualTo(EntryCosts.LOCK_SNAPSHOT
-                        + 2 * nameBytes // once more in the idle order
-                        + target
-                        + EntryCosts.TENURE_RECORD_SNAPSHOT
-                        + EntryCosts.CHECKPOINT_SNAPSHOT
-                        + 1);
+        long target = 3L + ROOMY.keyBytesMax();
+        assertThat(idle.heap()).isLessThanOrEqualTo((double) (EntryCosts.LOCK
+                + 2 * EntryCosts.STRING
+                + nameBytes
+                + target
+                + EntryCosts.TENURE_RECORD
+                + EntryCosts.CHECKPOINT
+                + 1));
+        assertThat(idle.snapshot()).isLessThanOrEqualTo((double) (EntryCosts.LOCK_SNAPSHOT
+                + 2L * nameBytes // once more in the idle order
+                + target
+                + EntryCosts.TENURE_RECORD_SNAPSHOT
+                + EntryCosts.CHECKPOINT_SNAPSHOT
+                + 1));
     }
 
     @Test

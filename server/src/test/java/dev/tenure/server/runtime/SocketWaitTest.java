@@ -8,6 +8,7 @@ import io.aeron.Aeron;
 import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
@@ -39,7 +40,7 @@ class SocketWaitTest {
     @BeforeEach
     void openSocket() throws IOException {
         selector = Selector.open();
-        socket = DatagramChannel.open().bind(new InetSocketAddress("127.0.0.1", 0));
+        socket = DatagramChannel.open().bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
         socket.configureBlocking(false);
         socket.register(selector, SelectionKey.OP_READ);
     }
@@ -112,7 +113,8 @@ class SocketWaitTest {
     @Test
     void waitsOnTheSocketsOfTheDriversSubscriptions(@TempDir Path dir) throws IOException {
         int port;
-        try (DatagramChannel probe = DatagramChannel.open().bind(new InetSocketAddress("127.0.0.1", 0))) {
+        try (DatagramChannel probe =
+                DatagramChannel.open().bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
             port = ((InetSocketAddress) probe.getLocalAddress()).getPort();
         }
         MediaDriver driver = MediaDriver.launch(
@@ -126,7 +128,7 @@ class SocketWaitTest {
             // Adding it runs the driver (through the invoker) until the receiver opened the socket.
             aeron.addSubscription("aeron:udp?endpoint=127.0.0.1:" + port, 1);
             SocketWait wait = SocketWait.of(driver);
-            CompletableFuture<Void> sent = sendLater(new InetSocketAddress("127.0.0.1", port));
+            CompletableFuture<Void> sent = sendLater(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
             assertThat(timedAwait(wait, LONG)).isLessThan(SOON);
             sent.join();
         }

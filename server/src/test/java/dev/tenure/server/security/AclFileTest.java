@@ -102,8 +102,15 @@ class AclFileTest {
 
     @Test
     void quotasGiveNamedPrincipalsTheirOwnPerPrincipalLimitsAndAFileWithoutThemKeepsTheNodes() throws Exception {
-        String grants = "principals:\n  batch:\n    - prefix: \"\"\n      allow: [write]\n  web:\n"
-                + "    - prefix: \"\"\n      allow: [write]\n";
+        String grants = """
+                principals:
+                  batch:
+                    - prefix: ""
+                      allow: [write]
+                  web:
+                    - prefix: ""
+                      allow: [write]
+                """;
         Acl acl = AclFile.parse(
                 "a.yaml",
                 grants + "quotas:\n  batch:\n    kvBytesPerPrincipalMax: 64MiB\n    leasesPerPrincipalMax: 100\n");

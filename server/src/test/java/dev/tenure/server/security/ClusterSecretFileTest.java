@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -22,7 +23,7 @@ class ClusterSecretFileTest {
 
     @Test
     void theFileHoldsTheSecretLessOneTrailingNewline() throws IOException {
-        byte[] key = "0123456789abcdef".getBytes();
+        byte[] key = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
         ClusterSecret plain = read(secretFile("plain", key));
         ClusterSecret withNewline = read(secretFile("newline", concat(key, "\n")));
         ClusterSecret withCrlf = read(secretFile("crlf", concat(key, "\r\n")));
@@ -59,7 +60,7 @@ class ClusterSecretFileTest {
                 empty,
                 "cluster secret file " + empty + " is empty: write at least 16 random bytes to it,"
                         + " e.g. head -c 32 /dev/urandom > " + empty);
-        Path newlineOnly = secretFile("newline-only", "\n".getBytes());
+        Path newlineOnly = secretFile("newline-only", "\n".getBytes(StandardCharsets.US_ASCII));
         assertRefused(
                 newlineOnly,
                 "cluster secret file " + newlineOnly + " is empty: write at least 16 random"
@@ -68,12 +69,13 @@ class ClusterSecretFileTest {
 
     @Test
     void fewerThanSixteenBytesAreRefusedByName() throws IOException {
-        Path shortFile = secretFile("short", "0123456789abcde\n".getBytes());
+        Path shortFile = secretFile("short", "0123456789abcde\n".getBytes(StandardCharsets.US_ASCII));
         assertRefused(
                 shortFile,
                 "cluster secret file " + shortFile + " holds 15 bytes, fewer than the 16 a secret"
                         + " needs: e.g. head -c 32 /dev/urandom > " + shortFile);
-        assertThat(read(secretFile("sixteen", "0123456789abcdef\n".getBytes()))).hasToString("ClusterSecret[16 bytes]");
+        assertThat(read(secretFile("sixteen", "0123456789abcdef\n".getBytes(StandardCharsets.US_ASCII))))
+                .hasToString("ClusterSecret[16 bytes]");
     }
 
     @Test
@@ -95,7 +97,7 @@ class ClusterSecretFileTest {
 
     @Test
     void aFileOthersCanReadIsUsedWithAWarning() throws IOException {
-        Path open = secretFile("open", "0123456789abcdef".getBytes());
+        Path open = secretFile("open", "0123456789abcdef".getBytes(StandardCharsets.US_ASCII));
         Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rw-r--r--"));
         read(open);
         assertThat(warnings)
@@ -113,7 +115,7 @@ class ClusterSecretFileTest {
 
     @Test
     void theSecretNeverShowsInItsText() {
-        assertThat(new ClusterSecret("a very secret key".getBytes()).toString())
+        assertThat(new ClusterSecret("a very secret key".getBytes(StandardCharsets.US_ASCII)).toString())
                 .isEqualTo("ClusterSecret[17 bytes]")
                 .doesNotContain("secret key");
     }
@@ -137,7 +139,7 @@ class ClusterSecretFileTest {
     }
 
     private static byte[] concat(byte[] head, String tail) {
-        byte[] t = tail.getBytes();
+        byte[] t = tail.getBytes(StandardCharsets.US_ASCII);
         byte[] all = Arrays.copyOf(head, head.length + t.length);
         System.arraycopy(t, 0, all, head.length, t.length);
         return all;

@@ -3,6 +3,7 @@ package dev.tenure.server.security;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.aeron.security.SessionProxy;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -16,10 +17,11 @@ class SecretChallengeAuthenticatorTest {
     private static final Duration SESSION_TIMEOUT = Duration.ofSeconds(10);
     private static final long FORGOTTEN_AFTER_MS = 11_000;
 
-    private final ClusterSecret secret = new ClusterSecret("the cluster's own secret".getBytes());
+    private final ClusterSecret secret =
+            new ClusterSecret("the cluster's own secret".getBytes(StandardCharsets.US_ASCII));
     private final SecretChallengeCredentials rightClient = new SecretChallengeCredentials(secret);
-    private final SecretChallengeCredentials wrongClient =
-            new SecretChallengeCredentials(new ClusterSecret("another cluster's secret".getBytes()));
+    private final SecretChallengeCredentials wrongClient = new SecretChallengeCredentials(
+            new ClusterSecret("another cluster's secret".getBytes(StandardCharsets.US_ASCII)));
     private final SecretChallengeAuthenticator authenticator =
             new SecretChallengeAuthenticator(secret, SESSION_TIMEOUT);
 
@@ -52,7 +54,7 @@ class SecretChallengeAuthenticatorTest {
     @Test
     void whatAClientSendsUpFrontAdmitsNobody() {
         Session client = new Session(7);
-        authenticator.onConnectRequest(7, "the cluster's own secret".getBytes(), 0);
+        authenticator.onConnectRequest(7, "the cluster's own secret".getBytes(StandardCharsets.US_ASCII), 0);
         authenticator.onConnectedSession(client, 0);
         assertThat(client.state).isEqualTo(State.CHALLENGED);
         authenticator.onChallengedSession(client, 1);

@@ -20,6 +20,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContextBuilder;
 import io.grpc.stub.StreamObserver;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -158,7 +159,7 @@ class TlsPortTest {
 
     private void start(Path clientCa) throws Exception {
         ServerTls tls = ServerTls.load(new TlsFiles(node.certificate(), node.key(), clientCa));
-        server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+        server = NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
                 .sslContext(tls.grpc())
                 .addService(ServerInterceptors.intercept(new PrincipalEcho(), tls.principals()))
                 .build()

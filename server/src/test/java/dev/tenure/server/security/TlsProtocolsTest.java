@@ -14,6 +14,7 @@ import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.netty.shaded.io.netty.buffer.ByteBufAllocator;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -64,7 +65,7 @@ class TlsProtocolsTest {
 
     @Test
     void theAdminPortRefusesASuiteOutsideTheListAndTakesTls12And13() throws Exception {
-        admin = HttpsServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        admin = HttpsServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         admin.setHttpsConfigurator(tls.admin());
         admin.start();
         int port = admin.getAddress().getPort();
@@ -76,7 +77,7 @@ class TlsProtocolsTest {
 
     @Test
     void theGrpcPortRefusesASuiteOutsideTheListAndTakesTls12And13() throws Exception {
-        grpc = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+        grpc = NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
                 .sslContext(tls.grpc())
                 .addService(new TenureGrpc.TenureImplBase() {})
                 .build()
@@ -120,7 +121,7 @@ class TlsProtocolsTest {
 
             @Override
             public InetSocketAddress getClientAddress() {
-                return new InetSocketAddress("127.0.0.1", 1);
+                return new InetSocketAddress(InetAddress.getLoopbackAddress(), 1);
             }
 
             @Override

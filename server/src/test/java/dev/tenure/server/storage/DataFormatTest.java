@@ -50,6 +50,8 @@ class DataFormatTest {
     private final ByteArrayOutputStream said = new ByteArrayOutputStream();
     private final PrintStream log = new PrintStream(said, true, StandardCharsets.UTF_8);
 
+    // The node runs for the body's length: it has no other use for it.
+    @SuppressWarnings("try")
     @Test
     void aNewDirectoryGetsTheCurrentFormatBeforeAnythingElse() throws Exception {
         Path data = tmp.resolve("new");

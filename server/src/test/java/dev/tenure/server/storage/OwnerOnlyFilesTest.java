@@ -59,6 +59,8 @@ class OwnerOnlyFilesTest {
         assertThat(OwnerOnlyFiles.tighten(tmp.resolve("root"))).isZero();
     }
 
+    // The try's resource is the node, which does not close the log stream it is given.
+    @SuppressWarnings("ClosingStandardOutputStreams")
     @Test
     void everyFileOfARealNodeIsOwnerOnlyAfterItStartsAndWrites() throws Exception {
         Path data = tmp.resolve("made-by-the-node/data"); // made by the node, with this JVM's umask

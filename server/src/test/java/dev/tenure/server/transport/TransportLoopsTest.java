@@ -8,6 +8,7 @@ import dev.tenure.server.fatal.RecordedFatals;
 import dev.tenure.testkit.Await;
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -26,7 +27,7 @@ class TransportLoopsTest {
         TransportLoops loops = TransportLoops.start(fatalErrors);
         serving(loops);
         try {
-            loops.acceptLoop().shutdownGracefully(0, 0, TimeUnit.SECONDS);
+            var unused = loops.acceptLoop().shutdownGracefully(0, 0, TimeUnit.SECONDS); // its end is awaited below
             Await.atMost(Duration.ofSeconds(10))
                     .every(Duration.ofMillis(20))
                     .until(
@@ -60,7 +61,8 @@ class TransportLoopsTest {
         ThrottledLog log = new ThrottledLog(System.err);
         Connections connections = new Connections(ConnectionLimits.defaults(), false, log, log);
         Server server = loops.serveOn(
-                        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)), connections.acceptor())
+                        NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)),
+                        connections.acceptor())
                 .build()
                 .start();
         fatalErrors.serving();
