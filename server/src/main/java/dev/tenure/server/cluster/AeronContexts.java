@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.stream.Collectors;
 import org.agrona.ErrorHandler;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How this node sets up Aeron: the media driver, the archive and its clients, the clients of the
@@ -39,9 +40,10 @@ public final class AeronContexts {
      * The media driver as every node runs it; public so that the bench's Aeron echo measures the
      * same driver. The driver's async executor (name resolution and channel parsing when a
      * publication or subscription is added) would otherwise sleep 1 ms at a time, waking a thousand
-     * times a second on an idle node (see BENCHMARKS.md, 'Keepalives on a grid').
+     * times a second on an idle node (see BENCHMARKS.md, 'Keepalives on a grid'). With no {@code
+     * errors}, Aeron's own handler records errors in the driver's error log.
      */
-    public static MediaDriver.Context driverContext(String aeronDir, ErrorHandler errors) {
+    public static MediaDriver.Context driverContext(String aeronDir, @Nullable ErrorHandler errors) {
         SocketPolling.oneSelectPerDutyCycle();
         return new MediaDriver.Context()
                 .aeronDirectoryName(aeronDir)
