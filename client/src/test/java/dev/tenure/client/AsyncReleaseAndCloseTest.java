@@ -63,11 +63,10 @@ class AsyncReleaseAndCloseTest {
                 .build();
 
         CompletableFuture<Void> released = lease.releaseAsync();
-        assertThatThrownBy(released::join)
-                .cause()
-                .isInstanceOfSatisfying(
-                        NotOwnerException.class,
-                        e -> assertThat(e.currentToken()).isEqualTo(99));
+        assertThatThrownBy(released::join).cause().isInstanceOfSatisfying(StaleTokenException.class, e -> {
+            assertThat(e.code()).isEqualTo(TenureException.Code.NOT_OWNER);
+            assertThat(e.currentToken()).isEqualTo(99);
+        });
         assertThat(lease.lost().getNow(null)).isEqualTo(LossReason.REVOKED);
     }
 

@@ -1,11 +1,14 @@
 package dev.tenure.client;
 
+import static dev.tenure.client.TenureCodes.code;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenure.api.v1.ServerStatusRequest;
 import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.api.v1.TenureGrpc;
+import dev.tenure.client.spi.ClientTls;
+import dev.tenure.client.spi.Transport;
 import dev.tenure.testkit.tls.TestCertificates;
 import dev.tenure.testkit.tls.TestCertificates.Authority;
 import dev.tenure.testkit.tls.TestCertificates.Credential;
@@ -26,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The client over real TLS to a real Netty gRPC server: it connects with the right CA, and a
- * handshake refused for good fails at once with {@link DeniedException} saying why, on unary
+ * handshake refused for good fails at once with {@link TenureException.Code#DENIED} saying why, on unary
  * calls and on the session stream alike, instead of being retried until the request timeout.
  */
 class ClientTlsTest {
@@ -134,7 +137,7 @@ class ClientTlsTest {
         try (TenureClient client = client(ClientTls.trusting(ca.certificate()))) {
             long start = System.nanoTime();
             assertThatThrownBy(client::openSession)
-                    .isInstanceOf(DeniedException.class)
+                    .is(code(TenureException.Code.DENIED))
                     .hasMessageContaining("no client certificate");
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(REQUEST_TIMEOUT.dividedBy(2));
         }
@@ -165,7 +168,7 @@ class ClientTlsTest {
         try (TenureClient client = client(tls)) {
             long start = System.nanoTime();
             assertThatThrownBy(client::serverStatus)
-                    .isInstanceOf(DeniedException.class)
+                    .is(code(TenureException.Code.DENIED))
                     .hasMessageStartingWith("TLS handshake with 127.0.0.1:" + server.getPort() + " failed: ")
                     .hasMessageContainingAll(reason)
                     .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
@@ -176,11 +179,10 @@ class ClientTlsTest {
     }
 
     private TenureClient client(ClientTls tls) {
-        return TenureClient.builder()
+        TenureClient.Builder b = TenureClient.builder()
                 .endpoints("127.0.0.1:" + server.getPort())
-                .requestTimeout(REQUEST_TIMEOUT)
-                .tls(tls)
-                .build();
+                .requestTimeout(REQUEST_TIMEOUT);
+        return Transport.tls(b, tls).build();
     }
 
     /** A TLS node that asks for client certificates signed by {@code clientCa}, if not null. */

@@ -13,7 +13,7 @@ import dev.tenure.api.v1.CallResponse;
 import dev.tenure.api.v1.ServerStatusRequest;
 import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.api.v1.TenureGrpc;
-import dev.tenure.client.TimeSource;
+import dev.tenure.client.spi.TimeSource;
 import io.grpc.CallOptions;
 import io.grpc.Context;
 import io.grpc.ManagedChannel;
