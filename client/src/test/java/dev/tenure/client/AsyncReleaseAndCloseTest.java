@@ -131,7 +131,7 @@ class AsyncReleaseAndCloseTest {
         Lease lease = session.acquire("a");
         h.fake.answerClose = false;
         AtomicReference<CompletableFuture<Void>> closed = new AtomicReference<>();
-        lease.lost().thenRun(() -> closed.set(session.closeAsync()));
+        CompletableFuture<?> unused = lease.lost().thenRun(() -> closed.set(session.closeAsync()));
 
         lease.release();
         assertThat(closed.get()).isNotNull().isNotDone();

@@ -18,6 +18,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.netty.shaded.io.netty.handler.ssl.ClientAuth;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContextBuilder;
 import io.grpc.stub.StreamObserver;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -124,7 +125,7 @@ class ClientTlsTest {
 
     @Test
     void aTlsClientToAPlaintextNodeIsToldSo() throws Exception {
-        server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+        server = NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
                 .addService(new Healthy())
                 .build()
                 .start();
@@ -192,7 +193,7 @@ class ClientTlsTest {
         if (clientCa != null) {
             tls.trustManager(clientCa.toFile()).clientAuth(ClientAuth.REQUIRE);
         }
-        server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+        server = NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
                 .sslContext(tls.build())
                 .addService(new Healthy())
                 .build()

@@ -260,7 +260,7 @@ class DisconnectGraceTest {
 
         long latest = h.fake.heldSeqs().get(h.fake.heldSeqs().size() - 1);
         long latestSent =
-                confirmed + GRACE.dividedBy(3).toNanos() * (h.fake.heldSeqs().size());
+                confirmed + GRACE.dividedBy(3).toNanos() * h.fake.heldSeqs().size();
         h.fake.releaseAck(latest); // a late confirmation counts from its keepalive's send time
         assertThat(lease.isValid()).isTrue();
         assertThat(lease.remaining())

@@ -18,6 +18,7 @@ import dev.tenure.api.v1.WriteCheckpointRequest;
 import dev.tenure.api.v1.WriteCheckpointResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -115,7 +116,7 @@ class PolicyLeaseTest {
                         .leaseTtl(leaseTtl)
                         .build());
         // As `tenure run` does: the moment the lease is lost, close the session.
-        lease.lost().thenRun(s::closeAsync);
+        CompletableFuture<?> unused = lease.lost().thenCompose(reason -> s.closeAsync());
 
         h.time.advance(leaseTtl);
         assertThat(lease.lost().getNow(null)).isEqualTo(LossReason.HORIZON_PASSED);

@@ -78,8 +78,9 @@ class CallMuxTest {
         CallRequest two = node.frame();
         assertThat(one.getId()).isPositive().isNotEqualTo(two.getId());
         assertThat(two.getId()).isPositive();
-        CallRequest forA = one.getAcquire().getLock().equals("a") ? one : two;
-        CallRequest forB = forA == one ? two : one;
+        boolean oneIsForA = one.getAcquire().getLock().equals("a");
+        CallRequest forA = oneIsForA ? one : two;
+        CallRequest forB = oneIsForA ? two : one;
         assertThat(forB.getAcquire().getLock()).isEqualTo("b");
 
         node.answer(forB.getId(), "for b");
