@@ -11,32 +11,24 @@ final class Failures {
 
     static CliException of(TenureException e) {
         long current = e instanceof StaleTokenException s ? s.currentToken() : 0;
-        switch (e.code()) {
-            case LOCK_HELD:
-                return new CliException(ExitCodes.CONFLICT, "held: " + e.getMessage());
-            case NOT_OWNER:
-                return new CliException(
+        return switch (e.code()) {
+            case LOCK_HELD -> new CliException(ExitCodes.CONFLICT, "held: " + e.getMessage());
+            case NOT_OWNER ->
+                new CliException(
                         ExitCodes.CONFLICT, "not owner: the current token is " + current + "; nothing changed");
-            case STALE_TOKEN:
-                return new CliException(
+            case STALE_TOKEN ->
+                new CliException(
                         ExitCodes.CONFLICT, "stale token: the current token is " + current + "; nothing changed");
-            case KEY_FENCED:
-                return new CliException(
+            case KEY_FENCED ->
+                new CliException(
                         ExitCodes.CONFLICT,
                         "key fenced: " + e.getMessage() + "; nothing changed (--lock/--token to write it fenced, "
                                 + KvCommand.OVERRIDE_FENCE + " to write it unfenced anyway)");
-            case LEASE_LOST:
-            case SESSION_LOST:
-                return new CliException(ExitCodes.LEASE_LOST, "lease lost: " + e.getMessage());
-            case DENIED:
-                return new CliException(ExitCodes.DENIED, "denied: " + e.getMessage());
-            case UNAVAILABLE:
-                return new CliException(ExitCodes.UNAVAILABLE, "unavailable: " + e.getMessage());
-            case INVALID_REQUEST:
-            case LIMIT_EXCEEDED:
-                return new CliException(ExitCodes.BAD_INPUT, e.getMessage());
-            default:
-                return new CliException(ExitCodes.UNEXPECTED, e.getMessage());
-        }
+            case LEASE_LOST, SESSION_LOST -> new CliException(ExitCodes.LEASE_LOST, "lease lost: " + e.getMessage());
+            case DENIED -> new CliException(ExitCodes.DENIED, "denied: " + e.getMessage());
+            case UNAVAILABLE -> new CliException(ExitCodes.UNAVAILABLE, "unavailable: " + e.getMessage());
+            case INVALID_REQUEST, LIMIT_EXCEEDED -> new CliException(ExitCodes.BAD_INPUT, e.getMessage());
+            default -> new CliException(ExitCodes.UNEXPECTED, e.getMessage());
+        };
     }
 }
