@@ -10,6 +10,7 @@ module dev.tenure.client {
     requires io.grpc.stub;
     requires io.grpc.protobuf;
     requires io.grpc.netty.shaded;
+    requires static org.jspecify; // @NullMarked and @Nullable: annotations only, read at compile time
 
     exports dev.tenure.client;
     exports dev.tenure.client.fence;

@@ -84,7 +84,7 @@ final class AcquireCommand implements Callable<Integer> {
                     lease.token(),
                     lease.sessionId(),
                     lease.sessionTtl().toMillis(),
-                    lease.previousEnd(),
+                    lease.previousEnd().map(Enum::name).orElse("NONE"),
                     lease.previousToken() == 0 ? "" : " (token " + lease.previousToken() + ")");
         }
         System.out.flush();

@@ -1,6 +1,6 @@
 package dev.tenure.cli;
 
-import dev.tenure.client.ClientTls;
+import dev.tenure.client.spi.ClientTls;
 import dev.tenure.client.spi.Transport;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;

@@ -5,8 +5,8 @@ import com.google.gson.GsonBuilder;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import dev.tenure.cli.ExitCodes.CliException;
-import dev.tenure.client.ClientTls;
-import dev.tenure.client.DeniedException;
+import dev.tenure.client.TenureException;
+import dev.tenure.client.spi.ClientTls;
 import dev.tenure.lab.process.LocalCluster;
 import dev.tenure.server.security.ClusterSecretFile;
 import dev.tenure.server.security.TlsFiles;
@@ -164,7 +164,7 @@ final class ClusterCommand {
             boolean up;
             try {
                 up = cluster.awaitLeader(timeout, healthCheck);
-            } catch (DeniedException e) {
+            } catch (TenureException e) { // DENIED: LocalCluster throws nothing else
                 throw Failures.of(e);
             }
             if (!up) {

@@ -1,17 +1,8 @@
 package dev.tenure.cli;
 
 import dev.tenure.cli.ExitCodes.CliException;
-import dev.tenure.client.DeniedException;
-import dev.tenure.client.InvalidRequestException;
-import dev.tenure.client.KeyFencedException;
-import dev.tenure.client.LeaseLostException;
-import dev.tenure.client.LimitExceededException;
-import dev.tenure.client.LockHeldException;
-import dev.tenure.client.NotOwnerException;
-import dev.tenure.client.SessionLostException;
 import dev.tenure.client.StaleTokenException;
 import dev.tenure.client.TenureException;
-import dev.tenure.client.UnavailableException;
 
 /** Maps the client's typed failures to the CLI's exit codes, with a message a person can act on. */
 final class Failures {
@@ -19,35 +10,25 @@ final class Failures {
     private Failures() {}
 
     static CliException of(TenureException e) {
-        if (e instanceof LockHeldException) {
-            return new CliException(ExitCodes.CONFLICT, "held: " + e.getMessage());
-        }
-        if (e instanceof NotOwnerException n) {
-            return new CliException(
-                    ExitCodes.CONFLICT, "not owner: the current token is " + n.currentToken() + "; nothing changed");
-        }
-        if (e instanceof StaleTokenException s) {
-            return new CliException(
-                    ExitCodes.CONFLICT, "stale token: the current token is " + s.currentToken() + "; nothing changed");
-        }
-        if (e instanceof KeyFencedException) {
-            return new CliException(
-                    ExitCodes.CONFLICT,
-                    "key fenced: " + e.getMessage() + "; nothing changed (--lock/--token to write it fenced, "
-                            + KvCommand.OVERRIDE_FENCE + " to write it unfenced anyway)");
-        }
-        if (e instanceof LeaseLostException || e instanceof SessionLostException) {
-            return new CliException(ExitCodes.LEASE_LOST, "lease lost: " + e.getMessage());
-        }
-        if (e instanceof DeniedException) {
-            return new CliException(ExitCodes.DENIED, "denied: " + e.getMessage());
-        }
-        if (e instanceof UnavailableException) {
-            return new CliException(ExitCodes.UNAVAILABLE, "unavailable: " + e.getMessage());
-        }
-        if (e instanceof InvalidRequestException || e instanceof LimitExceededException) {
-            return new CliException(ExitCodes.BAD_INPUT, e.getMessage());
-        }
-        return new CliException(ExitCodes.UNEXPECTED, e.getMessage());
+        long current = e instanceof StaleTokenException s ? s.currentToken() : 0;
+        return switch (e.code()) {
+            case LOCK_HELD -> new CliException(ExitCodes.CONFLICT, "held: " + e.getMessage());
+            case NOT_OWNER ->
+                new CliException(
+                        ExitCodes.CONFLICT, "not owner: the current token is " + current + "; nothing changed");
+            case STALE_TOKEN ->
+                new CliException(
+                        ExitCodes.CONFLICT, "stale token: the current token is " + current + "; nothing changed");
+            case KEY_FENCED ->
+                new CliException(
+                        ExitCodes.CONFLICT,
+                        "key fenced: " + e.getMessage() + "; nothing changed (--lock/--token to write it fenced, "
+                                + KvCommand.OVERRIDE_FENCE + " to write it unfenced anyway)");
+            case LEASE_LOST, SESSION_LOST -> new CliException(ExitCodes.LEASE_LOST, "lease lost: " + e.getMessage());
+            case DENIED -> new CliException(ExitCodes.DENIED, "denied: " + e.getMessage());
+            case UNAVAILABLE -> new CliException(ExitCodes.UNAVAILABLE, "unavailable: " + e.getMessage());
+            case INVALID_REQUEST, LIMIT_EXCEEDED -> new CliException(ExitCodes.BAD_INPUT, e.getMessage());
+            default -> new CliException(ExitCodes.UNEXPECTED, e.getMessage());
+        };
     }
 }

@@ -24,7 +24,7 @@ final class Json {
         o.addProperty("session", lease.sessionId());
         o.addProperty("ttl_ms", lease.sessionTtl().toMillis());
         o.addProperty("granted_at_ms", lease.grantedAt().toEpochMilli());
-        o.addProperty("previous_end", lease.previousEnd().name());
+        o.addProperty("previous_end", lease.previousEnd().map(Enum::name).orElse("NONE"));
         o.addProperty("previous_token", lease.previousToken());
         o.addProperty("renew", lease.renewMode().name());
         o.addProperty("max_hold_ms", lease.maxHold().toMillis());

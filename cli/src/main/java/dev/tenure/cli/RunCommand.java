@@ -163,7 +163,7 @@ final class RunCommand implements Callable<Integer> {
         env.put("TENURE_ENDPOINT", client.endpoints());
         // The command connects as this process does: `tenure kv put --token` under it needs no flags.
         client.tls.files().forEach((variable, file) -> env.put(variable, file.toString()));
-        env.put("TENURE_PREVIOUS_END", lease.previousEnd().name());
+        env.put("TENURE_PREVIOUS_END", lease.previousEnd().map(Enum::name).orElse("NONE"));
         env.put("TENURE_PREVIOUS_TOKEN", Long.toString(lease.previousToken()));
         env.remove("TENURE_CHECKPOINT");
         env.remove("TENURE_CHECKPOINT_B64");

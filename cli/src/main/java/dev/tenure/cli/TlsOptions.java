@@ -1,6 +1,6 @@
 package dev.tenure.cli;
 
-import dev.tenure.client.ClientTls;
+import dev.tenure.client.spi.ClientTls;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;

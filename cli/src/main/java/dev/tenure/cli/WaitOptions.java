@@ -17,7 +17,7 @@ final class WaitOptions {
     @Option(names = "--no-wait", description = "Fail at once (exit 3) if the lock is held.")
     boolean noWait;
 
-    /** A held lock with --no-wait throws LockHeldException, which names the holder's token. */
+    /** A held lock with --no-wait throws LOCK_HELD, whose message names the holder's token. */
     Lease acquire(Session session, String lock, PolicyOptions policy) {
         if (noWait && wait != null) {
             throw new IllegalArgumentException("--wait and --no-wait exclude each other");

@@ -2,12 +2,13 @@ package dev.tenure.client;
 
 import java.time.Duration;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How to acquire: how long to wait, and the policy of the grant. The policy travels with this
  * acquire and applies to the grant it produces (another holder of the same lock may ask for
  * another policy). Every setting is off by default; the server checks each against its limits and
- * refuses the acquire ({@link InvalidRequestException}) if one is outside them.
+ * refuses the acquire ({@link TenureException.Code#INVALID_REQUEST}) if one is outside them.
  *
  * <pre>{@code
  * session.acquire("orders", AcquireOptions.builder()
@@ -30,11 +31,11 @@ public final class AcquireOptions {
         MANUAL
     }
 
-    private final Duration wait;
+    private final @Nullable Duration wait;
     private final Duration lockDelay;
     private final Duration maxHold;
     private final Renew renew;
-    private final Duration leaseTtl;
+    private final @Nullable Duration leaseTtl;
 
     private AcquireOptions(Builder b) {
         this.wait = b.wait;
@@ -49,7 +50,7 @@ public final class AcquireOptions {
     }
 
     /** Null: wait until granted or the session is lost. */
-    public Duration waitTime() {
+    public @Nullable Duration waitTime() {
         return wait;
     }
 
@@ -65,17 +66,17 @@ public final class AcquireOptions {
         return renew;
     }
 
-    /** The TTL of a MANUAL lease; zero for AUTO. */
-    public Duration leaseTtl() {
+    /** The TTL of a MANUAL lease; null when not set (a MANUAL lease then takes its session's). */
+    public @Nullable Duration leaseTtl() {
         return leaseTtl;
     }
 
     public static final class Builder {
-        private Duration wait;
+        private @Nullable Duration wait;
         private Duration lockDelay = Duration.ZERO;
         private Duration maxHold = Duration.ZERO;
         private Renew renew = Renew.AUTO;
-        private Duration leaseTtl;
+        private @Nullable Duration leaseTtl;
 
         private Builder() {}
 

@@ -18,9 +18,9 @@ final class Blocking {
         } catch (InterruptedException e) {
             future.cancel(true);
             Thread.currentThread().interrupt();
-            throw new TenureException("interrupted while waiting", e);
+            throw new TenureException(TenureException.Code.OTHER, "interrupted while waiting", e);
         } catch (ExecutionException e) {
-            throw unchecked(e.getCause());
+            throw unchecked(e.getCause() != null ? e.getCause() : e);
         }
     }
 
@@ -34,6 +34,6 @@ final class Blocking {
         if (t instanceof Error e) {
             throw e;
         }
-        return new TenureException(String.valueOf(t), t);
+        return new TenureException(TenureException.Code.OTHER, String.valueOf(t), t);
     }
 }

@@ -12,6 +12,8 @@ import java.util.Arrays;
  *     tell whether the previous holder wrote it or an earlier one did
  * @param writtenAt server (state-machine) time of the write
  */
+// The value is bytes as stored; equals, hashCode and toString below compare and show its content.
+@SuppressWarnings("ArrayRecordComponent")
 public record Checkpoint(byte[] value, long token, Instant writtenAt) {
     public Checkpoint {
         value = value.clone();

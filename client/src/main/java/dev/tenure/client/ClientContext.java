@@ -4,6 +4,7 @@ import dev.tenure.client.internal.AttachMux;
 import dev.tenure.client.internal.Endpoints;
 import dev.tenure.client.internal.Retrier;
 import dev.tenure.client.internal.SessionStream;
+import dev.tenure.client.spi.TimeSource;
 import io.grpc.Channel;
 import io.grpc.Status;
 import java.util.Map;

@@ -14,6 +14,7 @@ import java.security.cert.CertPathValidatorException;
 import java.security.cert.CertificateExpiredException;
 import java.security.cert.CertificateNotYetValidException;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Turns a TLS handshake that failed for a reason a retry cannot cure into UNAUTHENTICATED with
@@ -96,18 +97,18 @@ final class HandshakeFailures implements ClientInterceptor {
     }
 
     /** Why a handshake failed, in one line, or null if it is not a failure a retry cannot cure. */
-    static String reason(Throwable failure, String authority, boolean presentsCertificate) {
+    static @Nullable String reason(Throwable failure, String authority, boolean presentsCertificate) {
         StringBuilder all = new StringBuilder();
         for (Throwable t = failure; t != null; t = t.getCause()) {
             // The node's certificate, checked here.
             if (t instanceof CertificateExpiredException
-                    || t instanceof CertPathValidatorException v
-                            && v.getReason() == CertPathValidatorException.BasicReason.EXPIRED) {
+                    || (t instanceof CertPathValidatorException v
+                            && v.getReason() == CertPathValidatorException.BasicReason.EXPIRED)) {
                 return "expired: the node's certificate is no longer valid (" + t.getMessage() + ")";
             }
             if (t instanceof CertificateNotYetValidException
-                    || t instanceof CertPathValidatorException v
-                            && v.getReason() == CertPathValidatorException.BasicReason.NOT_YET_VALID) {
+                    || (t instanceof CertPathValidatorException v
+                            && v.getReason() == CertPathValidatorException.BasicReason.NOT_YET_VALID)) {
                 return "not yet valid: the node's certificate starts later (" + t.getMessage() + "); is a clock wrong?";
             }
             if (t instanceof CertPathBuilderException) {

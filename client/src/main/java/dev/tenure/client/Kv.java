@@ -3,6 +3,7 @@ package dev.tenure.client;
 import dev.tenure.api.v1.Fence;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Tenure's fenced key-value store: {@link TenureClient#kv()} writes without a session,
@@ -16,7 +17,7 @@ import java.util.Optional;
  * one log entry, so no grant can come between them. This is stricter than a
  * {@link dev.tenure.client.fence.FencedStore}'s contract asks ({@code FencedStore.of(kv)} is this
  * store as one). A key whose last write was fenced stays fenced: an unfenced write of it is
- * refused with {@link KeyFencedException} (naming the lock), unless it overrides the fence.
+ * refused with {@link TenureException.Code#KEY_FENCED} (naming the lock), unless it overrides the fence.
  *
  * <pre>{@code
  * kv.put("orders/next", bytes, lease.lock(), lease.fence(Duration.ofSeconds(1)));
@@ -45,7 +46,7 @@ public final class Kv {
         return Reads.get(ctx, Objects.requireNonNull(key, "key"));
     }
 
-    /** Unfenced write; refused with {@link KeyFencedException} if the key's last write was fenced. */
+    /** Unfenced write; refused with {@link TenureException.Code#KEY_FENCED} if the key's last write was fenced. */
     public void put(String key, byte[] value) {
         write(key, value, null, false);
     }
@@ -86,14 +87,14 @@ public final class Kv {
         return remove(key, null, true);
     }
 
-    private void write(String key, byte[] value, Fence fence, boolean override) {
+    private void write(String key, byte[] value, @Nullable Fence fence, boolean override) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(value, "value");
         Caller caller = writer.caller();
         Writes.put(ctx, caller, writer.nextRequestId(), key, value, fence, override, writer.failure());
     }
 
-    private boolean remove(String key, Fence fence, boolean override) {
+    private boolean remove(String key, @Nullable Fence fence, boolean override) {
         Objects.requireNonNull(key, "key");
         Caller caller = writer.caller();
         return Writes.delete(ctx, caller, writer.nextRequestId(), key, fence, override, writer.failure());

@@ -11,6 +11,8 @@ import java.util.Arrays;
  * @param lock the lock of that token ("" for an unfenced write)
  * @param writtenAt state-machine time of the write
  */
+// The value is bytes as stored; equals, hashCode and toString below compare and show its content.
+@SuppressWarnings("ArrayRecordComponent")
 public record KvEntry(String key, byte[] value, long token, String lock, Instant writtenAt) {
     public KvEntry {
         value = value.clone();

@@ -2,11 +2,14 @@ package dev.tenure.client;
 
 import dev.tenure.api.v1.Grant;
 import dev.tenure.client.internal.WireValues;
+import dev.tenure.client.spi.TimeSource;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One grant of one lock to one session. Its token is the evidence storage checks; its horizon
@@ -26,19 +29,19 @@ public final class Lease implements AutoCloseable {
     private final String lock;
     private final long token;
     private final long sessionId;
-    private final TenureEnd previousEnd;
+    private final Optional<LossReason> previousEnd;
     private final long previousToken;
     private final Instant grantedAt;
     private final Duration sessionTtl;
     private final CompletableFuture<LossReason> lost = new CompletableFuture<>();
     private final CompletableFuture<Optional<LossReason>> invalidated = new CompletableFuture<>();
     private final GrantPolicy policy;
-    private final Checkpoint previousCheckpoint;
+    private final @Nullable Checkpoint previousCheckpoint;
     /** Its own horizon is bounded (maxHold or manual renewal); else only the session's counts. */
     private final boolean bounded;
     // Guarded by this.
     private long ownHorizonNanos;
-    private TimeSource.Cancellable ownTimer;
+    private TimeSource.@Nullable Cancellable ownTimer;
 
     Lease(Session session, Grant grant, long sentNanos) {
         this.session = session;
@@ -60,7 +63,7 @@ public final class Lease implements AutoCloseable {
         this.lock = grant.getLock();
         this.token = grant.getToken();
         this.sessionId = grant.getSessionId();
-        this.previousEnd = WireValues.tenureEnd(grant.getPreviousEndValue());
+        this.previousEnd = LossReason.ofPrevious(WireValues.tenureEnd(grant.getPreviousEndValue()));
         this.previousToken = grant.getPreviousToken();
         this.grantedAt = Instant.ofEpochMilli(grant.getGrantedAtMs());
         this.sessionTtl = Duration.ofMillis(grant.getTtlMs());
@@ -78,8 +81,11 @@ public final class Lease implements AutoCloseable {
         return sessionId;
     }
 
-    /** How the previous tenure of this lock ended: decides whether re-entry must clean up. */
-    public TenureEnd previousEnd() {
+    /**
+     * How the previous tenure of this lock ended (RELEASED, EXPIRED, DISCONNECTED or REVOKED):
+     * decides whether re-entry must clean up. Empty if the lock had no tenure before this one.
+     */
+    public Optional<LossReason> previousEnd() {
         return previousEnd;
     }
 
@@ -126,7 +132,7 @@ public final class Lease implements AutoCloseable {
         Objects.requireNonNull(value, "value");
         LossReason reason = lossReason();
         if (reason != null) {
-            throw new LeaseLostException(lock, token, reason);
+            throw lostException(reason);
         }
         session.checkpointOwn(this, value);
     }
@@ -135,12 +141,13 @@ public final class Lease implements AutoCloseable {
      * Renews now. A MANUAL lease is renewed by this call (or by {@link #fence(Duration)}) only; an
      * AUTO lease is renewed with its session (one keepalive, waited for). Neither passes maxHold.
      *
-     * @throws LeaseLostException the server no longer holds this lease for this session
+     * @throws TenureException {@link TenureException.Code#LEASE_LOST}: the server no longer holds this
+     *     lease for this session
      */
     public void renew() {
         LossReason reason = lossReason();
         if (reason != null) {
-            throw new LeaseLostException(lock, token, reason);
+            throw lostException(reason);
         }
         if (bounded) {
             Blocking.join(renewAsync());
@@ -149,7 +156,7 @@ public final class Lease implements AutoCloseable {
         }
         reason = lossReason();
         if (reason != null) {
-            throw new LeaseLostException(lock, token, reason);
+            throw lostException(reason);
         }
     }
 
@@ -207,8 +214,9 @@ public final class Lease implements AutoCloseable {
      * left, renews now (one keepalive, waiting for its ack at most until the horizon) and checks
      * again.
      *
-     * @throws LeaseLostException the lease is lost: do not mutate
-     * @throws LeaseExpiringException still valid, but not for {@code minRemaining}
+     * @throws TenureException {@link TenureException.Code#LEASE_LOST}: the lease is lost, do not mutate
+     * @throws TenureException {@link TenureException.Code#LEASE_EXPIRING}: still valid, but not for
+     *     {@code minRemaining}
      */
     public long fence(Duration minRemaining) {
         long needNanos = nanos(minRemaining);
@@ -218,13 +226,13 @@ public final class Lease implements AutoCloseable {
             checkOwnHorizon();
             LossReason reason = lossReason();
             if (reason != null) {
-                throw new LeaseLostException(lock, token, reason);
+                throw lostException(reason);
             }
             long now = session.time().nanoTime();
             long sessionLeft = live.horizonNanos() - now;
             long ownLeft = ownLeftNanos(now);
             if (Math.min(sessionLeft, ownLeft) <= 0) {
-                throw new LeaseLostException(lock, token, LossReason.HORIZON_PASSED);
+                throw lostException(LossReason.HORIZON_PASSED);
             }
             // With a disconnect grace, the session's part ends sooner: see Horizon.validUntilNanos.
             long trustedLeft = Math.min(live.validUntilNanos() - now, sessionLeft);
@@ -233,9 +241,13 @@ public final class Lease implements AutoCloseable {
                 return token;
             }
             // A renewal gives at most the lifetime (TTL − margin, or the grace's), and never passes maxHold.
-            boolean ownCanGrow = renewMode() == AcquireOptions.Renew.MANUAL && needNanos <= ownCapNanos(now);
+            boolean ownCanGrow = renewMode() == AcquireOptions.Renew.MANUAL && needNanos <= ownCapNanos();
             if (renewed || needNanos > live.validLifetimeNanos() || (ownLeft < needNanos && !ownCanGrow)) {
-                throw new LeaseExpiringException(lock, token, Duration.ofNanos(Math.max(0, left)), minRemaining);
+                throw new TenureException(
+                        TenureException.Code.LEASE_EXPIRING,
+                        "lease of '" + lock + "' (token " + token + ") has "
+                                + TimeUnit.NANOSECONDS.toMillis(Math.max(0, left)) + " ms left, "
+                                + minRemaining.toMillis() + " ms needed");
             }
             if (ownLeft < needNanos) {
                 Blocking.join(renewAsync());
@@ -278,7 +290,7 @@ public final class Lease implements AutoCloseable {
      * Compare-and-delete with this session and token. Idempotent; a lease already known lost
      * is not sent again.
      *
-     * @throws NotOwnerException the server says the token is no longer the lock's grant, and the
+     * @throws StaleTokenException {@link TenureException.Code#NOT_OWNER}: the server says the token is no longer the lock's grant, and the
      *     client did not already know
      */
     public void release() {
@@ -288,7 +300,7 @@ public final class Lease implements AutoCloseable {
     /**
      * {@link #release()} without blocking the caller: completes once the server has answered, or
      * at once for a lease already known lost, and fails with what release() would throw
-     * ({@link NotOwnerException} among them).
+     * ({@link StaleTokenException} among them).
      */
     public CompletableFuture<Void> releaseAsync() {
         if (lossReason() != null) {
@@ -302,9 +314,15 @@ public final class Lease implements AutoCloseable {
     public void close() {
         try {
             release();
-        } catch (NotOwnerException alreadyGone) {
-            // The lock is not ours either way, which is all close() promises.
+        } catch (StaleTokenException alreadyGone) {
+            // Not owner: the lock is not ours either way, which is all close() promises.
         }
+    }
+
+    /** The lease is lost for {@code reason}: stop acting on it. */
+    private TenureException lostException(LossReason reason) {
+        return new TenureException(
+                TenureException.Code.LEASE_LOST, "lease of '" + lock + "' (token " + token + ") is lost: " + reason);
     }
 
     @Override
@@ -348,19 +366,14 @@ public final class Lease implements AutoCloseable {
         long sentNanos = session.time().nanoTime();
         return session.renewOwn(this).thenAccept(r -> {
             switch (r.getCode()) {
-                case CODE_OK:
+                case CODE_OK -> {
                     if (r.getRemainingMs() >= 0) {
                         moveOwnHorizon(sentNanos + lifetimeNanos(r.getRemainingMs()));
                     }
-                    break;
-                case CODE_NOT_OWNER:
-                    markLost(LossReason.REVOKED);
-                    break;
-                case CODE_SESSION_LOST:
-                    session.liveness().endedByServer();
-                    break;
-                default:
-                    throw Outcomes.unexpected("renew '" + lock + "'", r.getCode(), r.getMessage());
+                }
+                case CODE_NOT_OWNER -> markLost(LossReason.REVOKED);
+                case CODE_SESSION_LOST -> session.liveness().endedByServer();
+                default -> throw Outcomes.unexpected("renew '" + lock + "'", r.getCode(), r.getMessage());
             }
         });
     }
@@ -399,7 +412,7 @@ public final class Lease implements AutoCloseable {
     }
 
     /** How much a renewal could give at most: the lease TTL's lifetime. */
-    private long ownCapNanos(long now) {
+    private long ownCapNanos() {
         return lifetimeNanos(policy.leaseTtlMs());
     }
 
@@ -409,7 +422,7 @@ public final class Lease implements AutoCloseable {
     }
 
     /** Null while valid. The session's reason counts before its events reach this lease. */
-    private LossReason lossReason() {
+    private @Nullable LossReason lossReason() {
         LossReason r = lost.getNow(null);
         return r != null ? r : session.liveness().lostReason();
     }

@@ -7,6 +7,8 @@ import static dev.tenure.client.Session.State.UNCERTAIN;
 import com.google.protobuf.ByteString;
 import dev.tenure.client.internal.Horizon;
 import dev.tenure.client.internal.SessionStream;
+import dev.tenure.client.internal.TenureEnd;
+import dev.tenure.client.spi.TimeSource;
 import io.grpc.Channel;
 import io.grpc.Status;
 import java.time.Duration;
@@ -17,6 +19,7 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Decides how long one session's leases may be trusted: a keepalive every TTL/3, the horizon,
@@ -70,17 +73,17 @@ final class Liveness {
 
     private long ttlNanos;
     private long lastSeq;
-    private TenureException openFailure;
-    private TimeSource.Cancellable tickTimer;
-    private TimeSource.Cancellable validityTimer;
-    private TimeSource.Cancellable horizonTimer;
+    private @Nullable TenureException openFailure;
+    private TimeSource.@Nullable Cancellable tickTimer;
+    private TimeSource.@Nullable Cancellable validityTimer;
+    private TimeSource.@Nullable Cancellable horizonTimer;
     /** The current stream's node answers echoes. */
     private boolean echoes;
 
     /** The validity bound whose lapse was last told: a later lapse has a later bound, and is told too. */
     private long lapseToldFor = Long.MIN_VALUE;
 
-    private TimeSource.Cancellable closeTimer;
+    private TimeSource.@Nullable Cancellable closeTimer;
 
     // Written under mu, read without it.
     private volatile long horizonNanos;
@@ -89,10 +92,10 @@ final class Liveness {
     /** The grace's bound after a proof ({@link Horizon#graceLifetimeNanos()}), for lock-free reads. */
     private volatile long graceLifetimeNanos = -1;
     /** The current stream, when its call's echoes prove it: its proof counts too ({@link #validUntilNanos()}). */
-    private volatile SessionStream provingStream;
+    private volatile @Nullable SessionStream provingStream;
 
     private volatile Session.State stateView = CONNECTED;
-    private volatile LossReason lostReason;
+    private volatile @Nullable LossReason lostReason;
 
     Liveness(ClientContext ctx, Events events, EventQueue queue) {
         this.ctx = ctx;
@@ -171,6 +174,7 @@ final class Liveness {
     }
 
     /** Null while the session lives. Set before any loss event runs, so readers never lag. */
+    @Nullable
     LossReason lostReason() {
         return lostReason;
     }
@@ -352,7 +356,8 @@ final class Liveness {
     void sessionEnded(boolean currentStream, TenureEnd end, String message, Effects fx) {
         if (sessionId == 0) {
             if (currentStream) {
-                openFailure = new SessionLostException("server ended the session while opening it: " + message);
+                openFailure = new TenureException(
+                        TenureException.Code.SESSION_LOST, "server ended the session while opening it: " + message);
                 markLost(LossReason.SESSION_ENDED, fx);
             }
         } else {
@@ -551,8 +556,9 @@ final class Liveness {
         waiters.clear();
         fx.add(() -> ended.complete(null));
         if (sessionId == 0) {
-            TenureException e =
-                    openFailure != null ? openFailure : new SessionLostException("session closed before it opened");
+            TenureException e = openFailure != null
+                    ? openFailure
+                    : new TenureException(TenureException.Code.SESSION_LOST, "session closed before it opened");
             streams.stop(false, fx);
             queue.add(() -> opened.completeExceptionally(e));
             return;
@@ -571,7 +577,7 @@ final class Liveness {
         queue.drain();
     }
 
-    private static void cancel(TimeSource.Cancellable timer) {
+    private static void cancel(TimeSource.@Nullable Cancellable timer) {
         if (timer != null) {
             timer.cancel();
         }

@@ -13,6 +13,7 @@ import dev.tenure.client.internal.Retrier;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A session's lock requests: Acquire, Release and RenewLease. Each carries the request id the
@@ -52,7 +53,7 @@ final class LockRequests {
      * Releases the lease holding {@code token} on {@code lock}; waits for the answer. Without
      * {@code force} only a lease of the caller's session is ended; with it, whichever session
      * holds it (a forced release, which the server ends REVOKED). NOT_OWNER becomes
-     * {@link NotOwnerException}, other codes go through {@code failure}.
+     * {@link StaleTokenException} ({@link TenureException.Code#NOT_OWNER}), other codes go through {@code failure}.
      */
     static void releaseByToken(
             ClientContext ctx,
@@ -67,7 +68,7 @@ final class LockRequests {
         ReleaseResponse r =
                 Blocking.join(ctx.retrier.call(TenureGrpc.getReleaseMethod(), request, ctx.requestTimeoutNanos));
         if (r.getCode() == Code.CODE_NOT_OWNER) {
-            throw new NotOwnerException(lock, token, r.getCurrentToken());
+            throw StaleTokenException.notOwner(lock, token, r.getCurrentToken());
         } else if (r.getCode() != Code.CODE_OK) {
             throw failure.of((force ? "force release '" : "release '") + lock + "'", r.getCode(), r.getMessage());
         }
@@ -93,7 +94,7 @@ final class LockRequests {
     }
 
     /** null: forever (-1 on the wire); sub-millisecond waits round up so they still wait. */
-    static long waitMs(Duration wait) {
+    static long waitMs(@Nullable Duration wait) {
         if (wait == null) {
             return -1;
         }

@@ -31,6 +31,8 @@ public record LockStatus(
     }
 
     /**
+     * The lock's holder: its session, token, since when, and the policy of its grant.
+     *
      * @param lockDelay zero when off
      * @param maxHold zero when off
      * @param leaseTtl zero for a lease its session renews (AUTO); else MANUAL with this TTL
@@ -65,7 +67,8 @@ public record LockStatus(
     public record Waiter(long sessionId, Instant since, String clientName, String principal) {}
 
     /**
-     * One ended tenure: who held the lock, with which token, from when to when, how it ended.
+     * One ended tenure: who held the lock, with which token, from when to when, how it ended
+     * ({@code end}: RELEASED, EXPIRED, DISCONNECTED or REVOKED).
      *
      * @param forcedBySessionId the session that ended it by a forced release (then {@code end}
      *     is REVOKED), or 0
@@ -79,7 +82,7 @@ public record LockStatus(
             long token,
             Instant grantedAt,
             Instant endedAt,
-            TenureEnd end,
+            LossReason end,
             long forcedBySessionId,
             String forcedByClient,
             String principal,
@@ -114,7 +117,7 @@ public record LockStatus(
                         h.getToken(),
                         Instant.ofEpochMilli(h.getGrantedAtMs()),
                         Instant.ofEpochMilli(h.getEndedAtMs()),
-                        WireValues.tenureEnd(h.getEndValue()),
+                        LossReason.of(WireValues.tenureEnd(h.getEndValue())),
                         h.getForcedBySessionId(),
                         h.getForcedByClient(),
                         h.getPrincipal(),

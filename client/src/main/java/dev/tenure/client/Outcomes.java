@@ -8,22 +8,16 @@ final class Outcomes {
 
     static TenureException unexpected(String request, Code code, String message) {
         String detail = request + ": " + (message.isEmpty() ? code.name() : message);
-        switch (code) {
-            case CODE_LIMIT:
-                return new LimitExceededException(detail);
-            case CODE_INVALID:
-                return new InvalidRequestException(detail);
-            case CODE_SESSION_LOST:
-                return new SessionLostException(detail);
-            case CODE_REQUEST_TOO_OLD:
-                // The outcome is no longer known; the caller must look at the state (e.g. status()).
-                return new TenureException("outcome unknown, request id too old: " + detail);
-            case CODE_CANCELLED:
-                return new TenureException("cancelled: " + detail);
-            case CODE_DENIED:
-                return new DeniedException(detail);
-            default:
-                return new TenureException("unexpected " + code + ": " + detail);
-        }
+        return switch (code) {
+            case CODE_LIMIT -> new TenureException(TenureException.Code.LIMIT_EXCEEDED, detail);
+            case CODE_INVALID -> new TenureException(TenureException.Code.INVALID_REQUEST, detail);
+            case CODE_SESSION_LOST -> new TenureException(TenureException.Code.SESSION_LOST, detail);
+            // The outcome is no longer known; the caller must look at the state (e.g. status()).
+            case CODE_REQUEST_TOO_OLD ->
+                new TenureException(TenureException.Code.OTHER, "outcome unknown, request id too old: " + detail);
+            case CODE_CANCELLED -> new TenureException(TenureException.Code.OTHER, "cancelled: " + detail);
+            case CODE_DENIED -> new TenureException(TenureException.Code.DENIED, detail);
+            default -> new TenureException(TenureException.Code.OTHER, "unexpected " + code + ": " + detail);
+        };
     }
 }

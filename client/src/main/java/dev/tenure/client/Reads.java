@@ -19,14 +19,11 @@ final class Reads {
                 TenureGrpc.getKvGetMethod(),
                 KvGetRequest.newBuilder().setKey(key).build(),
                 ctx.requestTimeoutNanos));
-        switch (r.getCode()) {
-            case CODE_OK:
-                return Optional.of(KvEntry.from(key, r));
-            case CODE_NOT_FOUND:
-                return Optional.empty();
-            default:
-                throw Outcomes.unexpected("get '" + key + "'", r.getCode(), r.getMessage());
-        }
+        return switch (r.getCode()) {
+            case CODE_OK -> Optional.of(KvEntry.from(key, r));
+            case CODE_NOT_FOUND -> Optional.empty();
+            default -> throw Outcomes.unexpected("get '" + key + "'", r.getCode(), r.getMessage());
+        };
     }
 
     static LockStatus status(ClientContext ctx, String lock) {
@@ -34,13 +31,11 @@ final class Reads {
                 TenureGrpc.getLockStatusMethod(),
                 LockStatusRequest.newBuilder().setLock(lock).build(),
                 ctx.requestTimeoutNanos));
-        switch (r.getCode()) {
-            case CODE_OK:
-            case CODE_UNSPECIFIED:
-                return LockStatus.from(lock, r);
-            case CODE_NOT_FOUND:
-                // A lock nobody has touched (or whose history aged out) is simply free.
-                return new LockStatus(
+        return switch (r.getCode()) {
+            case CODE_OK, CODE_UNSPECIFIED -> LockStatus.from(lock, r);
+            // A lock nobody has touched (or whose history aged out) is simply free.
+            case CODE_NOT_FOUND ->
+                new LockStatus(
                         lock,
                         Optional.empty(),
                         List.of(),
@@ -49,9 +44,8 @@ final class Reads {
                         Optional.empty(),
                         Optional.empty(),
                         LockStatus.StaleWrites.NONE);
-            default:
-                throw Outcomes.unexpected("status '" + lock + "'", r.getCode(), r.getMessage());
-        }
+            default -> throw Outcomes.unexpected("status '" + lock + "'", r.getCode(), r.getMessage());
+        };
     }
 
     static ServerStatus serverStatus(ClientContext ctx) {

@@ -4,6 +4,8 @@ import dev.tenure.api.v1.AcquireResponse;
 import dev.tenure.api.v1.Code;
 import dev.tenure.api.v1.Grant;
 import dev.tenure.api.v1.RenewLeaseResponse;
+import dev.tenure.client.internal.TenureEnd;
+import dev.tenure.client.spi.TimeSource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Objects;
@@ -14,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One client process's liveness on the cluster, kept alive by one session stream; it owns
@@ -98,7 +101,10 @@ public final class Session implements AutoCloseable {
         return Blocking.join(acquireAsync(lock, (Duration) null));
     }
 
-    /** Throws {@link LockHeldException} if the lock is not granted within {@code wait}. */
+    /**
+     * Throws {@link TenureException} with {@link TenureException.Code#LOCK_HELD} if the lock is not
+     * granted within {@code wait}.
+     */
     public Lease acquire(String lock, Duration wait) {
         return Blocking.join(acquireAsync(lock, Objects.requireNonNull(wait, "wait")));
     }
@@ -112,8 +118,11 @@ public final class Session implements AutoCloseable {
     public Optional<Lease> tryAcquire(String lock) {
         try {
             return Optional.of(acquire(lock, Duration.ZERO));
-        } catch (LockHeldException held) {
-            return Optional.empty();
+        } catch (TenureException e) {
+            if (e.code() == TenureException.Code.LOCK_HELD) {
+                return Optional.empty();
+            }
+            throw e;
         }
     }
 
@@ -121,7 +130,7 @@ public final class Session implements AutoCloseable {
      * Acquires without blocking the caller. {@code wait} null means forever. Cancelling the
      * future withdraws the wait on the server; a grant that raced the cancel is released.
      */
-    public CompletableFuture<Lease> acquireAsync(String lock, Duration wait) {
+    public CompletableFuture<Lease> acquireAsync(String lock, @Nullable Duration wait) {
         AcquireOptions.Builder options = AcquireOptions.builder();
         if (wait != null) {
             options.wait(wait);
@@ -130,13 +139,15 @@ public final class Session implements AutoCloseable {
     }
 
     /** {@link #acquireAsync(String, Duration)} with a policy for the grant. */
+    // acquiring holds this very future: identity, which is CompletableFuture's equality, is meant.
+    @SuppressWarnings("CollectionUndefinedEquality")
     public CompletableFuture<Lease> acquireAsync(String lock, AcquireOptions options) {
         Objects.requireNonNull(lock, "lock");
         Objects.requireNonNull(options, "options");
         long waitMs = LockRequests.waitMs(options.waitTime());
         CompletableFuture<Lease> result = new CompletableFuture<>();
         ctx.listener.acquireStart(lock);
-        result.whenComplete((lease, error) -> {
+        CompletableFuture<?> unused = result.whenComplete((lease, error) -> {
             acquiring.remove(result);
             if (error == null) {
                 ctx.listener.acquireEnd(lease);
@@ -155,8 +166,8 @@ public final class Session implements AutoCloseable {
                 LockRequests.acquire(ctx, caller(), requestIds.incrementAndGet(), lock, waitMs, options.policy(ttl()));
         acquiring.add(result);
         // However the result ends (cancelled, session lost), the server-side wait must end too.
-        result.whenComplete((lease, error) -> call.cancel(false));
-        call.whenComplete((response, error) -> acquired(lock, response, error, result, sentNanos));
+        unused = result.whenComplete((lease, error) -> call.cancel(false));
+        unused = call.whenComplete((response, error) -> acquired(lock, response, error, result, sentNanos));
         if (liveness.lostReason() != null) {
             result.completeExceptionally(lostException()); // lost while this was being set up
         }
@@ -170,21 +181,18 @@ public final class Session implements AutoCloseable {
             return;
         }
         switch (response.getCode()) {
-            case CODE_OK:
-                granted(response.getGrant(), result, sentNanos);
-                break;
-            case CODE_HELD:
-                result.completeExceptionally(
-                        LockHeldException.of(lock, response.getHolderToken(), response.getMessage()));
-                break;
-            default:
+            case CODE_OK -> granted(response.getGrant(), result, sentNanos);
+            case CODE_HELD ->
+                result.completeExceptionally(lockHeld(lock, response.getHolderToken(), response.getMessage()));
+            default -> {
                 // The server's own words first; only then the session's loss (which fails every
-                // pending acquire with a generic SessionLostException).
+                // pending acquire with a generic SESSION_LOST).
                 result.completeExceptionally(
                         Outcomes.unexpected("acquire '" + lock + "'", response.getCode(), response.getMessage()));
                 if (response.getCode() == Code.CODE_SESSION_LOST) {
                     liveness.endedByServer();
                 }
+            }
         }
     }
 
@@ -208,7 +216,7 @@ public final class Session implements AutoCloseable {
 
     /**
      * Releases this session's lease that holds {@code token} on {@code lock} (compare-and-delete;
-     * it ends RELEASED). Throws {@link NotOwnerException}, and changes nothing, if the token is
+     * it ends RELEASED). Throws {@link StaleTokenException} ({@link TenureException.Code#NOT_OWNER}), and changes nothing, if the token is
      * not current or another session holds it: ending another session's lease is
      * {@link #forceRelease}.
      */
@@ -223,7 +231,8 @@ public final class Session implements AutoCloseable {
      * session holds it. The server ends it REVOKED, so the lock's lock delay applies as after any
      * unclean end; its holder is told before the next waiter is granted, and the lock's history
      * names this session (and its client name) as the one that forced it. Throws
-     * {@link NotOwnerException}, and changes nothing, if the token is not current.
+     * {@link StaleTokenException} ({@link TenureException.Code#NOT_OWNER}), and changes nothing, if
+     * the token is not current.
      */
     public void forceRelease(String lock, long token) {
         requireLive();
@@ -243,22 +252,18 @@ public final class Session implements AutoCloseable {
         return LockRequests.releaseOwn(ctx, caller(), requestIds.incrementAndGet(), lease.lock(), lease.token())
                 .thenApply(r -> {
                     switch (r.getCode()) {
-                        case CODE_OK:
-                            lease.markLost(LossReason.RELEASED);
-                            return null;
-                        case CODE_NOT_OWNER:
+                        case CODE_OK -> lease.markLost(LossReason.RELEASED);
+                        case CODE_NOT_OWNER -> {
                             // The server no longer counts it as ours. Unless a LeaseEnded or the session's
                             // loss told us first, that is news the caller must hear.
                             if (lease.markLost(LossReason.REVOKED)) {
-                                throw new NotOwnerException(lease.lock(), lease.token(), r.getCurrentToken());
+                                throw StaleTokenException.notOwner(lease.lock(), lease.token(), r.getCurrentToken());
                             }
-                            return null;
-                        case CODE_SESSION_LOST:
-                            liveness.endedByServer(); // the lease went with the session
-                            return null;
-                        default:
-                            throw failure("release '" + lease.lock() + "'", r.getCode(), r.getMessage());
+                        }
+                        case CODE_SESSION_LOST -> liveness.endedByServer(); // the lease went with the session
+                        default -> throw failure("release '" + lease.lock() + "'", r.getCode(), r.getMessage());
                     }
+                    return null;
                 });
     }
 
@@ -280,7 +285,7 @@ public final class Session implements AutoCloseable {
 
     /**
      * The fenced key-value store, written within this session: a retry of a write is answered from
-     * the server's record. A write once the session is lost throws {@link SessionLostException}.
+     * the server's record. A write once the session is lost throws {@link TenureException} ({@link TenureException.Code#SESSION_LOST}).
      */
     public Kv kv() {
         return kv;
@@ -365,8 +370,21 @@ public final class Session implements AutoCloseable {
         }
     }
 
-    private SessionLostException lostException() {
-        return new SessionLostException("session " + id() + " is lost: " + liveness.lostReason());
+    private TenureException lostException() {
+        return new TenureException(
+                TenureException.Code.SESSION_LOST, "session " + id() + " is lost: " + liveness.lostReason());
+    }
+
+    /**
+     * The lock was not granted. Nobody holds the lock but it is in its lock delay (holder token
+     * 0): the server's message says until when.
+     */
+    private static TenureException lockHeld(String lock, long holderToken, String serverMessage) {
+        if (holderToken == 0 && serverMessage.contains("lock delay")) {
+            return new TenureException(TenureException.Code.LOCK_HELD, serverMessage);
+        }
+        return new TenureException(
+                TenureException.Code.LOCK_HELD, "lock '" + lock + "' is held (holder token " + holderToken + ")");
     }
 
     private static TenureException asTenure(Throwable error) {
@@ -375,9 +393,9 @@ public final class Session implements AutoCloseable {
             return e;
         }
         if (t instanceof CancellationException) {
-            return new TenureException("acquire cancelled", t);
+            return new TenureException(TenureException.Code.OTHER, "acquire cancelled", t);
         }
-        return new TenureException(String.valueOf(t), t);
+        return new TenureException(TenureException.Code.OTHER, String.valueOf(t), t);
     }
 
     /** Liveness's events, in the session's event order. */

@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The leases one session holds, by token, so that the server's LeaseEnded pushes and the
@@ -46,7 +47,7 @@ final class SessionLeases {
         return true;
     }
 
-    synchronized Lease get(long token) {
+    synchronized @Nullable Lease get(long token) {
         return byToken.get(token);
     }
 

@@ -4,8 +4,11 @@ import com.google.protobuf.ByteString;
 import dev.tenure.client.internal.Backoff;
 import dev.tenure.client.internal.Retrier;
 import dev.tenure.client.internal.SessionStream;
+import dev.tenure.client.internal.TenureEnd;
+import dev.tenure.client.spi.TimeSource;
 import io.grpc.Status;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One session's succession of Attach streams: the first one sends Open, and each one after a
@@ -24,7 +27,7 @@ final class SessionStreams implements SessionStream.Handler {
     private final Object mu;
 
     // Guarded by mu.
-    private SessionStream stream;
+    private @Nullable SessionStream stream;
     private boolean streamOpened;
     private long streamSendNanos;
     /** When the current stream's Open or Resume was confirmed. */
@@ -32,9 +35,9 @@ final class SessionStreams implements SessionStream.Handler {
 
     private int connectFailures;
     private long openGiveUpNanos;
-    private TimeSource.Cancellable retryTimer;
-    private TimeSource.Cancellable openTimer;
-    private TimeSource.Cancellable resumeTimer;
+    private TimeSource.@Nullable Cancellable retryTimer;
+    private TimeSource.@Nullable Cancellable openTimer;
+    private TimeSource.@Nullable Cancellable resumeTimer;
     /**
      * The session's attachment as last confirmed, which the next Resume expects: a Resume sent on a
      * stream given up since then can then no longer take the session from the stream that
@@ -66,6 +69,7 @@ final class SessionStreams implements SessionStream.Handler {
     }
 
     /** The stream to send on, or null while none has been opened or resumed. Under mu. */
+    @Nullable
     SessionStream openStream() {
         return stream != null && streamOpened ? stream : null;
     }
@@ -323,7 +327,7 @@ final class SessionStreams implements SessionStream.Handler {
         live.finish(fx);
     }
 
-    private static void cancel(TimeSource.Cancellable timer) {
+    private static void cancel(TimeSource.@Nullable Cancellable timer) {
         if (timer != null) {
             timer.cancel();
         }

@@ -2,8 +2,12 @@ package dev.tenure.client;
 
 import dev.tenure.client.internal.ClientAccess;
 import dev.tenure.client.internal.Endpoints;
+import dev.tenure.client.spi.ClientTls;
+import dev.tenure.client.spi.TimeSource;
+import dev.tenure.client.spi.Transport;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
 import java.net.InetAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -13,6 +17,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The entry point: a connection to one Tenure cluster through any of its nodes. Immutable and
@@ -40,8 +45,21 @@ public final class TenureClient implements AutoCloseable {
             }
 
             @Override
-            public NettyChannelBuilder configure(NettyChannelBuilder builder, ClientTls tls) {
-                return tls == null ? ClientTls.configurePlaintext(builder) : tls.configure(builder);
+            public void timeSource(Builder builder, TimeSource time) {
+                builder.timeSource(time);
+            }
+
+            @Override
+            public NettyChannelBuilder configure(
+                    NettyChannelBuilder builder, @Nullable SslContext context, boolean presentsCertificate) {
+                return context == null
+                        ? Builder.plaintext(builder)
+                        : Builder.overTls(builder, context, presentsCertificate);
+            }
+
+            @Override
+            public void tls(Builder builder, SslContext context, boolean presentsCertificate) {
+                builder.tls(context, presentsCertificate);
             }
 
             @Override
@@ -94,7 +112,7 @@ public final class TenureClient implements AutoCloseable {
         Session session = new Session(ctx);
         ctx.sessions.add(session);
         CompletableFuture<Session> opened = session.open();
-        opened.whenComplete((s, error) -> {
+        CompletableFuture<?> unused = opened.whenComplete((s, error) -> {
             if (error != null) {
                 ctx.sessions.remove(session);
                 session.close(); // a caller that gave up (cancelled) must not leave it running
@@ -155,15 +173,16 @@ public final class TenureClient implements AutoCloseable {
         private List<String> endpoints = List.of();
         private Duration sessionTtl = Duration.ofSeconds(10);
         /** Null: the default, 900 ms or the TTL if shorter. */
-        private Duration disconnectGrace;
+        private @Nullable Duration disconnectGrace;
 
-        private Duration driftMargin;
+        private @Nullable Duration driftMargin;
         private Duration requestTimeout = Duration.ofSeconds(5);
-        private String clientName;
+        private @Nullable String clientName;
         private TimeSource timeSource = TimeSource.system();
         private TenureListener listener = new TenureListener() {};
-        private Function<String, ManagedChannel> channelFactory; // null: Netty, plaintext or with tls
-        private ClientTls tls;
+        private @Nullable Function<String, ManagedChannel> channelFactory; // null: Netty, plaintext or with tls
+        private @Nullable SslContext tls;
+        private boolean presentsCertificate;
         private boolean carryCalls = true;
 
         private Builder() {}
@@ -228,7 +247,8 @@ public final class TenureClient implements AutoCloseable {
             return this;
         }
 
-        public Builder timeSource(TimeSource time) {
+        /** See {@code dev.tenure.client.spi.Transport#timeSource}: the SPI, not the API. */
+        Builder timeSource(TimeSource time) {
             this.timeSource = Objects.requireNonNull(time, "time");
             return this;
         }
@@ -245,24 +265,30 @@ public final class TenureClient implements AutoCloseable {
         }
 
         /**
-         * TLS to the nodes (see {@link ClientTls}): the default channels trust {@code tls}'s CA,
-         * check that each node's certificate names the host it is reached at, and present this
-         * client's certificate if it has one. A handshake refused for good (untrusted, expired,
-         * wrong host, no or a refused client certificate) fails the request with
-         * {@link DeniedException}, saying why. Default: plaintext.
+         * TLS to the nodes, from PEM files: the CA that signed the nodes' certificates ({@code
+         * null}: the JVM's default CAs), and this client's own certificate and key for nodes that
+         * ask for one (mTLS; the certificate's CN is then the principal the node knows this client
+         * as), or {@code null} for none. Keys are unencrypted PKCS#8 ({@code BEGIN PRIVATE KEY},
+         * what {@code openssl genpkey} and {@code openssl req -newkey} write). The files are read
+         * here: one that is missing or unreadable fails at once with an {@link
+         * IllegalArgumentException} naming it, not at the first connection.
+         *
+         * <p>The default channels trust the CA, check that each node's certificate names the host
+         * it is reached at, and present this client's certificate if it has one. A handshake
+         * refused for good (untrusted, expired, wrong host, no or a refused client certificate)
+         * fails the request with {@link TenureException.Code#DENIED}, saying why. Default:
+         * plaintext.
          */
-        public Builder tls(ClientTls tls) {
-            this.tls = Objects.requireNonNull(tls, "tls");
-            return this;
+        public Builder tls(@Nullable Path caPem, @Nullable Path certificatePem, @Nullable Path keyPem) {
+            ClientTls read = ClientTls.of(caPem, certificatePem, keyPem);
+            return Transport.tls(this, read);
         }
 
-        /**
-         * As {@link #tls(ClientTls)} with {@link ClientTls#of}: the CA's PEM file ({@code null}:
-         * the JVM's default CAs), and this client's certificate and key files, or {@code null} for
-         * none. A file that is missing or unreadable fails here, naming it.
-         */
-        public Builder tls(Path caPem, Path certificatePem, Path keyPem) {
-            return tls(ClientTls.of(caPem, certificatePem, keyPem));
+        /** See {@code dev.tenure.client.spi.Transport#tls}: the SPI, not the API. */
+        Builder tls(SslContext context, boolean presentsCertificate) {
+            this.tls = Objects.requireNonNull(context, "context");
+            this.presentsCertificate = presentsCertificate;
+            return this;
         }
 
         /** See {@code dev.tenure.client.spi.Transport#unaryCalls}: the SPI, not the API. */
@@ -290,7 +316,7 @@ public final class TenureClient implements AutoCloseable {
                     ? disconnectGrace
                     : Duration.ofNanos(Math.min(Liveness.DEFAULT_GRACE_NANOS, ttlNanos));
             if (!grace.isZero()
-                    && (grace.toMillis() < 100 && disconnectGrace != null || grace.compareTo(sessionTtl) > 0)) {
+                    && ((grace.toMillis() < 100 && disconnectGrace != null) || grace.compareTo(sessionTtl) > 0)) {
                 throw new IllegalArgumentException(
                         "disconnectGrace must be 0 or between 100 ms and sessionTtl (" + sessionTtl + "): " + grace);
             }
@@ -301,9 +327,8 @@ public final class TenureClient implements AutoCloseable {
                         "tls applies to the default channels: a channelFactory of your own configures TLS itself"
                                 + " (Transport.configure)");
             }
-            Function<String, ManagedChannel> factory = channelFactory != null
-                    ? channelFactory
-                    : tls != null ? target -> tlsChannel(target, tls) : Builder::plaintextChannel;
+            Function<String, ManagedChannel> factory =
+                    channelFactory != null ? channelFactory : tlsChannels(tls, presentsCertificate);
             Endpoints eps = new Endpoints(endpoints, factory, carryCalls, timeSource);
             return new TenureClient(new ClientContext(
                     eps, timeSource, listener, ttlNanos, grace.toNanos(), marginNanos, timeoutNanos, name));
@@ -326,13 +351,41 @@ public final class TenureClient implements AutoCloseable {
          * node that serves TLS only fails its calls UNAUTHENTICATED, saying so (HandshakeFailures).
          */
         private static ManagedChannel plaintextChannel(String target) {
-            return ClientTls.configurePlaintext(NettyChannelBuilder.forTarget(target))
+            return plaintext(NettyChannelBuilder.forTarget(target)).build();
+        }
+
+        /** {@link #plaintextChannel}s, or with TLS if {@code context} is not null. */
+        private static Function<String, ManagedChannel> tlsChannels(
+                @Nullable SslContext context, boolean presentsCertificate) {
+            if (context == null) {
+                return Builder::plaintextChannel;
+            }
+            return target -> overTls(NettyChannelBuilder.forTarget(target), context, presentsCertificate)
                     .build();
         }
 
-        /** As {@link #plaintextChannel}, with TLS. */
-        private static ManagedChannel tlsChannel(String target, ClientTls tls) {
-            return tls.configure(NettyChannelBuilder.forTarget(target)).build();
+        /**
+         * Makes {@code builder}'s channel speak TLS with {@code context}, checking that the node's
+         * certificate names the host it was given as. A handshake that fails for a reason a retry
+         * cannot cure (the node's certificate is untrusted, expired or for another host, the node
+         * refused this client's certificate or asked for one) fails the call with UNAUTHENTICATED
+         * and that reason in one line; the client then throws {@link TenureException.Code#DENIED}.
+         */
+        static NettyChannelBuilder overTls(
+                NettyChannelBuilder builder, SslContext context, boolean presentsCertificate) {
+            return builder.sslContext(context)
+                    .useTransportSecurity()
+                    .intercept(HandshakeFailures.overTls(presentsCertificate));
+        }
+
+        /**
+         * Makes {@code builder}'s channel plaintext. A node that serves TLS only says so to a
+         * plaintext client, and its calls then fail UNAUTHENTICATED with that in one line (the
+         * client throws {@link TenureException.Code#DENIED}) instead of being retried until the
+         * request timeout.
+         */
+        static NettyChannelBuilder plaintext(NettyChannelBuilder builder) {
+            return builder.usePlaintext().intercept(HandshakeFailures.plaintext());
         }
 
         private static String defaultClientName() {

@@ -10,6 +10,7 @@ import dev.tenure.api.v1.KvPutResponse;
 import dev.tenure.api.v1.TenureGrpc;
 import dev.tenure.api.v1.WriteCheckpointRequest;
 import dev.tenure.api.v1.WriteCheckpointResponse;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Writes to the fenced KV. With a session they carry a request id, so a retry is answered from
@@ -25,13 +26,19 @@ final class Writes {
     }
 
     static void put(
-            ClientContext ctx, Caller caller, long requestId, String key, byte[] value, Fence fence, Failure failure) {
+            ClientContext ctx,
+            Caller caller,
+            long requestId,
+            String key,
+            byte[] value,
+            @Nullable Fence fence,
+            Failure failure) {
         put(ctx, caller, requestId, key, value, fence, false, failure);
     }
 
     /**
      * {@code overrideFence}: an unfenced write to a key last written fenced lands anyway; without
-     * it the server refuses (KEY_FENCED, thrown as {@link KeyFencedException}).
+     * it the server refuses (KEY_FENCED, thrown as a {@link StaleTokenException} with {@link TenureException.Code#KEY_FENCED}).
      */
     static void put(
             ClientContext ctx,
@@ -39,7 +46,7 @@ final class Writes {
             long requestId,
             String key,
             byte[] value,
-            Fence fence,
+            @Nullable Fence fence,
             boolean overrideFence,
             Failure failure) {
         KvPutRequest.Builder b = KvPutRequest.newBuilder()
@@ -57,14 +64,15 @@ final class Writes {
         if (r.getCode() == Code.CODE_STALE_TOKEN) {
             throw stale(key, fence, r.getCurrentToken());
         } else if (r.getCode() == Code.CODE_KEY_FENCED) {
-            throw new KeyFencedException(key, r.getMessage());
+            throw StaleTokenException.keyFenced(key, r.getMessage());
         } else if (r.getCode() != Code.CODE_OK) {
             throw failure.of("put '" + key + "'", r.getCode(), r.getMessage());
         }
     }
 
     /** Returns whether the key existed. */
-    static boolean delete(ClientContext ctx, Caller caller, long requestId, String key, Fence fence, Failure failure) {
+    static boolean delete(
+            ClientContext ctx, Caller caller, long requestId, String key, @Nullable Fence fence, Failure failure) {
         return delete(ctx, caller, requestId, key, fence, false, failure);
     }
 
@@ -74,7 +82,7 @@ final class Writes {
             Caller caller,
             long requestId,
             String key,
-            Fence fence,
+            @Nullable Fence fence,
             boolean overrideFence,
             Failure failure) {
         KvDeleteRequest.Builder b = KvDeleteRequest.newBuilder()
@@ -88,18 +96,13 @@ final class Writes {
         }
         KvDeleteResponse r =
                 Blocking.join(ctx.retrier.call(TenureGrpc.getKvDeleteMethod(), b.build(), ctx.requestTimeoutNanos));
-        switch (r.getCode()) {
-            case CODE_OK:
-                return true;
-            case CODE_NOT_FOUND:
-                return false;
-            case CODE_STALE_TOKEN:
-                throw stale(key, fence, r.getCurrentToken());
-            case CODE_KEY_FENCED:
-                throw new KeyFencedException(key, r.getMessage());
-            default:
-                throw failure.of("delete '" + key + "'", r.getCode(), r.getMessage());
-        }
+        return switch (r.getCode()) {
+            case CODE_OK -> true;
+            case CODE_NOT_FOUND -> false;
+            case CODE_STALE_TOKEN -> throw stale(key, fence, r.getCurrentToken());
+            case CODE_KEY_FENCED -> throw StaleTokenException.keyFenced(key, r.getMessage());
+            default -> throw failure.of("delete '" + key + "'", r.getCode(), r.getMessage());
+        };
     }
 
     /** A fenced write of the lock's checkpoint; STALE_TOKEN becomes {@link StaleTokenException}. */
@@ -126,7 +129,7 @@ final class Writes {
         return Fence.newBuilder().setLock(lock).setToken(token).build();
     }
 
-    private static StaleTokenException stale(String key, Fence fence, long currentToken) {
+    private static StaleTokenException stale(String key, @Nullable Fence fence, long currentToken) {
         return new StaleTokenException(key, fence == null ? 0 : fence.getToken(), currentToken);
     }
 }

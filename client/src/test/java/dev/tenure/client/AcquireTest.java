@@ -1,6 +1,7 @@
 package dev.tenure.client;
 
 import static dev.tenure.api.v1.TenureEnd.TENURE_END_EXPIRED;
+import static dev.tenure.client.TenureCodes.code;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -63,7 +64,7 @@ class AcquireTest {
         assertThat(lease.lock()).isEqualTo("orders");
         assertThat(lease.token()).isEqualTo(77);
         assertThat(lease.sessionId()).isEqualTo(session.id());
-        assertThat(lease.previousEnd()).isEqualTo(TenureEnd.EXPIRED);
+        assertThat(lease.previousEnd()).contains(LossReason.EXPIRED);
         assertThat(lease.previousToken()).isEqualTo(70);
         assertThat(lease.grantedAt()).isEqualTo(Instant.ofEpochMilli(1234));
         assertThat(lease.sessionTtl()).isEqualTo(Duration.ofSeconds(3));
@@ -78,11 +79,10 @@ class AcquireTest {
                 .setHolderToken(42)
                 .build();
         assertThatThrownBy(() -> session.acquire("a", Duration.ofMillis(250)))
-                .isInstanceOfSatisfying(
-                        LockHeldException.class,
-                        e -> assertThat(e.holderToken()).isEqualTo(42));
+                .is(code(TenureException.Code.LOCK_HELD))
+                .hasMessageContaining("holder token 42");
         assertThat(lastAcquire().getWaitMs()).isEqualTo(250);
-        assertThat(h.events.events).contains("acquireFailed a LockHeldException");
+        assertThat(h.events.events).contains("acquireFailed a LOCK_HELD");
     }
 
     @Test
@@ -113,7 +113,7 @@ class AcquireTest {
         f.cancel(true);
         assertThat(h.fake.cancelledWaits.poll(5, TimeUnit.SECONDS)).isNotNull();
         assertThatThrownBy(f::join).isInstanceOf(CancellationException.class);
-        assertThat(h.events.events).contains("acquireFailed a TenureException");
+        assertThat(h.events.events).contains("acquireFailed a OTHER");
     }
 
     @Test
@@ -122,7 +122,7 @@ class AcquireTest {
         CompletableFuture<Lease> f = session.acquireAsync("a", (Duration) null);
         h.fake.parked.poll(5, TimeUnit.SECONDS);
         h.fake.latest().end(TENURE_END_EXPIRED, "expired");
-        assertThatThrownBy(() -> f.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(SessionLostException.class);
+        assertThatThrownBy(() -> f.get(5, TimeUnit.SECONDS)).cause().is(code(TenureException.Code.SESSION_LOST));
         assertThat(h.fake.cancelledWaits.poll(5, TimeUnit.SECONDS)).isNotNull();
     }
 
@@ -132,14 +132,15 @@ class AcquireTest {
             names = {"CODE_SESSION_LOST", "CODE_LIMIT", "CODE_INVALID", "CODE_REQUEST_TOO_OLD", "CODE_CANCELLED"})
     void codesMapToTypedExceptions(Code code) {
         h.fake.onAcquire = r -> FakeTenure.code(code);
-        Class<? extends TenureException> expected = switch (code) {
-            case CODE_SESSION_LOST -> SessionLostException.class;
-            case CODE_LIMIT -> LimitExceededException.class;
-            case CODE_INVALID -> InvalidRequestException.class;
-            default -> TenureException.class;
+        TenureException.Code expected = switch (code) {
+            case CODE_SESSION_LOST -> TenureException.Code.SESSION_LOST;
+            case CODE_LIMIT -> TenureException.Code.LIMIT_EXCEEDED;
+            case CODE_INVALID -> TenureException.Code.INVALID_REQUEST;
+            default -> TenureException.Code.OTHER;
         };
         assertThatThrownBy(() -> session.acquire("a", Duration.ofSeconds(1)))
-                .isExactlyInstanceOf(expected)
+                .isExactlyInstanceOf(TenureException.class)
+                .is(code(expected))
                 .hasMessageContaining("'a'");
         if (code == Code.CODE_SESSION_LOST) {
             assertThat(session.state()).isEqualTo(Session.State.LOST);
@@ -166,7 +167,7 @@ class AcquireTest {
                     .asRuntimeException();
         };
         assertThatThrownBy(() -> session.acquire("a"))
-                .isInstanceOf(InvalidRequestException.class)
+                .is(code(TenureException.Code.INVALID_REQUEST))
                 .hasMessageContaining("256");
         assertThat(h.fake.acquireRequestIds()).containsExactly(1L);
     }
@@ -196,10 +197,10 @@ class AcquireTest {
                 .setCode(Code.CODE_NOT_OWNER)
                 .setCurrentToken(99)
                 .build();
-        assertThatThrownBy(lease::release)
-                .isInstanceOfSatisfying(
-                        NotOwnerException.class,
-                        e -> assertThat(e.currentToken()).isEqualTo(99));
+        assertThatThrownBy(lease::release).isInstanceOfSatisfying(StaleTokenException.class, e -> {
+            assertThat(e.code()).isEqualTo(TenureException.Code.NOT_OWNER);
+            assertThat(e.currentToken()).isEqualTo(99);
+        });
         assertThat(lease.isValid()).isFalse();
         other.close(); // close never throws on ownership
         assertThat(other.isValid()).isFalse();
@@ -226,7 +227,7 @@ class AcquireTest {
                 .setCode(Code.CODE_NOT_OWNER)
                 .setCurrentToken(5)
                 .build();
-        assertThatThrownBy(() -> session.release("a", 4)).isInstanceOf(NotOwnerException.class);
-        assertThatThrownBy(() -> session.forceRelease("a", 4)).isInstanceOf(NotOwnerException.class);
+        assertThatThrownBy(() -> session.release("a", 4)).is(code(TenureException.Code.NOT_OWNER));
+        assertThatThrownBy(() -> session.forceRelease("a", 4)).is(code(TenureException.Code.NOT_OWNER));
     }
 }

@@ -63,11 +63,10 @@ class AsyncReleaseAndCloseTest {
                 .build();
 
         CompletableFuture<Void> released = lease.releaseAsync();
-        assertThatThrownBy(released::join)
-                .cause()
-                .isInstanceOfSatisfying(
-                        NotOwnerException.class,
-                        e -> assertThat(e.currentToken()).isEqualTo(99));
+        assertThatThrownBy(released::join).cause().isInstanceOfSatisfying(StaleTokenException.class, e -> {
+            assertThat(e.code()).isEqualTo(TenureException.Code.NOT_OWNER);
+            assertThat(e.currentToken()).isEqualTo(99);
+        });
         assertThat(lease.lost().getNow(null)).isEqualTo(LossReason.REVOKED);
     }
 
@@ -132,7 +131,7 @@ class AsyncReleaseAndCloseTest {
         Lease lease = session.acquire("a");
         h.fake.answerClose = false;
         AtomicReference<CompletableFuture<Void>> closed = new AtomicReference<>();
-        lease.lost().thenRun(() -> closed.set(session.closeAsync()));
+        CompletableFuture<?> unused = lease.lost().thenRun(() -> closed.set(session.closeAsync()));
 
         lease.release();
         assertThat(closed.get()).isNotNull().isNotDone();

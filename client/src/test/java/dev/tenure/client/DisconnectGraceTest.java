@@ -1,6 +1,7 @@
 package dev.tenure.client;
 
 import static dev.tenure.client.Harness.LIFETIME_NANOS;
+import static dev.tenure.client.TenureCodes.code;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -136,7 +137,7 @@ class DisconnectGraceTest {
                 .isFalse();
         assertThat(lease.invalidated()).as("in doubt: no loss").isCompletedWithValue(Optional.empty());
         assertThat(lease.lost()).as("not lost: a resume may still come in time").isNotDone();
-        assertThatThrownBy(() -> lease.fence(Duration.ZERO)).isInstanceOf(LeaseExpiringException.class);
+        assertThatThrownBy(() -> lease.fence(Duration.ZERO)).is(code(TenureException.Code.LEASE_EXPIRING));
 
         h.fake.echoes = FakeTenure.Echoes.ANSWER;
         h.fake.resumes = FakeTenure.Resumes.OPENED;
@@ -259,7 +260,7 @@ class DisconnectGraceTest {
 
         long latest = h.fake.heldSeqs().get(h.fake.heldSeqs().size() - 1);
         long latestSent =
-                confirmed + GRACE.dividedBy(3).toNanos() * (h.fake.heldSeqs().size());
+                confirmed + GRACE.dividedBy(3).toNanos() * h.fake.heldSeqs().size();
         h.fake.releaseAck(latest); // a late confirmation counts from its keepalive's send time
         assertThat(lease.isValid()).isTrue();
         assertThat(lease.remaining())
@@ -296,7 +297,7 @@ class DisconnectGraceTest {
         Session s = h.builder().disconnectGrace(GRACE).build().openSession();
         Lease lease = s.acquire("a");
         assertThat(lease.fence(Duration.ofMillis(800))).isEqualTo(lease.token());
-        assertThatThrownBy(() -> lease.fence(Duration.ofSeconds(1))).isInstanceOf(LeaseExpiringException.class);
+        assertThatThrownBy(() -> lease.fence(Duration.ofSeconds(1))).is(code(TenureException.Code.LEASE_EXPIRING));
         assertThat(lease.isValid()).isTrue();
     }
 

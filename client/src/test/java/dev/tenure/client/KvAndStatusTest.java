@@ -2,6 +2,7 @@ package dev.tenure.client;
 
 import static dev.tenure.api.v1.TenureEnd.TENURE_END_EXPIRED;
 import static dev.tenure.api.v1.TenureEnd.TENURE_END_REVOKED;
+import static dev.tenure.client.TenureCodes.code;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -77,7 +78,7 @@ class KvAndStatusTest {
                 .setMessage("keysMax 10000 reached")
                 .build();
         assertThatThrownBy(() -> session.kv().put("k", bytes("v")))
-                .isInstanceOf(LimitExceededException.class)
+                .is(code(TenureException.Code.LIMIT_EXCEEDED))
                 .hasMessageContaining("keysMax");
     }
 
@@ -97,11 +98,13 @@ class KvAndStatusTest {
                         .setMessage(refused)
                         .build();
         assertThatThrownBy(() -> h.client().kv().put("k", bytes("v")))
-                .isInstanceOfSatisfying(
-                        KeyFencedException.class, e -> assertThat(e.key()).isEqualTo("k"))
+                .isInstanceOfSatisfying(StaleTokenException.class, e -> {
+                    assertThat(e.code()).isEqualTo(TenureException.Code.KEY_FENCED);
+                    assertThat(e.resource()).isEqualTo("k");
+                })
                 .hasMessage(refused);
-        assertThatThrownBy(() -> h.client().kv().delete("k")).isInstanceOf(KeyFencedException.class);
-        assertThatThrownBy(() -> session.kv().put("k", bytes("v"))).isInstanceOf(KeyFencedException.class);
+        assertThatThrownBy(() -> h.client().kv().delete("k")).is(code(TenureException.Code.KEY_FENCED));
+        assertThatThrownBy(() -> session.kv().put("k", bytes("v"))).is(code(TenureException.Code.KEY_FENCED));
         h.client().kv().putOverridingFence("k", bytes("v"));
         assertThat(h.client().kv().deleteOverridingFence("k")).isTrue();
 
@@ -170,8 +173,8 @@ class KvAndStatusTest {
         assertThat(s.waiters()).containsExactly(new LockStatus.Waiter(8, at(60), "w", ""));
         assertThat(s.history())
                 .containsExactly(
-                        new LockStatus.PastTenure(6, 60, at(10), at(40), TenureEnd.EXPIRED, 0, "", "", ""),
-                        new LockStatus.PastTenure(7, 65, at(40), at(45), TenureEnd.REVOKED, 9, "ops", "", ""));
+                        new LockStatus.PastTenure(6, 60, at(10), at(40), LossReason.EXPIRED, 0, "", "", ""),
+                        new LockStatus.PastTenure(7, 65, at(40), at(45), LossReason.REVOKED, 9, "ops", "", ""));
         assertThat(s.now()).isEqualTo(at(100));
         assertThat(s.delayUntil()).as("the wire's 0: none").isEmpty();
     }

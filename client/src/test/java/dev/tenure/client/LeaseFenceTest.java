@@ -2,6 +2,7 @@ package dev.tenure.client;
 
 import static dev.tenure.client.Harness.KEEPALIVE;
 import static dev.tenure.client.Harness.LIFETIME_NANOS;
+import static dev.tenure.client.TenureCodes.code;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -62,13 +63,13 @@ class LeaseFenceTest {
         h.fake.acks = FakeTenure.Acks.DROP;
         h.time.advanceTo(t0 + LIFETIME_NANOS);
         assertThatThrownBy(() -> lease.fence(Duration.ZERO))
-                .isInstanceOfSatisfying(
-                        LeaseLostException.class, e -> assertThat(e.reason()).isEqualTo(LossReason.HORIZON_PASSED));
+                .is(code(TenureException.Code.LEASE_LOST))
+                .hasMessageEndingWith("is lost: " + LossReason.HORIZON_PASSED);
     }
 
     @Test
     void throwsExpiringAtOnceWhenNoRenewalCouldGiveThatMuch() {
-        assertThatThrownBy(() -> lease.fence(Harness.TTL)).isInstanceOf(LeaseExpiringException.class);
+        assertThatThrownBy(() -> lease.fence(Harness.TTL)).is(code(TenureException.Code.LEASE_EXPIRING));
         assertThat(keepAlives()).isZero();
         assertThat(lease.isValid()).isTrue();
     }
@@ -87,7 +88,8 @@ class LeaseFenceTest {
         h.fake.releaseAck(renewalSeq);
         assertThatThrownBy(() -> fencing.get(5, TimeUnit.SECONDS))
                 .isInstanceOf(ExecutionException.class)
-                .hasCauseInstanceOf(LeaseExpiringException.class);
+                .cause()
+                .is(code(TenureException.Code.LEASE_EXPIRING));
         assertThat(lease.isValid()).isTrue();
     }
 
@@ -103,7 +105,7 @@ class LeaseFenceTest {
         }
         h.time.advanceTo(t0 + LIFETIME_NANOS);
 
-        assertThatThrownBy(() -> fencing.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(LeaseLostException.class);
+        assertThatThrownBy(() -> fencing.get(5, TimeUnit.SECONDS)).cause().is(code(TenureException.Code.LEASE_LOST));
         assertThat(lease.lost().getNow(null)).isEqualTo(LossReason.HORIZON_PASSED);
     }
 }

@@ -1,5 +1,6 @@
 package dev.tenure.client;
 
+import dev.tenure.client.spi.TimeSource;
 import java.time.Duration;
 import java.util.PriorityQueue;
 import java.util.random.RandomGenerator;

@@ -4,6 +4,7 @@ import static dev.tenure.api.v1.TenureEnd.TENURE_END_DISCONNECTED;
 import static dev.tenure.api.v1.TenureEnd.TENURE_END_EXPIRED;
 import static dev.tenure.api.v1.TenureEnd.TENURE_END_REVOKED;
 import static dev.tenure.client.Harness.TTL;
+import static dev.tenure.client.TenureCodes.code;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -17,6 +18,7 @@ import dev.tenure.api.v1.WriteCheckpointRequest;
 import dev.tenure.api.v1.WriteCheckpointResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -59,7 +61,7 @@ class PolicyLeaseTest {
         assertThat(sent.getPolicy().getLeaseTtlMs()).isEqualTo(20_000);
         assertThat(sent.getWaitMs()).isEqualTo(-1);
         assertThat(lease.renewMode()).isEqualTo(AcquireOptions.Renew.MANUAL);
-        assertThat(lease.previousEnd()).isEqualTo(TenureEnd.DISCONNECTED);
+        assertThat(lease.previousEnd()).contains(LossReason.DISCONNECTED);
         Checkpoint c = lease.previousCheckpoint().orElseThrow();
         assertThat(c.text()).isEqualTo("row 41");
         assertThat(c.token()).isEqualTo(7);
@@ -96,7 +98,7 @@ class PolicyLeaseTest {
         h.time.advance(Duration.ofMillis(100));
         assertThat(lease.lost().getNow(null)).isEqualTo(LossReason.HORIZON_PASSED);
         assertThat(s.state()).isEqualTo(Session.State.CONNECTED);
-        assertThatThrownBy(() -> lease.fence(Duration.ZERO)).isInstanceOf(LeaseLostException.class);
+        assertThatThrownBy(() -> lease.fence(Duration.ZERO)).is(code(TenureException.Code.LEASE_LOST));
     }
 
     @Test
@@ -114,7 +116,7 @@ class PolicyLeaseTest {
                         .leaseTtl(leaseTtl)
                         .build());
         // As `tenure run` does: the moment the lease is lost, close the session.
-        lease.lost().thenRun(s::closeAsync);
+        CompletableFuture<?> unused = lease.lost().thenCompose(reason -> s.closeAsync());
 
         h.time.advance(leaseTtl);
         assertThat(lease.lost().getNow(null)).isEqualTo(LossReason.HORIZON_PASSED);
@@ -144,7 +146,7 @@ class PolicyLeaseTest {
         assertThat(h.fake.requests(RenewLeaseRequest.class)).hasSize(2);
         assertThat(lease.horizonNanos()).isEqualTo(before + lifetime(leaseTtl));
         // More than a renewal can give is refused at once.
-        assertThatThrownBy(() -> lease.fence(Duration.ofSeconds(2))).isInstanceOf(LeaseExpiringException.class);
+        assertThatThrownBy(() -> lease.fence(Duration.ofSeconds(2))).is(code(TenureException.Code.LEASE_EXPIRING));
     }
 
     @Test
@@ -159,7 +161,7 @@ class PolicyLeaseTest {
         Lease lease = s.acquire("a", AcquireOptions.builder().maxHold(maxHold).build());
         assertThat(lease.horizonNanos()).isEqualTo(t0 + lifetime(maxHold));
         h.time.advance(Duration.ofMillis(1_500));
-        assertThatThrownBy(() -> lease.fence(Duration.ofSeconds(1))).isInstanceOf(LeaseExpiringException.class);
+        assertThatThrownBy(() -> lease.fence(Duration.ofSeconds(1))).is(code(TenureException.Code.LEASE_EXPIRING));
         h.time.advance(Duration.ofMillis(400));
         assertThat(lease.lost().getNow(null)).isEqualTo(LossReason.HORIZON_PASSED);
         assertThat(s.state()).isEqualTo(Session.State.CONNECTED);

@@ -6,6 +6,7 @@ import dev.tenure.api.v1.AttachRequest;
 import dev.tenure.testkit.Await;
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -16,7 +17,7 @@ class RealChannelSmokeTest {
     @Test
     void opensAcquiresRenewsAndClosesOverLoopback() throws Exception {
         FakeTenure fake = new FakeTenure();
-        Server server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+        Server server = NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
                 .addService(fake)
                 .build()
                 .start();

@@ -24,7 +24,7 @@ final class RecordingListener implements TenureListener {
 
     @Override
     public void acquireFailed(String lock, TenureException failure) {
-        events.add("acquireFailed " + lock + " " + failure.getClass().getSimpleName());
+        events.add("acquireFailed " + lock + " " + failure.code());
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.tenure.client;
 
+import static dev.tenure.client.TenureCodes.code;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -73,7 +74,7 @@ class RetrierTest {
             };
             int before = h.fake.requests(ServerStatusRequest.class).size();
             assertThatThrownBy(client::serverStatus)
-                    .isInstanceOf(DeniedException.class)
+                    .is(code(TenureException.Code.DENIED))
                     .hasMessage(refusal.getDescription());
             assertThat(h.fake.requests(ServerStatusRequest.class)).hasSize(before + 1);
         }

@@ -5,6 +5,7 @@ import static dev.tenure.client.Harness.LIFETIME_NANOS;
 import static dev.tenure.client.Session.State.CONNECTED;
 import static dev.tenure.client.Session.State.LOST;
 import static dev.tenure.client.Session.State.UNCERTAIN;
+import static dev.tenure.client.TenureCodes.code;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -112,7 +113,7 @@ class SessionLivenessTest {
         // and says EXPIRED: the next holder must not read a clean release into it.
         assertThat(h.fake.attachCount(AttachRequest.KindCase.CLOSE)).isEqualTo(1);
         assertThat(closeEnds()).containsExactly(TenureEnd.TENURE_END_EXPIRED);
-        assertThatThrownBy(() -> s.acquire("b")).isInstanceOf(SessionLostException.class);
+        assertThatThrownBy(() -> s.acquire("b")).is(code(TenureException.Code.SESSION_LOST));
     }
 
     private List<TenureEnd> closeEnds() {
@@ -227,8 +228,8 @@ class SessionLivenessTest {
         assertThat(a.lost().getNow(null)).isEqualTo(LossReason.DISCONNECTED);
         assertThat(b.lost().getNow(null)).isEqualTo(LossReason.DISCONNECTED);
         assertThatThrownBy(() -> a.fence(Duration.ZERO))
-                .isInstanceOfSatisfying(
-                        LeaseLostException.class, e -> assertThat(e.reason()).isEqualTo(LossReason.DISCONNECTED));
+                .is(code(TenureException.Code.LEASE_LOST))
+                .hasMessageEndingWith("is lost: " + LossReason.DISCONNECTED);
     }
 
     @Test

@@ -214,8 +214,8 @@ public final class JdbcFence {
      * takes the token from {@code lease.fence(minRemaining)}, guards {@code resource}, runs
      * {@code work} and commits; rolls back on any failure.
      *
-     * @throws dev.tenure.client.LeaseLostException the lease is lost: nothing written
-     * @throws dev.tenure.client.LeaseExpiringException less than {@code minRemaining} left
+     * @throws dev.tenure.client.TenureException {@code LEASE_LOST}: the lease is lost, nothing
+     *     written; {@code LEASE_EXPIRING}: less than {@code minRemaining} left
      * @throws StaleTokenException the token is stale: rolled back
      * @throws FenceSqlException the database failed: rolled back, or unknown if the commit failed
      */

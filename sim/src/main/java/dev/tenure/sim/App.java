@@ -7,9 +7,7 @@ import dev.tenure.api.v1.KvPutResponse;
 import dev.tenure.api.v1.TenureGrpc;
 import dev.tenure.client.AcquireOptions;
 import dev.tenure.client.Lease;
-import dev.tenure.client.LockHeldException;
 import dev.tenure.client.LossReason;
-import dev.tenure.client.NotOwnerException;
 import dev.tenure.client.Session;
 import dev.tenure.client.TenureException;
 import io.grpc.stub.StreamObserver;
@@ -145,7 +143,9 @@ final class App {
             }
             if (error != null) {
                 trace("acquire " + lock + " failed: " + Describe.error(error));
-                if (s == session && !(Describe.cause(error) instanceof LockHeldException)) {
+                if (s == session
+                        && !(Describe.cause(error) instanceof TenureException held
+                                && held.code() == TenureException.Code.LOCK_HELD)) {
                     gaveUpOn(lock); // cancelled, or no answer: the server may still grant it
                 }
                 later(think(), this::next);
@@ -268,7 +268,9 @@ final class App {
             }
             if (error != null) {
                 trace("release " + lease.lock() + " t" + lease.token() + " failed: " + Describe.error(error));
-                if (s == session && !(Describe.cause(error) instanceof NotOwnerException)) {
+                if (s == session
+                        && !(Describe.cause(error) instanceof TenureException gone
+                                && gone.code() == TenureException.Code.NOT_OWNER)) {
                     gaveUpOn(lease.lock()); // the release may still land, later
                 }
             }

@@ -42,8 +42,8 @@ final class ClientProcess implements EventLoop.Host {
                 .sessionTtl(Duration.ofMillis(world.config.ttlMs()))
                 .disconnectGrace(Duration.ofMillis(world.config.graceMs()))
                 .requestTimeout(Duration.ofMillis(3 * world.config.ttlMs()))
-                .timeSource(clock)
                 .clientName(name());
+        Transport.timeSource(builder, clock);
         if (world.config.mutation() == SimConfig.Mutation.ZERO_DRIFT_MARGIN) {
             builder.driftMargin(Duration.ZERO);
         }

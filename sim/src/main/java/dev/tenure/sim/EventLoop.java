@@ -1,6 +1,6 @@
 package dev.tenure.sim;
 
-import dev.tenure.client.TimeSource;
+import dev.tenure.client.spi.TimeSource;
 import java.util.PriorityQueue;
 import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;

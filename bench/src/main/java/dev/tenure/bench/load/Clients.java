@@ -3,6 +3,7 @@ package dev.tenure.bench.load;
 import dev.tenure.bench.report.Figures;
 import dev.tenure.client.TenureClient;
 import dev.tenure.client.TenureListener;
+import dev.tenure.client.spi.Transport;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,7 +41,7 @@ final class Clients implements AutoCloseable {
             b.disconnectGrace(config.disconnectGrace());
         }
         if (config.tls() != null) {
-            b.tls(config.tls());
+            Transport.tls(b, config.tls());
         }
         TenureClient c = b.build();
         open.add(c);

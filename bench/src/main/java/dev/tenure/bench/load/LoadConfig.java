@@ -1,6 +1,6 @@
 package dev.tenure.bench.load;
 
-import dev.tenure.client.ClientTls;
+import dev.tenure.client.spi.ClientTls;
 import dev.tenure.core.Limits;
 import java.io.PrintStream;
 import java.time.Duration;

@@ -2,9 +2,9 @@ package dev.tenure.bench.load;
 
 import dev.tenure.bench.report.Figures;
 import dev.tenure.client.Lease;
+import dev.tenure.client.LossReason;
 import dev.tenure.client.Session;
 import dev.tenure.client.TenureClient;
-import dev.tenure.client.TenureEnd;
 import dev.tenure.process.JavaCommand;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -38,7 +38,7 @@ final class TakeoverWorkload {
 
     static Figures run(LoadConfig config) throws Exception {
         Histogram h = Figures.newHistogram();
-        Map<TenureEnd, Integer> ends = new EnumMap<>(TenureEnd.class);
+        Map<LossReason, Integer> ends = new EnumMap<>(LossReason.class);
         String run = Clients.runId();
         long began = System.nanoTime();
         try (Clients clients = new Clients()) {
@@ -55,7 +55,7 @@ final class TakeoverWorkload {
                     holder.destroyForcibly(); // SIGKILL on Linux
                     Lease lease = next.get(GRANT_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
                     h.recordValue(System.nanoTime() - killedAt);
-                    ends.merge(lease.previousEnd(), 1, Integer::sum);
+                    lease.previousEnd().ifPresent(end -> ends.merge(end, 1, Integer::sum));
                     lease.release();
                 } finally {
                     holder.destroyForcibly();
@@ -73,7 +73,7 @@ final class TakeoverWorkload {
                         config.disconnectGrace() == null
                                 ? "default"
                                 : config.disconnectGrace().toMillis() + "ms");
-        for (Map.Entry<TenureEnd, Integer> e : ends.entrySet()) {
+        for (Map.Entry<LossReason, Integer> e : ends.entrySet()) {
             f = f.with("previous_end_" + e.getKey().name().toLowerCase(java.util.Locale.ROOT), e.getValue());
         }
         return f;

@@ -3,10 +3,10 @@ package dev.tenure.cli.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenure.client.Lease;
-import dev.tenure.client.LimitExceededException;
 import dev.tenure.client.ServerStatus;
 import dev.tenure.client.Session;
 import dev.tenure.client.TenureClient;
+import dev.tenure.client.TenureException;
 import dev.tenure.testkit.Await;
 import dev.tenure.testkit.tls.TestCertificates;
 import dev.tenure.testkit.tls.TestCertificates.Authority;
@@ -159,8 +159,8 @@ class MemoryFillIT {
                 try {
                     c.kv().put(String.format("heap/%06d", accepted), new byte[VALUE_BYTES]);
                     accepted++;
-                } catch (LimitExceededException e) {
-                    refused = e.getMessage();
+                } catch (TenureException e) {
+                    refused = limitExceeded(e).getMessage();
                 }
             }
             System.out.printf(
@@ -182,7 +182,8 @@ class MemoryFillIT {
                 try {
                     c.kv().put("heap/again", new byte[VALUE_BYTES]);
                     return true;
-                } catch (LimitExceededException stillRefused) {
+                } catch (TenureException stillRefused) {
+                    limitExceeded(stillRefused);
                     return false;
                 }
             });
@@ -224,8 +225,8 @@ class MemoryFillIT {
                 try {
                     c.kv().put(String.format("fill/%s/%05d", principal, i), new byte[VALUE_BYTES]);
                     f.accepted++;
-                } catch (LimitExceededException refused) {
-                    f.refusals.add(refused.getMessage());
+                } catch (TenureException refused) {
+                    f.refusals.add(limitExceeded(refused).getMessage());
                 }
             }
         }
@@ -275,10 +276,18 @@ class MemoryFillIT {
     private static String refusal(Runnable write) {
         try {
             write.run();
-        } catch (LimitExceededException refused) {
-            return refused.getMessage();
+        } catch (TenureException refused) {
+            return limitExceeded(refused).getMessage();
         }
         throw new AssertionError("the write was not refused");
+    }
+
+    /** {@code e} if it is the refusal these tests wait for (LIMIT_EXCEEDED); else it is thrown on. */
+    private static TenureException limitExceeded(TenureException e) {
+        if (e.code() != TenureException.Code.LIMIT_EXCEEDED) {
+            throw e;
+        }
+        return e;
     }
 
     /** The admin endpoint: over TLS with a certificate when the node has a CA, else plain HTTP. */

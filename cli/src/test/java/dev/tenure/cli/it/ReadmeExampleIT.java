@@ -28,11 +28,12 @@ class ReadmeExampleIT {
                             .sessionTtl(Duration.ofSeconds(10))
                             .build();
                     Session session = tenure.openSession();
-                    Lease lease = session.acquire("orders", Duration.ofSeconds(5))) { // LockHeldException after 5 s
+                    Lease lease = session.acquire("orders", Duration.ofSeconds(5))) { // LOCK_HELD after 5 s
                 lease.invalidated()
                         .thenAccept(loss -> System.err.println(
                                 "stop: " + loss.map(String::valueOf).orElse("in doubt")));
-                System.out.println("token " + lease.token() + ", previous tenure ended " + lease.previousEnd());
+                System.out.println("token " + lease.token() + ", previous tenure ended "
+                        + lease.previousEnd().map(String::valueOf).orElse("never"));
                 for (String order : List.of("o-1", "o-2", "o-3")) {
                     long token = lease.fence(Duration.ofMillis(500)); // current with >= 500 ms left, or it throws
                     tenure.kv()

@@ -4,10 +4,10 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tenure.client.DeniedException;
 import dev.tenure.client.Lease;
 import dev.tenure.client.Session;
 import dev.tenure.client.TenureClient;
+import dev.tenure.client.TenureException;
 import dev.tenure.testkit.Await;
 import dev.tenure.testkit.tls.TestCertificates;
 import dev.tenure.testkit.tls.TestCertificates.Authority;
@@ -17,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import org.assertj.core.api.Condition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -72,7 +73,7 @@ class TlsClusterIT {
                 assertThat(tenure.status("tls-cluster").holder().orElseThrow().token())
                         .isEqualTo(lease.token());
                 assertThatThrownBy(() -> session.acquire("elsewhere"))
-                        .isInstanceOf(DeniedException.class)
+                        .is(denied())
                         .hasMessageContaining("alice");
             }
             try (TenureClient plaintext = TenureClient.builder()
@@ -80,7 +81,7 @@ class TlsClusterIT {
                     .requestTimeout(Duration.ofSeconds(2))
                     .build()) {
                 assertThatThrownBy(plaintext::serverStatus)
-                        .isInstanceOf(DeniedException.class)
+                        .is(denied())
                         .hasMessageContaining("serves TLS only on this port");
             }
 
@@ -103,7 +104,7 @@ class TlsClusterIT {
                             .build();
                     Session session = tenure.openSession()) {
                 assertThat(session.acquire("tls-cluster").token()).isPositive();
-                assertThatThrownBy(() -> session.acquire("elsewhere")).isInstanceOf(DeniedException.class);
+                assertThatThrownBy(() -> session.acquire("elsewhere")).is(denied());
             }
             assertThat(ProcessHandle.of(cluster.pids.get(1))
                             .orElseThrow()
@@ -121,5 +122,11 @@ class TlsClusterIT {
         return Files.readAllLines(cluster.data.resolve("node-" + node + ".log")).stream()
                 .filter(l -> l.contains("serving on"))
                 .toList();
+    }
+
+    /** A node refused the client: {@link TenureException.Code#DENIED}. */
+    private static Condition<Throwable> denied() {
+        return new Condition<>(
+                t -> t instanceof TenureException e && e.code() == TenureException.Code.DENIED, "DENIED");
     }
 }

@@ -6,7 +6,7 @@ import dev.tenure.api.v1.AttachFrame;
 import dev.tenure.api.v1.AttachFrames;
 import dev.tenure.api.v1.AttachRequest;
 import dev.tenure.api.v1.TenureGrpc;
-import dev.tenure.client.TimeSource;
+import dev.tenure.client.spi.TimeSource;
 import io.grpc.Channel;
 import io.grpc.Context;
 import io.grpc.Status;
@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Every session a client has on one endpoint, carried on one AttachMany call: each session's
@@ -55,7 +56,7 @@ public final class AttachMux {
     private final long proofLifetimeNanos;
     private final Consumer<String> replaceConnection;
     private final long lingerNanos;
-    private Call current; // guarded by this
+    private @Nullable Call current; // guarded by this
     private long nextRef; // guarded by this
 
     /**
@@ -107,12 +108,14 @@ public final class AttachMux {
             // The call lives in the root context: a session opened from inside a gRPC handler
             // must outlive that handler's call. An immediate failure comes back through
             // c.onError, on this thread (the lock is reentrant) or once join returns.
-            c.subs.put(stream.ref = ++nextRef, stream);
+            stream.ref = ++nextRef;
+            c.subs.put(stream.ref, stream);
             stream.call = c;
             Context.ROOT.run(() -> TenureGrpc.newStub(channel).attachMany(c));
             return;
         }
-        current.subs.put(stream.ref = ++nextRef, stream);
+        stream.ref = ++nextRef;
+        current.subs.put(stream.ref, stream);
         stream.call = current;
     }
 
@@ -286,7 +289,7 @@ public final class AttachMux {
         // sees a seq sees a send time at least as late as that echo's.
         private volatile long provedNanos;
         private volatile long provedSeq;
-        TimeSource.Cancellable lapseTimer; // guarded by AttachMux.this
+        TimeSource.@Nullable Cancellable lapseTimer; // guarded by AttachMux.this
 
         boolean flushScheduled; // guarded by AttachMux.this
         boolean dead; // guarded by AttachMux.this
@@ -295,7 +298,9 @@ public final class AttachMux {
 
         boolean echoWanted; // guarded by AttachMux.this: the next flush carries an echo
         long echoSeq; // guarded by AttachMux.this: the last echo sent
-        TimeSource.Cancellable echoTimer; // guarded by AttachMux.this
+        TimeSource.@Nullable Cancellable echoTimer; // guarded by AttachMux.this
+
+        @Nullable
         ClientCallStreamObserver<AttachFrames> requests; // guarded by AttachMux.this
         /** When the call started: a connection is not silent for longer than the call has waited. */
         final long startNanos = time.nanoTime();
@@ -355,7 +360,9 @@ public final class AttachMux {
                 current = null;
             }
             try {
-                requests.onCompleted();
+                if (requests != null) {
+                    requests.onCompleted();
+                }
             } catch (RuntimeException e) {
                 // The call already ended.
             }

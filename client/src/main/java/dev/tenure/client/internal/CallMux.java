@@ -10,7 +10,7 @@ import dev.tenure.api.v1.ReleaseRequest;
 import dev.tenure.api.v1.RenewLeaseRequest;
 import dev.tenure.api.v1.TenureGrpc;
 import dev.tenure.api.v1.WriteCheckpointRequest;
-import dev.tenure.client.TimeSource;
+import dev.tenure.client.spi.TimeSource;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
@@ -29,6 +29,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.ToLongFunction;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A channel that carries the unary lock and key-value calls (Acquire to KvDelete) to its node as
@@ -127,7 +128,7 @@ public final class CallMux extends Channel {
     private final Heard heard;
     private final TimeSource time;
     private final Proofs proofs;
-    private Stream current; // guarded by this
+    private @Nullable Stream current; // guarded by this
     private long nextId; // guarded by this
     private boolean unary; // guarded by this: the node does not serve Calls
     private boolean closed; // guarded by this
@@ -189,7 +190,7 @@ public final class CallMux extends Channel {
      * Sends {@code call}'s request on the stream, opening one if needed. Null if it went out;
      * UNIMPLEMENTED if it must go as a unary call; else why the stream failed at once.
      */
-    private Status send(MuxCall<?, ?> call, CallRequest.Builder frame) {
+    private @Nullable Status send(MuxCall<?, ?> call, CallRequest.Builder frame) {
         synchronized (this) {
             if (unary || closed) {
                 return Status.UNIMPLEMENTED;
@@ -235,8 +236,13 @@ public final class CallMux extends Channel {
     /** One Calls stream and the calls in flight on it. */
     private final class Stream implements ClientResponseObserver<CallRequest, CallResponse> {
         final Map<Long, MuxCall<?, ?>> pending = new HashMap<>(); // guarded by CallMux.this
+
+        @Nullable
         ClientCallStreamObserver<CallRequest> requests; // guarded by CallMux.this
+
         boolean dead; // guarded by CallMux.this
+
+        @Nullable
         Status failure; // guarded by CallMux.this: why it died
 
         @Override
@@ -316,13 +322,16 @@ public final class CallMux extends Channel {
         final Context context = Context.current();
         final Context.CancellationListener onContextCancel = c -> cancel("context cancelled", c.cancellationCause());
         long id; // guarded by CallMux.this
+
+        @Nullable
         Stream stream; // guarded by CallMux.this
-        private Listener<R> listener;
-        private Q request;
+
+        private @Nullable Listener<R> listener;
+        private @Nullable Q request;
         private volatile long sentNanos;
-        private TimeSource.Cancellable deadline; // guarded by this
+        private TimeSource.@Nullable Cancellable deadline; // guarded by this
         private boolean failedEarly; // set by start, read by halfClose on the caller's thread
-        private ClientCall<Q, R> unaryCall; // guarded by this: the node does not serve Calls
+        private @Nullable ClientCall<Q, R> unaryCall; // guarded by this: the node does not serve Calls
         private boolean done; // guarded by this: the listener was closed, or handed to unaryCall
 
         MuxCall(MethodDescriptor<Q, R> method, Carrier<Q, R> carrier, CallOptions options) {
@@ -467,7 +476,7 @@ public final class CallMux extends Channel {
         }
 
         /** Closes the listener once; true if this did. */
-        boolean close(Status status, R response) {
+        boolean close(Status status, @Nullable R response) {
             synchronized (this) {
                 if (done) {
                     return false;
@@ -475,11 +484,15 @@ public final class CallMux extends Channel {
                 done = true;
                 stopTimers();
             }
-            if (response != null) {
-                listener.onHeaders(new Metadata());
-                listener.onMessage(response);
+            Listener<R> l = listener;
+            if (l == null) {
+                return true; // cancelled before it started: there is no listener to tell
             }
-            listener.onClose(status, new Metadata());
+            if (response != null) {
+                l.onHeaders(new Metadata());
+                l.onMessage(response);
+            }
+            l.onClose(status, new Metadata());
             return true;
         }
 

@@ -1,11 +1,13 @@
 package dev.tenure.client.internal;
 
-import dev.tenure.client.ClientTls;
 import dev.tenure.client.Lease;
 import dev.tenure.client.TenureClient;
+import dev.tenure.client.spi.TimeSource;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The way from {@code dev.tenure.client.spi} into the API package's non-public parts: the
@@ -21,12 +23,18 @@ public final class ClientAccess {
 
         void unaryCalls(TenureClient.Builder builder, boolean unary);
 
-        NettyChannelBuilder configure(NettyChannelBuilder builder, ClientTls tls);
+        void timeSource(TenureClient.Builder builder, TimeSource time);
+
+        /** TLS with {@code context} (its handshake failures said in one line), or plaintext if null. */
+        NettyChannelBuilder configure(
+                NettyChannelBuilder builder, @Nullable SslContext context, boolean presentsCertificate);
+
+        void tls(TenureClient.Builder builder, SslContext context, boolean presentsCertificate);
 
         long horizonNanos(Lease lease);
     }
 
-    private static volatile Bridge bridge;
+    private static volatile @Nullable Bridge bridge;
 
     private ClientAccess() {}
 
@@ -44,6 +52,9 @@ public final class ClientAccess {
                 throw new IllegalStateException(e);
             }
             b = bridge;
+        }
+        if (b == null) {
+            throw new IllegalStateException("TenureClient did not register the bridge");
         }
         return b;
     }

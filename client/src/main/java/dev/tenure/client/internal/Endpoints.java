@@ -1,6 +1,6 @@
 package dev.tenure.client.internal;
 
-import dev.tenure.client.TimeSource;
+import dev.tenure.client.spi.TimeSource;
 import io.grpc.Channel;
 import io.grpc.ManagedChannel;
 import java.util.ArrayList;
@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The cluster's gateway endpoints, one lazily created channel each, and which one requests try
@@ -22,7 +23,7 @@ public final class Endpoints implements AutoCloseable {
     /** Per endpoint: see {@link Heard#silentPredecessorsAfter()}. Guarded by this. */
     private final int[] silentPredecessors;
 
-    private final CallMux[] muxes; // guarded by this; null when calls travel unary
+    private final @Nullable CallMux @Nullable [] muxes; // guarded by this; null when calls travel unary
     private final TimeSource time;
     private volatile CallMux.Proofs proofs = (channel, sessionId, sentNanos) -> {};
     private final AtomicInteger preferred = new AtomicInteger();
@@ -56,7 +57,7 @@ public final class Endpoints implements AutoCloseable {
     /** Parses "host:port,host:port"; blanks around commas are ignored. */
     public static List<String> parse(String csv) {
         List<String> out = new ArrayList<>();
-        for (String part : csv.split(",")) {
+        for (String part : csv.split(",", -1)) {
             String t = part.trim();
             if (!t.isEmpty()) {
                 out.add(validate(t));

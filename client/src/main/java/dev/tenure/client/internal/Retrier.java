@@ -1,11 +1,8 @@
 package dev.tenure.client.internal;
 
-import dev.tenure.client.DeniedException;
-import dev.tenure.client.InvalidRequestException;
-import dev.tenure.client.LimitExceededException;
 import dev.tenure.client.TenureException;
-import dev.tenure.client.TimeSource;
 import dev.tenure.client.UnavailableException;
+import dev.tenure.client.spi.TimeSource;
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;
 import io.grpc.Context;
@@ -16,6 +13,7 @@ import io.grpc.stub.StreamObserver;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Sends one unary request, retrying on UNAVAILABLE / DEADLINE_EXCEEDED across the endpoints until
@@ -40,8 +38,8 @@ public final class Retrier {
     /**
      * Starts the request. The future fails with {@link UnavailableException} once
      * {@code budgetNanos} (on the TimeSource) has passed without an answer, with
-     * {@link InvalidRequestException} on INVALID_ARGUMENT (never retried), with
-     * {@link DeniedException} on UNAUTHENTICATED or PERMISSION_DENIED (never retried), or with a
+     * {@link TenureException.Code#INVALID_REQUEST} on INVALID_ARGUMENT (never retried), with
+     * {@link TenureException.Code#DENIED} on UNAUTHENTICATED or PERMISSION_DENIED (never retried), or with a
      * {@link TenureException} for any other status. Cancelling the future cancels the call in
      * flight, which on the server withdraws an acquire's wait.
      */
@@ -54,7 +52,7 @@ public final class Retrier {
             MethodDescriptor<Q, R> method, IntFunction<Q> tryRequest, long budgetNanos) {
         Tries<Q, R> tries = new Tries<>(method, tryRequest, budgetNanos, time.nanoTime());
         // Also on success: the context is released once the request is decided either way.
-        tries.result.whenComplete((r, e) -> tries.cancel());
+        CompletableFuture<?> unused = tries.result.whenComplete((r, e) -> tries.cancel());
         tries.start();
         return tries.result;
     }
@@ -75,17 +73,15 @@ public final class Retrier {
     /** Maps a status that is not retried to the client's exception for it. */
     public static TenureException failure(Status status) {
         String detail = status.getDescription() == null ? status.getCode().toString() : status.getDescription();
-        switch (status.getCode()) {
-            case INVALID_ARGUMENT:
-                return new InvalidRequestException(detail);
-            case RESOURCE_EXHAUSTED:
-                return new LimitExceededException(detail);
-            case UNAUTHENTICATED:
-            case PERMISSION_DENIED:
-                return new DeniedException(detail, status.asRuntimeException());
-            default:
-                return new TenureException(status.getCode() + ": " + detail, status.asRuntimeException());
-        }
+        return switch (status.getCode()) {
+            case INVALID_ARGUMENT -> new TenureException(TenureException.Code.INVALID_REQUEST, detail);
+            case RESOURCE_EXHAUSTED -> new TenureException(TenureException.Code.LIMIT_EXCEEDED, detail);
+            case UNAUTHENTICATED, PERMISSION_DENIED ->
+                new TenureException(TenureException.Code.DENIED, detail, status.asRuntimeException());
+            default ->
+                new TenureException(
+                        TenureException.Code.OTHER, status.getCode() + ": " + detail, status.asRuntimeException());
+        };
     }
 
     /** The tries of one request. */
@@ -102,7 +98,7 @@ public final class Retrier {
         final Context.CancellableContext context = Context.ROOT.withCancellation();
         int failures; // guarded by this
         int started; // guarded by this: tries started, numbered from 1
-        TimeSource.Cancellable backoff; // guarded by this
+        TimeSource.@Nullable Cancellable backoff; // guarded by this
 
         Tries(MethodDescriptor<Q, R> method, IntFunction<Q> tryRequest, long budgetNanos, long startNanos) {
             this.method = method;
@@ -192,6 +188,8 @@ public final class Retrier {
         /** The outcome of one try. */
         final class Reply implements StreamObserver<R> {
             final int index;
+
+            @Nullable
             R response;
 
             Reply(int index) {

@@ -3,9 +3,9 @@ package dev.tenure.client.internal;
 import com.google.protobuf.ByteString;
 import dev.tenure.api.v1.AttachRequest;
 import dev.tenure.api.v1.AttachResponse;
-import dev.tenure.client.TenureEnd;
 import io.grpc.Channel;
 import io.grpc.Status;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One session's stream to one endpoint: a sub-stream of the client's {@link AttachMux} call
@@ -50,7 +50,7 @@ public final class SessionStream {
 
     private final int endpoint;
     private final Handler handler;
-    private AttachMux mux; // set by start
+    private @Nullable AttachMux mux; // set by start
     private boolean finished; // guarded by this
     private volatile boolean sessionEnded;
     /** What {@link #proofNanos()} says while no echo has proved the stream. */
@@ -58,7 +58,7 @@ public final class SessionStream {
 
     // The mux's: which call carries this stream and under which ref (written under the mux's
     // lock; volatile for proofNanos, which takes none).
-    volatile AttachMux.Call call;
+    volatile AttachMux.@Nullable Call call;
     long ref;
     /** The first echo of the call that proves this stream; 0 while none can. */
     volatile long provedFromEcho;
@@ -143,7 +143,7 @@ public final class SessionStream {
     }
 
     /** The channel this stream's call runs on, or null before it started. */
-    public Channel channel() {
+    public @Nullable Channel channel() {
         AttachMux m = currentMux();
         return m == null ? null : m.channel();
     }
@@ -194,9 +194,12 @@ public final class SessionStream {
     /** A response for this stream (from the mux, outside its lock). */
     void received(AttachResponse r) {
         switch (r.getKindCase()) {
-            case OPENED:
+            case OPENED -> {
                 AttachResponse.Opened o = r.getOpened();
-                currentMux().confirmed(this, o.getEchoes()); // a response means it started
+                AttachMux m = currentMux();
+                if (m != null) {
+                    m.confirmed(this, o.getEchoes()); // a response means it started
+                }
                 handler.opened(
                         this,
                         o.getSessionId(),
@@ -205,28 +208,23 @@ public final class SessionStream {
                         o.getEchoes(),
                         o.getAttachment(),
                         o.getSessionSecret());
-                break;
-            case ACK:
-                handler.acked(this, r.getAck().getSeq());
-                break;
-            case SUPERSEDED:
-                handler.superseded(this, r.getSuperseded().getAttachment());
-                break;
-            case LEASE_ENDED:
+            }
+            case ACK -> handler.acked(this, r.getAck().getSeq());
+            case SUPERSEDED -> handler.superseded(this, r.getSuperseded().getAttachment());
+            case LEASE_ENDED -> {
                 AttachResponse.LeaseEnded e = r.getLeaseEnded();
                 handler.leaseEnded(this, e.getLock(), e.getToken(), WireValues.tenureEnd(e.getEndValue()));
-                break;
-            case SESSION_ENDED:
+            }
+            case SESSION_ENDED -> {
                 sessionEnded = true;
                 AttachResponse.SessionEnded ended = r.getSessionEnded();
                 handler.sessionEnded(this, WireValues.tenureEnd(ended.getEndValue()), ended.getMessage());
-                break;
-            default:
-                break; // a newer server's message kind: nothing this client can act on
+            }
+            default -> {} // a newer server's message kind: nothing this client can act on
         }
     }
 
-    private synchronized AttachMux currentMux() {
+    private synchronized @Nullable AttachMux currentMux() {
         return mux;
     }
 

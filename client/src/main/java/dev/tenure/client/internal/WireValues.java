@@ -8,7 +8,6 @@ import static dev.tenure.api.v1.TenureEnd.TENURE_END_REVOKED_VALUE;
 
 import dev.tenure.api.v1.CheckpointOrBuilder;
 import dev.tenure.client.Checkpoint;
-import dev.tenure.client.TenureEnd;
 
 /**
  * The client's values of the wire fields whose types share a name with the client's own

@@ -1,7 +1,6 @@
 package dev.tenure.client.spi;
 
 import dev.tenure.client.Lease;
-import dev.tenure.client.TimeSource;
 import dev.tenure.client.internal.ClientAccess;
 
 /**

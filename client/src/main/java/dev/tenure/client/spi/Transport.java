@@ -1,17 +1,17 @@
 package dev.tenure.client.spi;
 
-import dev.tenure.client.ClientTls;
 import dev.tenure.client.TenureClient;
 import dev.tenure.client.internal.ClientAccess;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Internal: the client's transport hooks, for Tenure's own simulation (a simulated network) and
  * CLI (channels on an event loop of its own). Not part of the client's API: the client's module
  * does not export this package, and it may change in any release. An application configures the
- * transport through {@link TenureClient.Builder#tls} only.
+ * transport through {@link TenureClient.Builder#tls} only, and its time is the system's.
  */
 public final class Transport {
     private Transport() {}
@@ -48,9 +48,30 @@ public final class Transport {
      * Makes {@code builder}'s channel speak TLS with {@code tls} (checking that the node's
      * certificate names the host it was given as), or plaintext if {@code tls} is null. Either way
      * a handshake refused for good fails the call UNAUTHENTICATED with the reason in one line,
-     * which the client throws as {@code DeniedException}, instead of being retried.
+     * which the client throws as a {@code TenureException} with code {@code DENIED}, instead of
+     * being retried.
      */
-    public static NettyChannelBuilder configure(NettyChannelBuilder builder, ClientTls tls) {
-        return ClientAccess.bridge().configure(builder, tls);
+    public static NettyChannelBuilder configure(NettyChannelBuilder builder, @Nullable ClientTls tls) {
+        return tls == null
+                ? ClientAccess.bridge().configure(builder, null, false)
+                : ClientAccess.bridge().configure(builder, tls.context(), tls.presentsCertificate());
+    }
+
+    /**
+     * The default channels speak TLS with {@code tls}: as {@link TenureClient.Builder#tls}, with
+     * the files already read (a caller that checks them once and builds many clients).
+     */
+    public static TenureClient.Builder tls(TenureClient.Builder builder, ClientTls tls) {
+        ClientAccess.bridge().tls(builder, tls.context(), tls.presentsCertificate());
+        return builder;
+    }
+
+    /**
+     * The client's clock and scheduler (see {@link TimeSource}); default {@link TimeSource#system()}.
+     * For the simulation and tests, which move time by hand.
+     */
+    public static TenureClient.Builder timeSource(TenureClient.Builder builder, TimeSource time) {
+        ClientAccess.bridge().timeSource(builder, time);
+        return builder;
     }
 }

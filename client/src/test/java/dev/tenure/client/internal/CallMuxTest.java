@@ -13,7 +13,7 @@ import dev.tenure.api.v1.CallResponse;
 import dev.tenure.api.v1.ServerStatusRequest;
 import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.api.v1.TenureGrpc;
-import dev.tenure.client.TimeSource;
+import dev.tenure.client.spi.TimeSource;
 import io.grpc.CallOptions;
 import io.grpc.Context;
 import io.grpc.ManagedChannel;
@@ -78,8 +78,9 @@ class CallMuxTest {
         CallRequest two = node.frame();
         assertThat(one.getId()).isPositive().isNotEqualTo(two.getId());
         assertThat(two.getId()).isPositive();
-        CallRequest forA = one.getAcquire().getLock().equals("a") ? one : two;
-        CallRequest forB = forA == one ? two : one;
+        boolean oneIsForA = one.getAcquire().getLock().equals("a");
+        CallRequest forA = oneIsForA ? one : two;
+        CallRequest forB = oneIsForA ? two : one;
         assertThat(forB.getAcquire().getLock()).isEqualTo("b");
 
         node.answer(forB.getId(), "for b");

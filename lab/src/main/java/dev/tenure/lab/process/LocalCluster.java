@@ -2,11 +2,11 @@ package dev.tenure.lab.process;
 
 import com.google.gson.Gson;
 import com.google.gson.GsonBuilder;
-import dev.tenure.client.ClientTls;
-import dev.tenure.client.DeniedException;
 import dev.tenure.client.ServerStatus;
 import dev.tenure.client.TenureClient;
 import dev.tenure.client.TenureException;
+import dev.tenure.client.spi.ClientTls;
+import dev.tenure.client.spi.Transport;
 import dev.tenure.process.Dirs;
 import dev.tenure.process.JavaCommand;
 import java.io.IOException;
@@ -240,19 +240,20 @@ public final class LocalCluster {
 
     /**
      * As {@link #status(Node)}, over {@code tls} (null: plaintext). A refused handshake
-     * ({@link DeniedException}) is not a node still starting: it is thrown, so that a caller
+     * ({@link TenureException.Code#DENIED}) is not a node still starting: it is thrown, so that a caller
      * waiting for health says why at once instead of timing out.
      */
     public static Optional<ServerStatus> status(Node n, @Nullable ClientTls tls) {
         TenureClient.Builder b = TenureClient.builder().endpoints(n.endpoint()).requestTimeout(Duration.ofSeconds(2));
         if (tls != null) {
-            b.tls(tls);
+            Transport.tls(b, tls);
         }
         try (TenureClient client = b.build()) {
             return Optional.of(client.serverStatus());
-        } catch (DeniedException e) {
-            throw e;
         } catch (TenureException e) {
+            if (e.code() == TenureException.Code.DENIED) {
+                throw e;
+            }
             return Optional.empty();
         }
     }

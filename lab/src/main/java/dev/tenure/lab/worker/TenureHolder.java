@@ -1,10 +1,8 @@
 package dev.tenure.lab.worker;
 
 import dev.tenure.client.Lease;
-import dev.tenure.client.LeaseExpiringException;
-import dev.tenure.client.LeaseLostException;
-import dev.tenure.client.NotOwnerException;
 import dev.tenure.client.Session;
+import dev.tenure.client.StaleTokenException;
 import dev.tenure.client.TenureClient;
 import dev.tenure.client.TenureException;
 import dev.tenure.client.UnavailableException;
@@ -69,7 +67,7 @@ final class TenureHolder implements Holder {
                         "token",
                         lease.token(),
                         "detail",
-                        "previous " + lease.previousEnd() + " " + lease.previousToken());
+                        "previous " + lease.previousEnd().map(Enum::name).orElse("NONE") + " " + lease.previousToken());
                 // The loss is only reported: nothing waits on the returned stage.
                 CompletableFuture<?> unused = lease.lost()
                         .thenAccept(reason -> ev.info("lost", "lease " + lease.token() + " lost: " + reason));
@@ -95,7 +93,10 @@ final class TenureHolder implements Holder {
     public long check() {
         try {
             return lease.fence(Duration.ofMillis(o.fenceMinMs));
-        } catch (LeaseLostException | LeaseExpiringException e) {
+        } catch (TenureException e) {
+            if (e.code() != TenureException.Code.LEASE_LOST && e.code() != TenureException.Code.LEASE_EXPIRING) {
+                throw e;
+            }
             ev.info("lost", "fence refused: " + e.getMessage());
             return 0;
         }
@@ -128,7 +129,7 @@ final class TenureHolder implements Holder {
                         "detail",
                         "after " + attempts + " attempt(s)");
                 return;
-            } catch (NotOwnerException e) {
+            } catch (StaleTokenException e) { // NOT_OWNER: the lease is not ours to release
                 ev.emit(
                         id,
                         "fail",

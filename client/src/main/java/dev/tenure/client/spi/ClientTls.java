@@ -1,11 +1,11 @@
-package dev.tenure.client;
+package dev.tenure.client.spi;
 
 import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContextBuilder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.jspecify.annotations.Nullable;
 
 /**
  * TLS to the nodes, from PEM files: the CA that signed the nodes' certificates, and this client's
@@ -14,8 +14,10 @@ import java.nio.file.Path;
  * KEY}, what {@code openssl genpkey} and {@code openssl req -newkey} write).
  *
  * <p>The files are read once, here: a missing or unreadable file fails at once with an
- * {@link IllegalArgumentException} naming it, not at the first connection. Give it to
- * {@link TenureClient.Builder#tls(ClientTls)}.
+ * {@link IllegalArgumentException} naming it, not at the first connection. Internal: an
+ * application gives the files to {@code TenureClient.Builder#tls(Path, Path, Path)}; Tenure's own
+ * CLI, lab and bench read them once here and hand the result to {@link Transport#tls} and {@link
+ * Transport#configure}.
  */
 public final class ClientTls {
     private final SslContext context;
@@ -27,12 +29,14 @@ public final class ClientTls {
     }
 
     /**
+     * Reads the PEM files once, now.
+     *
      * @param caPem the CA certificate(s) the nodes' certificates must chain to; null trusts the
      *     JVM's default CAs
      * @param certificatePem this client's certificate (chain), or null to present none
      * @param keyPem the key of {@code certificatePem}; null exactly when it is
      */
-    public static ClientTls of(Path caPem, Path certificatePem, Path keyPem) {
+    public static ClientTls of(@Nullable Path caPem, @Nullable Path certificatePem, @Nullable Path keyPem) {
         if ((certificatePem == null) != (keyPem == null)) {
             throw new IllegalArgumentException(
                     "a TLS client certificate and its key go together: give both or neither");
@@ -41,7 +45,7 @@ public final class ClientTls {
         if (caPem != null) {
             b.trustManager(readable("TLS CA file", caPem).toFile());
         }
-        if (certificatePem != null) {
+        if (certificatePem != null && keyPem != null) {
             b.keyManager(
                     readable("TLS certificate file", certificatePem).toFile(),
                     readable("TLS key file", keyPem).toFile());
@@ -59,26 +63,12 @@ public final class ClientTls {
         return of(caPem, null, null);
     }
 
-    /**
-     * Makes {@code builder}'s channel speak TLS with these settings, checking that the node's
-     * certificate names the host it was given as. A handshake that fails for a reason a retry
-     * cannot cure (the node's certificate is untrusted, expired or for another host, the node
-     * refused this client's certificate or asked for one) fails the call with UNAUTHENTICATED
-     * and that reason in one line; the client then throws {@link DeniedException}.
-     */
-    NettyChannelBuilder configure(NettyChannelBuilder builder) {
-        return builder.sslContext(context)
-                .useTransportSecurity()
-                .intercept(HandshakeFailures.overTls(presentsCertificate));
+    SslContext context() {
+        return context;
     }
 
-    /**
-     * Makes {@code builder}'s channel plaintext. A node that serves TLS only says so to a plaintext
-     * client, and its calls then fail UNAUTHENTICATED with that in one line (the client throws
-     * {@link DeniedException}) instead of being retried until the request timeout.
-     */
-    static NettyChannelBuilder configurePlaintext(NettyChannelBuilder builder) {
-        return builder.usePlaintext().intercept(HandshakeFailures.plaintext());
+    boolean presentsCertificate() {
+        return presentsCertificate;
     }
 
     private static Path readable(String what, Path file) {

@@ -1,4 +1,4 @@
-package dev.tenure.client;
+package dev.tenure.client.spi;
 
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.random.RandomGenerator;

@@ -1,0 +1,5 @@
+/** Nullness: every type in this package is non-null unless marked {@code @Nullable}. */
+@NullMarked
+package dev.tenure.client.internal;
+
+import org.jspecify.annotations.NullMarked;
