@@ -8,6 +8,7 @@ import dev.tenure.client.DeniedException;
 import dev.tenure.client.Lease;
 import dev.tenure.client.Session;
 import dev.tenure.client.TenureClient;
+import dev.tenure.testkit.Await;
 import dev.tenure.testkit.tls.TestCertificates;
 import dev.tenure.testkit.tls.TestCertificates.Authority;
 import dev.tenure.testkit.tls.TestCertificates.Credential;
@@ -85,8 +86,16 @@ class TlsClusterIT {
             cluster.kill9(1);
             cluster.startOptions.clear();
             cluster.start();
-            List<String> log = Files.readAllLines(cluster.data.resolve("node-1.log"));
-            assertThat(log.stream().filter(l -> l.contains("serving on")).toList())
+            // cluster start returns once every node answers its health check, which a node does a
+            // moment before it logs that it serves.
+            List<String> starts = Await.atMost(Duration.ofSeconds(30))
+                    .until(
+                            "node 1 logs its second start",
+                            () -> Files.readAllLines(cluster.data.resolve("node-1.log")).stream()
+                                    .filter(l -> l.contains("serving on"))
+                                    .toList(),
+                            lines -> lines.size() >= 2);
+            assertThat(starts)
                     .as("node 1's start lines")
                     .hasSize(2)
                     .allSatisfy(l -> assertThat(l).contains("TLS, client certificates required"));
