@@ -6,6 +6,7 @@ import dev.tenure.server.TenureServer;
 import dev.tenure.server.security.AclFile;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
 import sun.misc.Signal;
 
 /**
@@ -54,7 +55,7 @@ final class AclReload {
                         ? ""
                         : "; refused on every node until named again: " + String.join(", ", change.barred()))
                 + (change.reinstated().isEmpty() ? "" : "; named again: " + String.join(", ", change.reinstated())));
-        change.replicated().thenAccept(problems -> {
+        CompletableFuture<?> unused = change.replicated().thenAccept(problems -> {
             if (!problems.isEmpty()) {
                 log.println("tenure: warning: the acl reload was not replicated: " + String.join("; ", problems)
                         + "; this node decides its own calls by the new file, the other nodes may not");

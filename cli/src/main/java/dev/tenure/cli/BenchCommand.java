@@ -18,7 +18,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -49,6 +51,7 @@ final class BenchCommand implements Callable<Integer> {
     @Option(
             names = {"--endpoints", "--endpoint"},
             description = "host:port[,host:port...] of the nodes (default: start a throwaway single node).")
+    @Nullable
     String endpoints;
 
     @Option(
@@ -57,6 +60,7 @@ final class BenchCommand implements Callable<Integer> {
                 "Concurrent clients, each with its own connection and session (default: uncontended,",
                 "sporadic, fenced-write, takeover 1; parallel 32; contended 8; hold 10 connections; limits 32 in flight)."
             })
+    @Nullable
     Integer clients;
 
     @Option(
@@ -98,6 +102,7 @@ final class BenchCommand implements Callable<Integer> {
             description = "Disconnect grace of every bench session, as tenure acquire's (default: the client's, 900ms;"
                     + " 0s is the unsafe fast handover).",
             converter = DurationConverter.class)
+    @Nullable
     Duration disconnectGrace;
 
     @Option(
@@ -109,6 +114,7 @@ final class BenchCommand implements Callable<Integer> {
     @Option(
             names = "--cluster-dir",
             description = "hold: read the server pids from DIR/cluster.json (`tenure cluster start --data DIR`).")
+    @Nullable
     Path clusterDir;
 
     @Option(
@@ -147,7 +153,7 @@ final class BenchCommand implements Callable<Integer> {
             }
             configs = configs(names, target == null ? "127.0.0.1:0" : target, pids);
             for (String name : names) {
-                LoadConfig config = configs.get(name);
+                LoadConfig config = Objects.requireNonNull(configs.get(name), "configs holds every name");
                 System.err.printf(
                         "tenure bench: %s, %d client(s), %s warm-up + %s%s%n",
                         name,
@@ -243,7 +249,7 @@ final class BenchCommand implements Callable<Integer> {
         return pids;
     }
 
-    private static TenureException tenureCause(Throwable e) {
+    private static @Nullable TenureException tenureCause(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof TenureException te) {
                 return te;

@@ -3,6 +3,7 @@ package dev.tenure.cli;
 import dev.tenure.client.TenureClient;
 import dev.tenure.client.spi.Transport;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
@@ -15,6 +16,7 @@ final class ClientOptions {
             names = "--endpoint",
             description =
                     "host:port[,host:port...] of Tenure nodes (default: $TENURE_ENDPOINT or " + DEFAULT_ENDPOINT + ").")
+    @Nullable
     String endpoint;
 
     @Option(
@@ -34,6 +36,7 @@ final class ClientOptions {
                     + " connection reset by the network then ends the lease while this process still holds it"
                     + " (default: 900ms, or the TTL if shorter).",
             converter = DurationConverter.class)
+    @Nullable
     Duration disconnectGrace; // null: the client's default
 
     @Option(

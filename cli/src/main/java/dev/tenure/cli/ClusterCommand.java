@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -68,6 +69,7 @@ final class ClusterCommand {
                 names = "--snapshot-interval",
                 description = "Passed to every node (default: the server's).",
                 converter = DurationConverter.class)
+        @Nullable
         Duration snapshotInterval;
 
         @Option(
@@ -75,6 +77,7 @@ final class ClusterCommand {
                 paramLabel = "N",
                 description =
                         "Passed to every node (default: the server's): client connections each keeps open at once.")
+        @Nullable
         Integer connectionsMax;
 
         @Option(
@@ -82,6 +85,7 @@ final class ClusterCommand {
                 paramLabel = "N",
                 description = "Passed to every node (default: the server's): client connections from one IP address"
                         + " each keeps open at once.")
+        @Nullable
         Integer connectionsPerAddressMax;
 
         @Option(names = "--json", description = "Print one JSON line.")
@@ -102,9 +106,11 @@ final class ClusterCommand {
                 names = "--tls-cert",
                 paramLabel = "FILE",
                 description = "Passed to every node, as --tls-key and --tls-ca: see `tenure server --help`.")
+        @Nullable
         Path tlsCert;
 
         @Option(names = "--tls-key", paramLabel = "FILE", description = "Passed to every node.")
+        @Nullable
         Path tlsKey;
 
         @Option(
@@ -114,6 +120,7 @@ final class ClusterCommand {
                     "Passed to every node. This command then checks the nodes' health trusting this CA and",
                     "presenting the nodes' certificate, so it must sign the nodes' certificates too."
                 })
+        @Nullable
         Path tlsCa;
 
         @Option(
@@ -123,6 +130,7 @@ final class ClusterCommand {
                     "Passed to every node (see `tenure server --help`), and to the nodes of later starts of this",
                     "cluster without it. Checked here first: a bad file starts no node."
                 })
+        @Nullable
         Path clusterSecretFile;
 
         @Option(
@@ -133,6 +141,7 @@ final class ClusterCommand {
                     "starts of this cluster without it. Checked here first. This command checks the nodes' health",
                     "with the nodes' certificate, so the file must give its CN `monitor`."
                 })
+        @Nullable
         Path acl;
 
         @Override
@@ -192,7 +201,7 @@ final class ClusterCommand {
          * (LocalCluster.startMissing); with none given the stored ones, TLS and the secret file
          * and the ACL included, are used again, so those are added whenever any option is given.
          */
-        List<String> serverOptions(TlsFiles tls, Path secretFile, Path aclFile) {
+        List<String> serverOptions(@Nullable TlsFiles tls, @Nullable Path secretFile, @Nullable Path aclFile) {
             List<String> options = new ArrayList<>();
             if (snapshotInterval != null) {
                 options.addAll(List.of("--snapshot-interval", snapshotInterval.toMillis() + "ms"));
@@ -253,14 +262,14 @@ final class ClusterCommand {
     private static final String ACL = "--acl";
 
     /** The TLS files in a cluster's stored server options, or null if it was started without. */
-    static TlsFiles storedTls(List<String> options) {
+    static @Nullable TlsFiles storedTls(List<String> options) {
         return ServerCommand.tlsFiles(
                 optionValue(options, "--tls-cert"),
                 optionValue(options, "--tls-key"),
                 optionValue(options, "--tls-ca"));
     }
 
-    private static Path optionValue(List<String> options, String name) {
+    private static @Nullable Path optionValue(List<String> options, String name) {
         int i = options.indexOf(name);
         return i < 0 || i + 1 >= options.size() ? null : Path.of(options.get(i + 1));
     }
@@ -270,7 +279,7 @@ final class ClusterCommand {
      * where they ask for client certificates, presenting the node certificate (so the client CA
      * must have signed it). Without a client CA it trusts the node certificate itself.
      */
-    private static ClientTls healthCheckTls(TlsFiles tls) {
+    private static @Nullable ClientTls healthCheckTls(@Nullable TlsFiles tls) {
         if (tls == null) {
             return null;
         }

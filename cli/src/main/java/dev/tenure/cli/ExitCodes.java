@@ -2,6 +2,7 @@ package dev.tenure.cli;
 
 import dev.tenure.server.fatal.FatalCause;
 import dev.tenure.server.storage.CorruptDataException;
+import org.jspecify.annotations.Nullable;
 
 /** The exit codes every command uses, and the mapping from failures to them. */
 final class ExitCodes {
@@ -57,7 +58,7 @@ final class ExitCodes {
     static final class CliException extends RuntimeException {
         private final int exitCode;
 
-        CliException(int exitCode, String message) {
+        CliException(int exitCode, @Nullable String message) {
             super(message, null, false, false);
             this.exitCode = exitCode;
         }

@@ -8,6 +8,7 @@ import dev.tenure.client.TenureException;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -32,7 +33,7 @@ final class KvCommand {
     static final String OVERRIDE_FENCE = "--override-fence";
 
     /** {@code --override-fence} makes sense only for an unfenced write. */
-    private static void checkOverride(boolean overrideFence, FenceOptions fence) {
+    private static void checkOverride(boolean overrideFence, @Nullable FenceOptions fence) {
         if (overrideFence && fence != null) {
             throw new CliException(
                     ExitCodes.BAD_INPUT, OVERRIDE_FENCE + " is for unfenced writes; it cannot go with --lock/--token");
@@ -54,6 +55,7 @@ final class KvCommand {
         String value;
 
         @ArgGroup(exclusive = false)
+        @Nullable
         FenceOptions fence;
 
         @Option(
@@ -136,6 +138,7 @@ final class KvCommand {
         String key;
 
         @ArgGroup(exclusive = false)
+        @Nullable
         FenceOptions fence;
 
         @Option(names = OVERRIDE_FENCE, description = "Delete unfenced even if KEY's last write was fenced.")

@@ -20,6 +20,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -50,6 +51,7 @@ final class LabCommand implements Callable<Integer> {
     String scenario;
 
     @Option(names = "--seed", description = "Seed for the choices a run makes (default: time-based, printed).")
+    @Nullable
     Long seed;
 
     @Option(
@@ -63,6 +65,7 @@ final class LabCommand implements Callable<Integer> {
     boolean json;
 
     @Option(names = "--dir", description = "Where histories and logs go (default: a new temporary directory).")
+    @Nullable
     Path dir;
 
     @Option(
@@ -104,6 +107,9 @@ final class LabCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    // The LabEnv below is given System.err for its progress lines, and closing it leaves that
+    // stream open: it stops the lab's processes and closes nothing it was given.
+    @SuppressWarnings("ClosingStandardOutputStreams")
     @Override
     public Integer call() throws Exception {
         if (scenario.equals(RandomRun.NAME) && System.getenv(LabNetwork.ENV) == null && namespaces()) {
@@ -198,6 +204,9 @@ final class LabCommand implements Callable<Integer> {
      * its workers and proxies share the hub while each node gets a namespace of its own; deletes
      * the namespaces when it ends, however it ends short of SIGKILL (the next lab deletes those).
      */
+    // The shutdown hook closes the network inside the try on purpose: a JVM stopped (Ctrl-C,
+    // SIGTERM) before the try ends deletes its namespaces too; LabNetwork.close is idempotent.
+    @SuppressWarnings("try")
     private int inNamespaces() throws Exception {
         try (LabNetwork net = LabNetwork.createForLab(3)) {
             System.err.println("lab: running in " + net.describe());

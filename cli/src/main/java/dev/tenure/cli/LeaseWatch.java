@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How a command that holds a lease knows when to stop: at the first of its own ends (a signal,
@@ -69,7 +70,8 @@ final class LeaseWatch {
      * among them, as the caller chooses), or null once no more than {@code lead} is left of the
      * lease's validity, checked again whenever that moment comes, since renewals and echoes move it.
      */
-    static Object firstOf(Lease lease, Duration lead, CompletableFuture<?>... ends) throws InterruptedException {
+    static @Nullable Object firstOf(Lease lease, Duration lead, CompletableFuture<?>... ends)
+            throws InterruptedException {
         CompletableFuture<Object> first = CompletableFuture.anyOf(ends);
         long leadNanos = lead.toNanos();
         while (true) {

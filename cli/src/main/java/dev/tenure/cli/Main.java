@@ -1,6 +1,7 @@
 package dev.tenure.cli;
 
 import dev.tenure.server.fatal.Fatal;
+import java.nio.charset.Charset;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -50,7 +51,7 @@ public final class Main {
     }
 
     static int run(String... args) {
-        return run(new java.io.PrintWriter(System.err, true), args);
+        return run(new java.io.PrintWriter(System.err, true, Charset.defaultCharset()), args);
     }
 
     /** Runs {@code args} with picocli's and the commands' error messages going to {@code err}. */

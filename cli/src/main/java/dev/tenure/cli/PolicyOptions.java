@@ -2,6 +2,7 @@ package dev.tenure.cli;
 
 import dev.tenure.client.AcquireOptions;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Option;
 
 /** {@code --lock-delay D --max-hold D --renew auto|manual --lease-ttl D}: the policy of the grant. */
@@ -30,6 +31,7 @@ final class PolicyOptions {
             names = "--lease-ttl",
             description = "With --renew manual: the lease expires D after its last renewal (default: --ttl).",
             converter = DurationConverter.class)
+    @Nullable
     Duration leaseTtl;
 
     boolean manual() {

@@ -3,6 +3,7 @@ package dev.tenure.cli;
 import dev.tenure.client.Lease;
 import java.io.FileInputStream;
 import java.io.IOException;
+import java.nio.charset.Charset;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -37,7 +38,7 @@ final class RenewPipe implements AutoCloseable {
             mkfifo.destroyForcibly();
             Files.deleteIfExists(dir);
             throw new IOException("mkfifo " + pipe + " failed: "
-                    + new String(mkfifo.getInputStream().readAllBytes()).trim());
+                    + new String(mkfifo.getInputStream().readAllBytes(), Charset.defaultCharset()).trim());
         }
         RenewPipe renewPipe = new RenewPipe(dir, pipe);
         // Each writer's close ends one read (EOF); opening again waits for the next writer.

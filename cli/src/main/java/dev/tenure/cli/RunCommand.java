@@ -15,11 +15,13 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -65,6 +67,7 @@ final class RunCommand implements Callable<Integer> {
                     + " a quarter of the lease's validity window (--ttl, or --disconnect-grace or --lease-ttl when"
                     + " shorter); larger values are lowered to it (default: that quarter).",
             converter = DurationConverter.class)
+    @Nullable
     Duration grace;
 
     @Override
@@ -105,12 +108,17 @@ final class RunCommand implements Callable<Integer> {
         return grace;
     }
 
-    private int runUnder(Lease lease, RenewPipe renew, CompletableFuture<String> stop)
+    /** The grace in force: {@link #call} fits it before anything uses it. */
+    private Duration grace() {
+        return Objects.requireNonNull(grace, "call() sets the grace before any process starts");
+    }
+
+    private int runUnder(Lease lease, @Nullable RenewPipe renew, CompletableFuture<String> stop)
             throws IOException, InterruptedException {
         Process supervisor = start(lease, renew);
         // The command's end (the Process), the lease's first invalidity (its LossReason), a
         // termination signal (its name), or no more than the grace left of the lease (null).
-        Object why = LeaseWatch.firstOf(lease, grace, supervisor.onExit(), LeaseWatch.invalidity(lease), stop);
+        Object why = LeaseWatch.firstOf(lease, grace(), supervisor.onExit(), LeaseWatch.invalidity(lease), stop);
         if (why instanceof Process) {
             int code = supervisor.exitValue();
             lease.release();
@@ -124,7 +132,7 @@ final class RunCommand implements Callable<Integer> {
         }
         String reason = why instanceof LossReason || why == LeaseWatch.IN_DOUBT
                 ? why.toString()
-                : "no renewal confirmed with only --grace (" + grace.toMillis() + " ms) of its validity left";
+                : "no renewal confirmed with only --grace (" + grace().toMillis() + " ms) of its validity left";
         String message = "lease on " + lock + " (token " + lease.token() + ") lost: " + reason
                 + "; stopped the command's process group";
         if (why == LeaseWatch.IN_DOUBT) {
@@ -154,8 +162,8 @@ final class RunCommand implements Callable<Integer> {
         }
     }
 
-    private Process start(Lease lease, RenewPipe renew) throws IOException {
-        ProcessBuilder pb = new ProcessBuilder(Supervisor.command(command, grace)).inheritIO();
+    private Process start(Lease lease, @Nullable RenewPipe renew) throws IOException {
+        ProcessBuilder pb = new ProcessBuilder(Supervisor.command(command, grace())).inheritIO();
         Map<String, String> env = pb.environment();
         env.put("TENURE_LOCK", lease.lock());
         env.put("TENURE_TOKEN", Long.toString(lease.token()));
@@ -185,7 +193,7 @@ final class RunCommand implements Callable<Integer> {
         return pb.start();
     }
 
-    private static String utf8(byte[] value) {
+    private static @Nullable String utf8(byte[] value) {
         try {
             String s = StandardCharsets.UTF_8
                     .newDecoder()
@@ -206,7 +214,7 @@ final class RunCommand implements Callable<Integer> {
      */
     private void stopGroup(Process supervisor) throws InterruptedException {
         supervisor.destroy();
-        if (!supervisor.waitFor(grace.toMillis() + 2000, TimeUnit.MILLISECONDS)) {
+        if (!supervisor.waitFor(grace().toMillis() + 2000, TimeUnit.MILLISECONDS)) {
             supervisor.descendants().forEach(ProcessHandle::destroyForcibly);
             supervisor.destroyForcibly();
             supervisor.waitFor();

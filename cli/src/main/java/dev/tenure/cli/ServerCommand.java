@@ -17,8 +17,10 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -53,6 +55,7 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
     int port;
 
     @Option(names = "--admin-port", description = "HTTP admin port, 0 to disable (default: the gRPC port + 1).")
+    @Nullable
     Integer adminPort;
 
     @Option(
@@ -67,11 +70,13 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
                 "Every member of the cluster, the same list on each node: id=host:port[@clusterPortBase],...",
                 "e.g. 0=127.0.0.1:7420,1=127.0.0.1:7440,2=127.0.0.1:7460 (cluster ports default to port + 10)."
             })
+    @Nullable
     String members;
 
     @Option(
             names = "--cluster-port-base",
             description = "Base of the five UDP ports Aeron uses between members (default: port + 10).")
+    @Nullable
     Integer clusterPortBase;
 
     @Option(
@@ -98,9 +103,11 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
                 "This node's certificate (PEM, then any intermediates): the gRPC port serves TLS only and the",
                 "admin port HTTPS only. Its subject alternative names must include the address clients use."
             })
+    @Nullable
     Path tlsCert;
 
     @Option(names = "--tls-key", paramLabel = "FILE", description = "The key of --tls-cert (unencrypted PKCS#8 PEM).")
+    @Nullable
     Path tlsKey;
 
     @Option(
@@ -110,6 +117,7 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
                 "Ask every client (gRPC and admin) for a certificate signed by this CA (PEM), and refuse those",
                 "without one (mTLS); the certificate's CN is the client's principal. Needs --tls-cert."
             })
+    @Nullable
     Path tlsCa;
 
     @Option(
@@ -120,6 +128,7 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
                 "is denied. Read at start and again on SIGHUP, without dropping sessions (a principal given less",
                 "has its sessions ended). Needs --tls-ca: principals are client certificates' CNs."
             })
+    @Nullable
     Path acl;
 
     @Option(
@@ -150,6 +159,7 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
                 "to the log, and only archive clients that prove it (the members) may read or change recordings.",
                 "Without it any process that reaches the members' Aeron ports may. Keep it mode 600."
             })
+    @Nullable
     Path clusterSecretFile;
 
     @Option(
@@ -171,6 +181,7 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
                 "--connections-max). One more from that address is closed as it is accepted. Lower it so that one",
                 "host cannot take every connection; clients behind one load balancer or NAT share its address."
             })
+    @Nullable
     Integer connectionsPerAddressMax;
 
     @Option(
@@ -232,6 +243,7 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
                 "answer went past it is closed."
             },
             converter = SizeConverter.class)
+    @Nullable
     Long nodeUnsentBytesMax;
 
     @Option(
@@ -382,7 +394,7 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
     }
 
     /** The TLS files given, or null for plaintext; options that cannot go together are bad input. */
-    static TlsFiles tlsFiles(Path cert, Path key, Path ca) {
+    static @Nullable TlsFiles tlsFiles(@Nullable Path cert, @Nullable Path key, @Nullable Path ca) {
         if ((cert == null) != (key == null)) {
             throw new IllegalArgumentException("--tls-cert and --tls-key go together: give both or neither");
         }
@@ -393,7 +405,10 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
             }
             return null;
         }
-        return new TlsFiles(absolute(cert), absolute(key), ca == null ? null : absolute(ca));
+        return new TlsFiles(
+                absolute(cert),
+                absolute(Objects.requireNonNull(key, "given with --tls-cert: checked above")),
+                ca == null ? null : absolute(ca));
     }
 
     private static Path absolute(Path file) {
@@ -401,7 +416,7 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
     }
 
     /** The secret in --cluster-secret-file, or null without it; a bad file stops the start here (exit 2). */
-    private ClusterSecret clusterSecret() {
+    private @Nullable ClusterSecret clusterSecret() {
         if (clusterSecretFile == null) {
             return null;
         }

@@ -9,6 +9,7 @@ import dev.tenure.client.TenureException;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -21,6 +22,7 @@ import picocli.CommandLine.Parameters;
 final class StatusCommand implements Callable<Integer> {
 
     @Parameters(index = "0", arity = "0..1", paramLabel = "LOCK")
+    @Nullable
     String lock;
 
     @Mixin

@@ -136,7 +136,7 @@ final class Supervisor {
         if (path == null) {
             return false;
         }
-        for (String dir : path.split(File.pathSeparator)) {
+        for (String dir : path.split(File.pathSeparator, -1)) {
             Path p = Path.of(dir.isEmpty() ? "." : dir, tool);
             if (Files.isRegularFile(p) && Files.isExecutable(p)) {
                 return true;

@@ -57,7 +57,7 @@ final class ThrowawayServer implements AutoCloseable {
         // Every line is read, so that the server never blocks on a full pipe; the first one says it serves.
         CompletableFuture<String> firstLine = new CompletableFuture<>();
         ChildProcess p = ChildProcess.start("tenure-bench-server-output", builder, firstLine::complete, line -> {});
-        p.stdoutEnded().thenRun(() -> firstLine.complete(null));
+        CompletableFuture<?> unused = p.stdoutEnded().thenRun(() -> firstLine.complete(null));
         ThrowawayServer server = new ThrowawayServer(p, firstLine, data, port);
         try {
             server.awaitServing();

@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Option;
 
 /**
@@ -22,6 +23,7 @@ final class TlsOptions {
             paramLabel = "FILE",
             description = "Connect with TLS, trusting nodes whose certificate this CA (PEM) signed" + " (default: $"
                     + CA_ENV + "; with only --tls-cert, the JVM's default CAs).")
+    @Nullable
     Path ca;
 
     @Option(
@@ -29,18 +31,21 @@ final class TlsOptions {
             paramLabel = "FILE",
             description = "This client's certificate (PEM), for nodes that ask for one; its CN is the"
                     + " principal (default: $" + CERT_ENV + ").")
+    @Nullable
     Path cert;
 
     @Option(
             names = "--tls-key",
             paramLabel = "FILE",
             description = "The key of --tls-cert, unencrypted PKCS#8 PEM (default: $" + KEY_ENV + ").")
+    @Nullable
     Path key;
 
     /** Reads the environment; replaced in tests. */
     Function<String, String> env = System::getenv;
 
     /** The TLS to use, or null for plaintext. A missing or unreadable file fails here, naming it (exit 2). */
+    @Nullable
     ClientTls settings() {
         Map<String, Path> files = files();
         if (files.isEmpty()) {
@@ -61,7 +66,7 @@ final class TlsOptions {
         return files;
     }
 
-    private void put(Map<String, Path> files, String variable, Path option) {
+    private void put(Map<String, Path> files, String variable, @Nullable Path option) {
         Path file = option;
         if (file == null) {
             String value = env.apply(variable);

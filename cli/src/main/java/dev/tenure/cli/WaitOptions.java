@@ -3,6 +3,7 @@ package dev.tenure.cli;
 import dev.tenure.client.Lease;
 import dev.tenure.client.Session;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Option;
 
 /** {@code --wait D | --no-wait}: how long an acquire waits in the lock's queue. */
@@ -12,6 +13,7 @@ final class WaitOptions {
             names = "--wait",
             description = "Wait at most this long for the lock (default: forever).",
             converter = DurationConverter.class)
+    @Nullable
     Duration wait;
 
     @Option(names = "--no-wait", description = "Fail at once (exit 3) if the lock is held.")

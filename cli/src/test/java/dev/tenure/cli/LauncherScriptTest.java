@@ -64,12 +64,12 @@ class LauncherScriptTest {
         executable(script);
         Path tools = Files.createDirectories(tmp.resolve("tools"));
         // The build takes a moment, so the second command starts while the first one builds.
-        write(
-                tools.resolve("mvn"),
-                "#!/usr/bin/env bash\n"
-                        + "echo \"build in $(pwd)\" >> \"$(pwd)/mvn.log\"\n"
-                        + "sleep 2\n"
-                        + "mkdir -p cli/target && touch cli/target/tenure.jar\n");
+        write(tools.resolve("mvn"), """
+                #!/usr/bin/env bash
+                echo "build in $(pwd)" >> "$(pwd)/mvn.log"
+                sleep 2
+                mkdir -p cli/target && touch cli/target/tenure.jar
+                """);
         write(
                 tools.resolve("java"),
                 "#!/usr/bin/env bash\n" + "echo \"$*\" >> " + tree.resolve("java.log") + "\n"

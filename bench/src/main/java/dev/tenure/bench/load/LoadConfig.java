@@ -6,6 +6,7 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How hard and how long a workload runs. Every value is checked against a named limit here, so a
@@ -33,10 +34,10 @@ public record LoadConfig(
         int rounds,
         int sessions,
         Duration ttl,
-        Duration disconnectGrace,
+        @Nullable Duration disconnectGrace,
         List<Long> serverPids,
         PrintStream progress,
-        ClientTls tls) {
+        @Nullable ClientTls tls) {
 
     public static final int CLIENTS_MAX = 1024;
     public static final Duration DURATION_MIN = Duration.ofSeconds(1);

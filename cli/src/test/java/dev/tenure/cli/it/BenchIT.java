@@ -20,7 +20,7 @@ class BenchIT extends OnOneNode {
         all.addAll(List.of(args));
         all.addAll(List.of("--endpoints", server.endpoint(), "--json", "--data", data.toString()));
         var run = cli.run(all);
-        assertThat(run.waitFor(Duration.ofSeconds(120))).as(run.output()).isZero();
+        assertThat(run.waitFor(Duration.ofMinutes(2))).as(run.output()).isZero();
         List<JsonObject> lines = new ArrayList<>();
         String line;
         while ((line = run.stdout.poll()) != null) {

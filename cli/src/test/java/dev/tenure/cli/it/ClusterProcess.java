@@ -46,7 +46,7 @@ final class ClusterProcess implements AutoCloseable {
         args.addAll(startOptions);
         args.add("--json");
         var start = TenureCli.start(args);
-        int code = start.waitFor(Duration.ofSeconds(120));
+        int code = start.waitFor(Duration.ofMinutes(2));
         // The node logs are read only if the start failed.
         assertThat(code)
                 .as(() -> "cluster start: " + start.output() + nodeLogTails())

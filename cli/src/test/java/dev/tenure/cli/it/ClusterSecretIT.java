@@ -195,6 +195,8 @@ class ClusterSecretIT {
      * Connects to a member's archive control port as a process of the same host would, answering
      * its challenge under {@code secret} (or not at all), and returns the archive's id.
      */
+    // The media driver only has to run while the archive client connects through it.
+    @SuppressWarnings("try")
     private long archiveClientOf(int archivePort, String secret) {
         MediaDriver.Context driverCtx = new MediaDriver.Context()
                 .aeronDirectoryName(tmp.resolve("stray-aeron").toString())

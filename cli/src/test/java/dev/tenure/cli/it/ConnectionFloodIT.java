@@ -74,7 +74,7 @@ class ConnectionFloodIT {
             assertThat(flood.served).as("flood connections served").hasValueLessThan(5);
             assertThat(metric(server, "tenure_connections_refused_total"))
                     .as("the held connections past the limit, and the flood's")
-                    .isGreaterThanOrEqualTo(2 * max + flood.attempts.get() - flood.served.get());
+                    .isGreaterThanOrEqualTo(2L * max + flood.attempts.get() - flood.served.get());
 
             // The idle ones are closed after the idle timeout, each with a GOAWAY; then there is
             // room for a new client.
@@ -296,7 +296,7 @@ class ConnectionFloodIT {
     }
 
     /** A client that sends KvGets of a 64 KiB value on a Calls stream and never reads an answer. */
-    private static final class Unread implements AutoCloseable {
+    private static final class Unread {
         final ManagedChannel channel;
         final EventLoopGroup loop;
         final long rssBefore;
@@ -361,12 +361,11 @@ class ConnectionFloodIT {
             return (System.nanoTime() - startNanos) / 1e9;
         }
 
-        @Override
-        public void close() throws InterruptedException {
+        void close() throws InterruptedException {
             sender.interrupt();
             sender.join(10_000);
             channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
-            loop.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+            var unused = loop.shutdownGracefully(0, 0, TimeUnit.SECONDS);
         }
     }
 

@@ -86,7 +86,7 @@ class CorruptDataClusterIT {
 
                 Dirs.deleteTree(dir(leader));
                 nodes[leader] = launch(leader, true);
-                assertThat(nodes[leader].nextLine(Duration.ofSeconds(120))).contains("serving");
+                assertThat(nodes[leader].nextLine(Duration.ofMinutes(2))).contains("serving");
                 try (TenureClient rebuilt = client("127.0.0.1:" + ports.get(leader))) {
                     awaitEveryValue(rebuilt, "the rebuilt member");
                 }

@@ -35,6 +35,8 @@ class FullDiskRestartIT {
     @TempDir
     Path tmp;
 
+    // The mount is held for the node to write on, and unmounted after: the body never names it.
+    @SuppressWarnings("try")
     @Test
     void aLoneNodeThatFilledItsDiskRestartsWithEveryAcknowledgedWrite() throws Exception {
         Path mount = Files.createDirectories(tmp.resolve("mount"));

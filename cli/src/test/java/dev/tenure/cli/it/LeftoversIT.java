@@ -53,6 +53,8 @@ class LeftoversIT {
         }
     }
 
+    // The second node only has to run beside the first: the body never names it.
+    @SuppressWarnings("try")
     @Test
     void aLiveNodesAeronDirectoryIsKeptAndItServesOn() throws Exception {
         try (ServerProcess live = new ServerProcess(tmp.resolve("live")).start()) {

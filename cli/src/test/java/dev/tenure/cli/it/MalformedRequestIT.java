@@ -19,6 +19,7 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
@@ -53,7 +54,7 @@ class MalformedRequestIT {
                         .setLock("xy")
                         .build()
                         .toByteArray();
-                byte[] notUtf8 = replace(valid, "xy".getBytes(), new byte[] {(byte) 0xC3, 0x28});
+                byte[] notUtf8 = replace(valid, "xy".getBytes(StandardCharsets.UTF_8), new byte[] {(byte) 0xC3, 0x28});
                 byte[] cutShort = Arrays.copyOf(valid, valid.length - 1);
                 // Three bytes: a length-delimited field 1 whose length never ends.
                 byte[] threeBytes = {0x0A, (byte) 0xFF, (byte) 0xFF};

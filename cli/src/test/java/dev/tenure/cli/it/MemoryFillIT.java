@@ -126,7 +126,7 @@ class MemoryFillIT {
                     "MemoryFillIT: %d puts accepted (%d MiB of values) of kvBytesMax %d MiB; %d refused; node -Xmx256m:"
                             + " peak RSS (VmHWM) %d MiB filled, %d MiB after its restart%n",
                     accepted,
-                    accepted * VALUE_BYTES >> 20,
+                    (accepted * VALUE_BYTES) >> 20,
                     KV_BYTES_MAX >> 20,
                     fills.values().stream().mapToLong(f -> f.refusals.size()).sum(),
                     firstPeak / 1024,
@@ -166,7 +166,7 @@ class MemoryFillIT {
             System.out.printf(
                     "MemoryFillIT: -Xmx128m, limits over the heap: %d puts of 64 KiB (%d MiB) accepted, then: %s;"
                             + " peak RSS (VmHWM) %d MiB%n",
-                    accepted, accepted * VALUE_BYTES >> 20, refused, peakRssKiB() / 1024);
+                    accepted, (accepted * VALUE_BYTES) >> 20, refused, peakRssKiB() / 1024);
             assertThat(refused).startsWith("heap: the old generation held");
             assertThat(admin("/metrics").body()).contains("tenure_heap_guard_refusing 1.0");
             assertThat(admin("/health").statusCode()).isEqualTo(200);
@@ -265,7 +265,7 @@ class MemoryFillIT {
 
     /** The value of the series {@code series} (name and labels as scraped). */
     private static long metric(String scrape, String series) {
-        for (String line : scrape.split("\n")) {
+        for (String line : scrape.split("\n", -1)) {
             if (line.startsWith(series + " ")) {
                 return (long) Double.parseDouble(line.substring(series.length() + 1));
             }

@@ -104,7 +104,7 @@ class PartitionIT {
                         Long.toString(TTL.toMillis()),
                         Long.toString(DRIFT_MS),
                         Long.toString(Processes.scaled(Duration.ofSeconds(20)).toMillis()))));
-        String[] granted = holder.nextLine(Duration.ofSeconds(30)).split(" ");
+        String[] granted = holder.nextLine(Duration.ofSeconds(30)).split(" ", -1);
         assertThat(granted[0]).as(holder.output()).isEqualTo("granted");
         long tokenA = Long.parseLong(granted[1]);
         long lifetimeNanos = Long.parseLong(granted[2]);
@@ -215,7 +215,7 @@ class PartitionIT {
             line = holder.nextLine(TTL.plusSeconds(10));
         }
         long lastAckedSendMsBeforeCut = ms(cut - (lastHorizon - lifetimeNanos));
-        String[] lost = line.split(" ");
+        String[] lost = line.split(" ", -1);
         assertThat(lost[0]).as(holder.output()).isEqualTo("lost");
         long lostAt = Long.parseLong(lost[2]);
         assertThat(lost[1]).isIn("HORIZON_PASSED", "SESSION_ENDED", "EXPIRED");

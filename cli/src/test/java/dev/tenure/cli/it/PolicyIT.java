@@ -48,7 +48,7 @@ class PolicyIT extends OnOneNode {
                         + "echo \"$TENURE_CHECKPOINT|$TENURE_PREVIOUS_END|$TENURE_CHECKPOINT_TOKEN|$TENURE_PREVIOUS_TOKEN\";"
                         + " tenure checkpoint --lock \"$TENURE_LOCK\" --token \"$TENURE_TOKEN\" 'row 42' >/dev/null");
         assertThat(second.waitFor(Duration.ofSeconds(60))).isEqualTo(0);
-        String[] seen = second.nextLine(Duration.ofSeconds(1)).split("\\|");
+        String[] seen = second.nextLine(Duration.ofSeconds(1)).split("\\|", -1);
         assertThat(seen[0]).isEqualTo("row 41");
         assertThat(seen[1]).isEqualTo("DISCONNECTED");
         assertThat(seen[2]).isEqualTo(seen[3]); // written by the previous holder

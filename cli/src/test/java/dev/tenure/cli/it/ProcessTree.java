@@ -42,7 +42,7 @@ final class ProcessTree {
                 return null;
             }
             String stat = Files.readString(proc.resolve("stat"));
-            String[] fields = stat.substring(stat.lastIndexOf(") ") + 2).split(" ");
+            String[] fields = stat.substring(stat.lastIndexOf(") ") + 2).split(" ", -1);
             if (fields[0].equals("Z") || fields[0].equals("X")) {
                 return null;
             }

@@ -18,6 +18,8 @@ class ReadmeExampleIT {
     @TempDir
     Path data;
 
+    // The README's code, verbatim, leaves the future of its invalidation callback alone.
+    @SuppressWarnings("FutureReturnValueIgnored")
     @Test
     void readmeExampleRuns() throws Exception {
         try (ServerProcess server = new ServerProcess(data).start()) {

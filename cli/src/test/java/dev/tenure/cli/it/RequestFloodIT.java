@@ -186,7 +186,7 @@ class RequestFloodIT {
     }
 
     private static String firstWord(String description) {
-        return description == null ? "" : description.split(" ")[0];
+        return description == null ? "" : description.split(" ", -1)[0];
     }
 
     /** A session on its own connection that sends a keepalive every 250 ms and times the acks. */
@@ -235,7 +235,7 @@ class RequestFloodIT {
                     .setOpen(AttachRequest.Open.newBuilder().setTtlMs(TTL_MS).setClientName("holder"))
                     .build());
             opened.get(30, TimeUnit.SECONDS);
-            ticks.scheduleAtFixedRate(this::keepAlive, 250, 250, TimeUnit.MILLISECONDS);
+            var unused = ticks.scheduleAtFixedRate(this::keepAlive, 250, 250, TimeUnit.MILLISECONDS);
         }
 
         private synchronized void keepAlive() {

@@ -25,7 +25,7 @@ class RunIT extends OnOneNode {
                 "-c",
                 "echo \"$TENURE_LOCK $TENURE_TOKEN $TENURE_SESSION $TENURE_PREVIOUS_END $TENURE_ENDPOINT\"; exit 7");
         assertThat(run.waitFor(Duration.ofSeconds(60))).isEqualTo(7);
-        String[] env = run.nextLine(Duration.ofSeconds(1)).split(" ");
+        String[] env = run.nextLine(Duration.ofSeconds(1)).split(" ", -1);
         assertThat(env[0]).isEqualTo("run-lock");
         assertThat(Long.parseLong(env[1])).isPositive();
         assertThat(env[3]).isEqualTo("NONE");

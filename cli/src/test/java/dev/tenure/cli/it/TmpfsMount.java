@@ -1,6 +1,7 @@
 package dev.tenure.cli.it;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,8 +47,13 @@ final class TmpfsMount implements AutoCloseable {
     }
 
     @Override
-    public void close() throws IOException, InterruptedException {
-        run(List.of("umount", dir.toString()));
+    public void close() throws IOException {
+        try {
+            run(List.of("umount", dir.toString()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("umount " + dir + " interrupted");
+        }
     }
 
     private static void run(List<String> command) throws IOException, InterruptedException {
