@@ -2,6 +2,7 @@ package dev.tenure.server.security;
 
 import java.nio.file.Path;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where a node's TLS material is, as PEM files: its certificate (chain) and key, which serve the
@@ -12,7 +13,7 @@ import java.util.Objects;
  * @param clientCa the CA certificate(s) clients' certificates must chain to; null: clients are not
  *     asked for a certificate (TLS without client authentication, and no principal)
  */
-public record TlsFiles(Path certificate, Path key, Path clientCa) {
+public record TlsFiles(Path certificate, Path key, @Nullable Path clientCa) {
     public TlsFiles {
         Objects.requireNonNull(certificate, "certificate");
         Objects.requireNonNull(key, "key");
