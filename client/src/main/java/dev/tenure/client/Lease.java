@@ -263,7 +263,7 @@ public final class Lease implements AutoCloseable {
      * valid before that: see {@link #invalidated()}.
      */
     public CompletableFuture<LossReason> lost() {
-        return lost.copy();
+        return OffLoop.view(session.time(), lost, false);
     }
 
     /**
@@ -278,7 +278,7 @@ public final class Lease implements AutoCloseable {
      * again.
      */
     public CompletableFuture<Optional<LossReason>> invalidated() {
-        return invalidated.copy();
+        return OffLoop.view(session.time(), invalidated, false);
     }
 
     /** The lease stopped being valid without being lost (yet): the connection is in doubt. */
@@ -294,7 +294,7 @@ public final class Lease implements AutoCloseable {
      *     client did not already know
      */
     public void release() {
-        Blocking.join(releaseAsync());
+        Blocking.join(releaseOwn());
     }
 
     /**
@@ -303,6 +303,11 @@ public final class Lease implements AutoCloseable {
      * ({@link StaleTokenException} among them).
      */
     public CompletableFuture<Void> releaseAsync() {
+        return OffLoop.view(session.time(), releaseOwn(), true);
+    }
+
+    /** {@link #releaseAsync()} completed on whichever thread the answer arrives. */
+    CompletableFuture<Void> releaseOwn() {
         if (lossReason() != null) {
             return CompletableFuture.completedFuture(null);
         }

@@ -36,7 +36,7 @@ public final class Session implements AutoCloseable {
     }
 
     private final ClientContext ctx;
-    private final EventQueue queue = new EventQueue();
+    private final EventQueue queue;
     private final Liveness liveness;
     private final AtomicLong requestIds = new AtomicLong();
     private final CompletableFuture<LossReason> lost = new CompletableFuture<>();
@@ -46,6 +46,7 @@ public final class Session implements AutoCloseable {
     private final Kv kv;
 
     Session(ClientContext ctx) {
+        this.queue = new EventQueue(ctx.time);
         this.ctx = ctx;
         this.liveness = new Liveness(ctx, new Events(), queue);
         this.kv = new Kv(ctx, new Kv.Writer() {
@@ -91,14 +92,14 @@ public final class Session implements AutoCloseable {
 
     /** Completes once, when the session is LOST, with why. */
     public CompletableFuture<LossReason> lost() {
-        return lost.copy();
+        return OffLoop.view(ctx.time, lost, false);
     }
 
     // ---- locks ----
 
     /** Waits as long as it takes (or until the session is lost). */
     public Lease acquire(String lock) {
-        return Blocking.join(acquireAsync(lock, (Duration) null));
+        return Blocking.join(acquiring(lock, AcquireOptions.builder().build()));
     }
 
     /**
@@ -106,12 +107,16 @@ public final class Session implements AutoCloseable {
      * granted within {@code wait}.
      */
     public Lease acquire(String lock, Duration wait) {
-        return Blocking.join(acquireAsync(lock, Objects.requireNonNull(wait, "wait")));
+        return Blocking.join(acquiring(
+                lock,
+                AcquireOptions.builder()
+                        .wait(Objects.requireNonNull(wait, "wait"))
+                        .build()));
     }
 
     /** Acquires with a wait and a policy for the grant; see {@link AcquireOptions}. */
     public Lease acquire(String lock, AcquireOptions options) {
-        return Blocking.join(acquireAsync(lock, options));
+        return Blocking.join(acquiring(lock, options));
     }
 
     /** Takes the lock only if it is free now. */
@@ -139,9 +144,17 @@ public final class Session implements AutoCloseable {
     }
 
     /** {@link #acquireAsync(String, Duration)} with a policy for the grant. */
+    public CompletableFuture<Lease> acquireAsync(String lock, AcquireOptions options) {
+        return OffLoop.view(ctx.time, acquiring(lock, options), true);
+    }
+
+    /**
+     * {@link #acquireAsync(String, AcquireOptions)} completed on whichever thread the answer
+     * arrives: for the synchronous calls, whose caller waits for it and is woken directly.
+     */
     // acquiring holds this very future: identity, which is CompletableFuture's equality, is meant.
     @SuppressWarnings("CollectionUndefinedEquality")
-    public CompletableFuture<Lease> acquireAsync(String lock, AcquireOptions options) {
+    private CompletableFuture<Lease> acquiring(String lock, AcquireOptions options) {
         Objects.requireNonNull(lock, "lock");
         Objects.requireNonNull(options, "options");
         long waitMs = LockRequests.waitMs(options.waitTime());
@@ -149,11 +162,13 @@ public final class Session implements AutoCloseable {
         ctx.listener.acquireStart(lock);
         CompletableFuture<?> unused = result.whenComplete((lease, error) -> {
             acquiring.remove(result);
-            if (error == null) {
-                ctx.listener.acquireEnd(lease);
-            } else {
-                ctx.listener.acquireFailed(lock, asTenure(error));
-            }
+            OffLoop.run(ctx.time, () -> {
+                if (error == null) {
+                    ctx.listener.acquireEnd(lease);
+                } else {
+                    ctx.listener.acquireFailed(lock, asTenure(error));
+                }
+            });
         });
         if (liveness.lostReason() != null) {
             result.completeExceptionally(lostException());
@@ -210,7 +225,7 @@ public final class Session implements AutoCloseable {
         if (!result.complete(lease)) {
             // The caller gave up after the server granted: hand the lock back now rather than hold
             // it unseen until the session ends.
-            lease.releaseAsync().exceptionally(e -> null);
+            lease.releaseOwn().exceptionally(e -> null);
         }
     }
 
@@ -310,7 +325,7 @@ public final class Session implements AutoCloseable {
      */
     public CompletableFuture<Void> closeAsync() {
         beginClose();
-        return lost.thenApply(reason -> null);
+        return OffLoop.view(ctx.time, lost.thenApply(reason -> null), false);
     }
 
     /**

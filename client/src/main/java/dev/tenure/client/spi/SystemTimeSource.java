@@ -44,6 +44,11 @@ final class SystemTimeSource implements TimeSource {
         return () -> f.cancel(false);
     }
 
+    @Override
+    public void execute(Runnable task) {
+        workers.execute(() -> run(task));
+    }
+
     private static void run(Runnable task) {
         try {
             task.run();

@@ -17,6 +17,15 @@ public interface TimeSource {
     Cancellable schedule(Runnable task, long delayNanos);
 
     /**
+     * Runs {@code task} soon on another thread of the source's, never on the caller's: how the
+     * client moves what may be an application's code off a transport thread. Default: {@link
+     * #schedule} with no delay.
+     */
+    default void execute(Runnable task) {
+        Cancellable unused = schedule(task, 0);
+    }
+
+    /**
      * The random source of what the client spreads in time: the jitter of its retry backoff, so
      * that clients that failed together (a leader failover) do not retry together. A simulated
      * source returns a seeded one, so that a run replays.
