@@ -347,11 +347,12 @@ public final class TenureClient implements AutoCloseable {
 
         /**
          * Plaintext Netty, answers read and handled on the channel's event loop ({@code
-         * directExecutor}): a hand-off to gRPC's thread pool per answer cost about a third of
+         * directExecutor}): a hand-off to gRPC's thread pool per answer cost about a sixth of
          * {@code parallel}'s throughput on two cores (BENCHMARKS.md, 'Answers on the event loop').
-         * What may run an application's code is moved off the loop ({@link OffLoop}). No keepalive pings: the server may count a ping rate it finds abusive as
-         * a reason to close the connection. The sessions' echoes are what detect a silent one. A
-         * node that serves TLS only fails its calls UNAUTHENTICATED, saying so (HandshakeFailures).
+         * What may run an application's code is moved off the loop ({@link OffLoop}). No keepalive
+         * pings: the server may count a ping rate it finds abusive as a reason to close the
+         * connection. The sessions' echoes are what detect a silent one. A node that serves TLS
+         * only fails its calls UNAUTHENTICATED, saying so (HandshakeFailures).
          */
         private static ManagedChannel plaintextChannel(String target) {
             return plaintext(NettyChannelBuilder.forTarget(target))
