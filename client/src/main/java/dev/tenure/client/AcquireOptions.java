@@ -129,6 +129,14 @@ public final class AcquireOptions {
         }
     }
 
+    /** Whether {@code other} asks for the same grant policy (the wait aside). */
+    boolean samePolicy(AcquireOptions other) {
+        return lockDelay.equals(other.lockDelay)
+                && maxHold.equals(other.maxHold)
+                && renew == other.renew
+                && Objects.equals(leaseTtl, other.leaseTtl);
+    }
+
     /** The policy to ask for; a MANUAL lease without its own TTL takes the session's. */
     GrantPolicy policy(Duration sessionTtl) {
         long ttlMs = 0;

@@ -427,7 +427,9 @@ public final class Lease implements AutoCloseable {
     }
 
     /** Null while valid. The session's reason counts before its events reach this lease. */
-    private @Nullable LossReason lossReason() {
+    /** Why the lease is lost, or null while it is not (known to be). */
+    @Nullable
+    LossReason lossReason() {
         LossReason r = lost.getNow(null);
         return r != null ? r : session.liveness().lostReason();
     }

@@ -42,6 +42,7 @@ public final class Session implements AutoCloseable {
     private final CompletableFuture<LossReason> lost = new CompletableFuture<>();
     private final Set<CompletableFuture<Lease>> acquiring = ConcurrentHashMap.newKeySet();
     private final SessionLeases leases = new SessionLeases();
+    private final ConcurrentHashMap<String, TenureLock> locks = new ConcurrentHashMap<>();
     private volatile boolean gaveUpALease;
     private final Kv kv;
 
@@ -119,6 +120,34 @@ public final class Session implements AutoCloseable {
         return Blocking.join(acquiring(lock, options));
     }
 
+    /**
+     * The lock {@code name} as a {@link java.util.concurrent.locks.Lock} held by one thread at a
+     * time, re-entrant per thread; see {@link TenureLock}. Its grants ask for no policy. The same
+     * object for the same name, for the session's life.
+     *
+     * @throws IllegalArgumentException this session already made the lock with a policy
+     */
+    public TenureLock lock(String name) {
+        return lock(name, AcquireOptions.builder().build());
+    }
+
+    /**
+     * {@link #lock(String)} whose grants ask for {@code policy}'s policy (its wait is ignored: each
+     * of the lock's methods sets its own).
+     *
+     * @throws IllegalArgumentException this session already made the lock with another policy
+     */
+    public TenureLock lock(String name, AcquireOptions policy) {
+        Objects.requireNonNull(policy, "policy");
+        TenureLock made =
+                locks.computeIfAbsent(Objects.requireNonNull(name, "name"), n -> new TenureLock(this, n, policy));
+        if (!made.options().samePolicy(policy)) {
+            throw new IllegalArgumentException(
+                    "lock '" + name + "' was already made by this session with another policy");
+        }
+        return made;
+    }
+
     /** Takes the lock only if it is free now. */
     public Optional<Lease> tryAcquire(String lock) {
         try {
@@ -152,12 +181,18 @@ public final class Session implements AutoCloseable {
      * {@link #acquireAsync(String, AcquireOptions)} completed on whichever thread the answer
      * arrives: for the synchronous calls, whose caller waits for it and is woken directly.
      */
+    private CompletableFuture<Lease> acquiring(String lock, AcquireOptions options) {
+        Objects.requireNonNull(options, "options");
+        return acquiring(lock, options, options.waitTime());
+    }
+
+    /** {@link #acquiring(String, AcquireOptions)} with {@code wait} in place of the options' own. */
     // acquiring holds this very future: identity, which is CompletableFuture's equality, is meant.
     @SuppressWarnings("CollectionUndefinedEquality")
-    private CompletableFuture<Lease> acquiring(String lock, AcquireOptions options) {
+    CompletableFuture<Lease> acquiring(String lock, AcquireOptions options, @Nullable Duration wait) {
         Objects.requireNonNull(lock, "lock");
         Objects.requireNonNull(options, "options");
-        long waitMs = LockRequests.waitMs(options.waitTime());
+        long waitMs = LockRequests.waitMs(wait);
         CompletableFuture<Lease> result = new CompletableFuture<>();
         ctx.listener.acquireStart(lock);
         CompletableFuture<?> unused = result.whenComplete((lease, error) -> {
