@@ -98,19 +98,7 @@ public final class TenureLock implements Lock {
         if (nested()) {
             return true;
         }
-        try {
-            lease = uninterruptibly(session.acquiring(name, options, Duration.ZERO));
-            return true;
-        } catch (TenureException e) {
-            holder.unlock();
-            if (e.code() == TenureException.Code.LOCK_HELD) {
-                return false;
-            }
-            throw e;
-        } catch (RuntimeException e) {
-            holder.unlock();
-            throw e;
-        }
+        return holdOrLetGo(() -> uninterruptibly(session.acquiring(name, options, Duration.ZERO)));
     }
 
     /**
@@ -126,9 +114,24 @@ public final class TenureLock implements Lock {
         if (nested()) {
             return true;
         }
+        Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+        return holdOrLetGo(() -> interruptibly(session.acquiring(name, options, left)));
+    }
+
+    /** Waits for a grant, as one of the {@code tryLock} methods does. */
+    @FunctionalInterface
+    private interface Grant<X extends Exception> {
+        Lease await() throws X;
+    }
+
+    /**
+     * Keeps the lease that {@code grant} waits for as this thread's hold; if none comes, ends the
+     * thread's local hold again, so that a failed {@code tryLock} leaves nothing held: false when
+     * another session holds the lock, the failure itself otherwise.
+     */
+    private <X extends Exception> boolean holdOrLetGo(Grant<X> grant) throws X {
         try {
-            Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-            lease = interruptibly(session.acquiring(name, options, left));
+            lease = grant.await();
             return true;
         } catch (TenureException e) {
             holder.unlock();
@@ -136,7 +139,7 @@ public final class TenureLock implements Lock {
                 return false;
             }
             throw e;
-        } catch (InterruptedException | RuntimeException e) {
+        } catch (Exception e) { // unchecked, or X: the interrupt of tryLock(time, unit)
             holder.unlock();
             throw e;
         }
