@@ -160,6 +160,38 @@ public final class Lease implements AutoCloseable {
         }
     }
 
+    /**
+     * Moves this lease's maxHold: the cluster revokes it no sooner than {@code maxHold} after it
+     * applies this call, and never sooner than it would have (a shorter {@code maxHold} changes
+     * nothing). The holder's own horizon moves from this call's send time once the cluster
+     * answers. For work that learns it needs longer than the grant allowed; the bound stays, so a
+     * stuck holder still loses the lease in the end.
+     *
+     * @throws IllegalStateException the lease was granted without a maxHold: adding one is not
+     *     an extension (ask for one at acquire)
+     * @throws TenureException {@link TenureException.Code#LEASE_LOST}: the lease is already lost;
+     *     {@link TenureException.Code#INVALID_REQUEST}: {@code maxHold} is outside the cluster's
+     *     range (maxHoldMsMax)
+     */
+    public void extendMaxHold(Duration maxHold) {
+        long ms = maxHold.toMillis();
+        if (ms <= 0) {
+            throw new IllegalArgumentException("maxHold must be positive, was " + maxHold);
+        }
+        if (maxHold().isZero()) {
+            throw new IllegalStateException("lease of '" + lock + "' was granted without a maxHold");
+        }
+        LossReason reason = lossReason();
+        if (reason != null) {
+            throw lostException(reason);
+        }
+        Blocking.join(renewAsync(ms));
+        reason = lossReason();
+        if (reason != null) {
+            throw lostException(reason);
+        }
+    }
+
     /** State-machine time of the grant (the leader's clock when it ordered the grant). */
     public Instant grantedAt() {
         return grantedAt;
@@ -368,8 +400,12 @@ public final class Lease implements AutoCloseable {
      * usually says how first); either way it is lost.
      */
     CompletableFuture<Void> renewAsync() {
+        return renewAsync(0);
+    }
+
+    private CompletableFuture<Void> renewAsync(long maxHoldMs) {
         long sentNanos = session.time().nanoTime();
-        return session.renewOwn(this).thenAccept(r -> {
+        return session.renewOwn(this, maxHoldMs).thenAccept(r -> {
             switch (r.getCode()) {
                 case CODE_OK -> {
                     if (r.getRemainingMs() >= 0) {
@@ -378,6 +414,9 @@ public final class Lease implements AutoCloseable {
                 }
                 case CODE_NOT_OWNER -> markLost(LossReason.REVOKED);
                 case CODE_SESSION_LOST -> session.liveness().endedByServer();
+                case CODE_INVALID ->
+                    throw new TenureException(
+                            TenureException.Code.INVALID_REQUEST, "renew '" + lock + "': " + r.getMessage());
                 default -> throw Outcomes.unexpected("renew '" + lock + "'", r.getCode(), r.getMessage());
             }
         });

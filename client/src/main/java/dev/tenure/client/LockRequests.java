@@ -81,14 +81,16 @@ final class LockRequests {
         return ctx.retrier.call(TenureGrpc.getReleaseMethod(), request, ctx.requestTimeoutNanos);
     }
 
+    /** RenewLease; {@code maxHoldMs} 0 keeps the lease's maxHold, else moves it (never earlier). */
     static CompletableFuture<RenewLeaseResponse> renew(
-            ClientContext ctx, Caller caller, long requestId, String lock, long token) {
+            ClientContext ctx, Caller caller, long requestId, String lock, long token, long maxHoldMs) {
         RenewLeaseRequest request = RenewLeaseRequest.newBuilder()
                 .setSessionId(caller.sessionId())
                 .setSessionSecret(caller.secret())
                 .setRequestId(requestId)
                 .setLock(lock)
                 .setToken(token)
+                .setMaxHoldMs(maxHoldMs)
                 .build();
         return ctx.retrier.call(TenureGrpc.getRenewLeaseMethod(), request, ctx.requestTimeoutNanos);
     }

@@ -318,8 +318,8 @@ public final class Session implements AutoCloseable {
     }
 
     /** RenewLease for one of this session's own leases. */
-    CompletableFuture<RenewLeaseResponse> renewOwn(Lease lease) {
-        return LockRequests.renew(ctx, caller(), requestIds.incrementAndGet(), lease.lock(), lease.token());
+    CompletableFuture<RenewLeaseResponse> renewOwn(Lease lease, long maxHoldMs) {
+        return LockRequests.renew(ctx, caller(), requestIds.incrementAndGet(), lease.lock(), lease.token(), maxHoldMs);
     }
 
     /** WriteCheckpoint under one of this session's own leases. */

@@ -120,8 +120,15 @@ public sealed interface Command {
     /**
      * Renews one lease: a manual-renewal lease's deadline moves to now + its lease TTL (never past
      * its maxHold). Accepted only from the holding session with the lease's current token.
+     *
+     * @param maxHoldMs 0, or a new maxHold counted from now: the lease is revoked no sooner than
+     *     now + maxHoldMs (a lease granted with a maxHold only; it never moves the end earlier)
      */
-    record RenewLease(long sessionId, long requestId, String lock, long token) implements Command {}
+    record RenewLease(long sessionId, long requestId, String lock, long token, long maxHoldMs) implements Command {
+        public RenewLease(long sessionId, long requestId, String lock, long token) {
+            this(sessionId, requestId, lock, token, 0);
+        }
+    }
 
     /**
      * Stores {@code value} as the lock's checkpoint; accepted only if {@code token} is the lock's

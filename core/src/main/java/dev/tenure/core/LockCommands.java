@@ -279,11 +279,15 @@ final class LockCommands {
 
     /**
      * A manual renewal. The lease's deadline moves to now + its lease TTL, capped by maxHold (which
-     * no renewal extends). A lease its session keeps alive has nothing to extend; the answer still
-     * tells the holder how long maxHold leaves it, for its local horizon.
+     * only a renewal that names a new maxHold extends). A lease its session keeps alive has nothing
+     * to extend; the answer still tells the holder how long maxHold leaves it, for its local
+     * horizon.
      */
     Result renewLease(Command.RenewLease c) {
-        Rejected bad = Shapes.first(Shapes.lockName(c.lock(), state.limits), Shapes.requestId(c.requestId()));
+        Rejected bad = Shapes.first(
+                Shapes.lockName(c.lock(), state.limits),
+                Shapes.requestId(c.requestId()),
+                Shapes.maxHoldExtension(c.maxHoldMs(), state.limits));
         if (bad != null) {
             return bad;
         }
@@ -302,8 +306,18 @@ final class LockCommands {
                     current);
         }
         Objects.requireNonNull(lock, "a lock with a lease exists");
-        if (lease.policy().manualRenew()) {
-            lifecycle.moveLeaseEnd(lock, state.nowPlus(lease.policy().leaseTtlMs()), lock.maxHoldAtMs);
+        if (c.maxHoldMs() > 0 && lock.maxHoldAtMs == LockRecord.NONE) {
+            // Adding a bound the grant did not ask for would leave its holder's horizon, computed
+            // without one, later than the node's end of the lease.
+            return new Rejected(Code.INVALID, "lease of lock " + c.lock() + " has no maxHold to extend", 0);
+        }
+        // Only forward: the holder's horizon may already count on the later end. Asked by the
+        // holder itself, an extension cannot let anyone else in sooner; it is still bounded.
+        long maxHoldAtMs = c.maxHoldMs() > 0 ? state.nowPlus(c.maxHoldMs()) : lock.maxHoldAtMs;
+        if (lease.policy().manualRenew() || maxHoldAtMs != lock.maxHoldAtMs) {
+            long renewDeadlineMs =
+                    lease.policy().manualRenew() ? state.nowPlus(lease.policy().leaseTtlMs()) : lock.renewDeadlineMs;
+            lifecycle.moveLeaseEnd(lock, renewDeadlineMs, maxHoldAtMs);
         }
         long ends = lock.leaseEndsAtMs();
         return new Result.LeaseRenewed(ends == LockRecord.NONE ? -1 : ends - state.nowMs);

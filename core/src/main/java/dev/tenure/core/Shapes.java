@@ -52,6 +52,15 @@ final class Shapes {
         return null;
     }
 
+    /** A renewal's new maxHold: 0 (unchanged) or within the range a grant's maxHold has. */
+    static @Nullable Rejected maxHoldExtension(long maxHoldMs, Limits limits) {
+        if (maxHoldMs != 0 && (maxHoldMs < limits.sessionTtlMsMin() || maxHoldMs > limits.maxHoldMsMax())) {
+            return invalid("maxHoldMs " + maxHoldMs + " is neither 0 nor within [sessionTtlMsMin "
+                    + limits.sessionTtlMsMin() + ", maxHoldMsMax " + limits.maxHoldMsMax() + "]");
+        }
+        return null;
+    }
+
     /** Each policy field is 0 (off) or within its limit; the lease TTL shares the session TTL range. */
     static @Nullable Rejected policy(Policy p, Limits limits) {
         if (p == null) {

@@ -172,6 +172,47 @@ class PolicyRulesTest {
     }
 
     @Test
+    void aRenewalNamingAMaxHoldMovesItsEndForwardOnlyAndOnlyForItsHolder() {
+        Fixture f = new Fixture();
+        long a = f.open(10_000);
+        long b = f.open(10_000);
+        Grant ga = granted(f.apply(new Acquire(a, 1, "x", 0, new Policy(0, 1_000, 0))));
+        long start = f.now;
+        f.apply(new Acquire(b, 1, "x", -1));
+        // At 800 ms, a new maxHold of 2 s: revoked at 2,800, not 1,000; the answer says so.
+        assertThat(f.at(start + 800, new RenewLease(a, 2, "x", ga.token(), 2_000)))
+                .isEqualTo(new LeaseRenewed(2_000));
+        assertThat(view(f, "x").holder().endsAtMs()).isEqualTo(start + 2_800);
+        // A shorter one does not bring the end forward: the holder's horizon may count on it.
+        assertThat(f.at(start + 1_000, new RenewLease(a, 3, "x", ga.token(), 500)))
+                .isEqualTo(new LeaseRenewed(1_800));
+        // Owner-bound, and a retry returns the original answer.
+        assertThat(code(f.apply(new RenewLease(b, 2, "x", ga.token(), 5_000)))).isEqualTo(Code.NOT_OWNER);
+        assertThat(f.apply(new RenewLease(a, 2, "x", ga.token(), 2_000))).isEqualTo(new LeaseRenewed(2_000));
+        f.advanceTo(start + 2_799);
+        assertThat(f.events()).isEmpty();
+        f.advanceTo(start + 2_800);
+        assertThat(f.events().get(0)).isEqualTo(new LeaseEnded(a, "x", ga.token(), TenureEnd.REVOKED));
+    }
+
+    @Test
+    void aMaxHoldIsNeitherAddedToALeaseWithoutOneNorOutsideItsLimits() {
+        Fixture f = new Fixture();
+        long a = f.open(10_000);
+        Grant gx = granted(f.apply(new Acquire(a, 1, "x", 0)));
+        var none = rejected(f.apply(new RenewLease(a, 2, "x", gx.token(), 1_000)));
+        assertThat(none.code()).isEqualTo(Code.INVALID);
+        assertThat(none.message()).contains("no maxHold");
+        assertThat(view(f, "x").holder().endsAtMs()).isEqualTo(LockRecord.NONE);
+        Grant gy = granted(f.apply(new Acquire(a, 3, "y", 0, new Policy(0, 1_000, 0))));
+        var small = rejected(f.apply(new RenewLease(a, 4, "y", gy.token(), 100)));
+        assertThat(small.message()).contains("maxHoldMs").contains("sessionTtlMsMin");
+        var big = rejected(f.apply(new RenewLease(a, 5, "y", gy.token(), 7 * 86_400_000L + 1)));
+        assertThat(big.message()).contains("maxHoldMsMax");
+        assertThat(view(f, "y").holder().endsAtMs()).isEqualTo(f.now + 1_000);
+    }
+
+    @Test
     void aNewTermMovesLeaseDeadlinesLikeSessionDeadlines() {
         Fixture f = new Fixture();
         long a = f.open(10_000);

@@ -76,6 +76,9 @@ final class RequestValidator {
         requestId(r.getRequestId());
         lock("lock", r.getLock());
         positive("token", r.getToken());
+        if (r.getMaxHoldMs() != 0) {
+            range("max_hold_ms", r.getMaxHoldMs(), limits.sessionTtlMsMin(), limits.maxHoldMsMax(), "maxHoldMs");
+        }
     }
 
     void checkpoint(WriteCheckpointRequest r) {

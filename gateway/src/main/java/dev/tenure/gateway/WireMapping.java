@@ -114,7 +114,8 @@ public final class WireMapping {
             }
             case RENEW_LEASE -> {
                 var r = log.getRenewLease();
-                yield new Command.RenewLease(r.getSessionId(), r.getRequestId(), r.getLock(), r.getToken());
+                yield new Command.RenewLease(
+                        r.getSessionId(), r.getRequestId(), r.getLock(), r.getToken(), r.getMaxHoldMs());
             }
             case WRITE_CHECKPOINT -> {
                 var r = log.getWriteCheckpoint();

@@ -7,9 +7,7 @@ import dev.tenure.client.Lease;
 import dev.tenure.client.Session;
 import dev.tenure.client.StaleTokenException;
 import dev.tenure.client.TenureClient;
-import dev.tenure.process.ChildProcess;
-import dev.tenure.process.JavaCommand;
-import dev.tenure.process.LoopbackPorts;
+import dev.tenure.process.RealNode;
 import dev.tenure.testkit.TimeScale;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
@@ -25,15 +23,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarFile;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * tenure-client-all in one JVM with an application's own gRPC, older than the one the client is
@@ -44,51 +38,8 @@ class ShadedClientIT {
 
     private static final String APPLICATION_GRPC = "1.70.0";
 
-    @TempDir
-    static Path data;
-
-    private static ChildProcess node;
-    private static String endpoint;
-
-    @BeforeAll
-    static void startNode() throws Exception {
-        int port = LoopbackPorts.freeTcpPort();
-        endpoint = "127.0.0.1:" + port;
-        String jar = System.getProperty("tenure.jar");
-        List<String> command = JavaCommand.of(JavaCommand.SMALL_NODE_JVM, jar, "dev.tenure.cli.Main");
-        command.addAll(List.of(
-                "server",
-                "--data",
-                data.resolve("node").toString(),
-                "--port",
-                Integer.toString(port),
-                "--cluster-port-base",
-                Integer.toString(LoopbackPorts.freeUdpBlock(9))));
-        CompletableFuture<String> healthy = new CompletableFuture<>();
-        List<String> lines = Collections.synchronizedList(new ArrayList<>());
-        node = ChildProcess.start(
-                "node",
-                command,
-                line -> {
-                    lines.add(line);
-                    if (line.contains("health ok")) {
-                        healthy.complete(line);
-                    }
-                },
-                lines::add);
-        try {
-            healthy.get(TimeScale.scaled(Duration.ofSeconds(60)).toMillis(), TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.TimeoutException e) {
-            throw new AssertionError("the node did not become healthy: " + lines, e);
-        }
-    }
-
-    @AfterAll
-    static void stopNode() {
-        if (node != null) {
-            node.close();
-        }
-    }
+    @RegisterExtension
+    static final RealNode NODE = new RealNode();
 
     @Test
     void theApplicationsOwnGrpcIsTheOlderOneAndServes() throws Exception {
@@ -166,7 +117,7 @@ class ShadedClientIT {
 
     private static TenureClient client() {
         return TenureClient.builder()
-                .endpoints(endpoint)
+                .endpoints(NODE.endpoint())
                 .requestTimeout(TimeScale.scaled(Duration.ofSeconds(20)))
                 .build();
     }

@@ -17,7 +17,7 @@ import org.w3c.dom.NodeList;
  * module added without a BOM entry would leave its users to pick a version by hand, and pick
  * wrong.
  */
-class BomTest {
+class BomIT {
 
     /** Modules that publish nothing: the BOM itself and these tests. */
     private static final List<String> UNPUBLISHED = List.of("bom", "packaging-it");
