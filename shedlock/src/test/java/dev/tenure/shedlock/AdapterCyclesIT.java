@@ -1,0 +1,111 @@
+package dev.tenure.shedlock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tenure.client.AcquireOptions;
+import dev.tenure.client.Lease;
+import dev.tenure.client.Session;
+import dev.tenure.client.TenureClient;
+import dev.tenure.client.TenureLock;
+import dev.tenure.process.RealNode;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import net.javacrumbs.shedlock.core.LockConfiguration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * What each Java adapter costs over the raw client: acquire + release cycles per second, one
+ * thread, one node, through {@code Session.acquire}/{@code Lease.release}, {@link TenureLock} and
+ * {@link TenureLockProvider}, in alternating rounds so that a drift of the machine hits all three
+ * alike. Prints the medians and the ratios; asserts only that each way completed cycles. A
+ * measurement, not a test of speed: off unless {@code -Dtenure.bench.adapters=true}
+ * ({@code -Dtenure.bench.rounds}, {@code -Dtenure.bench.roundMs} set its length).
+ */
+@EnabledIfSystemProperty(named = "tenure.bench.adapters", matches = "true")
+class AdapterCyclesIT {
+
+    @RegisterExtension
+    static final RealNode NODE = new RealNode();
+
+    private interface Cycle {
+        void run();
+    }
+
+    @Test
+    void cyclesPerSecondThroughEachAdapterAgainstTheRawClient() {
+        int rounds = Integer.getInteger("tenure.bench.rounds", 5);
+        long roundMs = Long.getLong("tenure.bench.roundMs", 3_000);
+        try (TenureClient client =
+                        TenureClient.builder().endpoints(NODE.endpoint()).build();
+                Session session = client.openSession();
+                TenureLockProvider provider = new TenureLockProvider(client)) {
+            TenureLock lock = session.lock("bench-lock");
+            LockConfiguration config =
+                    new LockConfiguration(Instant.now(), "bench-shedlock", Duration.ofMinutes(10), Duration.ZERO);
+            Map<String, Cycle> ways = new LinkedHashMap<>();
+            ways.put("raw client", () -> {
+                try (Lease lease =
+                        session.acquire("bench-raw", AcquireOptions.builder().build())) {
+                    lease.token();
+                }
+            });
+            ways.put("TenureLock", () -> {
+                lock.lock();
+                try {
+                    lock.token();
+                } finally {
+                    lock.unlock();
+                }
+            });
+            ways.put(
+                    "TenureLockProvider",
+                    () -> provider.lock(config).orElseThrow().unlock());
+            Map<String, List<Double>> perSecond = new LinkedHashMap<>();
+            ways.forEach((name, cycle) -> perSecond.put(name, new ArrayList<>()));
+            ways.values().forEach(cycle -> cyclesFor(cycle, Math.min(roundMs, 1_000))); // warm-up
+            for (int r = 0; r < rounds; r++) {
+                for (var way : ways.entrySet()) {
+                    perSecond.get(way.getKey()).add(cyclesFor(way.getValue(), roundMs));
+                }
+            }
+            double raw = median(perSecond.get("raw client"));
+            System.out.printf(
+                    Locale.ROOT, "# acquire+release, 1 thread, %d rounds of %d ms, alternating%n", rounds, roundMs);
+            for (var way : perSecond.entrySet()) {
+                double m = median(way.getValue());
+                assertThat(m).as(way.getKey()).isPositive();
+                System.out.printf(
+                        Locale.ROOT,
+                        "%-20s median %8.1f cycles/s (%5.1f%% of raw)  rounds %s%n",
+                        way.getKey(),
+                        m,
+                        100 * m / raw,
+                        way.getValue());
+            }
+        }
+    }
+
+    private static double cyclesFor(Cycle cycle, long ms) {
+        long end = System.nanoTime() + Duration.ofMillis(ms).toNanos();
+        long start = System.nanoTime();
+        long n = 0;
+        while (System.nanoTime() < end) {
+            cycle.run();
+            n++;
+        }
+        return n / ((System.nanoTime() - start) / 1e9);
+    }
+
+    private static double median(List<Double> values) {
+        List<Double> sorted = new ArrayList<>(values);
+        sorted.sort(Double::compare);
+        return sorted.get(sorted.size() / 2);
+    }
+}
