@@ -6,6 +6,7 @@ import com.google.gson.JsonObject;
 import dev.tenure.client.Lease;
 import dev.tenure.client.Session;
 import dev.tenure.client.TenureClient;
+import dev.tenure.process.JavaCommand;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -34,7 +35,12 @@ class LocksListIT extends OnOneNode {
 
     @BeforeAll
     static void holdManyLocks() throws Exception {
+        // Past the default locksMax the node needs a larger heap for its memory budget to admit them.
+        List<String> jvm = LOCKS > 10_000
+                ? List.of("-XX:+UseSerialGC", "-Xmx1g", "-XX:TieredStopAtLevel=1")
+                : JavaCommand.SMALL_NODE_JVM;
         serve(new ServerProcess(data.resolve("node"))
+                .jvm(jvm)
                 .withOptions(
                         "--limit", "locksMax=" + Math.max(10_000, LOCKS),
                         "--limit", "leasesPerSessionMax=" + PER_SESSION));
