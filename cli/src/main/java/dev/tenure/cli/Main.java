@@ -19,6 +19,7 @@ import picocli.CommandLine.Command;
             RunCommand.class,
             ReleaseCommand.class,
             StatusCommand.class,
+            LocksCommand.class,
             KvCommand.class,
             CheckpointCommand.class,
             ClusterCommand.class,

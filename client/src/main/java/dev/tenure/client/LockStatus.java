@@ -94,19 +94,7 @@ public record LockStatus(
     }
 
     static LockStatus from(String lock, LockStatusResponse r) {
-        var held = r.getHolder();
-        Optional<Holder> holder = r.hasHolder()
-                ? Optional.of(new Holder(
-                        held.getSessionId(),
-                        held.getToken(),
-                        Instant.ofEpochMilli(held.getSinceMs()),
-                        held.getClientName(),
-                        Duration.ofMillis(held.getPolicy().getLockDelayMs()),
-                        Duration.ofMillis(held.getPolicy().getMaxHoldMs()),
-                        Duration.ofMillis(held.getPolicy().getLeaseTtlMs()),
-                        instant(held.getEndsAtMs()),
-                        held.getPrincipal()))
-                : Optional.empty();
+        Optional<Holder> holder = r.hasHolder() ? Optional.of(holder(r.getHolder())) : Optional.empty();
         List<Waiter> waiters = r.getWaitersList().stream()
                 .map(w -> new Waiter(
                         w.getSessionId(), Instant.ofEpochMilli(w.getSinceMs()), w.getClientName(), w.getPrincipal()))
@@ -139,6 +127,19 @@ public record LockStatus(
                         sw.getLastCurrentToken(),
                         sw.getLastTarget(),
                         instant(sw.getLastAtMs())));
+    }
+
+    static Holder holder(dev.tenure.api.v1.Holder held) {
+        return new Holder(
+                held.getSessionId(),
+                held.getToken(),
+                Instant.ofEpochMilli(held.getSinceMs()),
+                held.getClientName(),
+                Duration.ofMillis(held.getPolicy().getLockDelayMs()),
+                Duration.ofMillis(held.getPolicy().getMaxHoldMs()),
+                Duration.ofMillis(held.getPolicy().getLeaseTtlMs()),
+                instant(held.getEndsAtMs()),
+                held.getPrincipal());
     }
 
     /** The wire's 0 means none. */

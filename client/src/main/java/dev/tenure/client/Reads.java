@@ -2,13 +2,22 @@ package dev.tenure.client;
 
 import dev.tenure.api.v1.KvGetRequest;
 import dev.tenure.api.v1.KvGetResponse;
+import dev.tenure.api.v1.ListLocksRequest;
+import dev.tenure.api.v1.ListLocksResponse;
 import dev.tenure.api.v1.LockStatusRequest;
 import dev.tenure.api.v1.LockStatusResponse;
 import dev.tenure.api.v1.ServerStatusRequest;
 import dev.tenure.api.v1.TenureGrpc;
 import java.time.Instant;
+import java.util.Collections;
+import java.util.Iterator;
 import java.util.List;
+import java.util.NoSuchElementException;
 import java.util.Optional;
+import java.util.Spliterator;
+import java.util.Spliterators;
+import java.util.stream.Stream;
+import java.util.stream.StreamSupport;
 
 /** Requests that need no session: they change nothing, so retrying them needs no request id. */
 final class Reads {
@@ -46,6 +55,57 @@ final class Reads {
                         LockStatus.StaleWrites.NONE);
             default -> throw Outcomes.unexpected("status '" + lock + "'", r.getCode(), r.getMessage());
         };
+    }
+
+    /** One page of the lock listing; {@code limit} 0 takes the node's default page size. */
+    static ListedLock.Page listLocks(ClientContext ctx, String prefix, String after, int limit) {
+        ListLocksResponse r = Blocking.join(ctx.retrier.call(
+                TenureGrpc.getListLocksMethod(),
+                ListLocksRequest.newBuilder()
+                        .setPrefix(prefix)
+                        .setAfter(after)
+                        .setLimit(limit)
+                        .build(),
+                ctx.requestTimeoutNanos));
+        return switch (r.getCode()) {
+            case CODE_OK, CODE_UNSPECIFIED -> ListedLock.Page.from(r);
+            default -> throw Outcomes.unexpected("list locks '" + prefix + "'", r.getCode(), r.getMessage());
+        };
+    }
+
+    /**
+     * Every lock under {@code prefix}, fetched a page at a time as the stream is consumed: each page
+     * starts after the last name of the one before, so a lock that exists throughout is seen once.
+     */
+    static Stream<ListedLock> listAll(ClientContext ctx, String prefix, int pageSize) {
+        Iterator<ListedLock> pages = new Iterator<>() {
+            private Iterator<ListedLock> current = Collections.emptyIterator();
+            private String after = "";
+            private boolean more = true;
+
+            @Override
+            public boolean hasNext() {
+                while (!current.hasNext() && more) {
+                    ListedLock.Page page = listLocks(ctx, prefix, after, pageSize);
+                    after = page.nextAfter(after);
+                    more = page.more() && !page.locks().isEmpty();
+                    current = page.locks().iterator();
+                }
+                return current.hasNext();
+            }
+
+            @Override
+            public ListedLock next() {
+                if (!hasNext()) {
+                    throw new NoSuchElementException();
+                }
+                return current.next();
+            }
+        };
+        return StreamSupport.stream(
+                Spliterators.spliteratorUnknownSize(
+                        pages, Spliterator.ORDERED | Spliterator.DISTINCT | Spliterator.NONNULL),
+                false);
     }
 
     static ServerStatus serverStatus(ClientContext ctx) {

@@ -17,6 +17,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
+import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -124,6 +125,36 @@ public final class TenureClient implements AutoCloseable {
     /** Holder, waiters and recent history of {@code lock}, read through the log. */
     public LockStatus status(String lock) {
         return Reads.status(ctx, Objects.requireNonNull(lock, "lock"));
+    }
+
+    /**
+     * Every lock whose name starts with {@code prefix} (empty: every lock) that is held, waited for
+     * or in its lock delay, in name order, fetched lazily a page at a time (the node's default page
+     * size) as the stream is consumed. Each page is a linearizable read, but the listing is not a
+     * snapshot: a lock that exists throughout appears exactly once, and one taken or freed while
+     * the stream runs may or may not. Needs {@code read} on every name under the prefix. Failures
+     * are thrown from the stream's terminal operation as {@link TenureException}.
+     */
+    public Stream<ListedLock> listLocks(String prefix) {
+        return Reads.listAll(ctx, Objects.requireNonNull(prefix, "prefix"), 0);
+    }
+
+    /**
+     * As {@link #listLocks(String)}, with {@code pageSize} locks per page (1 to the node's
+     * listPageMax, 1,000 by default; 0: the node's default).
+     */
+    public Stream<ListedLock> listLocks(String prefix, int pageSize) {
+        return Reads.listAll(ctx, Objects.requireNonNull(prefix, "prefix"), pageSize);
+    }
+
+    /**
+     * One page of the listing: at most {@code limit} locks (0: the node's default) whose names start
+     * with {@code prefix} and come after {@code after} (empty: from the first), in name order. Ask
+     * for the next page after {@link ListedLock.Page#nextAfter} while {@link ListedLock.Page#more}.
+     */
+    public ListedLock.Page listLocks(String prefix, String after, int limit) {
+        return Reads.listLocks(
+                ctx, Objects.requireNonNull(prefix, "prefix"), Objects.requireNonNull(after, "after"), limit);
     }
 
     /**

@@ -18,6 +18,8 @@ import dev.tenure.api.v1.KvGetRequest;
 import dev.tenure.api.v1.KvGetResponse;
 import dev.tenure.api.v1.KvPutRequest;
 import dev.tenure.api.v1.KvPutResponse;
+import dev.tenure.api.v1.ListLocksRequest;
+import dev.tenure.api.v1.ListLocksResponse;
 import dev.tenure.api.v1.LockStatusRequest;
 import dev.tenure.api.v1.LockStatusResponse;
 import dev.tenure.api.v1.ReleaseRequest;
@@ -330,6 +332,15 @@ final class FakeTenure extends TenureGrpc.TenureImplBase {
     @Override
     public void lockStatus(LockStatusRequest r, StreamObserver<LockStatusResponse> out) {
         simple(r, out, onLockStatus);
+    }
+
+    /** Lists nothing unless a test says otherwise. */
+    volatile Function<ListLocksRequest, ListLocksResponse> onListLocks =
+            r -> ListLocksResponse.newBuilder().setCode(Code.CODE_OK).build();
+
+    @Override
+    public void listLocks(ListLocksRequest r, StreamObserver<ListLocksResponse> out) {
+        simple(r, out, onListLocks);
     }
 
     @Override

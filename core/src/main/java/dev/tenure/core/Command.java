@@ -224,6 +224,15 @@ public sealed interface Command {
     record Stats() implements Command {}
 
     /**
+     * One page of the lock listing, a read through the log like {@link Status}: the locks that are
+     * held, waited for or in their lock delay whose names start with {@code prefix} (empty: every
+     * name) and come after {@code after} (empty: from the first), in name order. At most {@code
+     * limit} locks and, by a conservative estimate of their wire size, {@code bytesMax} bytes; never
+     * fewer than one lock when one matches, so a listing always moves on. See {@link LockListing}.
+     */
+    record ListLocks(String prefix, String after, int limit, long bytesMax) implements Command {}
+
+    /**
      * The limits, and the quotas of named principals, that node {@code nodeId} runs with, each by
      * the name its refusals give ({@link Limits#names()}; a limit not named takes its default, a
      * quota's limit not named the node-wide per-principal value). The first in the log become the

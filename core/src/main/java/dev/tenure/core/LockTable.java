@@ -55,6 +55,15 @@ final class LockTable {
         return Collections.unmodifiableCollection(byName.values());
     }
 
+    /**
+     * Ascending by name from {@code name} (included when {@code inclusive}); read-only. A view, not
+     * a copy: a page of the listing walks only what it returns.
+     */
+    Collection<LockRecord> from(String name, boolean inclusive) {
+        return Collections.unmodifiableCollection(
+                byName.tailMap(name, inclusive).values());
+    }
+
     /** Oldest first; read-only. */
     Collection<String> idleOrder() {
         return Collections.unmodifiableCollection(idle.keySet());

@@ -8,6 +8,7 @@ import dev.tenure.core.Result.Rejected;
 import dev.tenure.core.Result.WaiterView;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /** Status and stats: reads through the log (so linearizable); never cached, never change state. */
 final class Reads {
@@ -27,18 +28,7 @@ final class Reads {
         if (lock == null) {
             return new LockView(c.lock(), null, List.of(), List.of(), state.nowMs, 0, null, StaleWrites.NONE);
         }
-        Holder holder = null;
-        if (lock.lease != null) {
-            SessionRecord s = state.sessions.existing(lock.lease.sessionId());
-            holder = new Holder(
-                    s.id,
-                    lock.lease.token(),
-                    lock.lease.grantedAtMs(),
-                    s.clientName,
-                    lock.lease.policy(),
-                    lock.leaseEndsAtMs(),
-                    s.principal);
-        }
+        Holder holder = holder(state, lock);
         List<WaiterView> waiters = new ArrayList<>();
         for (Waiter w : lock.waiters()) {
             SessionRecord s = state.sessions.existing(w.sessionId());
@@ -53,6 +43,22 @@ final class Reads {
                 lock.delayUntilMs,
                 lock.checkpoint,
                 lock.staleWrites);
+    }
+
+    /** The lock's current lease as a read shows it, or null while it is free. */
+    static @Nullable Holder holder(State state, LockRecord lock) {
+        if (lock.lease == null) {
+            return null;
+        }
+        SessionRecord s = state.sessions.existing(lock.lease.sessionId());
+        return new Holder(
+                s.id,
+                lock.lease.token(),
+                lock.lease.grantedAtMs(),
+                s.clientName,
+                lock.lease.policy(),
+                lock.leaseEndsAtMs(),
+                s.principal);
     }
 
     /**

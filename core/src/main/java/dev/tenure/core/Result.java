@@ -63,6 +63,20 @@ public sealed interface Result {
             StaleWrites staleWrites)
             implements Result {}
 
+    /**
+     * A page of the lock listing ({@link Command.ListLocks}), in name order.
+     *
+     * @param more another lock matches after the last one listed: ask again from its name
+     * @param nowMs state-machine time at which this page was read
+     */
+    record LockList(List<LockEntry> locks, boolean more, long nowMs) implements Result {}
+
+    /**
+     * One listed lock: its current lease (null while free), how many acquires wait for it, and
+     * when its pending lock delay ends (0: none).
+     */
+    record LockEntry(String lock, @Nullable Holder holder, int waiters, long delayUntilMs) {}
+
     record Stats(long sessions, long locks, long held, long lastToken, long nowMs, long staleWritesRejected)
             implements Result {}
 

@@ -270,6 +270,7 @@ public final class StateMachine {
         if (c instanceof Command.Get x) return kvCommands.get(x);
         if (c instanceof Command.Status x) return reads.status(x);
         if (c instanceof Command.Stats x) return reads.stats(x);
+        if (c instanceof Command.ListLocks x) return LockListing.page(state, x);
         if (c instanceof Command.SetLimits x) return limitsCommands.set(x);
         throw new IllegalArgumentException("unknown command " + c);
     }

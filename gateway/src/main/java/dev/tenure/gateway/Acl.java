@@ -98,6 +98,28 @@ public final class Acl {
         return false;
     }
 
+    /**
+     * Whether {@code principal} may do {@code p} on every name that starts with {@code prefix}
+     * (the empty prefix: every name). Exact, not merely safe: the name {@code prefix} itself is
+     * covered only by a grant whose prefix starts it, and such a grant covers every longer name
+     * too; so no union of narrower grants can cover them all.
+     */
+    public boolean allowsPrefix(Optional<String> principal, Permission p, String prefix) {
+        if (byPrincipal == null) {
+            return true;
+        }
+        List<Grant> grants = principal.map(byPrincipal::get).orElse(null);
+        if (grants == null) {
+            return false;
+        }
+        for (Grant g : grants) {
+            if (g.allow().contains(p) && prefix.startsWith(g.prefix())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Whether the principal is named in the ACL at all: who may open a session. */
     public boolean knows(Optional<String> principal) {
         return byPrincipal == null || principal.map(byPrincipal::containsKey).orElse(false);

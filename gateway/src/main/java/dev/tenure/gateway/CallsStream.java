@@ -117,6 +117,8 @@ final class CallsStream implements StreamObserver<CallRequest> {
                         call.getKvDelete(),
                         gateway::kvDelete,
                         CallResponse.Builder::setKvDelete);
+            case LIST_LOCKS ->
+                serve(id, 0, "ListLocks", call.getListLocks(), gateway::listLocks, CallResponse.Builder::setListLocks);
             case CANCEL -> cancel(id);
             case KIND_NOT_SET ->
                 sendUnregistered(failed(

@@ -18,6 +18,8 @@ import dev.tenure.api.v1.KvGetRequest;
 import dev.tenure.api.v1.KvGetResponse;
 import dev.tenure.api.v1.KvPutRequest;
 import dev.tenure.api.v1.KvPutResponse;
+import dev.tenure.api.v1.ListLocksRequest;
+import dev.tenure.api.v1.ListLocksResponse;
 import dev.tenure.api.v1.LockStatusRequest;
 import dev.tenure.api.v1.LockStatusResponse;
 import dev.tenure.api.v1.ReleaseRequest;
@@ -29,6 +31,7 @@ import dev.tenure.api.v1.WriteCheckpointResponse;
 import dev.tenure.core.Limits;
 import dev.tenure.log.v1.AbandonOpen;
 import dev.tenure.log.v1.Event;
+import dev.tenure.log.v1.ListLocks;
 import dev.tenure.log.v1.LogCommand;
 import dev.tenure.log.v1.Reply;
 import io.grpc.Status;
@@ -87,6 +90,8 @@ public final class Gateway {
     private volatile KvRoom kvRoom = KvRoom.NONE;
     /** Bounds the log bytes each client causes per second; null: unbounded (the simulation). */
     private volatile @Nullable LogRate logRate;
+
+    private volatile ListPaging listPaging = ListPaging.DEFAULTS;
 
     public Gateway(LogPort log, Scheduler scheduler, Limits limits, Listener listener) {
         this(log, scheduler, limits, listener, StreamLimits.CALLS_IN_FLIGHT_MAX);
@@ -229,6 +234,51 @@ public final class Gateway {
     public void lockStatus(LockStatusRequest request, Answer<LockStatusResponse> answer) {
         if (validated(() -> permit(validator::status, request, Permission.READ, request.getLock()), answer)) {
             call(LogCommand.newBuilder().setLockStatus(request), Reply::getLockStatus, answer, r -> {});
+        }
+    }
+
+    /**
+     * One page of the lock listing, through the log like a status read. The page's count and byte
+     * bounds go into the entry, so the reply never outgrows one message, whichever node applies it.
+     */
+    public void listLocks(ListLocksRequest request, Answer<ListLocksResponse> answer) {
+        ListPaging paging = listPaging;
+        if (validated(
+                () -> {
+                    validator.listLocks(request, paging);
+                    requirePrefixReadable(request.getPrefix());
+                },
+                answer)) {
+            int limit = request.getLimit() == 0 ? paging.listPageDefault() : request.getLimit();
+            call(
+                    LogCommand.newBuilder()
+                            .setListLocks(ListLocks.newBuilder()
+                                    .setRequest(request.toBuilder().setLimit(limit))
+                                    .setBytesMax(paging.listPageBytesMax())),
+                    Reply::getListLocks,
+                    answer,
+                    r -> {});
+        }
+    }
+
+    /** From now on, pages of the lock listing are bounded by {@code paging}. */
+    public void listPaging(ListPaging paging) {
+        listPaging = paging;
+    }
+
+    /**
+     * A listing shows every lock under its prefix, so it needs {@code read} on every name the prefix
+     * covers. {@link Acl#allowsPrefix} gives exactly that; the refusal names the prefix, or says
+     * "every name" for a listing without one.
+     */
+    private void requirePrefixReadable(String prefix) {
+        Optional<String> principal = Principal.current();
+        if (!acl.allowsPrefix(principal, Permission.READ, prefix)) {
+            throw Status.PERMISSION_DENIED
+                    .withDescription(principal.map(x -> "principal " + x).orElse("a client without a certificate")
+                            + " may not " + Permission.READ.spelling() + " "
+                            + (prefix.isEmpty() ? "every name" : "every name under prefix '" + prefix + "'"))
+                    .asRuntimeException();
         }
     }
 

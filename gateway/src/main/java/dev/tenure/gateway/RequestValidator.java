@@ -6,6 +6,7 @@ import dev.tenure.api.v1.Fence;
 import dev.tenure.api.v1.KvDeleteRequest;
 import dev.tenure.api.v1.KvGetRequest;
 import dev.tenure.api.v1.KvPutRequest;
+import dev.tenure.api.v1.ListLocksRequest;
 import dev.tenure.api.v1.LockStatusRequest;
 import dev.tenure.api.v1.Policy;
 import dev.tenure.api.v1.ReleaseRequest;
@@ -100,6 +101,14 @@ final class RequestValidator {
 
     void status(LockStatusRequest r) {
         lock("lock", r.getLock());
+    }
+
+    void listLocks(ListLocksRequest r, ListPaging paging) {
+        bytes("prefix", r.getPrefix(), 0, limits.lockNameBytesMax(), "lockNameBytesMax");
+        bytes("after", r.getAfter(), 0, limits.lockNameBytesMax(), "lockNameBytesMax");
+        if (r.getLimit() != 0) {
+            range("limit", r.getLimit(), 1, paging.listPageMax(), "listPageMax");
+        }
     }
 
     void put(KvPutRequest r) {

@@ -162,6 +162,7 @@ public final class WireMapping {
                         r.getOverrideFence());
             }
             case STATS -> new Command.Stats();
+            case LIST_LOCKS -> ListingMapping.toCommand(log.getListLocks());
             case SET_LIMITS -> LimitsMapping.toCommand(log.getSetLimits());
             case CMD_NOT_SET -> throw new IllegalArgumentException("log command without a body");
         };
@@ -249,6 +250,7 @@ public final class WireMapping {
             }
             case KV_GET -> reply.setKvGet(kvGetResponse(result));
             case LOCK_STATUS -> reply.setLockStatus(lockStatus(result));
+            case LIST_LOCKS -> reply.setListLocks(ListingMapping.toWire(result));
             case STATS -> {
                 var s = (Result.Stats) result;
                 reply.setStats(Stats.newBuilder()
@@ -358,19 +360,7 @@ public final class WireMapping {
                 .setNowMs(view.nowMs())
                 .setDelayUntilMs(view.delayUntilMs());
         if (view.holder() != null) {
-            long ends = view.holder().endsAtMs();
-            Policy p = view.holder().policy();
-            b.getHolderBuilder()
-                    .setSessionId(view.holder().sessionId())
-                    .setToken(view.holder().token())
-                    .setSinceMs(view.holder().sinceMs())
-                    .setClientName(view.holder().clientName())
-                    .setPrincipal(view.holder().principal())
-                    .setEndsAtMs(ends == Long.MAX_VALUE ? 0 : ends)
-                    .getPolicyBuilder()
-                    .setLockDelayMs(p.lockDelayMs())
-                    .setMaxHoldMs(p.maxHoldMs())
-                    .setLeaseTtlMs(p.leaseTtlMs());
+            holder(view.holder(), b.getHolderBuilder());
         }
         Checkpoint c = view.checkpoint();
         if (c != null) {
@@ -408,7 +398,23 @@ public final class WireMapping {
         return b.build();
     }
 
-    private static Done done(Result result) {
+    /** A lease as status and listing show it; 0 for ends_at_ms when only its session bounds it. */
+    static void holder(Result.Holder h, dev.tenure.api.v1.Holder.Builder b) {
+        long ends = h.endsAtMs();
+        Policy p = h.policy();
+        b.setSessionId(h.sessionId())
+                .setToken(h.token())
+                .setSinceMs(h.sinceMs())
+                .setClientName(h.clientName())
+                .setPrincipal(h.principal())
+                .setEndsAtMs(ends == Long.MAX_VALUE ? 0 : ends)
+                .getPolicyBuilder()
+                .setLockDelayMs(p.lockDelayMs())
+                .setMaxHoldMs(p.maxHoldMs())
+                .setLeaseTtlMs(p.leaseTtlMs());
+    }
+
+    static Done done(Result result) {
         if (result instanceof Result.Rejected rejected) {
             return Done.newBuilder()
                     .setCodeValue(toWire(rejected.code()))

@@ -109,6 +109,34 @@ final class Checker {
             holderToken[i] = view.holder() == null ? 0 : view.holder().token();
             holderSession[i] = view.holder() == null ? 0 : view.holder().sessionId();
         }
+        checkListing(machine);
+    }
+
+    /**
+     * The lock listing, paged one lock at a time from each last name, shows every held lock with
+     * the holder its status read shows, and no lock as held that status shows free.
+     */
+    private void checkListing(StateMachine machine) {
+        TreeMap<String, Long> listed = new TreeMap<>();
+        String after = "";
+        while (true) {
+            var page = (Result.LockList) machine.apply(machine.nowMs(), new Command.ListLocks("", after, 1, 1));
+            for (Result.LockEntry e : page.locks()) {
+                if (listed.put(e.lock(), e.holder() == null ? 0 : e.holder().token()) != null) {
+                    fail("listing: " + e.lock() + " listed twice");
+                }
+                after = e.lock();
+            }
+            if (!page.more()) {
+                break;
+            }
+        }
+        for (int i = 0; i < locks.length; i++) {
+            long token = listed.getOrDefault(locks[i], 0L);
+            if (token != holderToken[i]) {
+                fail("listing: " + locks[i] + " listed with t" + token + ", its status shows t" + holderToken[i]);
+            }
+        }
     }
 
     private void fencedWrite(Command.Put p, String fenceLock, Result result) {

@@ -76,6 +76,26 @@ class AclIT extends OnOneNode {
     }
 
     @Test
+    void listingLocksNeedsReadOnTheWholePrefix() throws Exception {
+        try (var holder = as(worker, "acquire", "orders/l", "--json")) {
+            holder.nextLine(EXIT);
+            try (var listed = as(worker, "locks", "--prefix", "orders/", "--json")) {
+                assertThat(listed.waitFor(EXIT)).as(listed.output()).isZero();
+                assertThat(listed.stdout)
+                        .anySatisfy(line -> assertThat(
+                                        TenureCli.json(line).get("lock").getAsString())
+                                .isEqualTo("orders/l"));
+            }
+            assertDenied(as(worker, "locks"), "principal orders-worker may not read every name");
+            assertDenied(
+                    as(worker, "locks", "--prefix", "orders"),
+                    "principal orders-worker may not read every name under prefix 'orders'");
+            holder.signal("TERM");
+            assertThat(holder.waitFor(EXIT)).as(holder.output()).isZero();
+        }
+    }
+
+    @Test
     void aForcedReleaseIsForAdminsAndTheHistoryNamesBothPrincipals() throws Exception {
         try (var holder = as(worker, "acquire", "orders/f", "--json")) {
             String token = TenureCli.json(holder.nextLine(EXIT)).get("token").getAsString();

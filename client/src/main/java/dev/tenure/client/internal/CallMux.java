@@ -90,6 +90,12 @@ public final class CallMux extends Channel {
                 CallResponse::getLockStatus,
                 q -> 0);
         carry(
+                TenureGrpc.getListLocksMethod(),
+                CallRequest.Builder::setListLocks,
+                CallResponse.KindCase.LIST_LOCKS,
+                CallResponse::getListLocks,
+                q -> 0);
+        carry(
                 TenureGrpc.getKvPutMethod(),
                 CallRequest.Builder::setKvPut,
                 CallResponse.KindCase.KV_PUT,

@@ -14,6 +14,8 @@ import dev.tenure.api.v1.KvGetRequest;
 import dev.tenure.api.v1.KvGetResponse;
 import dev.tenure.api.v1.KvPutRequest;
 import dev.tenure.api.v1.KvPutResponse;
+import dev.tenure.api.v1.ListLocksRequest;
+import dev.tenure.api.v1.ListLocksResponse;
 import dev.tenure.api.v1.LockStatusRequest;
 import dev.tenure.api.v1.LockStatusResponse;
 import dev.tenure.api.v1.ReleaseRequest;
@@ -85,6 +87,11 @@ final class GrpcService extends TenureGrpc.TenureImplBase {
     @Override
     public void lockStatus(LockStatusRequest request, StreamObserver<LockStatusResponse> responses) {
         gateway.lockStatus(request, Answer.unary(responses));
+    }
+
+    @Override
+    public void listLocks(ListLocksRequest request, StreamObserver<ListLocksResponse> responses) {
+        gateway.listLocks(request, Answer.unary(responses));
     }
 
     @Override

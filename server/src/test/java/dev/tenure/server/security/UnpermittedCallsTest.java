@@ -16,6 +16,7 @@ import dev.tenure.api.v1.Fence;
 import dev.tenure.api.v1.KvDeleteRequest;
 import dev.tenure.api.v1.KvGetRequest;
 import dev.tenure.api.v1.KvPutRequest;
+import dev.tenure.api.v1.ListLocksRequest;
 import dev.tenure.api.v1.LockStatusRequest;
 import dev.tenure.api.v1.Policy;
 import dev.tenure.api.v1.ReleaseRequest;
@@ -185,6 +186,13 @@ class UnpermittedCallsTest {
                 s -> List.of(new Case(
                         "the held lock",
                         LockStatusRequest.newBuilder().setLock(HELD).build())));
+        ROWS.put(
+                "ListLocks",
+                s -> List.of(
+                        new Case("every name", ListLocksRequest.getDefaultInstance()),
+                        new Case(
+                                "the held lock's own name as the prefix",
+                                ListLocksRequest.newBuilder().setPrefix(HELD).build())));
         ROWS.put(
                 "KvPut",
                 s -> List.of(

@@ -1,0 +1,44 @@
+package dev.tenure.client;
+
+import dev.tenure.api.v1.ListLocksResponse;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * One lock of a listing ({@link TenureClient#listLocks(String)}): a lock that is held, waited for
+ * or in its lock delay. Its history is in {@link TenureClient#status(String)}.
+ *
+ * @param holder its current lease; empty while it is free (then it is waited for or delayed)
+ * @param waiters how many acquires wait for it
+ * @param delayUntil a lock delay is pending until then
+ */
+public record ListedLock(String lock, Optional<LockStatus.Holder> holder, int waiters, Optional<Instant> delayUntil) {
+
+    /**
+     * One page of a listing, in name order, read at state-machine time {@code now}.
+     *
+     * @param more another lock matches after the last one here: ask for the next page after its name
+     */
+    public record Page(List<ListedLock> locks, boolean more, Instant now) {
+        public Page {
+            locks = List.copyOf(locks);
+        }
+
+        /** The name the next page starts after: the last lock's here, or {@code after} for an empty page. */
+        public String nextAfter(String after) {
+            return locks.isEmpty() ? after : locks.get(locks.size() - 1).lock();
+        }
+
+        static Page from(ListLocksResponse r) {
+            List<ListedLock> locks = r.getLocksList().stream()
+                    .map(l -> new ListedLock(
+                            l.getLock(),
+                            l.hasHolder() ? Optional.of(LockStatus.holder(l.getHolder())) : Optional.empty(),
+                            l.getWaiters(),
+                            LockStatus.instant(l.getDelayUntilMs())))
+                    .toList();
+            return new Page(locks, r.getMore(), Instant.ofEpochMilli(r.getNowMs()));
+        }
+    }
+}

@@ -1,0 +1,99 @@
+package dev.tenure.core;
+
+import dev.tenure.core.Command.ListLocks;
+import dev.tenure.core.Result.LockEntry;
+import dev.tenure.core.Result.LockList;
+import dev.tenure.core.Result.Rejected;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The lock listing, one page per log entry: a read, so it changes no state, and linearizable
+ * within its page because the page is taken at the entry's place in the log.
+ *
+ * <p>Which locks are listed: those that are held, waited for or in their lock delay (the ones
+ * {@link Limits#locksMax} bounds). A free lock kept only for its history is not listed; its
+ * status still shows that history.
+ *
+ * <p>Paging: the next page starts after the last name returned. A lock that exists throughout a
+ * listing is listed exactly once, in name order, because the table is ordered by name and every
+ * page resumes strictly after a name already passed. Pages are read at different log positions,
+ * so a listing is not a snapshot: a lock created or freed while it runs may or may not appear.
+ *
+ * <p>Bounds: at most {@code limit} locks, and at most {@code bytesMax} bytes by {@link
+ * #entryBytes}, which over-counts the wire size of a listed lock, so a page the gateway encodes
+ * never exceeds the message limit it derived {@code bytesMax} from. A page always carries at
+ * least one lock if one matches (a single lock is bounded by the name and principal limits): a
+ * listing can never stall on a page that returns nothing.
+ */
+final class LockListing {
+    /**
+     * Bytes a listed lock costs on the wire beyond its three strings: field tags, length prefixes
+     * and the varints of the holder (session, token, times, policy) and the counts, each at its
+     * largest encoding (a 64-bit varint takes 10 bytes).
+     */
+    static final int ENTRY_FIXED_BYTES = 160;
+
+    private LockListing() {}
+
+    static Result page(State state, ListLocks c) {
+        Rejected bad = shape(c, state.limits);
+        if (bad != null) {
+            return bad;
+        }
+        // Names with the prefix are contiguous in name order: start at the prefix itself, or just
+        // after the cursor when it lies past the prefix's start.
+        boolean fromCursor = c.after().compareTo(c.prefix()) >= 0 && !c.after().isEmpty();
+        Iterator<LockRecord> it = fromCursor
+                ? state.locks.from(c.after(), false).iterator()
+                : state.locks.from(c.prefix(), true).iterator();
+        List<LockEntry> out = new ArrayList<>();
+        long bytes = 0;
+        while (it.hasNext()) {
+            LockRecord lock = it.next();
+            if (!lock.name.startsWith(c.prefix())) {
+                break;
+            }
+            if (lock.idle()) {
+                continue;
+            }
+            LockEntry e = entry(state, lock);
+            long size = entryBytes(e);
+            if (out.size() == c.limit() || (!out.isEmpty() && bytes + size > c.bytesMax())) {
+                return new LockList(List.copyOf(out), true, state.nowMs);
+            }
+            out.add(e);
+            bytes += size;
+        }
+        return new LockList(List.copyOf(out), false, state.nowMs);
+    }
+
+    /** The gateway refuses these before the log; a replica must never throw on a logged one. */
+    private static @Nullable Rejected shape(ListLocks c, Limits limits) {
+        if (c.prefix() == null || c.after() == null) {
+            return Shapes.invalid("prefix and after must not be null (empty: none)");
+        }
+        if (c.limit() <= 0 || c.bytesMax() <= 0) {
+            return Shapes.invalid("limit and bytesMax must be positive, were " + c.limit() + " and " + c.bytesMax());
+        }
+        Rejected prefix = c.prefix().isEmpty() ? null : Shapes.lockName(c.prefix(), limits);
+        Rejected after = c.after().isEmpty() ? null : Shapes.lockName(c.after(), limits);
+        return Shapes.first(prefix, after);
+    }
+
+    private static LockEntry entry(State state, LockRecord lock) {
+        return new LockEntry(lock.name, Reads.holder(state, lock), lock.waiterCount(), lock.delayUntilMs);
+    }
+
+    /** An upper bound on the wire size of {@code e} (see {@link #ENTRY_FIXED_BYTES}). */
+    static long entryBytes(LockEntry e) {
+        long bytes = ENTRY_FIXED_BYTES + Shapes.utf8Length(e.lock());
+        if (e.holder() != null) {
+            bytes += Shapes.utf8Length(e.holder().clientName())
+                    + Shapes.utf8Length(e.holder().principal());
+        }
+        return bytes;
+    }
+}
