@@ -224,7 +224,7 @@ public sealed interface Command {
             boolean overrideFence,
             long ifVersion)
             implements Command {
-        Delete(
+        public Delete(
                 long sessionId,
                 long requestId,
                 String key,
