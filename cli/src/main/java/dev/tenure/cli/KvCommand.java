@@ -2,6 +2,7 @@ package dev.tenure.cli;
 
 import com.google.gson.JsonObject;
 import dev.tenure.cli.ExitCodes.CliException;
+import dev.tenure.client.Kv;
 import dev.tenure.client.KvEntry;
 import dev.tenure.client.TenureClient;
 import dev.tenure.client.TenureException;
@@ -32,11 +33,24 @@ final class KvCommand {
 
     static final String OVERRIDE_FENCE = "--override-fence";
 
-    /** {@code --override-fence} makes sense only for an unfenced write. */
-    private static void checkOverride(boolean overrideFence, @Nullable FenceOptions fence) {
+    static final String IF_VERSION = "--if-version";
+
+    /**
+     * {@code --override-fence} makes sense only for an unfenced write, and is not a condition: it
+     * does not go with {@code --if-version} either; a version is 0 or more.
+     */
+    private static void checkOverride(boolean overrideFence, @Nullable FenceOptions fence, @Nullable Long ifVersion) {
         if (overrideFence && fence != null) {
             throw new CliException(
                     ExitCodes.BAD_INPUT, OVERRIDE_FENCE + " is for unfenced writes; it cannot go with --lock/--token");
+        }
+        if (overrideFence && ifVersion != null) {
+            throw new CliException(ExitCodes.BAD_INPUT, OVERRIDE_FENCE + " cannot go with " + IF_VERSION);
+        }
+        if (ifVersion != null && ifVersion < 0) {
+            throw new CliException(
+                    ExitCodes.BAD_INPUT,
+                    IF_VERSION + " is " + ifVersion + "; it must be 0 (the key must not exist) or more");
         }
     }
 
@@ -45,7 +59,12 @@ final class KvCommand {
             description = {
                 "Writes VALUE under KEY; with --lock/--token only if TOKEN is the lock's current grant (else exit 3).",
                 "Without them, a key whose last write was fenced is refused (exit 3, naming the lock)" + " unless "
-                        + OVERRIDE_FENCE + " is given."
+                        + OVERRIDE_FENCE + " is given.",
+                "With " + IF_VERSION + " N only if KEY's version is N (0: KEY must not exist), else exit 3 naming"
+                        + " the current version. Prints the key's new version.",
+                "With --ephemeral KEY lives while this command's session does: the command keeps running,"
+                        + " renewing it, until SIGINT/SIGTERM (deletes KEY, exit 0) or until the session is lost"
+                        + " (exit 4)."
             })
     static final class Put implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "KEY")
@@ -64,26 +83,60 @@ final class KvCommand {
                         + " fencing lock's holder believes (a repair, a migration).")
         boolean overrideFence;
 
+        @Option(
+                names = IF_VERSION,
+                paramLabel = "N",
+                description = "Write only if KEY's version is N (0: only if KEY does not exist).")
+        @Nullable
+        Long ifVersion;
+
+        @Option(
+                names = "--ephemeral",
+                description = "KEY is deleted when this command's session ends; the command holds the session.")
+        boolean ephemeral;
+
+        @Option(
+                names = "--json",
+                description = "With --ephemeral: once written, one JSON line (key, version, session).")
+        boolean json;
+
         @Mixin
         ClientOptions client;
 
         @Override
-        public Integer call() {
-            checkOverride(overrideFence, fence);
+        public Integer call() throws InterruptedException {
+            checkOverride(overrideFence, fence, ifVersion);
+            if (ephemeral && (fence != null || overrideFence || ifVersion != null)) {
+                throw new CliException(
+                        ExitCodes.BAD_INPUT,
+                        "--ephemeral goes with no fence, " + OVERRIDE_FENCE + " or " + IF_VERSION + "");
+            }
+            if (json && !ephemeral) {
+                throw new CliException(ExitCodes.BAD_INPUT, "--json goes with --ephemeral");
+            }
             byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
+            if (ephemeral) {
+                return KvEphemeral.hold(client, key, bytes, json);
+            }
             try (TenureClient tenure = client.client()) {
-                if (overrideFence) {
-                    tenure.kv().putOverridingFence(key, bytes);
-                } else if (fence == null) {
-                    tenure.kv().put(key, bytes);
-                } else {
-                    tenure.kv().put(key, bytes, fence.lock, fence.token);
-                }
-                System.out.println("ok");
+                System.out.println("ok (version " + write(tenure.kv(), bytes) + ")");
                 return ExitCodes.OK;
             } catch (TenureException e) {
                 throw Failures.of(e);
             }
+        }
+
+        private long write(Kv kv, byte[] bytes) {
+            if (overrideFence) {
+                return kv.putOverridingFence(key, bytes);
+            } else if (ifVersion != null) {
+                return fence == null
+                        ? kv.putIfVersion(key, bytes, ifVersion)
+                        : kv.putIfVersion(key, bytes, ifVersion, fence.lock, fence.token);
+            } else if (fence == null) {
+                return kv.put(key, bytes);
+            }
+            return kv.put(key, bytes, fence.lock, fence.token);
         }
     }
 
@@ -114,10 +167,15 @@ final class KvCommand {
                     o.addProperty("token", e.token());
                     o.addProperty("lock", e.lock());
                     o.addProperty("written_at_ms", e.writtenAt().toEpochMilli());
+                    o.addProperty("version", e.version());
+                    o.addProperty("ephemeral", e.ephemeral());
+                    o.addProperty("ephemeral_session_id", e.ephemeralSessionId());
                     System.out.println(Json.line(o));
                 } else {
                     System.out.println(value + "\t(token " + e.token()
-                            + (e.lock() == null || e.lock().isEmpty() ? "" : ", lock " + e.lock()) + ")");
+                            + (e.lock() == null || e.lock().isEmpty() ? "" : ", lock " + e.lock()) + ", version "
+                            + e.version() + (e.ephemeral() ? ", ephemeral, session " + e.ephemeralSessionId() : "")
+                            + ")");
                 }
                 return ExitCodes.OK;
             } catch (TenureException ex) {
@@ -131,7 +189,8 @@ final class KvCommand {
             description = {
                 "Deletes KEY; with --lock/--token only if TOKEN is the lock's current grant (else exit 3).",
                 "Without them, a key whose last write was fenced is refused (exit 3, naming the lock)" + " unless "
-                        + OVERRIDE_FENCE + " is given."
+                        + OVERRIDE_FENCE + " is given.",
+                "With " + IF_VERSION + " N only if KEY's version is N, else exit 3 naming the current version."
             })
     static final class Del implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "KEY")
@@ -144,13 +203,26 @@ final class KvCommand {
         @Option(names = OVERRIDE_FENCE, description = "Delete unfenced even if KEY's last write was fenced.")
         boolean overrideFence;
 
+        @Option(names = IF_VERSION, paramLabel = "N", description = "Delete only if KEY's version is N.")
+        @Nullable
+        Long ifVersion;
+
         @Mixin
         ClientOptions client;
 
         @Override
         public Integer call() {
-            checkOverride(overrideFence, fence);
+            checkOverride(overrideFence, fence, ifVersion);
             try (TenureClient tenure = client.client()) {
+                if (ifVersion != null) {
+                    if (fence == null) {
+                        tenure.kv().deleteIfVersion(key, ifVersion);
+                    } else {
+                        tenure.kv().deleteIfVersion(key, ifVersion, fence.lock, fence.token);
+                    }
+                    System.out.println("deleted");
+                    return ExitCodes.OK;
+                }
                 boolean existed = overrideFence
                         ? tenure.kv().deleteOverridingFence(key)
                         : fence == null ? tenure.kv().delete(key) : tenure.kv().delete(key, fence.lock, fence.token);

@@ -10,12 +10,25 @@ import java.util.Arrays;
  * @param token the fence token that wrote it (0 for an unfenced write)
  * @param lock the lock of that token ("" for an unfenced write)
  * @param writtenAt state-machine time of the write
+ * @param version 1 when the key was created, one more per put since
+ * @param ephemeralSessionId the session whose end deletes the key; 0 when it outlives its writer
  */
 // The value is bytes as stored; equals, hashCode and toString below compare and show its content.
 @SuppressWarnings("ArrayRecordComponent")
-public record KvEntry(String key, byte[] value, long token, String lock, Instant writtenAt) {
+public record KvEntry(
+        String key, byte[] value, long token, String lock, Instant writtenAt, long version, long ephemeralSessionId) {
     public KvEntry {
         value = value.clone();
+    }
+
+    /** An entry as clients before versions saw it: version 1, not ephemeral. */
+    public KvEntry(String key, byte[] value, long token, String lock, Instant writtenAt) {
+        this(key, value, token, lock, writtenAt, 1, 0);
+    }
+
+    /** Whether the key is deleted when its session ({@link #ephemeralSessionId()}) ends. */
+    public boolean ephemeral() {
+        return ephemeralSessionId != 0;
     }
 
     @Override
@@ -25,7 +38,13 @@ public record KvEntry(String key, byte[] value, long token, String lock, Instant
 
     static KvEntry from(String key, KvGetResponse r) {
         return new KvEntry(
-                key, r.getValue().toByteArray(), r.getToken(), r.getLock(), Instant.ofEpochMilli(r.getWrittenAtMs()));
+                key,
+                r.getValue().toByteArray(),
+                r.getToken(),
+                r.getLock(),
+                Instant.ofEpochMilli(r.getWrittenAtMs()),
+                r.getVersion(),
+                r.getEphemeralSessionId());
     }
 
     @Override
@@ -35,7 +54,9 @@ public record KvEntry(String key, byte[] value, long token, String lock, Instant
                 && Arrays.equals(value, e.value)
                 && token == e.token
                 && lock.equals(e.lock)
-                && writtenAt.equals(e.writtenAt);
+                && writtenAt.equals(e.writtenAt)
+                && version == e.version
+                && ephemeralSessionId == e.ephemeralSessionId;
     }
 
     @Override
@@ -46,6 +67,6 @@ public record KvEntry(String key, byte[] value, long token, String lock, Instant
     @Override
     public String toString() {
         return "KvEntry[key=" + key + ", " + value.length + " bytes, token=" + token + ", lock=" + lock + ", writtenAt="
-                + writtenAt + "]";
+                + writtenAt + ", version=" + version + ", ephemeralSessionId=" + ephemeralSessionId + "]";
     }
 }

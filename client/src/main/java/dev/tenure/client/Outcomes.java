@@ -17,6 +17,7 @@ final class Outcomes {
                 new TenureException(TenureException.Code.OTHER, "outcome unknown, request id too old: " + detail);
             case CODE_CANCELLED -> new TenureException(TenureException.Code.OTHER, "cancelled: " + detail);
             case CODE_DENIED -> new TenureException(TenureException.Code.DENIED, detail);
+            case CODE_EPHEMERAL_CONFLICT -> new TenureException(TenureException.Code.EPHEMERAL_CONFLICT, detail);
             default -> new TenureException(TenureException.Code.OTHER, "unexpected " + code + ": " + detail);
         };
     }

@@ -178,6 +178,22 @@ public final class Session implements AutoCloseable {
     }
 
     /**
+     * Writes an ephemeral key: it lives while this session lives, and the server deletes it in the
+     * same step that ends the session, however it ends (close, expiry, a lost connection once its
+     * grace has passed). While this session lives, another session's put of the key is refused
+     * with {@link TenureException.Code#EPHEMERAL_CONFLICT}; this session may overwrite it, and
+     * its plain {@code kv().put} makes the key durable. Returns the key's version.
+     */
+    public long putEphemeral(String key, byte[] value) {
+        return Blocking.join(kv.putEphemeral(key, value));
+    }
+
+    /** {@link #putEphemeral(String, byte[])} without blocking: the future completes with the version. */
+    public CompletableFuture<Long> putEphemeralAsync(String key, byte[] value) {
+        return OffLoop.view(ctx.time, kv.putEphemeral(key, value), true);
+    }
+
+    /**
      * {@link #acquireAsync(String, AcquireOptions)} completed on whichever thread the answer
      * arrives: for the synchronous calls, whose caller waits for it and is woken directly.
      */

@@ -54,6 +54,16 @@ public class TenureException extends RuntimeException {
          * Kv#putOverridingFence(String, byte[])} or {@link Kv#deleteOverridingFence(String)}.
          */
         KEY_FENCED,
+        /**
+         * A conditional KV write named another version than the key's; nothing changed. Always a
+         * {@link VersionMismatchException}, which carries the current version.
+         */
+        VERSION_MISMATCH,
+        /**
+         * A put of a key that another live session holds as ephemeral; nothing changed. The key is
+         * deleted when that session ends.
+         */
+        EPHEMERAL_CONFLICT,
         /** No endpoint answered within the request timeout: always an {@link UnavailableException}. */
         UNAVAILABLE,
         /**

@@ -6,10 +6,10 @@ import dev.tenure.api.v1.Fence;
 import dev.tenure.api.v1.KvDeleteRequest;
 import dev.tenure.api.v1.KvDeleteResponse;
 import dev.tenure.api.v1.KvPutRequest;
-import dev.tenure.api.v1.KvPutResponse;
 import dev.tenure.api.v1.TenureGrpc;
 import dev.tenure.api.v1.WriteCheckpointRequest;
 import dev.tenure.api.v1.WriteCheckpointResponse;
+import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -49,25 +49,57 @@ final class Writes {
             @Nullable Fence fence,
             boolean overrideFence,
             Failure failure) {
+        Blocking.join(putAsync(ctx, caller, requestId, key, value, fence, overrideFence, Condition.NONE, failure));
+    }
+
+    /**
+     * What a write asks beyond its fence: the version it expects ({@link #ANY}: none) and whether
+     * the key is ephemeral (deleted when the writing session ends).
+     */
+    record Condition(long ifVersion, boolean ephemeral) {
+        static final long ANY = -1;
+        static final Condition NONE = new Condition(ANY, false);
+    }
+
+    /** The put; its future completes with the key's new version, or fails as {@link #put} throws. */
+    static CompletableFuture<Long> putAsync(
+            ClientContext ctx,
+            Caller caller,
+            long requestId,
+            String key,
+            byte[] value,
+            @Nullable Fence fence,
+            boolean overrideFence,
+            Condition condition,
+            Failure failure) {
         KvPutRequest.Builder b = KvPutRequest.newBuilder()
                 .setSessionId(caller.sessionId())
                 .setSessionSecret(caller.secret())
                 .setRequestId(requestId)
                 .setKey(key)
                 .setValue(ByteString.copyFrom(value))
-                .setOverrideFence(overrideFence);
+                .setOverrideFence(overrideFence)
+                .setEphemeral(condition.ephemeral());
         if (fence != null) {
             b.setFence(fence);
         }
-        KvPutResponse r =
-                Blocking.join(ctx.retrier.call(TenureGrpc.getKvPutMethod(), b.build(), ctx.requestTimeoutNanos));
-        if (r.getCode() == Code.CODE_STALE_TOKEN) {
-            throw stale(key, fence, r.getCurrentToken());
-        } else if (r.getCode() == Code.CODE_KEY_FENCED) {
-            throw StaleTokenException.keyFenced(key, r.getMessage());
-        } else if (r.getCode() != Code.CODE_OK) {
-            throw failure.of("put '" + key + "'", r.getCode(), r.getMessage());
+        if (condition.ifVersion() != Condition.ANY) {
+            b.setIfVersion(condition.ifVersion());
         }
+        return ctx.retrier
+                .call(TenureGrpc.getKvPutMethod(), b.build(), ctx.requestTimeoutNanos)
+                .thenApply(r -> {
+                    if (r.getCode() == Code.CODE_STALE_TOKEN) {
+                        throw stale(key, fence, r.getCurrentToken());
+                    } else if (r.getCode() == Code.CODE_KEY_FENCED) {
+                        throw StaleTokenException.keyFenced(key, r.getMessage());
+                    } else if (r.getCode() == Code.CODE_VERSION_MISMATCH) {
+                        throw new VersionMismatchException(key, condition.ifVersion(), r.getVersion());
+                    } else if (r.getCode() != Code.CODE_OK) {
+                        throw failure.of("put '" + key + "'", r.getCode(), r.getMessage());
+                    }
+                    return r.getVersion();
+                });
     }
 
     /** Returns whether the key existed. */
@@ -85,6 +117,19 @@ final class Writes {
             @Nullable Fence fence,
             boolean overrideFence,
             Failure failure) {
+        return Blocking.join(deleteAsync(ctx, caller, requestId, key, fence, overrideFence, Condition.ANY, failure));
+    }
+
+    /** The delete; its future completes with whether the key existed, or fails as {@link #delete} throws. */
+    static CompletableFuture<Boolean> deleteAsync(
+            ClientContext ctx,
+            Caller caller,
+            long requestId,
+            String key,
+            @Nullable Fence fence,
+            boolean overrideFence,
+            long ifVersion,
+            Failure failure) {
         KvDeleteRequest.Builder b = KvDeleteRequest.newBuilder()
                 .setSessionId(caller.sessionId())
                 .setSessionSecret(caller.secret())
@@ -94,13 +139,22 @@ final class Writes {
         if (fence != null) {
             b.setFence(fence);
         }
-        KvDeleteResponse r =
-                Blocking.join(ctx.retrier.call(TenureGrpc.getKvDeleteMethod(), b.build(), ctx.requestTimeoutNanos));
+        if (ifVersion != Condition.ANY) {
+            b.setIfVersion(ifVersion);
+        }
+        return ctx.retrier
+                .call(TenureGrpc.getKvDeleteMethod(), b.build(), ctx.requestTimeoutNanos)
+                .thenApply(r -> deleted(key, fence, ifVersion, r, failure));
+    }
+
+    private static boolean deleted(
+            String key, @Nullable Fence fence, long ifVersion, KvDeleteResponse r, Failure failure) {
         return switch (r.getCode()) {
             case CODE_OK -> true;
             case CODE_NOT_FOUND -> false;
             case CODE_STALE_TOKEN -> throw stale(key, fence, r.getCurrentToken());
             case CODE_KEY_FENCED -> throw StaleTokenException.keyFenced(key, r.getMessage());
+            case CODE_VERSION_MISMATCH -> throw new VersionMismatchException(key, ifVersion, r.getVersion());
             default -> throw failure.of("delete '" + key + "'", r.getCode(), r.getMessage());
         };
     }

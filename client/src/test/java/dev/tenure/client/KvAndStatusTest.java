@@ -135,8 +135,13 @@ class KvAndStatusTest {
                 .setToken(9)
                 .setLock("a")
                 .setWrittenAtMs(5)
+                .setVersion(3)
+                .setEphemeral(true)
+                .setEphemeralSessionId(7)
                 .build();
-        assertThat(session.kv().get("k")).contains(new KvEntry("k", bytes("v"), 9, "a", Instant.ofEpochMilli(5)));
+        KvEntry entry = session.kv().get("k").orElseThrow();
+        assertThat(entry).isEqualTo(new KvEntry("k", bytes("v"), 9, "a", Instant.ofEpochMilli(5), 3, 7));
+        assertThat(entry.ephemeral()).isTrue();
     }
 
     @Test

@@ -30,5 +30,15 @@ public enum Code {
      * The request names a session it did not show the secret of: the session belongs to another
      * client. Nothing changed.
      */
-    DENIED
+    DENIED,
+    /**
+     * A conditional KV write whose expected version is not the key's (0: the key does not exist).
+     * Nothing changed; the refusal carries the current version.
+     */
+    VERSION_MISMATCH,
+    /**
+     * A put over an ephemeral key that another live session holds: the key lives and dies with that
+     * session, so nobody else may take it over while it lives. Nothing changed.
+     */
+    EPHEMERAL_CONFLICT
 }

@@ -12,6 +12,8 @@ import org.jspecify.annotations.Nullable;
  * returns the original outcome instead of acting twice. An id of 0 opts out (no session).
  */
 public sealed interface Command {
+    /** A conditional KV write's version for "no condition": versions start at 1, 0 means "absent". */
+    long ANY_VERSION = -1;
 
     /**
      * {@code secretHash}: what the session's later requests must show ({@link WithSecret}).
@@ -171,7 +173,10 @@ public sealed interface Command {
      * current grant. An unfenced write (no {@code fenceLock}) to a key last written fenced is
      * refused unless {@code overrideFence}. {@code principal}: who the writing client
      * authenticated as (empty: nobody); the key then counts against that principal's KV quota
-     * ({@link PrincipalLimits}) until someone else writes it or it is deleted.
+     * ({@link PrincipalLimits}) until someone else writes it or it is deleted. {@code ifVersion}:
+     * carried out only if the key's version is this (0: the key must not exist; {@link
+     * #ANY_VERSION}: no check). {@code ephemeral}: the key is deleted when session {@code
+     * sessionId} ends (it must not be 0).
      */
     // The bytes are an opaque payload the core keeps and hands back as given; wrapping them in an
     // immutable type would cost a copy per write. Nothing compares these records by value.
@@ -184,8 +189,22 @@ public sealed interface Command {
             @Nullable String fenceLock,
             long fenceToken,
             boolean overrideFence,
-            String principal)
+            String principal,
+            long ifVersion,
+            boolean ephemeral)
             implements Command {
+        public Put(
+                long sessionId,
+                long requestId,
+                String key,
+                byte[] value,
+                @Nullable String fenceLock,
+                long fenceToken,
+                boolean overrideFence,
+                String principal) {
+            this(sessionId, requestId, key, value, fenceLock, fenceToken, overrideFence, principal, ANY_VERSION, false);
+        }
+
         public Put(
                 long sessionId,
                 long requestId,
@@ -202,15 +221,26 @@ public sealed interface Command {
         }
     }
 
-    /** Checked like {@link Put}. */
+    /** Checked like {@link Put}, {@code ifVersion} too (but 0 never matches: there is nothing to delete). */
     record Delete(
             long sessionId,
             long requestId,
             String key,
             @Nullable String fenceLock,
             long fenceToken,
-            boolean overrideFence)
+            boolean overrideFence,
+            long ifVersion)
             implements Command {
+        public Delete(
+                long sessionId,
+                long requestId,
+                String key,
+                @Nullable String fenceLock,
+                long fenceToken,
+                boolean overrideFence) {
+            this(sessionId, requestId, key, fenceLock, fenceToken, overrideFence, ANY_VERSION);
+        }
+
         Delete(long sessionId, long requestId, String key, @Nullable String fenceLock, long fenceToken) {
             this(sessionId, requestId, key, fenceLock, fenceToken, false);
         }

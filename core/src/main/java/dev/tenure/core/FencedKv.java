@@ -1,9 +1,12 @@
 package dev.tenure.core;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -20,13 +23,26 @@ final class FencedKv {
     /**
      * One stored value and the fence it was written under (token 0 and lock null when unfenced).
      * {@code principal}: who wrote it last (empty without client certificates); its keys and
-     * bytes count against that principal's quota.
+     * bytes count against that principal's quota. {@code version}: 1 when the key was created, one
+     * more per put since (a key deleted and written again starts at 1). {@code ephemeralSessionId}:
+     * the session whose end deletes the key, 0 for a key that outlives its writer.
      */
     // The bytes are an opaque payload the core keeps and hands back as given; wrapping them in an
     // immutable type would cost a copy per write. Nothing compares these records by value.
     @SuppressWarnings("ArrayRecordComponent")
     record Entry(
-            String key, byte[] value, long token, @Nullable String lock, long writtenAtMs, String principal) {}
+            String key,
+            byte[] value,
+            long token,
+            @Nullable String lock,
+            long writtenAtMs,
+            String principal,
+            long version,
+            long ephemeralSessionId) {
+        boolean ephemeral() {
+            return ephemeralSessionId != 0;
+        }
+    }
 
     /** What one principal's keys hold. */
     record Usage(int keys, long bytes) {
@@ -40,6 +56,9 @@ final class FencedKv {
     private final TreeMap<String, Entry> byKey = new TreeMap<>();
     /** Principals with at least one key; none for the keys written without a principal. */
     private final TreeMap<String, Usage> byPrincipal = new TreeMap<>();
+
+    /** Each session's ephemeral keys, ascending (derived from the entries, like the counts). */
+    private final TreeMap<Long, TreeSet<String>> ephemeralBySession = new TreeMap<>();
 
     private long bytes;
 
@@ -80,6 +99,22 @@ final class FencedKv {
         return Collections.unmodifiableSet(byPrincipal.keySet());
     }
 
+    /** The ephemeral keys of {@code sessionId}, ascending; a copy, so the caller may delete them as it goes. */
+    List<String> ephemeralKeys(long sessionId) {
+        TreeSet<String> keys = ephemeralBySession.get(sessionId);
+        return keys == null ? List.of() : new ArrayList<>(keys);
+    }
+
+    int ephemeralCount(long sessionId) {
+        TreeSet<String> keys = ephemeralBySession.get(sessionId);
+        return keys == null ? 0 : keys.size();
+    }
+
+    /** Sessions that hold at least one ephemeral key, ascending; read-only (for the invariants). */
+    Set<Long> ephemeralSessions() {
+        return Collections.unmodifiableSet(ephemeralBySession.keySet());
+    }
+
     void put(Entry e) {
         Entry old = byKey.put(e.key(), e);
         if (old != null) {
@@ -101,6 +136,9 @@ final class FencedKv {
     }
 
     private void count(Entry e, int sign) {
+        if (e.ephemeral()) {
+            index(e, sign);
+        }
         long b = bytes(e);
         bytes += sign * b;
         if (!e.principal().isEmpty()) {
@@ -110,6 +148,19 @@ final class FencedKv {
             } else {
                 byPrincipal.put(e.principal(), u);
             }
+        }
+    }
+
+    private void index(Entry e, int sign) {
+        if (sign > 0) {
+            ephemeralBySession
+                    .computeIfAbsent(e.ephemeralSessionId(), id -> new TreeSet<>())
+                    .add(e.key());
+            return;
+        }
+        TreeSet<String> keys = ephemeralBySession.get(e.ephemeralSessionId());
+        if (keys != null && keys.remove(e.key()) && keys.isEmpty()) {
+            ephemeralBySession.remove(e.ephemeralSessionId());
         }
     }
 }

@@ -27,6 +27,8 @@ final class Invariants {
             SessionRecord s = state.sessions.get(id);
             if (s != null) {
                 checkSession(s);
+            } else {
+                require(state.kv.ephemeralCount(id) == 0, "ended session %s still holds ephemeral keys", id);
             }
         }
         for (String name : state.touchedLocks) {
@@ -186,6 +188,7 @@ final class Invariants {
             }
         }
         require(bytes == state.kv.bytes(), "KV entries hold %s bytes, counted %s", bytes, state.kv.bytes());
+        checkEphemeralIndex();
         require(
                 usage.keySet().equals(state.kv.principals()),
                 "principals holding keys are %s, counted %s",
@@ -480,10 +483,40 @@ final class Invariants {
                 s.id);
     }
 
+    /** The per-session index of ephemeral keys is what the entries say, and within its limit. */
+    private void checkEphemeralIndex() {
+        TreeMap<Long, Integer> owned = new TreeMap<>();
+        for (FencedKv.Entry e : state.kv.all()) {
+            if (e.ephemeral()) {
+                owned.merge(e.ephemeralSessionId(), 1, Integer::sum);
+            }
+        }
+        require(
+                owned.keySet().equals(state.kv.ephemeralSessions()),
+                "sessions holding ephemeral keys are %s, indexed %s",
+                owned.keySet(),
+                state.kv.ephemeralSessions());
+        for (var o : owned.entrySet()) {
+            require(
+                    o.getValue() == state.kv.ephemeralCount(o.getKey())
+                            && o.getValue() <= state.limits.ephemeralKeysPerSessionMax(),
+                    "session %s holds %s ephemeral keys, indexed %s (or over ephemeralKeysPerSessionMax)",
+                    o.getKey(),
+                    o.getValue(),
+                    state.kv.ephemeralCount(o.getKey()));
+        }
+    }
+
     private void checkEntry(FencedKv.Entry e) {
         require(e.token() >= 0 && e.token() <= state.lastToken, "key %s token %s above lastToken", e.key(), e.token());
         require((e.lock() == null) == (e.token() == 0), "key %s fence lock and token disagree", e.key());
         require(e.principal() != null, "key %s has a null principal", e.key());
+        require(e.version() >= 1, "key %s has version %s, below 1", e.key(), e.version());
+        require(
+                !e.ephemeral() || state.sessions.get(e.ephemeralSessionId()) != null,
+                "ephemeral key %s outlives its session %s",
+                e.key(),
+                e.ephemeralSessionId());
     }
 
     // The checks run for every touched session and lock after every step, and pass: the

@@ -4,8 +4,8 @@ import dev.tenure.core.Command.Delete;
 import dev.tenure.core.Command.Get;
 import dev.tenure.core.Command.Put;
 import dev.tenure.core.Result.KvValue;
-import dev.tenure.core.Result.Ok;
 import dev.tenure.core.Result.Rejected;
+import dev.tenure.core.Result.Written;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -19,6 +19,11 @@ import org.jspecify.annotations.Nullable;
  * <p>A key written fenced stays fenced: an unfenced put or delete of it is refused
  * ({@link Code#KEY_FENCED}) unless the command asks to override, because such a write would
  * land whatever the lock's holder believes, which is exactly what the fence exists to prevent.
+ *
+ * <p>Every entry carries a version (1 on create, one more per put); a write may name the version
+ * it expects, and is refused ({@link Code#VERSION_MISMATCH}) when the key's is another. The fence
+ * is checked first and then the version: both must pass. Ephemeral keys are in {@link
+ * EphemeralKeys}.
  */
 final class KvCommands {
     private final State state;
@@ -53,7 +58,8 @@ final class KvCommands {
         if (e == null) {
             return notFound(c.key());
         }
-        return new KvValue(e.key(), e.value().clone(), e.token(), e.lock(), e.writtenAtMs());
+        return new KvValue(
+                e.key(), e.value().clone(), e.token(), e.lock(), e.writtenAtMs(), e.version(), e.ephemeralSessionId());
     }
 
     private interface Decision {
@@ -77,18 +83,41 @@ final class KvCommands {
         if (stale != null) {
             return stale;
         }
-        Rejected fenced = fencedKey(c.fenceLock(), c.overrideFence(), c.key());
-        if (fenced != null) {
-            return fenced;
+        Rejected refused = Shapes.first(
+                fencedKey(c.fenceLock(), c.overrideFence(), c.key()),
+                versionMismatch(c.ifVersion(), c.key()),
+                EphemeralKeys.conflict(state, c));
+        if (refused != null) {
+            return refused;
         }
         FencedKv.Entry next = entry(c);
-        Rejected full = Shapes.first(principalFull(next), full(next));
+        Rejected full = Shapes.first(principalFull(next), full(next), EphemeralKeys.full(state, next));
         if (full != null) {
             return full;
         }
         state.kv.put(next);
         state.touchKey(c.key());
-        return new Ok();
+        return new Written(next.version());
+    }
+
+    /**
+     * Refuses a conditional write when the key's version is not the one expected (0: absent). Read
+     * from the stored entry at apply, in log order, so of two writers that read the same version
+     * only the first to reach the log is carried out.
+     */
+    private @Nullable Rejected versionMismatch(long ifVersion, String key) {
+        if (ifVersion == Command.ANY_VERSION) {
+            return null;
+        }
+        FencedKv.Entry e = state.kv.get(key);
+        long current = e == null ? 0 : e.version();
+        if (current == ifVersion) {
+            return null;
+        }
+        return new Rejected(
+                Code.VERSION_MISMATCH,
+                "version mismatch: the current version is " + current + "; nothing changed",
+                current);
     }
 
     /**
@@ -99,13 +128,16 @@ final class KvCommands {
     private FencedKv.Entry entry(Put c) {
         String lock = c.fenceLock() == null ? null : state.locks.existing(c.fenceLock()).name;
         long token = c.fenceLock() == null ? 0 : c.fenceToken();
+        FencedKv.Entry old = state.kv.get(c.key());
         return new FencedKv.Entry(
                 c.key(),
                 c.value().clone(),
                 token,
                 lock,
                 state.nowMs,
-                c.principal().intern());
+                c.principal().intern(),
+                old == null ? 1 : old.version() + 1,
+                c.ephemeral() ? c.sessionId() : 0);
     }
 
     /**
@@ -169,12 +201,19 @@ final class KvCommands {
         if (fenced != null) {
             return fenced;
         }
-        if (!state.kv.contains(c.key())) {
+        // A conditional delete of an absent key is a mismatch (it names version 0), not NOT_FOUND:
+        // the caller asked about a version, and 0 is the answer.
+        Rejected mismatch = versionMismatch(c.ifVersion(), c.key());
+        if (mismatch != null) {
+            return mismatch;
+        }
+        FencedKv.Entry old = state.kv.get(c.key());
+        if (old == null) {
             return notFound(c.key());
         }
         state.kv.remove(c.key());
         state.touchKey(c.key());
-        return new Ok();
+        return new Written(old.version());
     }
 
     private @Nullable Rejected fence(@Nullable String fenceLock, long fenceToken, String key) {

@@ -195,7 +195,8 @@ final class LeaseLifecycle {
 
     /**
      * Ends a session: its leases first (each handed to the next waiter at once), then its waits,
-     * both in lock-name order so every replica emits the same events in the same order.
+     * both in lock-name order so every replica emits the same events in the same order, then its
+     * ephemeral keys, in key order.
      */
     void endSession(SessionRecord session, TenureEnd end) {
         endSession(session, end, 0);
@@ -226,6 +227,7 @@ final class LeaseLifecycle {
                             lock.findWaiter(session.id, wait.getValue()), "a session's wait is in its lock's queue"),
                     lost);
         }
+        EphemeralKeys.deleteOf(state, session.id);
         state.events.add(new SessionEnded(session.id, end));
         state.deadlines.removeSession(session.id, session.deadlineMs);
         state.sessions.remove(session.id);

@@ -23,6 +23,8 @@ import java.util.Objects;
  *     fencing lock name's, summed over all keys
  * @param checkpointTotalBytesMax the bytes of every checkpoint the locks keep: each lock's last
  *     checkpoint, and the one its current lease was granted with once the holder wrote another
+ * @param ephemeralKeysPerSessionMax keys one session holds as ephemeral (deleted when it ends): the
+ *     session's end deletes them all in one apply, so this bounds that apply's work
  */
 public record Limits(
         long sessionTtlMsMin,
@@ -45,6 +47,7 @@ public record Limits(
         long maxHoldMsMax,
         int checkpointBytesMax,
         long checkpointTotalBytesMax,
+        int ephemeralKeysPerSessionMax,
         PrincipalLimits principal) {
 
     /** What every node runs with unless told otherwise; sized so that a 512 MiB heap holds all of it. */
@@ -70,6 +73,7 @@ public record Limits(
                 7 * 86_400_000L, // maxHoldMsMax: a week
                 16 * 1024, // checkpointBytesMax
                 4L << 20, // checkpointTotalBytesMax: 4 MiB
+                1_000, // ephemeralKeysPerSessionMax
                 PrincipalLimits.defaults());
     }
 
@@ -85,7 +89,8 @@ public record Limits(
                 || locksMax < 0
                 || waitersMax < 0
                 || waitersPerLockMax < 0
-                || kvKeysMax < 0) {
+                || kvKeysMax < 0
+                || ephemeralKeysPerSessionMax < 0) {
             throw new IllegalArgumentException("count limits must be positive");
         }
         if (kvBytesMax < 0 || checkpointTotalBytesMax < 0) {

@@ -5,7 +5,7 @@ import dev.tenure.core.Result.Ok;
 import dev.tenure.core.Result.Rejected;
 
 /**
- * Encoding of request-cache outcomes. Only these five shapes are ever cached. A grant is written
+ * Encoding of request-cache outcomes. Only these six shapes are ever cached. A grant is written
  * as its token ({@link #GRANT_TOKEN}); snapshots of versions 4 and 5 wrote the whole grant
  * ({@link #GRANTED}), which is read as its token.
  */
@@ -16,10 +16,13 @@ final class OutcomeCodec {
     private static final int REJECTED = 3;
     private static final int RENEWED = 4;
     private static final int GRANT_TOKEN = 5;
+    /** A KV put or delete carried out, with the version it reported (snapshot version 8 on). */
+    private static final int WRITTEN = 6;
 
     private OutcomeCodec() {}
 
-    static void write(SnapshotWriter w, Outcome o) {
+    /** Version 7 has no WRITTEN tag: a KV write is written as OK there, as its build remembered it. */
+    static void write(SnapshotWriter w, Outcome o, int version) {
         if (o.pending()) {
             w.u8(WAITING);
             w.string(o.waitingLock());
@@ -29,7 +32,10 @@ final class OutcomeCodec {
         } else if (o.result() instanceof Result.LeaseRenewed x) {
             w.u8(RENEWED);
             w.i64(x.remainingMs());
-        } else if (o.result() instanceof Ok) {
+        } else if (o.result() instanceof Result.Written x && version >= SnapshotCodec.VERSION) {
+            w.u8(WRITTEN);
+            w.i64(x.version());
+        } else if (o.result() instanceof Ok || o.result() instanceof Result.Written) {
             w.u8(OK);
         } else if (o.result() instanceof Rejected x) {
             w.u8(REJECTED);
@@ -68,6 +74,9 @@ final class OutcomeCodec {
             }
             case OK -> {
                 return Outcome.settled(new Ok());
+            }
+            case WRITTEN -> {
+                return Outcome.settled(new Result.Written(r.i64()));
             }
             case RENEWED -> {
                 return Outcome.settled(new Result.LeaseRenewed(r.i64()));

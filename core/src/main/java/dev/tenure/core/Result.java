@@ -34,9 +34,16 @@ public sealed interface Result {
     record Ok() implements Result {}
 
     /**
+     * A KV put or delete was carried out: {@code version} is the key's version now (a put), or the
+     * one it had when it was deleted (a delete).
+     */
+    record Written(long version) implements Result {}
+
+    /**
      * The command changed nothing.
      *
-     * @param currentToken the lock's current token where one is relevant (HELD, NOT_OWNER, STALE_TOKEN), else 0
+     * @param currentToken the lock's current token where one is relevant (HELD, NOT_OWNER, STALE_TOKEN);
+     *     for VERSION_MISMATCH the key's current version (0: it does not exist); else 0
      */
     record Rejected(Code code, String message, long currentToken) implements Result {}
 
@@ -44,7 +51,14 @@ public sealed interface Result {
     // immutable type would cost a copy per write. Nothing compares these records by value.
     @SuppressWarnings("ArrayRecordComponent")
     record KvValue(
-            String key, byte[] value, long token, @Nullable String lock, long writtenAtMs) implements Result {}
+            String key,
+            byte[] value,
+            long token,
+            @Nullable String lock,
+            long writtenAtMs,
+            long version,
+            long ephemeralSessionId)
+            implements Result {}
 
     /**
      * A lock's state, as a status read shows it.

@@ -8,12 +8,12 @@ import java.util.zip.CRC32;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The versioned binary snapshot format. Version 7, all integers big-endian. This build writes
- * version 7 and reads versions 7, 6 (the previous one; docs/architecture.md says what each new
- * version must ship with), 5 and 4, and refuses any other version with an error that names it:
+ * The versioned binary snapshot format. Version 8, all integers big-endian. This build writes
+ * version 8 and reads versions 8, 7 (the previous one; docs/architecture.md says what each new
+ * version must ship with), 6, 5 and 4, and refuses any other version with an error that names it:
  *
  * <pre>
- * header   magic i32 "TNUR", version i32 = 7
+ * header   magic i32 "TNUR", version i32 = 8
  * clock    nowMs i64, lastToken i64, lastSessionId i64, staleWritesRejected i64
  * names    count i32, ascending: str (every client name and principal below, once: see SnapshotNames)
  * sessions count i32, ascending id: id i64, ttlMs i64, clientName name, principal name,
@@ -30,7 +30,7 @@ import org.jspecify.annotations.Nullable;
  *          staleWrites: count i64, lastToken i64, lastCurrentToken i64, lastTarget str, lastAtMs i64
  * idle     count i32, oldest first: lock name str
  * kv       count i32, ascending key: key str, value bytes, token i64, lock str (nullable), writtenAtMs i64,
- *          principal name
+ *          principal name, [v8: version i64, ephemeralSessionId i64]
  * limits   the limits in force and the quotas of named principals: see {@link SnapshotLimits}
  * charges  who each lock charges for its lock delay and its checkpoints: see {@link SnapshotCharges}
  * barred   count i32, ascending: principal str (revoked principals: see Revocations)
@@ -41,6 +41,7 @@ import org.jspecify.annotations.Nullable;
  * ckpt = present u8, [value bytes, token i64, writtenAtMs i64]
  * outcome = u8 tag: 0 waiting(lock str) | 5 granted(token i64) | 2 ok
  *           | 3 rejected(code u8, message str, currentToken i64) | 4 renewed(remainingMs i64)
+ *           | 6 written(version i64) [v8]
  * </pre>
  *
  * <p>Session waits and held locks, the deadline index and the session deadline entries are not
@@ -49,6 +50,14 @@ import org.jspecify.annotations.Nullable;
  * so {@code encode(decode(s))} equals {@code s} byte for byte. Enums are written as their index
  * in the tables below, not their ordinal, so reordering an enum cannot silently change the
  * meaning of a snapshot already written; a new constant must be appended to its table.
+ *
+ * <p>Version 8's additions (the KV's versions and ephemeral keys, kept in {@link #writeKvVersion8}
+ * and {@link #readEphemeralOwner}): each KV entry ends with its version (at least 1) and the
+ * session that holds it as ephemeral (0: none; otherwise a session of the snapshot), and a cached
+ * outcome may be tag 6, a KV write with the version it reported; the codes table gains
+ * VERSION_MISMATCH and EPHEMERAL_CONFLICT. Version 7 is version 8 without them: its entries are
+ * read at version 1 with no ephemeral owner, which is what its build kept (no versions, no
+ * ephemeral keys).
  *
  * <p>Version 6 is version 7 without the limits, charges and barred blocks: the limits a member
  * restores it with are in force until the log sets them, as they were when it was written; its
@@ -73,9 +82,13 @@ import org.jspecify.annotations.Nullable;
  */
 final class SnapshotCodec {
     static final int MAGIC = 0x544E5552; // "TNUR"
-    static final int VERSION = 7;
+    static final int VERSION = 8;
     /** The previous format version, still read (see {@link #decode}). */
-    static final int VERSION_PREVIOUS = 6;
+    static final int VERSION_PREVIOUS = 7;
+    /** The first version with the limits, charges and barred blocks. */
+    private static final int VERSION_LIMITS = 7;
+    /** The version before the limits block, still read too. */
+    private static final int VERSION_BEFORE_LIMITS = 6;
     /** The first version with the names table and the principal of a KV entry. */
     private static final int VERSION_NAMES = 6;
     /** The version before the names table, still read too. */
@@ -101,24 +114,38 @@ final class SnapshotCodec {
         Code.INVALID,
         Code.CANCELLED,
         Code.KEY_FENCED,
-        Code.DENIED
+        Code.DENIED,
+        Code.VERSION_MISMATCH,
+        Code.EPHEMERAL_CONFLICT
     };
 
     private SnapshotCodec() {}
 
     /** Counted first, then written into an array of exactly its size (see {@link SnapshotWriter}). */
     static byte[] encode(State state) {
+        return encode(state, VERSION);
+    }
+
+    /**
+     * {@link #encode} in {@code version}, {@link #VERSION} or {@link #VERSION_PREVIOUS}: the previous
+     * one is what a member that has not been upgraded yet restores, and what the tests of reading
+     * it start from. It drops what version 8 added (see the class comment).
+     */
+    static byte[] encode(State state, int version) {
+        if (version != VERSION && version != VERSION_PREVIOUS) {
+            throw new IllegalArgumentException("writes versions " + VERSION_PREVIOUS + " and " + VERSION + " only");
+        }
         SnapshotNames names = SnapshotNames.of(state);
         SnapshotWriter counted = SnapshotWriter.counting();
-        write(counted, state, names);
+        write(counted, state, names, version);
         SnapshotWriter w = SnapshotWriter.exactly(counted.size());
-        write(w, state, names);
+        write(w, state, names, version);
         return w.finishWithChecksum();
     }
 
-    private static void write(SnapshotWriter w, State state, SnapshotNames names) {
+    private static void write(SnapshotWriter w, State state, SnapshotNames names, int version) {
         w.i32(MAGIC);
-        w.i32(VERSION);
+        w.i32(version);
         w.i64(state.nowMs);
         w.i64(state.lastToken);
         w.i64(state.sessions.lastSessionId());
@@ -126,7 +153,7 @@ final class SnapshotCodec {
         names.writeTable(w);
         w.i32(state.sessions.size());
         for (SessionRecord s : state.sessions.all()) {
-            writeSession(w, s, names);
+            writeSession(w, s, names, version);
         }
         w.i32(state.locks.size());
         for (LockRecord lock : state.locks.all()) {
@@ -144,6 +171,9 @@ final class SnapshotCodec {
             w.string(e.lock());
             w.i64(e.writtenAtMs());
             names.write(w, e.principal());
+            if (version >= VERSION) {
+                writeKvVersion8(w, e);
+            }
         }
         SnapshotLimits.write(w, state);
         SnapshotCharges.write(w, state);
@@ -187,7 +217,7 @@ final class SnapshotCodec {
             state.locks.restoreIdle(r.nonNullString());
         }
         readKv(r, state, version, names);
-        if (version == VERSION) {
+        if (version >= VERSION_LIMITS) {
             SnapshotLimits.read(r, state);
             SnapshotCharges.read(r, state);
             readBarred(r, state);
@@ -212,6 +242,7 @@ final class SnapshotCodec {
         int version = body.i32();
         if (version != VERSION
                 && version != VERSION_PREVIOUS
+                && version != VERSION_BEFORE_LIMITS
                 && version != VERSION_INLINE_NAMES
                 && version != VERSION_OLDEST) {
             // Before the checksum and the body: a snapshot from a build of another version is
@@ -235,7 +266,7 @@ final class SnapshotCodec {
         return header.i32();
     }
 
-    private static void writeSession(SnapshotWriter w, SessionRecord s, SnapshotNames names) {
+    private static void writeSession(SnapshotWriter w, SessionRecord s, SnapshotNames names, int version) {
         w.i64(s.id);
         w.i64(s.ttlMs);
         names.write(w, s.clientName);
@@ -248,7 +279,7 @@ final class SnapshotCodec {
         w.i32(s.requests.size());
         for (Map.Entry<Long, Outcome> e : s.requests.entries().entrySet()) {
             w.i64(e.getKey());
-            OutcomeCodec.write(w, e.getValue());
+            OutcomeCodec.write(w, e.getValue(), version);
         }
         w.i32(s.requests.attempts().size());
         for (Map.Entry<Long, Long> e : s.requests.attempts().entrySet()) {
@@ -464,7 +495,7 @@ final class SnapshotCodec {
     }
 
     private static void readKv(SnapshotReader r, State state, int version, SnapshotNames names) {
-        int count = r.count(version >= VERSION_NAMES ? 32 : 28);
+        int count = r.count(version >= VERSION ? 48 : version >= VERSION_NAMES ? 32 : 28);
         String previous = null;
         for (int i = 0; i < count; i++) {
             String key = r.nonNullString();
@@ -473,13 +504,35 @@ final class SnapshotCodec {
             String lock = sharedLockName(state, r.string());
             long writtenAtMs = r.i64();
             String principal = version >= VERSION_NAMES ? names.read(r) : "";
-            FencedKv.Entry e = new FencedKv.Entry(key, value, token, lock, writtenAtMs, principal);
+            long keyVersion = 1;
+            long ephemeralSessionId = 0;
+            if (version >= VERSION) {
+                keyVersion = r.i64();
+                ephemeralSessionId = readEphemeralOwner(r, state);
+            }
+            FencedKv.Entry e =
+                    new FencedKv.Entry(key, value, token, lock, writtenAtMs, principal, keyVersion, ephemeralSessionId);
             if (previous != null && e.key().compareTo(previous) <= 0) {
                 throw corrupt("keys out of order at " + e.key());
             }
             previous = e.key();
             state.kv.put(e);
         }
+    }
+
+    /** Version 8's additions to a KV entry: its version and the session that holds it as ephemeral (0: none). */
+    private static void writeKvVersion8(SnapshotWriter w, FencedKv.Entry e) {
+        w.i64(e.version());
+        w.i64(e.ephemeralSessionId());
+    }
+
+    /** The sessions are read before the KV, so an owner that is not among them is corruption. */
+    private static long readEphemeralOwner(SnapshotReader r, State state) {
+        long id = r.i64();
+        if (id != 0 && state.sessions.get(id) == null) {
+            throw corrupt("ephemeral key owned by session " + id + ", which the snapshot does not hold");
+        }
+        return id;
     }
 
     /** The lock record's own name when the lock is known, so entries fenced by one lock share it. */

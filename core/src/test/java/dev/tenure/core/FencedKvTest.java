@@ -8,8 +8,8 @@ import dev.tenure.core.Command.Delete;
 import dev.tenure.core.Command.Get;
 import dev.tenure.core.Command.Put;
 import dev.tenure.core.Result.KvValue;
-import dev.tenure.core.Result.Ok;
 import dev.tenure.core.Result.Rejected;
+import dev.tenure.core.Result.Written;
 import org.junit.jupiter.api.Test;
 
 class FencedKvTest {
@@ -27,7 +27,7 @@ class FencedKvTest {
         long a = f.open(1_000);
         long b = f.open(1_000);
         Grant ga = f.grant(a, 1, "x");
-        assertThat(f.apply(new Put(a, 2, "k", V1, "x", ga.token()))).isEqualTo(new Ok());
+        assertThat(f.apply(new Put(a, 2, "k", V1, "x", ga.token()))).isEqualTo(new Written(1));
         f.release(a, 3, "x", ga.token());
         Grant gb = f.grant(b, 1, "x");
         // a paused past its lease and writes late with its old token: refused, nothing changes
@@ -40,7 +40,8 @@ class FencedKvTest {
         assertThat(v.token()).isEqualTo(ga.token());
         assertThat(v.lock()).isEqualTo("x");
         f.now += 5;
-        assertThat(f.apply(new Put(0, 0, "k", V2, "x", gb.token()))).isEqualTo(new Ok()); // token, not session, decides
+        assertThat(f.apply(new Put(0, 0, "k", V2, "x", gb.token())))
+                .isEqualTo(new Written(2)); // token, not session, decides
         v = value(f.apply(new Get("k")));
         assertThat(v).extracting(KvValue::token, KvValue::writtenAtMs).containsExactly(gb.token(), f.now);
     }
@@ -83,11 +84,12 @@ class FencedKvTest {
         Grant g = f.grant(a, 1, "x");
         f.apply(new Put(a, 2, "k", V1, "x", g.token()));
         f.apply(new Put(a, 3, "j", V1, "x", g.token()));
-        assertThat(f.apply(new Put(0, 0, "k", V2, null, 0, true))).isEqualTo(new Ok());
+        assertThat(f.apply(new Put(0, 0, "k", V2, null, 0, true))).isEqualTo(new Written(2));
         KvValue v = value(f.apply(new Get("k")));
         assertThat(v).extracting(KvValue::token, KvValue::lock).containsExactly(0L, null);
-        assertThat(f.apply(new Put(0, 0, "k", V1, null, 0))).isEqualTo(new Ok()); // unfenced now: no override needed
-        assertThat(f.apply(new Delete(a, 4, "j", null, 0, true))).isEqualTo(new Ok());
+        assertThat(f.apply(new Put(0, 0, "k", V1, null, 0)))
+                .isEqualTo(new Written(3)); // unfenced now: no override needed
+        assertThat(f.apply(new Delete(a, 4, "j", null, 0, true))).isEqualTo(new Written(1));
         assertThat(code(f.apply(new Get("j")))).isEqualTo(Code.NOT_FOUND);
         // the override never weakens a fenced write: its token is still checked
         Rejected stale = rejected(f.apply(new Put(0, 0, "k", V2, "x", g.token() + 1, true)));
@@ -101,11 +103,11 @@ class FencedKvTest {
         long a = f.open(1_000);
         Grant g = f.grant(a, 1, "x");
         f.apply(new Put(0, 0, "k", V1, null, 0));
-        assertThat(f.apply(new Put(a, 2, "k", V2, "x", g.token()))).isEqualTo(new Ok());
+        assertThat(f.apply(new Put(a, 2, "k", V2, "x", g.token()))).isEqualTo(new Written(2));
         assertThat(code(f.apply(new Put(0, 0, "k", V1, null, 0)))).isEqualTo(Code.KEY_FENCED);
-        assertThat(f.apply(new Delete(a, 3, "k", "x", g.token()))).isEqualTo(new Ok());
+        assertThat(f.apply(new Delete(a, 3, "k", "x", g.token()))).isEqualTo(new Written(2)); // the version it had
         // deleted: no record keeps the fence, so an unfenced write starts the key afresh
-        assertThat(f.apply(new Put(0, 0, "k", V1, null, 0))).isEqualTo(new Ok());
+        assertThat(f.apply(new Put(0, 0, "k", V1, null, 0))).isEqualTo(new Written(1));
         assertThat(value(f.apply(new Get("k"))).token()).isZero();
     }
 
@@ -126,7 +128,7 @@ class FencedKvTest {
     void unfencedPutStoresTokenZeroAndCopiesTheValue() {
         Fixture f = new Fixture();
         byte[] mine = {7, 7};
-        assertThat(f.apply(new Put(0, 0, "k", mine, null, 55))).isEqualTo(new Ok());
+        assertThat(f.apply(new Put(0, 0, "k", mine, null, 55))).isEqualTo(new Written(1));
         mine[0] = 0;
         KvValue v = value(f.apply(new Get("k")));
         assertThat(v.value()).containsExactly(7, 7);
@@ -147,9 +149,9 @@ class FencedKvTest {
         f.apply(new Put(a, 4, "k", V1, null, 0));
         assertThat(code(f.apply(new Delete(a, 5, "k", "x", 99)))).isEqualTo(Code.STALE_TOKEN);
         assertThat(f.apply(new Get("k"))).isInstanceOf(KvValue.class);
-        assertThat(f.apply(new Delete(a, 6, "k", "x", g.token()))).isEqualTo(new Ok());
+        assertThat(f.apply(new Delete(a, 6, "k", "x", g.token()))).isEqualTo(new Written(1));
         assertThat(code(f.apply(new Get("k")))).isEqualTo(Code.NOT_FOUND);
-        assertThat(f.apply(new Delete(a, 6, "k", "x", g.token()))).isEqualTo(new Ok()); // retry: original result
+        assertThat(f.apply(new Delete(a, 6, "k", "x", g.token()))).isEqualTo(new Written(1)); // retry: original result
         assertThat(f.apply(new Delete(0, 0, "k", null, 0))).isInstanceOf(Rejected.class);
     }
 
@@ -159,7 +161,7 @@ class FencedKvTest {
         long a = f.open(1_000);
         f.apply(new Put(a, 1, "k", V1, null, 0));
         f.apply(new Put(a, 2, "k", V2, null, 0));
-        assertThat(f.apply(new Put(a, 1, "k", V1, null, 0))).isEqualTo(new Ok());
+        assertThat(f.apply(new Put(a, 1, "k", V1, null, 0))).isEqualTo(new Written(1));
         assertThat(value(f.apply(new Get("k"))).value()).containsExactly(V2);
         assertThat(code(f.apply(new Put(a + 1, 1, "k", V1, null, 0)))).isEqualTo(Code.SESSION_LOST);
         assertThat(code(f.apply(new Put(a, 0, "k", V1, null, 0)))).isEqualTo(Code.INVALID);
@@ -181,6 +183,6 @@ class FencedKvTest {
         Rejected full = rejected(f.apply(new Put(0, 0, "c", V1, null, 0)));
         assertThat(full.code()).isEqualTo(Code.LIMIT);
         assertThat(full.message()).contains("kvKeysMax (2)");
-        assertThat(f.apply(new Put(0, 0, "b", new byte[4], null, 0))).isEqualTo(new Ok()); // overwrite is fine
+        assertThat(f.apply(new Put(0, 0, "b", new byte[4], null, 0))).isEqualTo(new Written(2)); // overwrite is fine
     }
 }

@@ -48,6 +48,7 @@ final class Fixture {
                 604_800_000, // maxHoldMsMax
                 16_384, // checkpointBytesMax
                 1L << 30, // checkpointTotalBytesMax
+                1_000, // ephemeralKeysPerSessionMax
                 PrincipalLimits.defaults());
     }
 

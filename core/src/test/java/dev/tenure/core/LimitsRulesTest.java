@@ -54,7 +54,7 @@ class LimitsRulesTest {
         f.apply(set(TEN_KEYS, false, 0));
         long s = f.open(10_000);
         for (int i = 1; i <= 8; i++) {
-            assertThat(f.apply(put(s, i, "k" + i))).isInstanceOf(Ok.class);
+            assertThat(f.apply(put(s, i, "k" + i))).isEqualTo(new Result.Written(1));
         }
         Result lowered = f.apply(set(FIVE_KEYS, true, 0));
         assertThat(((Rejected) lowered).code()).isEqualTo(Code.LIMIT);
@@ -82,7 +82,7 @@ class LimitsRulesTest {
             log.add(put(1, i, "k" + i));
         }
         List<Result> acknowledged = replay(log, TEN_KEYS);
-        assertThat(acknowledged.subList(2, 10)).allMatch(r -> r instanceof Ok);
+        assertThat(acknowledged.subList(2, 10)).allMatch(r -> r.equals(new Result.Written(1)));
 
         assertThat(replay(log, FIVE_KEYS)).isEqualTo(acknowledged);
     }

@@ -412,6 +412,7 @@ class LockRulesTest {
                 604_800_000, // maxHoldMsMax
                 16_384, // checkpointBytesMax
                 1L << 30, // checkpointTotalBytesMax
+                1_000, // ephemeralKeysPerSessionMax
                 PrincipalLimits.defaults());
         Fixture f = new Fixture(l);
         long a = f.open(1_000);
@@ -471,6 +472,7 @@ class LockRulesTest {
                 604_800_000, // maxHoldMsMax
                 16_384, // checkpointBytesMax
                 1L << 30, // checkpointTotalBytesMax
+                1_000, // ephemeralKeysPerSessionMax
                 PrincipalLimits.defaults());
         Fixture f = new Fixture(l);
         long a = f.open(1_000);
@@ -540,6 +542,7 @@ class LockRulesTest {
                 604_800_000, // maxHoldMsMax
                 16_384, // checkpointBytesMax
                 1L << 30, // checkpointTotalBytesMax
+                1_000, // ephemeralKeysPerSessionMax
                 PrincipalLimits.defaults());
         Fixture f = new Fixture(l);
         long a = f.open(1_000);

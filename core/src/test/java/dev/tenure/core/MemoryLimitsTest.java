@@ -15,6 +15,7 @@ import dev.tenure.core.Result.KvValue;
 import dev.tenure.core.Result.Ok;
 import dev.tenure.core.Result.Queued;
 import dev.tenure.core.Result.Rejected;
+import dev.tenure.core.Result.Written;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -48,8 +49,8 @@ class MemoryLimitsTest {
 
     @Test
     void theKvHoldsAtMostKvBytesMaxOfKeysValuesAndLockNames() {
-        assertThat(f.apply(put("k1", 8, ""))).isEqualTo(new Ok()); // 2 + 8 bytes
-        assertThat(f.apply(put("k2", 8, ""))).isEqualTo(new Ok()); // 20 in all: full
+        assertThat(f.apply(put("k1", 8, ""))).isEqualTo(new Written(1)); // 2 + 8 bytes
+        assertThat(f.apply(put("k2", 8, ""))).isEqualTo(new Written(1)); // 20 in all: full
         assertRefused(
                 f.apply(put("k3", 0, "")), "kvBytesMax (20) reached: the KV holds 20 bytes and this write adds 2");
         assertRefused(
@@ -58,17 +59,18 @@ class MemoryLimitsTest {
         assertThat(((KvValue) f.apply(new Get("k1"))).value()).hasSize(8);
         // A write that stores no more than it replaces is let through, so a full store can still
         // be rewritten in place; a delete makes room.
-        assertThat(f.apply(put("k1", 3, ""))).isEqualTo(new Ok());
-        assertThat(f.apply(put("k3", 3, ""))).isEqualTo(new Ok());
-        assertThat(f.apply(new Delete(0, 0, "k2", null, 0))).isEqualTo(new Ok());
-        assertThat(f.apply(put("k4", 8, ""))).isEqualTo(new Ok());
+        assertThat(f.apply(put("k1", 3, ""))).isEqualTo(new Written(2));
+        assertThat(f.apply(put("k3", 3, ""))).isEqualTo(new Written(1));
+        assertThat(f.apply(new Delete(0, 0, "k2", null, 0))).isEqualTo(new Written(1));
+        assertThat(f.apply(put("k4", 8, ""))).isEqualTo(new Written(1));
     }
 
     @Test
     void aFencedWriteCountsItsLockNameAndSharesTheLocksString() {
         long a = f.open(1_000);
         Grant g = f.grant(a, 1, "lock");
-        assertThat(f.apply(new Put(a, 2, "k", new byte[14], "lock", g.token()))).isEqualTo(new Ok()); // 1 + 14 + 4
+        assertThat(f.apply(new Put(a, 2, "k", new byte[14], "lock", g.token())))
+                .isEqualTo(new Written(1)); // 1 + 14 + 4
         assertRefused(
                 f.apply(new Put(a, 3, "j", new byte[1], null, 0)),
                 "kvBytesMax (20) reached: the KV holds 19 bytes and this write adds 2");
@@ -76,22 +78,22 @@ class MemoryLimitsTest {
 
     @Test
     void onePrincipalCannotFillTheKvForTheOthers() {
-        assertThat(f.apply(put("a1", 4, "alice"))).isEqualTo(new Ok()); // 6 bytes
-        assertThat(f.apply(put("a2", 4, "alice"))).isEqualTo(new Ok()); // 12: alice's quota
+        assertThat(f.apply(put("a1", 4, "alice"))).isEqualTo(new Written(1)); // 6 bytes
+        assertThat(f.apply(put("a2", 4, "alice"))).isEqualTo(new Written(1)); // 12: alice's quota
         assertRefused(f.apply(put("a3", 0, "alice")), "kvKeysPerPrincipalMax (2) reached by principal alice");
         assertRefused(
                 f.apply(put("a1", 5, "alice")),
                 "kvBytesPerPrincipalMax (12) reached by principal alice: it holds 12 bytes and this write adds 1");
         // bob still writes; writes without a principal count against the node only.
-        assertThat(f.apply(put("b1", 4, "bob"))).isEqualTo(new Ok());
-        assertThat(f.apply(put("n1", 0, ""))).isEqualTo(new Ok());
+        assertThat(f.apply(put("b1", 4, "bob"))).isEqualTo(new Written(1));
+        assertThat(f.apply(put("n1", 0, ""))).isEqualTo(new Written(1));
         // The last writer holds a key: bob's overwrite of a1 moves it, and its bytes, to bob.
-        assertThat(f.apply(put("a1", 2, "bob"))).isEqualTo(new Ok());
-        assertThat(f.apply(put("a3", 0, "alice"))).isEqualTo(new Ok());
+        assertThat(f.apply(put("a1", 2, "bob"))).isEqualTo(new Written(2));
+        assertThat(f.apply(put("a3", 0, "alice"))).isEqualTo(new Written(1));
         assertRefused(f.apply(put("b2", 0, "bob")), "kvKeysPerPrincipalMax (2) reached by principal bob");
         // A delete, by anyone, gives the key's bytes back to its holder.
-        assertThat(f.apply(new Delete(0, 0, "b1", null, 0))).isEqualTo(new Ok());
-        assertThat(f.apply(put("b2", 0, "bob"))).isEqualTo(new Ok());
+        assertThat(f.apply(new Delete(0, 0, "b1", null, 0))).isEqualTo(new Written(1));
+        assertThat(f.apply(put("b2", 0, "bob"))).isEqualTo(new Written(1));
     }
 
     @Test
@@ -102,7 +104,7 @@ class MemoryLimitsTest {
         StateMachine restored = StateMachine.restore(f.sm.snapshot(), LIMITS);
         assertThat(rejected(restored.apply(f.now, put("a3", 0, "alice"))).message())
                 .isEqualTo("kvKeysPerPrincipalMax (2) reached by principal alice");
-        assertThat(restored.apply(f.now, put("b2", 0, "bob"))).isEqualTo(new Ok());
+        assertThat(restored.apply(f.now, put("b2", 0, "bob"))).isEqualTo(new Written(1));
         assertThat(rejected(restored.apply(f.now, put("n", 1, ""))).message())
                 .isEqualTo("kvBytesMax (20) reached: the KV holds 20 bytes and this write adds 2");
     }

@@ -71,6 +71,7 @@ class ModelCheckTest {
             1_000, // maxHoldMsMax
             3, // checkpointBytesMax
             1L << 30, // checkpointTotalBytesMax
+            2, // ephemeralKeysPerSessionMax: small, so the model reaches it
             PrincipalLimits.defaults());
 
     static final long[] LOCK_DELAYS = {0, 0, 50, 300, 400}; // 400: over the limit
@@ -110,7 +111,10 @@ class ModelCheckTest {
         GIVE_UP(2),
         RETRY(6),
         MALFORMED(2),
-        RESUME(3);
+        RESUME(3),
+        PUT_IF_VERSION(3),
+        PUT_EPHEMERAL(3),
+        DELETE_IF_VERSION(2);
 
         final int weight;
 
@@ -442,6 +446,31 @@ class ModelCheckTest {
                 case PUT_UNFENCED ->
                     new Put(op.d() % 2 == 0 ? 0 : sid, rid(sid), key, new byte[op.d() % 3], null, 0, op.a() % 4 == 0);
                 case DELETE -> new Delete(sid, rid(sid), key, op.d() % 2 == 0 ? null : lock, current, op.a() % 4 == 0);
+                case PUT_IF_VERSION ->
+                    new Put(
+                            op.d() % 2 == 0 ? 0 : sid,
+                            rid(sid),
+                            key,
+                            new byte[op.d() % 3],
+                            null,
+                            0,
+                            op.a() % 4 == 0,
+                            "",
+                            op.b() % 4,
+                            false);
+                case PUT_EPHEMERAL ->
+                    new Put(
+                            op.d() % 5 == 0 ? 0 : sid,
+                            rid(sid),
+                            key,
+                            new byte[] {3},
+                            null,
+                            0,
+                            op.a() % 4 == 0,
+                            "",
+                            op.b() % 3 == 0 ? op.b() % 4 : Command.ANY_VERSION,
+                            true);
+                case DELETE_IF_VERSION -> new Delete(sid, rid(sid), key, null, 0, op.a() % 4 == 0, op.b() % 4);
                 case GET -> new Get(key);
                 case STATUS -> new Status(lock);
                 case STATS -> new Stats();

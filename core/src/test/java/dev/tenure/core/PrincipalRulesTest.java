@@ -44,6 +44,7 @@ class PrincipalRulesTest {
                 d.maxHoldMsMax(),
                 d.checkpointBytesMax(),
                 d.checkpointTotalBytesMax(),
+                d.ephemeralKeysPerSessionMax(),
                 p);
     }
 

@@ -106,12 +106,12 @@ class QuotaChargesTest {
         quotas.put("batch", Limits.defaults().with("kvKeysPerPrincipalMax", 2).principal());
         assertThat(f.apply(SetLimits.of(TIGHT, quotas, false, 0))).isInstanceOf(Ok.class);
         for (int i = 1; i <= 2; i++) {
-            assertThat(f.apply(put("batch", "b" + i))).isInstanceOf(Ok.class);
-            assertThat(f.apply(put("web", "w" + i))).isInstanceOf(Ok.class);
+            assertThat(f.apply(put("batch", "b" + i))).isEqualTo(new Result.Written(1));
+            assertThat(f.apply(put("web", "w" + i))).isEqualTo(new Result.Written(1));
         }
         assertThat(rejected(f.apply(put("batch", "b3"))).message())
                 .isEqualTo("kvKeysPerPrincipalMax (2) reached by principal batch");
-        assertThat(f.apply(put("web", "w3"))).isInstanceOf(Ok.class);
+        assertThat(f.apply(put("web", "w3"))).isEqualTo(new Result.Written(1));
 
         quotas.put("batch", Limits.defaults().with("kvKeysPerPrincipalMax", 1).principal());
         Result.Rejected lowered = rejected(f.apply(SetLimits.of(TIGHT, quotas, true, 0)));

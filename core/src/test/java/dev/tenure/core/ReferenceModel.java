@@ -81,7 +81,7 @@ final class ReferenceModel {
     static final class K {
         String key, lock;
         byte[] value;
-        long token, at;
+        long token, at, version, eph;
     }
 
     final Limits lim;
@@ -234,6 +234,7 @@ final class ReferenceModel {
                 }
             }
         }
+        kv.removeIf(k -> k.eph == s.id);
         events.add(new Event.SessionEnded(s.id, end));
         sessions.remove(s);
     }
@@ -542,8 +543,17 @@ final class ReferenceModel {
             K k = entry(c.key());
             if (c.fenceLock() == null && !c.overrideFence() && k != null && k.lock != null)
                 return new Rejected(Code.KEY_FENCED, "", 0);
+            long current = k == null ? 0 : k.version;
+            if (c.ifVersion() != Command.ANY_VERSION && c.ifVersion() != current)
+                return new Rejected(Code.VERSION_MISMATCH, "", current);
+            if (c.ephemeral() && c.sessionId() == 0) return invalid();
+            if (k != null && k.eph != 0 && k.eph != c.sessionId()) return new Rejected(Code.EPHEMERAL_CONFLICT, "", 0);
+            if (k == null && kv.size() >= lim.kvKeysMax()) return new Rejected(Code.LIMIT, "", 0);
+            if (c.ephemeral() && (k == null || k.eph != c.sessionId())) {
+                long held = kv.stream().filter(x -> x.eph == c.sessionId()).count();
+                if (held >= lim.ephemeralKeysPerSessionMax()) return new Rejected(Code.LIMIT, "", 0);
+            }
             if (k == null) {
-                if (kv.size() >= lim.kvKeysMax()) return new Rejected(Code.LIMIT, "", 0);
                 k = new K();
                 k.key = c.key();
                 kv.add(k);
@@ -552,7 +562,9 @@ final class ReferenceModel {
             k.token = c.fenceLock() == null ? 0 : c.fenceToken();
             k.lock = c.fenceLock();
             k.at = now;
-            return new Ok();
+            k.version = current + 1;
+            k.eph = c.ephemeral() ? c.sessionId() : 0;
+            return new Result.Written(k.version);
         });
     }
 
@@ -567,9 +579,12 @@ final class ReferenceModel {
             K k = entry(c.key());
             if (c.fenceLock() == null && !c.overrideFence() && k != null && k.lock != null)
                 return new Rejected(Code.KEY_FENCED, "", 0);
+            long current = k == null ? 0 : k.version;
+            if (c.ifVersion() != Command.ANY_VERSION && c.ifVersion() != current)
+                return new Rejected(Code.VERSION_MISMATCH, "", current);
             if (k == null) return new Rejected(Code.NOT_FOUND, "", 0);
             kv.remove(k);
-            return new Ok();
+            return new Result.Written(k.version);
         });
     }
 
@@ -590,7 +605,7 @@ final class ReferenceModel {
         K k = entry(c.key());
         return k == null
                 ? new Rejected(Code.NOT_FOUND, "", 0)
-                : new KvValue(k.key, k.value.clone(), k.token, k.lock, k.at);
+                : new KvValue(k.key, k.value.clone(), k.token, k.lock, k.at, k.version, k.eph);
     }
 
     Result status(Status c) {

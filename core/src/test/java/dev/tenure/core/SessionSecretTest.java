@@ -34,7 +34,7 @@ class SessionSecretTest {
         assertThat(f.apply(new WithSecret(
                         OWNER,
                         new Put(id, 2, "k", new byte[] {1}, "a", g.grant().token()))))
-                .isInstanceOf(Result.Ok.class);
+                .isEqualTo(new Result.Written(1));
         assertThat(f.apply(
                         new WithSecret(OWNER, new Release(id, 3, "a", g.grant().token(), false))))
                 .isInstanceOf(Result.Ok.class);

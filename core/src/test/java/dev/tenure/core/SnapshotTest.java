@@ -164,14 +164,14 @@ class SnapshotTest {
     @Test
     void aSnapshotOfAnyOtherVersionIsRefusedWithAnErrorNamingIt() {
         byte[] s = richState().sm.snapshot();
-        assertThat(ByteBuffer.wrap(s).getInt(4)).isEqualTo(7);
-        // 1 to 3 are earlier layouts this build no longer reads; 8 is one it does not know yet.
-        for (int version : new int[] {0, 1, 2, 3, 8, 9, -1}) {
+        assertThat(ByteBuffer.wrap(s).getInt(4)).isEqualTo(8);
+        // 1 to 3 are earlier layouts this build no longer reads; 9 is one it does not know yet.
+        for (int version : new int[] {0, 1, 2, 3, 9, 10, -1}) {
             byte[] other = withVersion(s, version);
             assertThatThrownBy(() -> StateMachine.restore(other, Fixture.small()))
                     .as("version %d", version)
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessage("unsupported snapshot version " + version + ": this build reads versions 4 to 7 only");
+                    .hasMessage("unsupported snapshot version " + version + ": this build reads versions 4 to 8 only");
         }
     }
 
@@ -254,7 +254,7 @@ class SnapshotTest {
         byte[] current = sm.snapshot();
         assertThat(ByteBuffer.wrap(current).getInt(4))
                 .isEqualTo(SnapshotCodec.VERSION)
-                .isEqualTo(7);
+                .isEqualTo(8);
         // The one session gains its principal and secret hash, each history record two principals
         // (each name an index); the names table holds "" and "b" (4 + 4 + 5), and the two "b"s
         // written where they were used (5 bytes each) become indexes (4 bytes).
@@ -380,7 +380,7 @@ class SnapshotTest {
         byte[] current = sm.snapshot();
         assertThat(ByteBuffer.wrap(current).getInt(4))
                 .isEqualTo(SnapshotCodec.VERSION)
-                .isEqualTo(7);
+                .isEqualTo(8);
         // The grant shrinks to its token (tag, lock str, 4 i64, end, i64, a checkpoint of 3 bytes,
         // policy: to tag and i64), the message to the cache's length, and the key gains a principal.
         int grantV5 = 1 + (4 + 1) + 4 * 8 + 1 + 8 + (1 + 4 + 3 + 16) + 24;
@@ -390,8 +390,8 @@ class SnapshotTest {
         // becomes an index (4 bytes), as each "" (4 bytes) does.
         int names = 13 - 1;
         // ... and the limits, charges and barred blocks of version 7 (none recorded, none charged,
-        // none barred).
-        assertThat(current.length).isEqualTo(v5.length - grantV5 + grantV6 - messageCut + 4 + names + 1 + 4 + 4);
+        // none barred), and version 8's version and ephemeral owner of its one key (8 + 8).
+        assertThat(current.length).isEqualTo(v5.length - grantV5 + grantV6 - messageCut + 4 + names + 1 + 4 + 4 + 16);
         assertThat(StateMachine.restore(current, Limits.defaults()).snapshot()).isEqualTo(current);
         KvValue k = (KvValue) sm.apply(5_000, new Get("k"));
         assertThat(k.lock()).isEqualTo("x");
@@ -459,12 +459,13 @@ class SnapshotTest {
     }
 
     /**
-     * A version 6 snapshot is a version 7 one without the limits block: the member's own limits
+     * A version 6 snapshot is a version 7 one (what {@link SnapshotCodec#encode(State, int)} writes for 7) without the limits block: the member's own limits
      * are in force until the log sets some, as they were when it was written.
      */
     @Test
     void aVersionSixSnapshotLoadsUnderTheMembersOwnLimits() {
-        byte[] current = richState().sm.snapshot();
+        byte[] current =
+                SnapshotCodec.encode(SnapshotCodec.decode(richState().sm.snapshot(), Fixture.small()), 7);
         // The blocks version 7 added, last before the checksum: limits not recorded, no charges,
         // none barred.
         int added = 1 + 4 + 4;
@@ -481,7 +482,8 @@ class SnapshotTest {
         StateMachine restored = StateMachine.restore(v6, Fixture.small());
         assertThat(restored.limitsRecorded()).isFalse();
         assertThat(restored.limits()).isEqualTo(Fixture.small());
-        assertThat(restored.snapshot()).isEqualTo(current);
+        assertThat(SnapshotCodec.encode(SnapshotCodec.decode(restored.snapshot(), Fixture.small()), 7))
+                .isEqualTo(current);
     }
 
     /** {@code snapshot} relabelled as {@code version}, with a valid checksum, so only the version is wrong. */
@@ -591,6 +593,7 @@ class SnapshotTest {
                 604_800_000, // maxHoldMsMax
                 16_384, // checkpointBytesMax
                 1L << 30, // checkpointTotalBytesMax
+                1_000, // ephemeralKeysPerSessionMax
                 PrincipalLimits.defaults());
         assertThatThrownBy(() -> StateMachine.restore(s, tighter)).isInstanceOf(InvariantViolation.class);
     }

@@ -120,6 +120,12 @@ final class RequestValidator {
         if (r.hasFence()) {
             fence(r.getFence());
         }
+        if (r.hasIfVersion()) {
+            ifVersion(r.getIfVersion());
+        }
+        if (r.getEphemeral() && r.getSessionId() == 0) {
+            throw invalid("ephemeral needs session_id: the key lives while its session does");
+        }
     }
 
     void get(KvGetRequest r) {
@@ -131,6 +137,15 @@ final class RequestValidator {
         bytes("key", r.getKey(), 1, limits.keyBytesMax(), "keyBytesMax");
         if (r.hasFence()) {
             fence(r.getFence());
+        }
+        if (r.hasIfVersion()) {
+            ifVersion(r.getIfVersion());
+        }
+    }
+
+    private void ifVersion(long version) {
+        if (version < 0) {
+            throw invalid("if_version is " + version + "; it must be 0 (the key must not exist) or more");
         }
     }
 

@@ -2,6 +2,7 @@ package dev.tenure.gateway;
 
 import static dev.tenure.api.v1.Code.CODE_CANCELLED_VALUE;
 import static dev.tenure.api.v1.Code.CODE_DENIED_VALUE;
+import static dev.tenure.api.v1.Code.CODE_EPHEMERAL_CONFLICT_VALUE;
 import static dev.tenure.api.v1.Code.CODE_HELD_VALUE;
 import static dev.tenure.api.v1.Code.CODE_INVALID_VALUE;
 import static dev.tenure.api.v1.Code.CODE_KEY_FENCED_VALUE;
@@ -12,6 +13,7 @@ import static dev.tenure.api.v1.Code.CODE_OK_VALUE;
 import static dev.tenure.api.v1.Code.CODE_REQUEST_TOO_OLD_VALUE;
 import static dev.tenure.api.v1.Code.CODE_SESSION_LOST_VALUE;
 import static dev.tenure.api.v1.Code.CODE_STALE_TOKEN_VALUE;
+import static dev.tenure.api.v1.Code.CODE_VERSION_MISMATCH_VALUE;
 import static dev.tenure.api.v1.TenureEnd.TENURE_END_DISCONNECTED_VALUE;
 import static dev.tenure.api.v1.TenureEnd.TENURE_END_EXPIRED_VALUE;
 import static dev.tenure.api.v1.TenureEnd.TENURE_END_NONE_VALUE;
@@ -148,7 +150,9 @@ public final class WireMapping {
                         r.hasFence() ? r.getFence().getLock() : null,
                         r.hasFence() ? r.getFence().getToken() : 0,
                         r.getOverrideFence(),
-                        log.getPrincipal());
+                        log.getPrincipal(),
+                        r.hasIfVersion() ? r.getIfVersion() : Command.ANY_VERSION,
+                        r.getEphemeral());
             }
             case KV_GET -> new Command.Get(log.getKvGet().getKey());
             case KV_DELETE -> {
@@ -159,7 +163,8 @@ public final class WireMapping {
                         r.getKey(),
                         r.hasFence() ? r.getFence().getLock() : null,
                         r.hasFence() ? r.getFence().getToken() : 0,
-                        r.getOverrideFence());
+                        r.getOverrideFence(),
+                        r.hasIfVersion() ? r.getIfVersion() : Command.ANY_VERSION);
             }
             case STATS -> new Command.Stats();
             case LIST_LOCKS -> ListingMapping.toCommand(log.getListLocks());
@@ -224,14 +229,16 @@ public final class WireMapping {
                 reply.setKvPut(KvPutResponse.newBuilder()
                         .setCode(d.getCode())
                         .setMessage(d.getMessage())
-                        .setCurrentToken(currentToken(result)));
+                        .setCurrentToken(fenceToken(result))
+                        .setVersion(version(result)));
             }
             case KV_DELETE -> {
                 Done d = done(result);
                 reply.setKvDelete(KvDeleteResponse.newBuilder()
                         .setCode(d.getCode())
                         .setMessage(d.getMessage())
-                        .setCurrentToken(currentToken(result)));
+                        .setCurrentToken(fenceToken(result))
+                        .setVersion(version(result)));
             }
             case RENEW_LEASE -> {
                 Done d = done(result);
@@ -337,6 +344,9 @@ public final class WireMapping {
                     .setToken(v.token())
                     .setLock(v.lock() == null ? "" : v.lock())
                     .setWrittenAtMs(v.writtenAtMs())
+                    .setVersion(v.version())
+                    .setEphemeral(v.ephemeralSessionId() != 0)
+                    .setEphemeralSessionId(v.ephemeralSessionId())
                     .build();
         }
         Done d = done(result);
@@ -428,6 +438,19 @@ public final class WireMapping {
         return result instanceof Result.Rejected rejected ? rejected.currentToken() : 0;
     }
 
+    /** A KV write's current_token: a version mismatch carries a version there, which has a field of its own. */
+    private static long fenceToken(Result result) {
+        return result instanceof Result.Rejected r && r.code() == Code.VERSION_MISMATCH ? 0 : currentToken(result);
+    }
+
+    /** The key's version a KV write reports: the one written, or the current one on a mismatch. */
+    private static long version(Result result) {
+        if (result instanceof Result.Written w) {
+            return w.version();
+        }
+        return result instanceof Result.Rejected r && r.code() == Code.VERSION_MISMATCH ? r.currentToken() : 0;
+    }
+
     /** The wire number of {@code code}: the wire's enum shares the core's names, not its type. */
     public static int toWire(Code code) {
         return switch (code) {
@@ -443,6 +466,8 @@ public final class WireMapping {
             case CANCELLED -> CODE_CANCELLED_VALUE;
             case KEY_FENCED -> CODE_KEY_FENCED_VALUE;
             case DENIED -> CODE_DENIED_VALUE;
+            case VERSION_MISMATCH -> CODE_VERSION_MISMATCH_VALUE;
+            case EPHEMERAL_CONFLICT -> CODE_EPHEMERAL_CONFLICT_VALUE;
         };
     }
 
