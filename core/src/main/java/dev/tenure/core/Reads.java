@@ -27,32 +27,37 @@ final class Reads {
         if (lock == null) {
             return new LockView(c.lock(), null, List.of(), List.of(), state.nowMs, 0, null, StaleWrites.NONE);
         }
-        Holder holder = null;
-        if (lock.lease != null) {
-            SessionRecord s = state.sessions.existing(lock.lease.sessionId());
-            holder = new Holder(
+        List<Holder> holders = new ArrayList<>();
+        for (LeaseRecord lease : lock.leases()) {
+            SessionRecord s = state.sessions.existing(lease.sessionId());
+            // Only a lone lease has deadlines of its own; the lock keeps them for its first lease.
+            long endsAtMs = holders.isEmpty() ? lock.leaseEndsAtMs() : LockRecord.NONE;
+            holders.add(new Holder(
                     s.id,
-                    lock.lease.token(),
-                    lock.lease.grantedAtMs(),
+                    lease.token(),
+                    lease.grantedAtMs(),
                     s.clientName,
-                    lock.lease.policy(),
-                    lock.leaseEndsAtMs(),
-                    s.principal);
+                    lease.policy(),
+                    endsAtMs,
+                    s.principal,
+                    lease.shared()));
         }
         List<WaiterView> waiters = new ArrayList<>();
         for (Waiter w : lock.waiters()) {
             SessionRecord s = state.sessions.existing(w.sessionId());
-            waiters.add(new WaiterView(w.sessionId(), w.sinceMs(), s.clientName, s.principal));
+            waiters.add(new WaiterView(w.sessionId(), w.sinceMs(), s.clientName, s.principal, w.shared()));
         }
         return new LockView(
                 lock.name,
-                holder,
+                holders.isEmpty() ? null : holders.get(0),
                 List.copyOf(waiters),
                 List.copyOf(lock.history()),
                 state.nowMs,
                 lock.delayUntilMs,
                 lock.checkpoint,
-                lock.staleWrites);
+                lock.staleWrites,
+                List.copyOf(holders),
+                lock.permits);
     }
 
     /**

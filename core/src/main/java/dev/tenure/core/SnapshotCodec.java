@@ -8,12 +8,12 @@ import java.util.zip.CRC32;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The versioned binary snapshot format. Version 7, all integers big-endian. This build writes
- * version 7 and reads versions 7, 6 (the previous one; docs/architecture.md says what each new
- * version must ship with), 5 and 4, and refuses any other version with an error that names it:
+ * The versioned binary snapshot format. Version 8, all integers big-endian. This build writes
+ * version 8 and reads versions 8, 7 (the previous one; docs/architecture.md says what each new
+ * version must ship with), 6, 5 and 4, and refuses any other version with an error that names it:
  *
  * <pre>
- * header   magic i32 "TNUR", version i32 = 7
+ * header   magic i32 "TNUR", version i32 = 8
  * clock    nowMs i64, lastToken i64, lastSessionId i64, staleWritesRejected i64
  * names    count i32, ascending: str (every client name and principal below, once: see SnapshotNames)
  * sessions count i32, ascending id: id i64, ttlMs i64, clientName name, principal name,
@@ -27,7 +27,8 @@ import org.jspecify.annotations.Nullable;
  *          history count i32, oldest first: sessionId i64, token i64, grantedAtMs i64, endedAtMs i64, end u8,
  *            forcedBySessionId i64, forcedByClient name, principal name, forcedByPrincipal name,
  *          lastEnd u8, lastToken i64, delayUntilMs i64, checkpoint ckpt,
- *          staleWrites: count i64, lastToken i64, lastCurrentToken i64, lastTarget str, lastAtMs i64
+ *          staleWrites: count i64, lastToken i64, lastCurrentToken i64, lastTarget str, lastAtMs i64,
+ *          semaphores: permits, the other leases, shared flags (see {@link SnapshotSemaphores})
  * idle     count i32, oldest first: lock name str
  * kv       count i32, ascending key: key str, value bytes, token i64, lock str (nullable), writtenAtMs i64,
  *          principal name
@@ -49,6 +50,10 @@ import org.jspecify.annotations.Nullable;
  * so {@code encode(decode(s))} equals {@code s} byte for byte. Enums are written as their index
  * in the tables below, not their ordinal, so reordering an enum cannot silently change the
  * meaning of a snapshot already written; a new constant must be appended to its table.
+ *
+ * <p>Version 7 is version 8 without each lock's semaphores block: its locks are read with permits
+ * 1, their lease exclusive and no shared waiter, as every lock was then (see {@link
+ * SnapshotSemaphores}).
  *
  * <p>Version 6 is version 7 without the limits, charges and barred blocks: the limits a member
  * restores it with are in force until the log sets them, as they were when it was written; its
@@ -73,13 +78,15 @@ import org.jspecify.annotations.Nullable;
  */
 final class SnapshotCodec {
     static final int MAGIC = 0x544E5552; // "TNUR"
-    static final int VERSION = 7;
+    static final int VERSION = 8;
     /** The previous format version, still read (see {@link #decode}). */
-    static final int VERSION_PREVIOUS = 6;
+    static final int VERSION_PREVIOUS = 7;
+    /** The first version with the limits, charges and barred blocks. */
+    private static final int VERSION_LIMITS = 7;
+    /** The first version with each lock's semaphores block. */
+    private static final int VERSION_SEMAPHORES = 8;
     /** The first version with the names table and the principal of a KV entry. */
     private static final int VERSION_NAMES = 6;
-    /** The version before the names table, still read too. */
-    private static final int VERSION_INLINE_NAMES = 5;
     /** The version before it, still read too. */
     static final int VERSION_OLDEST = 4;
 
@@ -108,17 +115,29 @@ final class SnapshotCodec {
 
     /** Counted first, then written into an array of exactly its size (see {@link SnapshotWriter}). */
     static byte[] encode(State state) {
+        return encode(state, VERSION);
+    }
+
+    /**
+     * Encodes as {@code version}: {@link #VERSION}, or {@link #VERSION_PREVIOUS} for a state that
+     * version can hold (no lock with more than one lease, no shared lease or waiter, permits 1),
+     * which is how the tests make a previous version's snapshot of a given state.
+     */
+    static byte[] encode(State state, int version) {
+        if (version != VERSION && (version != VERSION_PREVIOUS || !SnapshotSemaphores.plain(state))) {
+            throw new IllegalArgumentException("cannot write this state as version " + version);
+        }
         SnapshotNames names = SnapshotNames.of(state);
         SnapshotWriter counted = SnapshotWriter.counting();
-        write(counted, state, names);
+        write(counted, state, names, version);
         SnapshotWriter w = SnapshotWriter.exactly(counted.size());
-        write(w, state, names);
+        write(w, state, names, version);
         return w.finishWithChecksum();
     }
 
-    private static void write(SnapshotWriter w, State state, SnapshotNames names) {
+    private static void write(SnapshotWriter w, State state, SnapshotNames names, int version) {
         w.i32(MAGIC);
-        w.i32(VERSION);
+        w.i32(version);
         w.i64(state.nowMs);
         w.i64(state.lastToken);
         w.i64(state.sessions.lastSessionId());
@@ -131,6 +150,9 @@ final class SnapshotCodec {
         w.i32(state.locks.size());
         for (LockRecord lock : state.locks.all()) {
             writeLock(w, lock, names);
+            if (version >= VERSION_SEMAPHORES) {
+                SnapshotSemaphores.write(w, lock);
+            }
         }
         w.i32(state.locks.idleCount());
         for (String name : state.locks.idleOrder()) {
@@ -187,7 +209,7 @@ final class SnapshotCodec {
             state.locks.restoreIdle(r.nonNullString());
         }
         readKv(r, state, version, names);
-        if (version == VERSION) {
+        if (version >= VERSION_LIMITS) {
             SnapshotLimits.read(r, state);
             SnapshotCharges.read(r, state);
             readBarred(r, state);
@@ -210,10 +232,7 @@ final class SnapshotCodec {
             throw new IllegalArgumentException("not a Tenure snapshot: magic " + Integer.toHexString(magic));
         }
         int version = body.i32();
-        if (version != VERSION
-                && version != VERSION_PREVIOUS
-                && version != VERSION_INLINE_NAMES
-                && version != VERSION_OLDEST) {
+        if (version < VERSION_OLDEST || version > VERSION) {
             // Before the checksum and the body: a snapshot from a build of another version is
             // reported as that, not as corruption, and no field is read under the wrong layout.
             throw new IllegalArgumentException("unsupported snapshot version " + version
@@ -398,6 +417,10 @@ final class SnapshotCodec {
             lock.lastEnd = end(r);
             lock.lastToken = r.i64();
             readDelayCheckpointAndStaleWrites(r, state, lock);
+            if (version >= VERSION_SEMAPHORES) {
+                SnapshotSemaphores.read(r, state, lock);
+            }
+            state.checkpointBytes += lock.checkpointBytes();
             state.locks.restore(lock);
         }
     }
@@ -438,7 +461,6 @@ final class SnapshotCodec {
         if (granted != null && granted.equals(lock.checkpoint)) {
             lock.checkpoint = granted; // one object, as before the snapshot: see LockRecord.checkpointBytes
         }
-        state.checkpointBytes += lock.checkpointBytes();
         long count = r.i64();
         long lastToken = r.i64();
         long lastCurrent = r.i64();
@@ -505,7 +527,7 @@ final class SnapshotCodec {
         }
     }
 
-    private static SessionRecord sessionOf(State state, long sessionId) {
+    static SessionRecord sessionOf(State state, long sessionId) {
         SessionRecord s = state.sessions.get(sessionId);
         if (s == null) {
             throw corrupt("lock refers to unknown session " + sessionId);

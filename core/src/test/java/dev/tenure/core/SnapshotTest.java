@@ -164,14 +164,14 @@ class SnapshotTest {
     @Test
     void aSnapshotOfAnyOtherVersionIsRefusedWithAnErrorNamingIt() {
         byte[] s = richState().sm.snapshot();
-        assertThat(ByteBuffer.wrap(s).getInt(4)).isEqualTo(7);
-        // 1 to 3 are earlier layouts this build no longer reads; 8 is one it does not know yet.
-        for (int version : new int[] {0, 1, 2, 3, 8, 9, -1}) {
+        assertThat(ByteBuffer.wrap(s).getInt(4)).isEqualTo(8);
+        // 1 to 3 are earlier layouts this build no longer reads; 9 is one it does not know yet.
+        for (int version : new int[] {0, 1, 2, 3, 9, 10, -1}) {
             byte[] other = withVersion(s, version);
             assertThatThrownBy(() -> StateMachine.restore(other, Fixture.small()))
                     .as("version %d", version)
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessage("unsupported snapshot version " + version + ": this build reads versions 4 to 7 only");
+                    .hasMessage("unsupported snapshot version " + version + ": this build reads versions 4 to 8 only");
         }
     }
 
@@ -254,13 +254,14 @@ class SnapshotTest {
         byte[] current = sm.snapshot();
         assertThat(ByteBuffer.wrap(current).getInt(4))
                 .isEqualTo(SnapshotCodec.VERSION)
-                .isEqualTo(7);
+                .isEqualTo(8);
         // The one session gains its principal and secret hash, each history record two principals
         // (each name an index); the names table holds "" and "b" (4 + 4 + 5), and the two "b"s
         // written where they were used (5 bytes each) become indexes (4 bytes).
         // ... and the limits, charges and barred blocks of version 7 (none recorded, none charged,
         // none barred).
-        assertThat(current.length).isEqualTo(v4.length + 4 + 16 + 2 * (4 + 4) + 13 - 2 + 1 + 4 + 4);
+        // ... and version 8's semaphores block of the one lock, held (permits, shared flag, no others).
+        assertThat(current.length).isEqualTo(v4.length + 4 + 16 + 2 * (4 + 4) + 13 - 2 + 1 + 4 + 4 + 4 + 1 + 4);
         assertThat(StateMachine.restore(current, Limits.defaults()).snapshot()).isEqualTo(current);
         assertThat(sm.apply(5_000, new Command.WithSecret(new SecretHash(7, 8), new Command.ResumeSession(2))))
                 .as("a session without a secret accepts any request, as before secrets")
@@ -380,7 +381,7 @@ class SnapshotTest {
         byte[] current = sm.snapshot();
         assertThat(ByteBuffer.wrap(current).getInt(4))
                 .isEqualTo(SnapshotCodec.VERSION)
-                .isEqualTo(7);
+                .isEqualTo(8);
         // The grant shrinks to its token (tag, lock str, 4 i64, end, i64, a checkpoint of 3 bytes,
         // policy: to tag and i64), the message to the cache's length, and the key gains a principal.
         int grantV5 = 1 + (4 + 1) + 4 * 8 + 1 + 8 + (1 + 4 + 3 + 16) + 24;
@@ -391,7 +392,10 @@ class SnapshotTest {
         int names = 13 - 1;
         // ... and the limits, charges and barred blocks of version 7 (none recorded, none charged,
         // none barred).
-        assertThat(current.length).isEqualTo(v5.length - grantV5 + grantV6 - messageCut + 4 + names + 1 + 4 + 4);
+        // ... and version 8's semaphores block of the one lock, held (permits, shared flag, no others).
+        int semaphores = 4 + 1 + 4;
+        assertThat(current.length)
+                .isEqualTo(v5.length - grantV5 + grantV6 - messageCut + 4 + names + 1 + 4 + 4 + semaphores);
         assertThat(StateMachine.restore(current, Limits.defaults()).snapshot()).isEqualTo(current);
         KvValue k = (KvValue) sm.apply(5_000, new Get("k"));
         assertThat(k.lock()).isEqualTo("x");
@@ -464,7 +468,9 @@ class SnapshotTest {
      */
     @Test
     void aVersionSixSnapshotLoadsUnderTheMembersOwnLimits() {
-        byte[] current = richState().sm.snapshot();
+        Fixture f = richState();
+        byte[] v8 = f.sm.snapshot();
+        byte[] current = f.sm.snapshot(7);
         // The blocks version 7 added, last before the checksum: limits not recorded, no charges,
         // none barred.
         int added = 1 + 4 + 4;
@@ -481,7 +487,7 @@ class SnapshotTest {
         StateMachine restored = StateMachine.restore(v6, Fixture.small());
         assertThat(restored.limitsRecorded()).isFalse();
         assertThat(restored.limits()).isEqualTo(Fixture.small());
-        assertThat(restored.snapshot()).isEqualTo(current);
+        assertThat(restored.snapshot()).isEqualTo(v8);
     }
 
     /** {@code snapshot} relabelled as {@code version}, with a valid checksum, so only the version is wrong. */
@@ -556,6 +562,9 @@ class SnapshotTest {
         w.i64(0);
         w.string("");
         w.i64(0);
+        w.i32(1); // permits
+        w.bool(false); // exclusive
+        w.i32(0); // no other lease
         w.i32(0); // idle
         w.i32(0); // kv
         w.bool(false); // limits: not recorded
