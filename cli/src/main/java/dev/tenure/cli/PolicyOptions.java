@@ -5,7 +5,10 @@ import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Option;
 
-/** {@code --lock-delay D --max-hold D --renew auto|manual --lease-ttl D}: the policy of the grant. */
+/**
+ * {@code --lock-delay D --max-hold D --renew auto|manual --lease-ttl D --permits N --shared}: the
+ * policy of the grant and the kind of lease.
+ */
 final class PolicyOptions {
 
     @Option(
@@ -34,6 +37,19 @@ final class PolicyOptions {
     @Nullable
     Duration leaseTtl;
 
+    @Option(
+            names = "--permits",
+            paramLabel = "N",
+            description = "A semaphore: up to N holders at once, FIFO, each with its own token. Every acquirer of"
+                    + " the name must give the same N (else exit 2). Default 1: a plain lock.",
+            defaultValue = "1")
+    int permits = 1;
+
+    @Option(
+            names = "--shared",
+            description = "A shared lease: any number of shared holders, or one exclusive; FIFO with exclusive ones.")
+    boolean shared;
+
     boolean manual() {
         return switch (renew) {
             case "auto" -> false;
@@ -43,7 +59,11 @@ final class PolicyOptions {
     }
 
     AcquireOptions.Builder options() {
-        AcquireOptions.Builder b = AcquireOptions.builder().lockDelay(lockDelay).maxHold(maxHold);
+        AcquireOptions.Builder b =
+                AcquireOptions.builder().lockDelay(lockDelay).maxHold(maxHold).permits(permits);
+        if (shared) {
+            b.shared();
+        }
         if (manual()) {
             b.renew(AcquireOptions.Renew.MANUAL);
             if (leaseTtl != null) {

@@ -53,23 +53,13 @@ final class StatusCommand implements Callable<Integer> {
     private static JsonObject lockJson(LockStatus s) {
         JsonObject o = new JsonObject();
         o.addProperty("lock", s.lock());
-        s.holder()
-                .ifPresentOrElse(
-                        h -> {
-                            JsonObject holder = new JsonObject();
-                            holder.addProperty("session", h.sessionId());
-                            holder.addProperty("token", h.token());
-                            holder.addProperty("since_ms", h.since().toEpochMilli());
-                            holder.addProperty("client", h.clientName());
-                            holder.addProperty("principal", h.principal());
-                            holder.addProperty("renew", h.leaseTtl().toMillis() > 0 ? "MANUAL" : "AUTO");
-                            holder.addProperty("lease_ttl_ms", h.leaseTtl().toMillis());
-                            holder.addProperty("max_hold_ms", h.maxHold().toMillis());
-                            holder.addProperty("lock_delay_ms", h.lockDelay().toMillis());
-                            holder.addProperty("ends_at_ms", ms(h.endsAt()));
-                            o.add("holder", holder);
-                        },
-                        () -> o.add("holder", null));
+        s.holder().ifPresentOrElse(h -> o.add("holder", holderJson(h)), () -> o.add("holder", null));
+        JsonArray holders = new JsonArray();
+        for (var h : s.holders()) {
+            holders.add(holderJson(h));
+        }
+        o.add("holders", holders);
+        o.addProperty("permits", s.permits());
         JsonArray waiters = new JsonArray();
         for (var w : s.waiters()) {
             JsonObject waiter = new JsonObject();
@@ -123,18 +113,42 @@ final class StatusCommand implements Callable<Integer> {
         return o;
     }
 
+    private static JsonObject holderJson(LockStatus.Holder h) {
+        JsonObject holder = new JsonObject();
+        holder.addProperty("session", h.sessionId());
+        holder.addProperty("token", h.token());
+        holder.addProperty("since_ms", h.since().toEpochMilli());
+        holder.addProperty("client", h.clientName());
+        holder.addProperty("principal", h.principal());
+        holder.addProperty("renew", h.leaseTtl().toMillis() > 0 ? "MANUAL" : "AUTO");
+        holder.addProperty("lease_ttl_ms", h.leaseTtl().toMillis());
+        holder.addProperty("max_hold_ms", h.maxHold().toMillis());
+        holder.addProperty("lock_delay_ms", h.lockDelay().toMillis());
+        holder.addProperty("ends_at_ms", ms(h.endsAt()));
+        holder.addProperty("shared", h.shared());
+        return holder;
+    }
+
     private static String lockText(LockStatus s) {
         StringBuilder b = new StringBuilder("lock ").append(s.lock()).append('\n');
-        s.holder()
-                .ifPresentOrElse(
-                        h -> b.append(String.format(
-                                "  holder   session %d token %d since %s (%s)%n  policy   %s%n",
-                                h.sessionId(),
-                                h.token(),
-                                h.since(),
-                                who(h.clientName(), h.principal()),
-                                policyText(h))),
-                        () -> b.append("  holder   none\n"));
+        if (s.holders().isEmpty()) {
+            b.append("  holder   none\n");
+        }
+        if (s.permits() > 1) {
+            b.append(String.format(
+                    "  permits  %d (%d held)%n", s.permits(), s.holders().size()));
+        }
+        // Every current lease: a semaphore's and shared holders are listed one per line.
+        for (var h : s.holders()) {
+            b.append(String.format(
+                    "  holder   session %d token %d since %s (%s)%s%n  policy   %s%n",
+                    h.sessionId(),
+                    h.token(),
+                    h.since(),
+                    who(h.clientName(), h.principal()),
+                    h.shared() ? " shared" : "",
+                    policyText(h)));
+        }
         if (s.delayUntil().isPresent()) {
             b.append(String.format(
                     "  delay    lock delay pending until %s%n", s.delayUntil().orElseThrow()));

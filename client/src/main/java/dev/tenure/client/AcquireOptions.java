@@ -36,8 +36,12 @@ public final class AcquireOptions {
     private final Duration maxHold;
     private final Renew renew;
     private final @Nullable Duration leaseTtl;
+    private final int permits;
+    private final boolean shared;
 
     private AcquireOptions(Builder b) {
+        this.permits = b.permits;
+        this.shared = b.shared;
         this.wait = b.wait;
         this.lockDelay = b.lockDelay;
         this.maxHold = b.maxHold;
@@ -71,7 +75,19 @@ public final class AcquireOptions {
         return leaseTtl;
     }
 
+    /** How many leases the lock admits at once: 1 for a plain lock, N for a semaphore. */
+    public int permits() {
+        return permits;
+    }
+
+    /** A shared lease: one of any number of shared holders, excluded by an exclusive one. */
+    public boolean shared() {
+        return shared;
+    }
+
     public static final class Builder {
+        private int permits = 1;
+        private boolean shared;
         private @Nullable Duration wait;
         private Duration lockDelay = Duration.ZERO;
         private Duration maxHold = Duration.ZERO;
@@ -113,7 +129,35 @@ public final class AcquireOptions {
             return this;
         }
 
+        /**
+         * A semaphore: the lock admits up to {@code permits} leases at once, each with its own token,
+         * granted in FIFO order. Every acquirer of the name must name the same number while anyone
+         * holds or waits for it (else the server refuses with INVALID). At most permitsMax (1,000).
+         * Takes no lockDelay, maxHold or MANUAL renewal. Default 1: a plain lock.
+         */
+        public Builder permits(int permits) {
+            if (permits < 1) {
+                throw new IllegalArgumentException("permits must be at least 1: " + permits);
+            }
+            this.permits = permits;
+            return this;
+        }
+
+        /**
+         * A shared lease: any number of shared holders at once, or one exclusive holder. Waiters
+         * stay FIFO: a shared acquire queues behind a waiting exclusive one. Takes no permits,
+         * lockDelay, maxHold or MANUAL renewal. {@link Lease#downgrade()} turns an exclusive lease
+         * into a shared one; there is no upgrade.
+         */
+        public Builder shared() {
+            this.shared = true;
+            return this;
+        }
+
         public AcquireOptions build() {
+            if (shared && permits != 1) {
+                throw new IllegalArgumentException("a shared lease takes no permits: " + permits);
+            }
             if (leaseTtl != null && !leaseTtl.isZero() && renew != Renew.MANUAL) {
                 throw new IllegalArgumentException("leaseTtl applies to renew(MANUAL) only");
             }
@@ -129,12 +173,14 @@ public final class AcquireOptions {
         }
     }
 
-    /** Whether {@code other} asks for the same grant policy (the wait aside). */
+    /** Whether {@code other} asks for the same grant policy and kind of lease (the wait aside). */
     boolean samePolicy(AcquireOptions other) {
         return lockDelay.equals(other.lockDelay)
                 && maxHold.equals(other.maxHold)
                 && renew == other.renew
-                && Objects.equals(leaseTtl, other.leaseTtl);
+                && Objects.equals(leaseTtl, other.leaseTtl)
+                && permits == other.permits
+                && shared == other.shared;
     }
 
     /** The policy to ask for; a MANUAL lease without its own TTL takes the session's. */

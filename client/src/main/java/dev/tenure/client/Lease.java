@@ -192,6 +192,24 @@ public final class Lease implements AutoCloseable {
         }
     }
 
+    /**
+     * Turns this exclusive lease into a shared one in one step, with the same token: the lock is
+     * never free in between, and the shared waiters at the head of its queue are admitted at once.
+     * A shared lease's downgrade changes nothing. There is no upgrade (two holders upgrading would
+     * wait for each other): release and acquire exclusive instead.
+     *
+     * @throws TenureException {@link TenureException.Code#INVALID} for a semaphore's lease or one
+     *     with lockDelay, maxHold or MANUAL renewal; {@link StaleTokenException} if the server no
+     *     longer holds this lease
+     */
+    public void downgrade() {
+        LossReason reason = lossReason();
+        if (reason != null) {
+            throw lostException(reason);
+        }
+        session.downgradeOwn(this);
+    }
+
     /** State-machine time of the grant (the leader's clock when it ordered the grant). */
     public Instant grantedAt() {
         return grantedAt;

@@ -34,7 +34,7 @@ public record ListedLock(String lock, Optional<LockStatus.Holder> holder, int wa
             List<ListedLock> locks = r.getLocksList().stream()
                     .map(l -> new ListedLock(
                             l.getLock(),
-                            l.hasHolder() ? Optional.of(LockStatus.holder(l.getHolder())) : Optional.empty(),
+                            l.hasHolder() ? Optional.of(LockStatus.Holder.from(l.getHolder())) : Optional.empty(),
                             l.getWaiters(),
                             LockStatus.instant(l.getDelayUntilMs())))
                     .toList();

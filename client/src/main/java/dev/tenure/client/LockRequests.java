@@ -3,6 +3,8 @@ package dev.tenure.client;
 import dev.tenure.api.v1.AcquireRequest;
 import dev.tenure.api.v1.AcquireResponse;
 import dev.tenure.api.v1.Code;
+import dev.tenure.api.v1.DowngradeRequest;
+import dev.tenure.api.v1.DowngradeResponse;
 import dev.tenure.api.v1.Policy;
 import dev.tenure.api.v1.ReleaseRequest;
 import dev.tenure.api.v1.ReleaseResponse;
@@ -26,7 +28,14 @@ final class LockRequests {
 
     /** {@code waitMs} negative: forever. */
     static CompletableFuture<AcquireResponse> acquire(
-            ClientContext ctx, Caller caller, long requestId, String lock, long waitMs, GrantPolicy policy) {
+            ClientContext ctx,
+            Caller caller,
+            long requestId,
+            String lock,
+            long waitMs,
+            GrantPolicy policy,
+            int permits,
+            boolean shared) {
         AcquireRequest request = AcquireRequest.newBuilder()
                 .setSessionId(caller.sessionId())
                 .setSessionSecret(caller.secret())
@@ -37,6 +46,8 @@ final class LockRequests {
                         .setLockDelayMs(policy.lockDelayMs())
                         .setMaxHoldMs(policy.maxHoldMs())
                         .setLeaseTtlMs(policy.leaseTtlMs()))
+                .setPermits(permits)
+                .setShared(shared)
                 .build();
         long budget = waitMs < 0
                 ? Retrier.FOREVER
@@ -79,6 +90,18 @@ final class LockRequests {
             ClientContext ctx, Caller caller, long requestId, String lock, long token) {
         ReleaseRequest request = release(caller, requestId, lock, token).build();
         return ctx.retrier.call(TenureGrpc.getReleaseMethod(), request, ctx.requestTimeoutNanos);
+    }
+
+    static CompletableFuture<DowngradeResponse> downgrade(
+            ClientContext ctx, Caller caller, long requestId, String lock, long token) {
+        DowngradeRequest request = DowngradeRequest.newBuilder()
+                .setSessionId(caller.sessionId())
+                .setSessionSecret(caller.secret())
+                .setRequestId(requestId)
+                .setLock(lock)
+                .setToken(token)
+                .build();
+        return ctx.retrier.call(TenureGrpc.getDowngradeMethod(), request, ctx.requestTimeoutNanos);
     }
 
     /** RenewLease; {@code maxHoldMs} 0 keeps the lease's maxHold, else moves it (never earlier). */

@@ -14,6 +14,10 @@ import java.util.Optional;
  * as it ordered each entry).
  *
  * @param delayUntil a lock delay is pending until then; nobody is granted before it
+ * @param holder the oldest current lease (a plain lock's only one)
+ * @param holders every current lease, oldest first: one for a plain lock, up to {@code permits}
+ *     for a semaphore, any number of shared ones
+ * @param permits how many exclusive leases the lock admits at once (1: a plain lock)
  */
 public record LockStatus(
         String lock,
@@ -23,9 +27,12 @@ public record LockStatus(
         Instant now,
         Optional<Instant> delayUntil,
         Optional<Checkpoint> checkpoint,
-        StaleWrites staleWrites) {
+        StaleWrites staleWrites,
+        List<Holder> holders,
+        int permits) {
 
     public LockStatus {
+        holders = List.copyOf(holders);
         waiters = List.copyOf(waiters);
         history = List.copyOf(history);
     }
@@ -40,6 +47,7 @@ public record LockStatus(
      *     if only its session bounds it
      * @param principal who the holder's client authenticated as (its certificate's CN); empty
      *     without client certificates
+     * @param shared one of possibly many shared holders
      */
     public record Holder(
             long sessionId,
@@ -50,7 +58,22 @@ public record LockStatus(
             Duration maxHold,
             Duration leaseTtl,
             Optional<Instant> endsAt,
-            String principal) {}
+            String principal,
+            boolean shared) {
+        static Holder from(dev.tenure.api.v1.Holder held) {
+            return new Holder(
+                    held.getSessionId(),
+                    held.getToken(),
+                    Instant.ofEpochMilli(held.getSinceMs()),
+                    held.getClientName(),
+                    Duration.ofMillis(held.getPolicy().getLockDelayMs()),
+                    Duration.ofMillis(held.getPolicy().getMaxHoldMs()),
+                    Duration.ofMillis(held.getPolicy().getLeaseTtlMs()),
+                    instant(held.getEndsAtMs()),
+                    held.getPrincipal(),
+                    held.getShared());
+        }
+    }
 
     /**
      * Writes this lock refused because their token was not its current grant (fenced KV writes,
@@ -94,7 +117,11 @@ public record LockStatus(
     }
 
     static LockStatus from(String lock, LockStatusResponse r) {
-        Optional<Holder> holder = r.hasHolder() ? Optional.of(holder(r.getHolder())) : Optional.empty();
+        Optional<Holder> holder = r.hasHolder() ? Optional.of(Holder.from(r.getHolder())) : Optional.empty();
+        // A node without semaphores sends the one holder only.
+        List<Holder> holders = r.getHoldersCount() > 0
+                ? r.getHoldersList().stream().map(Holder::from).toList()
+                : holder.stream().toList();
         List<Waiter> waiters = r.getWaitersList().stream()
                 .map(w -> new Waiter(
                         w.getSessionId(), Instant.ofEpochMilli(w.getSinceMs()), w.getClientName(), w.getPrincipal()))
@@ -126,20 +153,9 @@ public record LockStatus(
                         sw.getLastToken(),
                         sw.getLastCurrentToken(),
                         sw.getLastTarget(),
-                        instant(sw.getLastAtMs())));
-    }
-
-    static Holder holder(dev.tenure.api.v1.Holder held) {
-        return new Holder(
-                held.getSessionId(),
-                held.getToken(),
-                Instant.ofEpochMilli(held.getSinceMs()),
-                held.getClientName(),
-                Duration.ofMillis(held.getPolicy().getLockDelayMs()),
-                Duration.ofMillis(held.getPolicy().getMaxHoldMs()),
-                Duration.ofMillis(held.getPolicy().getLeaseTtlMs()),
-                instant(held.getEndsAtMs()),
-                held.getPrincipal());
+                        instant(sw.getLastAtMs())),
+                holders,
+                Math.max(1, r.getPermits()));
     }
 
     /** The wire's 0 means none. */

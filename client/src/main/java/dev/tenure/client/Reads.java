@@ -52,7 +52,9 @@ final class Reads {
                         Instant.ofEpochMilli(r.getNowMs()),
                         Optional.empty(),
                         Optional.empty(),
-                        LockStatus.StaleWrites.NONE);
+                        LockStatus.StaleWrites.NONE,
+                        List.of(),
+                        1);
             default -> throw Outcomes.unexpected("status '" + lock + "'", r.getCode(), r.getMessage());
         };
     }

@@ -228,8 +228,15 @@ public final class Session implements AutoCloseable {
         // Taken before the request leaves: the server grants no earlier than it receives it, so
         // this is a safe origin for the lease's own (maxHold, manual TTL) horizon.
         long sentNanos = ctx.time.nanoTime();
-        CompletableFuture<AcquireResponse> call =
-                LockRequests.acquire(ctx, caller(), requestIds.incrementAndGet(), lock, waitMs, options.policy(ttl()));
+        CompletableFuture<AcquireResponse> call = LockRequests.acquire(
+                ctx,
+                caller(),
+                requestIds.incrementAndGet(),
+                lock,
+                waitMs,
+                options.policy(ttl()),
+                options.permits(),
+                options.shared());
         acquiring.add(result);
         // However the result ends (cancelled, session lost), the server-side wait must end too.
         unused = result.whenComplete((lease, error) -> call.cancel(false));
@@ -331,6 +338,21 @@ public final class Session implements AutoCloseable {
                     }
                     return null;
                 });
+    }
+
+    /** Downgrade of one of this session's own leases: NOT_OWNER means the server took it back. */
+    void downgradeOwn(Lease lease) {
+        requireLive();
+        var r = Blocking.join(
+                LockRequests.downgrade(ctx, caller(), requestIds.incrementAndGet(), lease.lock(), lease.token()));
+        switch (r.getCode()) {
+            case CODE_OK -> {}
+            case CODE_NOT_OWNER -> {
+                lease.markLost(LossReason.REVOKED);
+                throw StaleTokenException.notOwner(lease.lock(), lease.token(), r.getCurrentToken());
+            }
+            default -> throw failure("downgrade '" + lease.lock() + "'", r.getCode(), r.getMessage());
+        }
     }
 
     /** RenewLease for one of this session's own leases. */

@@ -174,7 +174,16 @@ class KvAndStatusTest {
         LockStatus s = h.client().status("a");
         assertThat(s.holder())
                 .contains(new LockStatus.Holder(
-                        7, 70, at(50), "java 1@h", Duration.ZERO, Duration.ZERO, Duration.ZERO, Optional.empty(), ""));
+                        7,
+                        70,
+                        at(50),
+                        "java 1@h",
+                        Duration.ZERO,
+                        Duration.ZERO,
+                        Duration.ZERO,
+                        Optional.empty(),
+                        "",
+                        false));
         assertThat(s.waiters()).containsExactly(new LockStatus.Waiter(8, at(60), "w", ""));
         assertThat(s.history())
                 .containsExactly(

@@ -106,9 +106,19 @@ public sealed interface Command {
      * waitMs: 0 do not wait, &gt; 0 wait up to that long, &lt; 0 wait until granted or the session
      * ends. {@code policy} applies to the grant this acquire produces. {@code attempt}: which try
      * of this request id this is, from 1 (0: not counted); the highest one applied is remembered
-     * with the request's outcome, for {@link CancelWait}.
+     * with the request's outcome, for {@link CancelWait}. {@code permits}: how many leases the
+     * lock admits at once (1: a plain lock; every acquirer of a name must name the same);
+     * {@code shared}: a shared lease, which any number may hold unless one holds it exclusively.
      */
-    record Acquire(long sessionId, long requestId, String lock, long waitMs, Policy policy, long attempt)
+    record Acquire(
+            long sessionId,
+            long requestId,
+            String lock,
+            long waitMs,
+            Policy policy,
+            long attempt,
+            int permits,
+            boolean shared)
             implements Command {
         public Acquire(long sessionId, long requestId, String lock, long waitMs) {
             this(sessionId, requestId, lock, waitMs, Policy.NONE, 0);
@@ -117,7 +127,22 @@ public sealed interface Command {
         public Acquire(long sessionId, long requestId, String lock, long waitMs, Policy policy) {
             this(sessionId, requestId, lock, waitMs, policy, 0);
         }
+
+        public Acquire(long sessionId, long requestId, String lock, long waitMs, Policy policy, long attempt) {
+            this(sessionId, requestId, lock, waitMs, policy, attempt, 1, false);
+        }
+
+        /** The same acquire, tried again: its next attempt. */
+        public Acquire nextAttempt() {
+            return new Acquire(sessionId, requestId, lock, waitMs, policy, attempt + 1, permits, shared);
+        }
     }
+
+    /**
+     * Turns the caller's exclusive lease of {@code lock} (held under {@code token}) into a shared
+     * one, keeping the token, and admits the shared waiters at the head of the queue.
+     */
+    record Downgrade(long sessionId, long requestId, String lock, long token) implements Command {}
 
     /**
      * Renews one lease: a manual-renewal lease's deadline moves to now + its lease TTL (never past

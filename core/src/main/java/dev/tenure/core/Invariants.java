@@ -56,14 +56,21 @@ final class Invariants {
         long boundedWaits = 0;
         long lockDeadlines = 0;
         long delayed = 0;
+        long extraLeases = 0;
         for (LockRecord lock : state.locks.all()) {
             checkLock(lock);
+            extraLeases += Math.max(0, lock.leaseCount() - 1);
             boundedWaits += lock.waiters().stream().filter(Waiter::bounded).count();
             lockDeadlines += (lock.lease != null && lock.leaseEndsAtMs() != LockRecord.NONE ? 1 : 0)
                     + (lock.delayUntilMs != 0 ? 1 : 0);
             delayed += lock.delayUntilMs != 0 ? 1 : 0;
         }
         require(delayed == state.delayedLocks, "%s locks in delay, counted %s", delayed, state.delayedLocks);
+        require(
+                extraLeases == state.extraLeases,
+                "%s leases beyond each lock's first, counted %s",
+                extraLeases,
+                state.extraLeases);
         checkMemoryCounts();
         for (SessionRecord s : state.sessions.all()) {
             checkSession(s);
@@ -267,30 +274,74 @@ final class Invariants {
                 lock.name);
         checkPolicyState(lock);
         require(lock.waiterCount() <= state.limits.waitersPerLockMax(), "lock %s over waitersPerLockMax", lock.name);
-        if (lease != null) {
-            SessionRecord holder = state.sessions.get(lease.sessionId());
+        long previous = 0;
+        for (LeaseRecord l : lock.leases()) {
+            SessionRecord holder = state.sessions.get(l.sessionId());
             require(
                     holder != null && holder.holds(lock.name),
                     "lock %s held by session %s that is gone or does not list it",
                     lock.name,
-                    lease.sessionId());
+                    l.sessionId());
             require(
-                    lease.token() > 0 && lease.token() <= state.lastToken,
-                    "lock %s token %s outside (0, lastToken %s]",
+                    l.token() > previous && l.token() <= state.lastToken,
+                    "lock %s token %s not above the lease before it (%s) or above lastToken %s",
                     lock.name,
-                    lease.token(),
+                    l.token(),
+                    previous,
                     state.lastToken);
-            require(
-                    lease.token() > lock.lastToken,
-                    "lock %s token %s not above its last token %s",
-                    lock.name,
-                    lease.token(),
-                    lock.lastToken);
+            previous = l.token();
         }
+        checkShape(lock);
         for (Waiter w : lock.waiters()) {
             checkWaiter(lock, w);
         }
         checkHistory(lock);
+    }
+
+    /**
+     * Never more than permits exclusive leases, never shared with exclusive, a session at most
+     * once, only a lone lease with a policy; a lone exclusive lease is above every ended one; the
+     * queue's head waits only while it cannot be granted (FIFO, and no waiter left behind).
+     */
+    private void checkShape(LockRecord lock) {
+        List<LeaseRecord> leases = lock.leases();
+        long shared = leases.stream().filter(LeaseRecord::shared).count();
+        require(lock.permits >= 1 && lock.permits <= Limits.PERMITS_MAX, "lock %s permits %s", lock.name, lock.permits);
+        require(
+                shared == 0 || (shared == leases.size() && lock.permits == 1),
+                "lock %s mixes %s shared leases with %s exclusive under permits %s",
+                lock.name,
+                shared,
+                leases.size() - shared,
+                lock.permits);
+        require(
+                shared > 0 || leases.size() <= lock.permits,
+                "lock %s holds %s exclusive leases over permits %s",
+                lock.name,
+                leases.size(),
+                lock.permits);
+        require(
+                leases.stream().map(LeaseRecord::sessionId).distinct().count() == leases.size(),
+                "lock %s holds two leases of one session",
+                lock.name);
+        require(
+                leases.size() <= 1 || leases.stream().allMatch(l -> l.policy().equals(Policy.NONE)),
+                "lock %s holds several leases, one with a policy",
+                lock.name);
+        if (leases.size() == 1 && shared == 0 && lock.permits == 1) {
+            require(
+                    leases.get(0).token() > lock.lastToken,
+                    "lock %s token %s not above its last token %s",
+                    lock.name,
+                    leases.get(0).token(),
+                    lock.lastToken);
+        }
+        Waiter head = lock.peekWaiter();
+        require(
+                head == null || lock.delayUntilMs != 0 || !lock.fits(head.shared()),
+                "lock %s leaves its first waiter %s queued though it fits",
+                lock.name,
+                head);
     }
 
     /**
@@ -356,11 +407,7 @@ final class Invariants {
         SessionRecord s = state.sessions.get(w.sessionId());
         require(s != null, "lock %s has a waiter from ended session %s", lock.name, w.sessionId());
         Objects.requireNonNull(s, "require fails on a null session");
-        require(
-                lock.lease == null || lock.lease.sessionId() != w.sessionId(),
-                "lock %s holder %s also waits",
-                lock.name,
-                w.sessionId());
+        require(lock.leaseOf(w.sessionId()) == null, "lock %s holder %s also waits", lock.name, w.sessionId());
         require(
                 Shapes.policy(w.policy(), state.limits) == null,
                 "wait %s/%s policy out of limits",
@@ -393,9 +440,15 @@ final class Invariants {
                 "lock %s last end/token disagree",
                 lock.name);
         require(lock.lastToken <= state.lastToken, "lock %s last token above lastToken", lock.name);
-        long previous = 0;
+        // In end order: a semaphore's or shared leases end in any order, so tokens are distinct
+        // there, not increasing (a plain lock's are both, as its lease above its last token shows).
+        java.util.Set<Long> tokens = new java.util.TreeSet<>();
         for (TenureRecord r : lock.history()) {
-            require(r.token() > previous, "lock %s history tokens not strictly increasing at %s", lock.name, r.token());
+            require(
+                    r.token() > 0 && r.token() <= state.lastToken && tokens.add(r.token()),
+                    "lock %s history token %s repeated or out of range",
+                    lock.name,
+                    r.token());
             require(
                     r.end() != TenureEnd.NONE && r.endedAtMs() >= r.grantedAtMs(),
                     "lock %s bad history record %s",
@@ -406,7 +459,6 @@ final class Invariants {
                     "lock %s bad forcer in history record %s",
                     lock.name,
                     r);
-            previous = r.token();
         }
         require(
                 lock.lastTenure() == null || lock.lastTenure().token() == lock.lastToken,
@@ -441,7 +493,7 @@ final class Invariants {
         for (String name : s.heldLocks()) {
             LockRecord lock = state.locks.get(name);
             require(
-                    lock != null && lock.lease != null && lock.lease.sessionId() == s.id,
+                    lock != null && lock.leaseOf(s.id) != null,
                     "session %s lists lock %s it does not hold",
                     s.id,
                     name);

@@ -222,7 +222,9 @@ final class KvCommands {
         }
         LockRecord lock = state.locks.get(fenceLock);
         long current = lock == null ? 0 : lock.currentToken();
-        if (current != 0 && current == fenceToken) {
+        // Any current lease of the lock passes: a semaphore's or a shared lease's holders each
+        // write under their own token, and each token stops passing when its own lease ends.
+        if (lock != null && lock.holdsToken(fenceToken)) {
             return null;
         }
         lifecycle.staleWrite(fenceLock, fenceToken, "kv:" + key);

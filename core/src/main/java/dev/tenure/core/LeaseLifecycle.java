@@ -23,25 +23,44 @@ final class LeaseLifecycle {
     }
 
     /**
-     * Grants a free lock. The caller has checked that the lock is free; checking again here is
-     * what makes "one lease per lock" hold even if a caller is wrong. The token is the next
-     * value of the replicated counter, so it exceeds every token ever granted, for any lock.
+     * Grants an exclusive lease of a free lock. The caller has checked that the lock is free;
+     * checking again here is what makes "one lease per lock" hold even if a caller is wrong.
      */
     Grant grant(LockRecord lock, SessionRecord session, Policy policy) {
-        if (lock.lease != null || lock.delayUntilMs != 0) {
+        return grant(lock, session, policy, false);
+    }
+
+    /**
+     * Grants a lease of the kind {@code shared} names, beside the lock's current ones if it
+     * {@link LockRecord#fits}; checking here again is what keeps "at most permits exclusive
+     * leases, never shared with exclusive" even if a caller is wrong. The token is the next value
+     * of the replicated counter, so it exceeds every token ever granted, for any lock. That is
+     * also why an exclusive grant's token is above every shared token before it: those shared
+     * leases were granted (and took their tokens) before the exclusive one could fit.
+     */
+    Grant grant(LockRecord lock, SessionRecord session, Policy policy, boolean shared) {
+        if (!lock.fits(shared) || lock.delayUntilMs != 0) {
             throw new InvariantViolation("grant of held or delayed lock " + lock.name + " to session " + session.id);
         }
         long token = ++state.lastToken;
-        lock.lease =
-                new LeaseRecord(session.id, token, state.nowMs, lock.lastEnd, lock.lastToken, lock.checkpoint, policy);
-        lock.renewDeadlineMs = policy.manualRenew() ? state.nowPlus(policy.leaseTtlMs()) : LockRecord.NONE;
-        lock.maxHoldAtMs = policy.maxHoldMs() > 0 ? state.nowPlus(policy.maxHoldMs()) : LockRecord.NONE;
-        indexLeaseEnd(lock);
+        LeaseRecord lease = new LeaseRecord(
+                session.id, token, state.nowMs, lock.lastEnd, lock.lastToken, lock.checkpoint, policy, shared);
+        boolean first = lock.lease == null;
+        lock.addLease(lease);
+        if (first) {
+            // Only a lone lease has a policy with deadlines (the acquire's shape check refuses
+            // them for shared leases and semaphores), so the lock's deadlines are the first lease's.
+            lock.renewDeadlineMs = policy.manualRenew() ? state.nowPlus(policy.leaseTtlMs()) : LockRecord.NONE;
+            lock.maxHoldAtMs = policy.maxHoldMs() > 0 ? state.nowPlus(policy.maxHoldMs()) : LockRecord.NONE;
+            indexLeaseEnd(lock);
+        } else {
+            state.extraLeases++;
+        }
         session.addHeld(lock.name);
         state.locks.markBusy(lock);
         state.touch(lock);
         state.touch(session);
-        return lock.lease.grant(lock.name, session.ttlMs);
+        return lease.grant(lock.name, session.ttlMs);
     }
 
     /**
@@ -68,7 +87,7 @@ final class LeaseLifecycle {
         LockRecord lock = state.locks.existing(lockName);
         LeaseRecord lease = lock.heldLease();
         TenureEnd end = lock.maxHoldAtMs <= state.nowMs ? TenureEnd.REVOKED : TenureEnd.EXPIRED;
-        endLease(lock, end);
+        endLease(lock, lease, end);
         state.events.add(new LeaseEnded(lease.sessionId(), lock.name, lease.token(), end));
         handOff(lock);
     }
@@ -90,13 +109,19 @@ final class LeaseLifecycle {
      * An unclean end (anything but RELEASED) starts the lease's lock delay, if it asked for one: the
      * holder may still have writes in flight to storage that cannot check tokens.
      */
-    void endLease(LockRecord lock, TenureEnd end) {
-        endLease(lock, end, null);
+    void endLease(LockRecord lock, LeaseRecord lease, TenureEnd end) {
+        endLease(lock, lease, end, null);
     }
 
-    /** {@link #endLease(LockRecord, TenureEnd)}, recording {@code forcer} (if not null) as the session that forced it. */
-    void endLease(LockRecord lock, TenureEnd end, @Nullable SessionRecord forcer) {
-        LeaseRecord lease = lock.heldLease();
+    /**
+     * {@link #endLease(LockRecord, LeaseRecord, TenureEnd)}, recording {@code forcer} (if not null)
+     * as the session that forced it. Each of a lock's leases ends on its own and leaves its own
+     * history record.
+     */
+    void endLease(LockRecord lock, LeaseRecord lease, TenureEnd end, @Nullable SessionRecord forcer) {
+        if (lock.leaseWithToken(lease.token()) == null) {
+            throw new InvariantViolation("end of lease " + lease.token() + " that lock " + lock.name + " lacks");
+        }
         lock.addHistory(
                 new TenureRecord(
                         lease.sessionId(),
@@ -114,8 +139,11 @@ final class LeaseLifecycle {
         unindexLeaseEnd(lock);
         lock.renewDeadlineMs = LockRecord.NONE;
         lock.maxHoldAtMs = LockRecord.NONE;
+        if (lock.leaseCount() > 1) {
+            state.extraLeases--;
+        }
         state.chargeCheckpoints(lock, -1);
-        lock.lease = null; // and with it the checkpoint it was granted with, if the holder wrote another
+        lock.removeLease(lease); // and with it the checkpoint it was granted with, if the holder wrote another
         state.chargeCheckpoints(lock, 1);
         if (end != TenureEnd.RELEASED && lease.policy().lockDelayMs() > 0) {
             lock.delayUntilMs = state.nowPlus(lease.policy().lockDelayMs());
@@ -153,26 +181,30 @@ final class LeaseLifecycle {
             state.touch(lock);
             return;
         }
-        Waiter next = lock.pollWaiter();
-        if (next == null) {
+        // FIFO: only the head is ever considered, so a waiting exclusive acquire holds back every
+        // shared one behind it; a run of shared waiters at the head goes in together, and so do
+        // a semaphore's waiters while permits are free.
+        for (Waiter next = lock.peekWaiter(); next != null && lock.fits(next.shared()); next = lock.peekWaiter()) {
+            lock.pollWaiter();
+            SessionRecord session = state.sessions.existing(next.sessionId());
+            detachWait(lock, session, next);
+            Granted granted = new Granted(grant(lock, session, next.policy(), next.shared()));
+            Requests.remember(state, session, next.requestId(), Outcome.settled(granted));
+            state.events.add(new WaitResolved(session.id, next.requestId(), granted));
+        }
+        state.touch(lock);
+        if (lock.lease == null && lock.waiterCount() == 0) {
             LockRecord dropped = state.locks.markIdle(lock, state.limits.idleLocksMax());
-            state.touch(lock);
             if (dropped != null) {
                 state.chargeCheckpoints(dropped, -1);
                 state.touchedLocks.add(dropped.name); // so the step's check sees it left the idle order too
             }
-            return;
         }
-        SessionRecord session = state.sessions.existing(next.sessionId());
-        detachWait(lock, session, next);
-        Granted granted = new Granted(grant(lock, session, next.policy()));
-        Requests.remember(state, session, next.requestId(), Outcome.settled(granted));
-        state.events.add(new WaitResolved(session.id, next.requestId(), granted));
     }
 
-    void enqueue(LockRecord lock, SessionRecord session, long requestId, long waitMs, Policy policy) {
+    void enqueue(LockRecord lock, SessionRecord session, long requestId, long waitMs, Policy policy, boolean shared) {
         long deadlineMs = waitMs < 0 ? Waiter.NEVER : state.nowPlus(waitMs);
-        Waiter w = new Waiter(session.id, requestId, state.nowMs, deadlineMs, policy);
+        Waiter w = new Waiter(session.id, requestId, state.nowMs, deadlineMs, policy, shared);
         lock.addWaiter(w);
         state.waiters++;
         session.addWait(lock.name, requestId);
@@ -211,9 +243,13 @@ final class LeaseLifecycle {
     void endSession(SessionRecord session, TenureEnd end, long holdUntilMs) {
         for (String name : session.heldLocks()) {
             LockRecord lock = state.locks.existing(name);
-            long token = lock.heldLease().token();
-            endLease(lock, end);
-            holdUntil(lock, holdUntilMs);
+            LeaseRecord lease = Objects.requireNonNull(lock.leaseOf(session.id), "a held lock has the session's lease");
+            long token = lease.token();
+            endLease(lock, lease, end);
+            if (lock.lease == null) {
+                // A lock still held by others has no delay to wait in: its freed permit goes on at once.
+                holdUntil(lock, holdUntilMs);
+            }
             state.events.add(new LeaseEnded(session.id, name, token, end));
             handOff(lock);
         }

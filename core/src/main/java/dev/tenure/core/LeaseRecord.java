@@ -13,6 +13,9 @@ import org.jspecify.annotations.Nullable;
  * re-entrant acquire by the same session gets again. The lease's own deadlines (manual renewal,
  * maxHold) are not here but in the {@link LockRecord}, which moves them on renewal and on a new
  * term.
+ *
+ * <p>{@code shared}: one of possibly many shared leases of the lock, which exclude an exclusive
+ * one. A semaphore's leases are exclusive leases, up to the lock's permits of them.
  */
 record LeaseRecord(
         long sessionId,
@@ -21,7 +24,25 @@ record LeaseRecord(
         TenureEnd previousEnd,
         long previousToken,
         @Nullable Checkpoint previousCheckpoint,
-        Policy policy) {
+        Policy policy,
+        boolean shared) {
+
+    LeaseRecord(
+            long sessionId,
+            long token,
+            long grantedAtMs,
+            TenureEnd previousEnd,
+            long previousToken,
+            @Nullable Checkpoint previousCheckpoint,
+            Policy policy) {
+        this(sessionId, token, grantedAtMs, previousEnd, previousToken, previousCheckpoint, policy, false);
+    }
+
+    /** The same lease (same token, same grant) held shared from now on: a downgrade. */
+    LeaseRecord downgraded() {
+        return new LeaseRecord(
+                sessionId, token, grantedAtMs, previousEnd, previousToken, previousCheckpoint, policy, true);
+    }
 
     Grant grant(String lock, long ttlMs) {
         return new Grant(

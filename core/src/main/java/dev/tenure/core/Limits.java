@@ -50,6 +50,12 @@ public record Limits(
         int ephemeralKeysPerSessionMax,
         PrincipalLimits principal) {
 
+    /**
+     * permitsMax: the most leases one semaphore name may admit at once ({@code --permits N}). A
+     * fixed bound rather than a configured one: locksMax already bounds the leases held in all.
+     */
+    public static final int PERMITS_MAX = 1_000;
+
     /** What every node runs with unless told otherwise; sized so that a 512 MiB heap holds all of it. */
     public static Limits defaults() {
         return new Limits(

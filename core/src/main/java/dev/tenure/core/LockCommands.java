@@ -26,6 +26,7 @@ final class LockCommands {
                 Shapes.lockName(c.lock(), state.limits),
                 Shapes.requestId(c.requestId()),
                 Shapes.policy(c.policy(), state.limits),
+                Shapes.permits(c.permits(), c.shared(), c.policy()),
                 c.attempt() < 0 ? Shapes.invalid("attempt must not be negative, was " + c.attempt()) : null);
         if (bad != null) {
             return bad;
@@ -47,21 +48,15 @@ final class LockCommands {
 
     private Result decideAcquire(SessionRecord s, Acquire c) {
         LockRecord lock = state.locks.get(c.lock());
-        LeaseRecord lease = lock == null ? null : lock.lease;
-        if (lease != null && lease.sessionId() == s.id) {
-            Objects.requireNonNull(lock, "a lock with a lease exists");
-            if (lease.policy().bounded()) {
-                // Its deadline (maxHold, manual lease TTL) runs from the first grant; handed out
-                // again, the new holder's horizon would start from the new request and outlive it.
-                return new Rejected(
-                        Code.HELD,
-                        "lock " + lock.name + " is held by this session (token " + lease.token()
-                                + ") under a lease with its own deadline, which is not re-entrant",
-                        lease.token());
-            }
-            // Re-entrant acquire: the same lease, not a new token. A second token would make the
-            // first one stale while the same holder may still be writing with it.
-            return new Granted(lease.grant(lock.name, s.ttlMs));
+        if (lock != null && !lock.idle() && lock.permits != c.permits()) {
+            // Two acquirers that disagree on N would each believe in a different bound; the
+            // name's N stands until the name is free again.
+            return Shapes.invalid("lock " + lock.name + " admits " + lock.permits + " lease(s) at once (permits "
+                    + lock.permits + "), not " + c.permits() + ": every acquirer must name the same permits");
+        }
+        LeaseRecord own = lock == null ? null : lock.leaseOf(s.id);
+        if (own != null) {
+            return reentrant(Objects.requireNonNull(lock, "a lock with a lease exists"), own, s, c);
         }
         Long waiting = s.waitsByLock.get(c.lock());
         if (waiting != null) {
@@ -69,23 +64,21 @@ final class LockCommands {
                     "session " + s.id + " already waits for lock " + c.lock() + " under request " + waiting);
         }
         boolean delayed = lock != null && lock.delayUntilMs != 0;
-        if (lease == null && !delayed) {
+        // FIFO: a new acquire goes in beside the current leases only when nobody waits, so a
+        // queued exclusive acquire is never overtaken by later shared ones.
+        if (lock == null || (!delayed && lock.waiterCount() == 0 && lock.fits(c.shared()))) {
             Rejected full = Shapes.first(leasesFull(s), locksFull());
-            return full != null ? full : new Granted(lifecycle.grant(state.locks.getOrCreate(c.lock()), s, c.policy()));
-        }
-        Objects.requireNonNull(lock, "a lock that is held or in its delay exists");
-        if (c.waitMs() == 0) {
-            if (delayed) {
-                return new Rejected(
-                        Code.HELD,
-                        "lock " + lock.name + " is free but in its lock delay until " + lock.delayUntilMs
-                                + " ms (the previous tenure, token " + lock.lastToken + ", ended " + lock.lastEnd
-                                + ")",
-                        0);
+            if (full != null) {
+                return full;
             }
-            long token = Objects.requireNonNull(lease, "a lock neither free nor delayed is held")
-                    .token();
-            return new Rejected(Code.HELD, "lock " + lock.name + " is held (token " + token + ")", token);
+            LockRecord target = state.locks.getOrCreate(c.lock());
+            if (target.lease == null) {
+                target.permits = c.permits();
+            }
+            return new Granted(lifecycle.grant(target, s, c.policy(), c.shared()));
+        }
+        if (c.waitMs() == 0) {
+            return notNow(lock, delayed);
         }
         if (lock.waiterCount() >= state.limits.waitersPerLockMax()) {
             return new Rejected(
@@ -100,8 +93,52 @@ final class LockCommands {
         if (state.waiters >= state.limits.waitersMax()) {
             return new Rejected(Code.LIMIT, "waitersMax (" + state.limits.waitersMax() + ") reached", 0);
         }
-        lifecycle.enqueue(lock, s, c.requestId(), c.waitMs(), c.policy());
+        lifecycle.enqueue(lock, s, c.requestId(), c.waitMs(), c.policy(), c.shared());
         return new Queued(lock.name, lock.currentToken());
+    }
+
+    /** The session already holds a lease of the lock. */
+    private Result reentrant(LockRecord lock, LeaseRecord own, SessionRecord s, Acquire c) {
+        if (own.policy().bounded()) {
+            // Its deadline (maxHold, manual lease TTL) runs from the first grant; handed out
+            // again, the new holder's horizon would start from the new request and outlive it.
+            return new Rejected(
+                    Code.HELD,
+                    "lock " + lock.name + " is held by this session (token " + own.token()
+                            + ") under a lease with its own deadline, which is not re-entrant",
+                    own.token());
+        }
+        if (own.shared() && !c.shared()) {
+            // The upgrade would wait for its own shared lease to end; two holders upgrading at
+            // once would each wait for the other forever.
+            return Shapes.invalid("session " + s.id + " holds a shared lease of lock " + lock.name + " (token "
+                    + own.token() + "): upgrading to exclusive is not supported; release it and acquire again");
+        }
+        if (!own.shared() && c.shared()) {
+            return Shapes.invalid("session " + s.id + " holds lock " + lock.name + " exclusively (token " + own.token()
+                    + "): downgrade the lease to hold it shared");
+        }
+        // Re-entrant acquire: the same lease, not a new token. A second token would make the
+        // first one stale while the same holder may still be writing with it.
+        return new Granted(own.grant(lock.name, s.ttlMs));
+    }
+
+    /** An acquire that will not wait, refused because the lock cannot take it now. */
+    private static Rejected notNow(LockRecord lock, boolean delayed) {
+        if (delayed) {
+            return new Rejected(
+                    Code.HELD,
+                    "lock " + lock.name + " is free but in its lock delay until " + lock.delayUntilMs
+                            + " ms (the previous tenure, token " + lock.lastToken + ", ended " + lock.lastEnd + ")",
+                    0);
+        }
+        long token = lock.currentToken();
+        int n = lock.leaseCount();
+        String how = n == 1 && lock.waiterCount() == 0
+                ? "held (token " + token + ")"
+                : "held by " + n + " lease(s)" + (lock.heldShared() ? " shared" : "") + ", first token " + token
+                        + ", with " + lock.waiterCount() + " waiting";
+        return new Rejected(Code.HELD, "lock " + lock.name + " is " + how, token);
     }
 
     private @Nullable Rejected leasesFull(SessionRecord s) {
@@ -126,10 +163,12 @@ final class LockCommands {
     /**
      * A grant of a free lock makes it busy (a free lock that is not in its delay has no waiters,
      * so it is idle or unknown): one more busy lock, which locksMax bounds. A busy lock is handed
-     * from holder to waiter without ever being counted again.
+     * from holder to waiter without ever being counted again. A grant beside a lock's current
+     * leases (a semaphore's, or shared) adds a lease, which locksMax bounds too: it counts every
+     * busy lock and every lease beyond a lock's first.
      */
     private @Nullable Rejected locksFull() {
-        if (state.locks.busyCount() >= state.limits.locksMax()) {
+        if (state.locks.busyCount() + state.extraLeases >= state.limits.locksMax()) {
             return new Rejected(Code.LIMIT, "locksMax (" + state.limits.locksMax() + ") reached", 0);
         }
         return null;
@@ -196,7 +235,8 @@ final class LockCommands {
             if (s.requests.grantedAfter(c.requestId(), granted)) {
                 return new Ok(); // a later acquire of the session holds this grant now
             }
-            lifecycle.endLease(lock, TenureEnd.RELEASED);
+            lifecycle.endLease(
+                    lock, Objects.requireNonNull(lock.leaseOf(s.id), "the session holds it"), TenureEnd.RELEASED);
             lifecycle.handOff(lock);
             return new Ok();
         }
@@ -224,9 +264,9 @@ final class LockCommands {
      */
     private Result decideRelease(SessionRecord caller, Release c) {
         LockRecord lock = state.locks.get(c.lock());
-        LeaseRecord lease = lock == null ? null : lock.lease;
-        if (lease == null || lease.token() != c.token()) {
-            return staleRelease(c, lease);
+        LeaseRecord lease = lock == null ? null : lock.leaseWithToken(c.token());
+        if (lease == null) {
+            return staleRelease(c, lock);
         }
         Objects.requireNonNull(lock, "a lock with a lease exists");
         if (lease.sessionId() != caller.id) {
@@ -242,7 +282,7 @@ final class LockCommands {
             // release is superseded, the newer acquire holds the lease.
             return new Ok();
         }
-        lifecycle.endLease(lock, TenureEnd.RELEASED);
+        lifecycle.endLease(lock, lease, TenureEnd.RELEASED);
         lifecycle.handOff(lock);
         return new Ok();
     }
@@ -255,12 +295,12 @@ final class LockCommands {
      */
     private Result decideForcedRelease(SessionRecord forcer, Release c) {
         LockRecord lock = state.locks.get(c.lock());
-        LeaseRecord lease = lock == null ? null : lock.lease;
-        if (lease == null || lease.token() != c.token()) {
-            return staleRelease(c, lease);
+        LeaseRecord lease = lock == null ? null : lock.leaseWithToken(c.token());
+        if (lease == null) {
+            return staleRelease(c, lock);
         }
         Objects.requireNonNull(lock, "a lock with a lease exists");
-        lifecycle.endLease(lock, TenureEnd.REVOKED, forcer);
+        lifecycle.endLease(lock, lease, TenureEnd.REVOKED, forcer);
         if (lease.sessionId() != forcer.id) {
             state.events.add(new LeaseEnded(lease.sessionId(), lock.name, lease.token(), TenureEnd.REVOKED));
         }
@@ -268,7 +308,8 @@ final class LockCommands {
         return new Ok();
     }
 
-    private Rejected staleRelease(Release c, @Nullable LeaseRecord lease) {
+    private Rejected staleRelease(Release c, @Nullable LockRecord lock) {
+        LeaseRecord lease = lock == null ? null : lock.lease;
         lifecycle.staleWrite(c.lock(), c.token(), "release");
         String current = lease == null ? "the lock is free" : "current token " + lease.token();
         return new Rejected(
@@ -296,9 +337,9 @@ final class LockCommands {
 
     private Result decideRenewLease(SessionRecord s, Command.RenewLease c) {
         LockRecord lock = state.locks.get(c.lock());
-        LeaseRecord lease = lock == null ? null : lock.lease;
-        if (lease == null || lease.token() != c.token() || lease.sessionId() != s.id) {
-            long current = lease == null ? 0 : lease.token();
+        LeaseRecord lease = lock == null ? null : lock.leaseWithToken(c.token());
+        if (lease == null || lease.sessionId() != s.id) {
+            long current = lock == null ? 0 : lock.currentToken();
             return new Rejected(
                     Code.NOT_OWNER,
                     "token " + c.token() + " of session " + s.id + " is not the current lease of lock " + c.lock()
@@ -343,7 +384,7 @@ final class LockCommands {
     private Result decideCheckpoint(Command.WriteCheckpoint c) {
         LockRecord lock = state.locks.get(c.lock());
         long current = lock == null ? 0 : lock.currentToken();
-        if (current == 0 || current != c.token()) {
+        if (lock == null || !lock.holdsToken(c.token())) {
             lifecycle.staleWrite(c.lock(), c.token(), "checkpoint");
             return new Rejected(
                     Code.STALE_TOKEN,
@@ -352,10 +393,7 @@ final class LockCommands {
                     current);
         }
         Checkpoint next = new Checkpoint(c.value(), c.token(), state.nowMs);
-        Checkpoint granted = Objects.requireNonNull(lock, "a current token means the lock exists")
-                .heldLease()
-                .previousCheckpoint();
-        long total = (long) next.size() + (granted == null ? 0 : granted.size());
+        long total = lock.checkpointBytesWith(next);
         long added = total - lock.checkpointBytes();
         long max = state.limits.checkpointTotalBytesMax();
         if (added > 0 && state.checkpointBytes + added > max) {
@@ -404,6 +442,49 @@ final class LockCommands {
                     0);
         }
         return null;
+    }
+
+    /**
+     * Exclusive to shared in one step, same token: the holder never stops holding the lock, and
+     * its token stays below every exclusive token granted after it. Shared waiters at the head of
+     * the queue are admitted at once. Only a plain lock's lease without a policy is downgraded: a
+     * shared lease has no deadlines or lock delay of its own.
+     */
+    Result downgrade(Command.Downgrade c) {
+        Rejected bad = Shapes.first(Shapes.lockName(c.lock(), state.limits), Shapes.requestId(c.requestId()));
+        if (bad != null) {
+            return bad;
+        }
+        return Requests.once(state, c.sessionId(), c.requestId(), s -> decideDowngrade(s, c));
+    }
+
+    private Result decideDowngrade(SessionRecord s, Command.Downgrade c) {
+        LockRecord lock = state.locks.get(c.lock());
+        LeaseRecord lease = lock == null ? null : lock.leaseWithToken(c.token());
+        if (lease == null || lease.sessionId() != s.id) {
+            long current = lock == null ? 0 : lock.currentToken();
+            return new Rejected(
+                    Code.NOT_OWNER,
+                    "token " + c.token() + " of session " + s.id + " is not a current lease of lock " + c.lock()
+                            + " (current token " + current + ")",
+                    current);
+        }
+        Objects.requireNonNull(lock, "a lock with a lease exists");
+        if (lease.shared()) {
+            return new Ok(); // already shared: nothing to change
+        }
+        if (lock.permits != 1) {
+            return Shapes.invalid("lock " + lock.name + " is a semaphore (permits " + lock.permits
+                    + "): its leases are not downgraded");
+        }
+        if (!lease.policy().equals(Policy.NONE)) {
+            return Shapes.invalid("the lease of lock " + lock.name + " (token " + lease.token()
+                    + ") has a lock delay, maxHold or manual renewal, which a shared lease does not support");
+        }
+        lock.replaceLease(lease, lease.downgraded());
+        state.touch(lock);
+        lifecycle.handOff(lock);
+        return new Ok();
     }
 
     /** A bounded wait passed its deadline while the lock stayed held. */

@@ -8,10 +8,13 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One lock: at most one {@link LeaseRecord}, a FIFO queue of waiters, and its bounded ownership history.
+ * One lock: its current leases, a FIFO queue of waiters, and its bounded ownership history.
  *
- * <p>Safety: the lease is a single field, so two leases of one lock cannot coexist; a grant
- * happens only when it is null. {@link #lastEnd} and {@link #lastToken} outlive the history
+ * <p>Safety: a plain lock ({@link #permits} 1) holds one exclusive lease; a semaphore up to
+ * {@link #permits} exclusive leases; a lock held shared any number of shared leases and no
+ * exclusive one. {@link #fits} is the one rule a grant must pass, and the invariants check all
+ * three shapes after every step. The oldest lease is {@link #lease} (so a plain lock reads as
+ * before); the others follow it in grant order, which is token order. {@link #lastEnd} and {@link #lastToken} outlive the history
  * window (even with historyPerLockMax 0) because every grant reports them as the previous tenure.
  *
  * <p>Waiters normally imply a holder. The one exception is a pending lock delay: the lease ended
@@ -21,9 +24,16 @@ final class LockRecord {
     static final long NONE = Long.MAX_VALUE;
 
     final String name;
-    /** The current lease; null when the lock is free. */
+    /** The oldest current lease; null when the lock is free. */
     @Nullable
     LeaseRecord lease;
+    /** The current leases after {@link #lease}, oldest first; null: none (a plain lock never has any). */
+    private @Nullable ArrayDeque<LeaseRecord> others;
+    /**
+     * How many exclusive leases the lock admits at once: 1 for a plain lock (and a lock held shared).
+     * Set by the acquire that makes a free lock busy; every acquire while it is busy must name it.
+     */
+    int permits = 1;
     /** Manual renewal: the lease expires here unless renewed. NONE for a lease its session keeps alive, or no lease. */
     long renewDeadlineMs = NONE;
     /** maxHold: the lease is revoked here. NONE without maxHold, or no lease. */
@@ -136,11 +146,123 @@ final class LockRecord {
      */
     // Identity on purpose: the lease's checkpoint counts once only when it is the lock's very
     // object, taken at the grant; one written since is another checkpoint and counts again.
-    @SuppressWarnings("ReferenceEquality")
     long checkpointBytes() {
-        long n = checkpoint == null ? 0 : checkpoint.size();
-        Checkpoint granted = lease == null ? null : lease.previousCheckpoint();
-        return granted == null || granted == checkpoint ? n : n + granted.size();
+        return checkpointBytesWith(checkpoint);
+    }
+
+    /** {@link #checkpointBytes} if {@code last} were the lock's last checkpoint; each lease counts its own. */
+    @SuppressWarnings("ReferenceEquality")
+    long checkpointBytesWith(@Nullable Checkpoint last) {
+        long n = last == null ? 0 : last.size();
+        for (LeaseRecord l : leases()) {
+            Checkpoint granted = l.previousCheckpoint();
+            n += granted == null || granted == last ? 0 : granted.size();
+        }
+        return n;
+    }
+
+    /** Every current lease, oldest (lowest token) first; read-only. */
+    List<LeaseRecord> leases() {
+        if (lease == null) {
+            return List.of();
+        }
+        List<LeaseRecord> all = new java.util.ArrayList<>(1 + (others == null ? 0 : others.size()));
+        all.add(lease);
+        if (others != null) {
+            all.addAll(others);
+        }
+        return all;
+    }
+
+    int leaseCount() {
+        return lease == null ? 0 : 1 + (others == null ? 0 : others.size());
+    }
+
+    /** The lease {@code sessionId} holds, or null: a session holds at most one lease of a lock. */
+    @Nullable
+    LeaseRecord leaseOf(long sessionId) {
+        for (LeaseRecord l : leases()) {
+            if (l.sessionId() == sessionId) {
+                return l;
+            }
+        }
+        return null;
+    }
+
+    /** The current lease granted under {@code token}, or null. */
+    @Nullable
+    LeaseRecord leaseWithToken(long token) {
+        for (LeaseRecord l : leases()) {
+            if (l.token() == token) {
+                return l;
+            }
+        }
+        return null;
+    }
+
+    /** A fenced write's check: {@code token} is one of the lock's current leases. */
+    boolean holdsToken(long token) {
+        return token != 0 && leaseWithToken(token) != null;
+    }
+
+    /** The lock is held shared (every current lease is shared). */
+    boolean heldShared() {
+        return lease != null && lease.shared();
+    }
+
+    /**
+     * Whether a lease of this kind may be granted beside the current ones (waiters and a lock
+     * delay aside): a shared one while no exclusive lease is held, an exclusive one while fewer
+     * than {@link #permits} exclusive leases and no shared one are held.
+     */
+    boolean fits(boolean shared) {
+        if (lease == null) {
+            return true;
+        }
+        return shared ? lease.shared() : !lease.shared() && leaseCount() < permits;
+    }
+
+    void addLease(LeaseRecord l) {
+        if (lease == null) {
+            lease = l;
+            return;
+        }
+        if (others == null) {
+            others = new ArrayDeque<>(1);
+        }
+        others.addLast(l);
+    }
+
+    /** Drops a current lease; the next oldest becomes {@link #lease}. */
+    void removeLease(LeaseRecord l) {
+        if (l.equals(lease)) {
+            lease = others == null ? null : others.pollFirst();
+        } else if (others != null) {
+            others.remove(l);
+        }
+        if (others != null && others.isEmpty()) {
+            others = null;
+        }
+    }
+
+    /** Replaces a current lease by {@code next} in its place (a downgrade keeps the grant order). */
+    void replaceLease(LeaseRecord old, LeaseRecord next) {
+        if (old.equals(lease)) {
+            lease = next;
+            return;
+        }
+        ArrayDeque<LeaseRecord> rest = Objects.requireNonNull(others, "a lease that is not the first");
+        ArrayDeque<LeaseRecord> copy = new ArrayDeque<>(rest.size());
+        for (LeaseRecord l : rest) {
+            copy.addLast(l.equals(old) ? next : l);
+        }
+        others = copy;
+    }
+
+    /** The first waiter, left in the queue; null if none. */
+    @Nullable
+    Waiter peekWaiter() {
+        return waiters == null ? null : waiters.peekFirst();
     }
 
     long currentToken() {

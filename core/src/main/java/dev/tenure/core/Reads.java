@@ -28,37 +28,49 @@ final class Reads {
         if (lock == null) {
             return new LockView(c.lock(), null, List.of(), List.of(), state.nowMs, 0, null, StaleWrites.NONE);
         }
-        Holder holder = holder(state, lock);
+        List<Holder> holders = holders(state, lock);
         List<WaiterView> waiters = new ArrayList<>();
         for (Waiter w : lock.waiters()) {
             SessionRecord s = state.sessions.existing(w.sessionId());
-            waiters.add(new WaiterView(w.sessionId(), w.sinceMs(), s.clientName, s.principal));
+            waiters.add(new WaiterView(w.sessionId(), w.sinceMs(), s.clientName, s.principal, w.shared()));
         }
         return new LockView(
                 lock.name,
-                holder,
+                holders.isEmpty() ? null : holders.get(0),
                 List.copyOf(waiters),
                 List.copyOf(lock.history()),
                 state.nowMs,
                 lock.delayUntilMs,
                 lock.checkpoint,
-                lock.staleWrites);
+                lock.staleWrites,
+                List.copyOf(holders),
+                lock.permits);
     }
 
-    /** The lock's current lease as a read shows it, or null while it is free. */
-    static @Nullable Holder holder(State state, LockRecord lock) {
-        if (lock.lease == null) {
-            return null;
+    /** The lock's current leases as a read shows them, in grant order; empty while it is free. */
+    static List<Holder> holders(State state, LockRecord lock) {
+        List<Holder> holders = new ArrayList<>();
+        for (LeaseRecord lease : lock.leases()) {
+            SessionRecord s = state.sessions.existing(lease.sessionId());
+            // Only a lone lease has deadlines of its own; the lock keeps them for its first lease.
+            long endsAtMs = holders.isEmpty() ? lock.leaseEndsAtMs() : LockRecord.NONE;
+            holders.add(new Holder(
+                    s.id,
+                    lease.token(),
+                    lease.grantedAtMs(),
+                    s.clientName,
+                    lease.policy(),
+                    endsAtMs,
+                    s.principal,
+                    lease.shared()));
         }
-        SessionRecord s = state.sessions.existing(lock.lease.sessionId());
-        return new Holder(
-                s.id,
-                lock.lease.token(),
-                lock.lease.grantedAtMs(),
-                s.clientName,
-                lock.lease.policy(),
-                lock.leaseEndsAtMs(),
-                s.principal);
+        return holders;
+    }
+
+    /** The lock's first current lease as a read shows it, or null while it is free. */
+    static @Nullable Holder holder(State state, LockRecord lock) {
+        List<Holder> holders = holders(state, lock);
+        return holders.isEmpty() ? null : holders.get(0);
     }
 
     /**

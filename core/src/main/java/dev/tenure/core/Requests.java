@@ -3,6 +3,7 @@ package dev.tenure.core;
 import dev.tenure.core.Result.Granted;
 import dev.tenure.core.Result.Queued;
 import dev.tenure.core.Result.Rejected;
+import java.util.Objects;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
@@ -60,14 +61,16 @@ final class Requests {
                             + " has already ended",
                     0);
         }
-        return new Granted(lock.heldLease().grant(lock.name, session.ttlMs));
+        LeaseRecord lease = Objects.requireNonNull(lock.leaseOf(session.id), "a lock the session holds");
+        return new Granted(lease.grant(lock.name, session.ttlMs));
     }
 
     /** The lock {@code session} holds under {@code token}, or null: the lease has ended. */
     static @Nullable LockRecord heldWithToken(State state, SessionRecord session, long token) {
         for (String name : session.heldLocks()) {
             LockRecord lock = state.locks.existing(name);
-            if (lock.heldLease().token() == token) {
+            LeaseRecord lease = lock.leaseOf(session.id);
+            if (lease != null && lease.token() == token) {
                 return lock;
             }
         }

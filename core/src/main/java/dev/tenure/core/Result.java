@@ -65,6 +65,9 @@ public sealed interface Result {
      *
      * @param delayUntilMs a lock delay is pending until then (0: none): no grant before it
      * @param checkpoint the lock's last checkpoint, or null
+     * @param holder the oldest current lease (the only one of a plain lock), or null
+     * @param holders every current lease, oldest first
+     * @param permits how many exclusive leases the lock admits at once (1: a plain lock)
      */
     record LockView(
             String lock,
@@ -74,8 +77,32 @@ public sealed interface Result {
             long nowMs,
             long delayUntilMs,
             @Nullable Checkpoint checkpoint,
-            StaleWrites staleWrites)
-            implements Result {}
+            StaleWrites staleWrites,
+            List<Holder> holders,
+            int permits)
+            implements Result {
+        public LockView(
+                String lock,
+                @Nullable Holder holder,
+                List<WaiterView> waiters,
+                List<TenureRecord> history,
+                long nowMs,
+                long delayUntilMs,
+                @Nullable Checkpoint checkpoint,
+                StaleWrites staleWrites) {
+            this(
+                    lock,
+                    holder,
+                    waiters,
+                    history,
+                    nowMs,
+                    delayUntilMs,
+                    checkpoint,
+                    staleWrites,
+                    holder == null ? List.of() : List.of(holder),
+                    1);
+        }
+    }
 
     /**
      * A page of the lock listing ({@link Command.ListLocks}), in name order.
@@ -108,15 +135,32 @@ public sealed interface Result {
             String clientName,
             Policy policy,
             long endsAtMs,
-            String principal) {
+            String principal,
+            boolean shared) {
         public Holder(long sessionId, long token, long sinceMs, String clientName, Policy policy, long endsAtMs) {
             this(sessionId, token, sinceMs, clientName, policy, endsAtMs, "");
         }
+
+        public Holder(
+                long sessionId,
+                long token,
+                long sinceMs,
+                String clientName,
+                Policy policy,
+                long endsAtMs,
+                String principal) {
+            this(sessionId, token, sinceMs, clientName, policy, endsAtMs, principal, false);
+        }
     }
 
-    record WaiterView(long sessionId, long sinceMs, String clientName, String principal) {
+    /** {@code shared}: the waiter asks for a shared lease. */
+    record WaiterView(long sessionId, long sinceMs, String clientName, String principal, boolean shared) {
         public WaiterView(long sessionId, long sinceMs, String clientName) {
             this(sessionId, sinceMs, clientName, "");
+        }
+
+        public WaiterView(long sessionId, long sinceMs, String clientName, String principal) {
+            this(sessionId, sinceMs, clientName, principal, false);
         }
     }
 }

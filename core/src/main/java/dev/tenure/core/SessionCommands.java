@@ -157,6 +157,7 @@ final class SessionCommands {
         if (c instanceof Command.Acquire x) return x.sessionId();
         if (c instanceof Command.Release x) return x.sessionId();
         if (c instanceof Command.RenewLease x) return x.sessionId();
+        if (c instanceof Command.Downgrade x) return x.sessionId();
         if (c instanceof Command.WriteCheckpoint x) return x.sessionId();
         if (c instanceof Command.Put x) return x.sessionId();
         if (c instanceof Command.Delete x) return x.sessionId();

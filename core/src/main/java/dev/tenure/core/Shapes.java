@@ -82,6 +82,25 @@ final class Shapes {
         return null;
     }
 
+    /**
+     * permits within [1, permitsMax]; a shared lease takes no permits; neither a semaphore's lease
+     * nor a shared one takes a policy (they end only with their session or a release, so a lock
+     * with several leases has no per-lease deadline or lock delay to keep).
+     */
+    static @Nullable Rejected permits(int permits, boolean shared, Policy policy) {
+        if (permits < 1 || permits > Limits.PERMITS_MAX) {
+            return invalid("permits " + permits + " is outside [1, permitsMax " + Limits.PERMITS_MAX + "]");
+        }
+        if (shared && permits != 1) {
+            return invalid("a shared lease takes no permits (was " + permits + "): any number may share a lock");
+        }
+        if ((shared || permits > 1) && policy != null && !policy.equals(Policy.NONE)) {
+            return invalid("lockDelay, maxHold and manual renewal are not supported for "
+                    + (shared ? "a shared lease" : "a semaphore (permits " + permits + ")"));
+        }
+        return null;
+    }
+
     static @Nullable Rejected requestId(long requestId) {
         return requestId > 0 ? null : invalid("requestId must be > 0, was " + requestId);
     }

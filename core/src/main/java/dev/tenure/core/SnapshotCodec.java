@@ -27,7 +27,8 @@ import org.jspecify.annotations.Nullable;
  *          history count i32, oldest first: sessionId i64, token i64, grantedAtMs i64, endedAtMs i64, end u8,
  *            forcedBySessionId i64, forcedByClient name, principal name, forcedByPrincipal name,
  *          lastEnd u8, lastToken i64, delayUntilMs i64, checkpoint ckpt,
- *          staleWrites: count i64, lastToken i64, lastCurrentToken i64, lastTarget str, lastAtMs i64
+ *          staleWrites: count i64, lastToken i64, lastCurrentToken i64, lastTarget str, lastAtMs i64,
+ *          semaphores: permits, the other leases, shared flags (see {@link SnapshotSemaphores})
  * idle     count i32, oldest first: lock name str
  * kv       count i32, ascending key: key str, value bytes, token i64, lock str (nullable), writtenAtMs i64,
  *          principal name, [v8: version i64, ephemeralSessionId i64]
@@ -51,13 +52,14 @@ import org.jspecify.annotations.Nullable;
  * in the tables below, not their ordinal, so reordering an enum cannot silently change the
  * meaning of a snapshot already written; a new constant must be appended to its table.
  *
- * <p>Version 8's additions (the KV's versions and ephemeral keys, kept in {@link #writeKvVersion8}
+ * <p>Version 8's additions: the KV's versions and ephemeral keys (kept in {@link #writeKvVersion8}
  * and {@link #readEphemeralOwner}): each KV entry ends with its version (at least 1) and the
- * session that holds it as ephemeral (0: none; otherwise a session of the snapshot), and a cached
- * outcome may be tag 6, a KV write with the version it reported; the codes table gains
- * VERSION_MISMATCH and EPHEMERAL_CONFLICT. Version 7 is version 8 without them: its entries are
- * read at version 1 with no ephemeral owner, which is what its build kept (no versions, no
- * ephemeral keys).
+ * session that holds it as ephemeral (0: none; otherwise a session of the snapshot), a cached
+ * outcome may be tag 6, a KV write with the version it reported, and the codes table gains
+ * VERSION_MISMATCH and EPHEMERAL_CONFLICT; and each lock's semaphores block (see {@link
+ * SnapshotSemaphores}). Version 7 is version 8 without them: its KV entries are read at version 1
+ * with no ephemeral owner, and its locks with permits 1, their lease exclusive and no shared
+ * waiter, which is what its build kept (no versions, no ephemeral keys, no semaphores).
  *
  * <p>Version 6 is version 7 without the limits, charges and barred blocks: the limits a member
  * restores it with are in force until the log sets them, as they were when it was written; its
@@ -87,12 +89,10 @@ final class SnapshotCodec {
     static final int VERSION_PREVIOUS = 7;
     /** The first version with the limits, charges and barred blocks. */
     private static final int VERSION_LIMITS = 7;
-    /** The version before the limits block, still read too. */
-    private static final int VERSION_BEFORE_LIMITS = 6;
+    /** The first version with each lock's semaphores block. */
+    private static final int VERSION_SEMAPHORES = 8;
     /** The first version with the names table and the principal of a KV entry. */
     private static final int VERSION_NAMES = 6;
-    /** The version before the names table, still read too. */
-    private static final int VERSION_INLINE_NAMES = 5;
     /** The version before it, still read too. */
     static final int VERSION_OLDEST = 4;
 
@@ -127,13 +127,14 @@ final class SnapshotCodec {
     }
 
     /**
-     * {@link #encode} in {@code version}, {@link #VERSION} or {@link #VERSION_PREVIOUS}: the previous
-     * one is what a member that has not been upgraded yet restores, and what the tests of reading
-     * it start from. It drops what version 8 added (see the class comment).
+     * Encodes as {@code version}: {@link #VERSION}, or {@link #VERSION_PREVIOUS} for a state that
+     * version can hold (no lock with more than one lease, no shared lease or waiter, permits 1),
+     * which is how the tests make a previous version's snapshot of a given state. Version 7 drops
+     * the KV's versions and ephemeral owners, which it reads back as version 1 and none.
      */
     static byte[] encode(State state, int version) {
-        if (version != VERSION && version != VERSION_PREVIOUS) {
-            throw new IllegalArgumentException("writes versions " + VERSION_PREVIOUS + " and " + VERSION + " only");
+        if (version != VERSION && (version != VERSION_PREVIOUS || !SnapshotSemaphores.plain(state))) {
+            throw new IllegalArgumentException("cannot write this state as version " + version);
         }
         SnapshotNames names = SnapshotNames.of(state);
         SnapshotWriter counted = SnapshotWriter.counting();
@@ -158,6 +159,9 @@ final class SnapshotCodec {
         w.i32(state.locks.size());
         for (LockRecord lock : state.locks.all()) {
             writeLock(w, lock, names);
+            if (version >= VERSION_SEMAPHORES) {
+                SnapshotSemaphores.write(w, lock);
+            }
         }
         w.i32(state.locks.idleCount());
         for (String name : state.locks.idleOrder()) {
@@ -240,11 +244,7 @@ final class SnapshotCodec {
             throw new IllegalArgumentException("not a Tenure snapshot: magic " + Integer.toHexString(magic));
         }
         int version = body.i32();
-        if (version != VERSION
-                && version != VERSION_PREVIOUS
-                && version != VERSION_BEFORE_LIMITS
-                && version != VERSION_INLINE_NAMES
-                && version != VERSION_OLDEST) {
+        if (version < VERSION_OLDEST || version > VERSION) {
             // Before the checksum and the body: a snapshot from a build of another version is
             // reported as that, not as corruption, and no field is read under the wrong layout.
             throw new IllegalArgumentException("unsupported snapshot version " + version
@@ -429,6 +429,10 @@ final class SnapshotCodec {
             lock.lastEnd = end(r);
             lock.lastToken = r.i64();
             readDelayCheckpointAndStaleWrites(r, state, lock);
+            if (version >= VERSION_SEMAPHORES) {
+                SnapshotSemaphores.read(r, state, lock);
+            }
+            state.checkpointBytes += lock.checkpointBytes();
             state.locks.restore(lock);
         }
     }
@@ -469,7 +473,6 @@ final class SnapshotCodec {
         if (granted != null && granted.equals(lock.checkpoint)) {
             lock.checkpoint = granted; // one object, as before the snapshot: see LockRecord.checkpointBytes
         }
-        state.checkpointBytes += lock.checkpointBytes();
         long count = r.i64();
         long lastToken = r.i64();
         long lastCurrent = r.i64();
@@ -558,7 +561,7 @@ final class SnapshotCodec {
         }
     }
 
-    private static SessionRecord sessionOf(State state, long sessionId) {
+    static SessionRecord sessionOf(State state, long sessionId) {
         SessionRecord s = state.sessions.get(sessionId);
         if (s == null) {
             throw corrupt("lock refers to unknown session " + sessionId);

@@ -35,6 +35,11 @@ final class State {
     long delayedLocks;
     /** Acquires queued on every lock (derived: the snapshot decoder recounts it). */
     long waiters;
+    /**
+     * Leases beyond the first of each lock (a semaphore's or shared holders'), so that locksMax
+     * bounds every lease and not only every busy lock (derived: the snapshot decoder recounts it).
+     */
+    long extraLeases;
     /** What every lock's {@link LockRecord#checkpointBytes()} sums to (derived: recounted on decode). */
     long checkpointBytes;
 

@@ -203,6 +203,11 @@ public final class StateMachine {
         return SnapshotCodec.encode(state);
     }
 
+    /** {@link #snapshot()} as an older {@code version} it can be written as (for tests of old snapshots). */
+    byte[] snapshot(int version) {
+        return SnapshotCodec.encode(state, version);
+    }
+
     /**
      * Rebuilds a state machine from {@link #snapshot()} output and checks every invariant. The
      * limits the snapshot records are in force; {@code limits} only where it records none (one
@@ -257,6 +262,7 @@ public final class StateMachine {
         if (c instanceof Command.Release x) return lockCommands.release(x);
         if (c instanceof Command.CancelWait x) return lockCommands.cancelWait(x);
         if (c instanceof Command.RenewLease x) return lockCommands.renewLease(x);
+        if (c instanceof Command.Downgrade x) return lockCommands.downgrade(x);
         if (c instanceof Command.WriteCheckpoint x) return lockCommands.checkpoint(x);
         if (c instanceof Command.KeepAlive x) return sessionCommands.keepAlive(x);
         if (c instanceof Command.OpenSession x) return sessionCommands.open(x);

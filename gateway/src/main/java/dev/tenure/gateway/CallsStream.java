@@ -84,6 +84,14 @@ final class CallsStream implements StreamObserver<CallRequest> {
                         call.getRenewLease(),
                         gateway::renewLease,
                         CallResponse.Builder::setRenewLease);
+            case DOWNGRADE ->
+                serve(
+                        id,
+                        call.getDowngrade().getSessionId(),
+                        "Downgrade",
+                        call.getDowngrade(),
+                        gateway::downgrade,
+                        CallResponse.Builder::setDowngrade);
             case WRITE_CHECKPOINT ->
                 serve(
                         id,

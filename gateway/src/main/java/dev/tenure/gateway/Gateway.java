@@ -11,6 +11,8 @@ import dev.tenure.api.v1.AttachResponse;
 import dev.tenure.api.v1.CallRequest;
 import dev.tenure.api.v1.CallResponse;
 import dev.tenure.api.v1.Code;
+import dev.tenure.api.v1.DowngradeRequest;
+import dev.tenure.api.v1.DowngradeResponse;
 import dev.tenure.api.v1.Fence;
 import dev.tenure.api.v1.KvDeleteRequest;
 import dev.tenure.api.v1.KvDeleteResponse;
@@ -208,6 +210,18 @@ public final class Gateway {
             call(
                     withSecret(cmd, request.getSessionId(), request.getSessionSecret()),
                     Reply::getRenewLease,
+                    answer,
+                    r -> {});
+        }
+    }
+
+    public void downgrade(DowngradeRequest request, Answer<DowngradeResponse> answer) {
+        if (validated(() -> permit(validator::downgrade, request, Permission.ACQUIRE, request.getLock()), answer)) {
+            LogCommand.Builder cmd =
+                    LogCommand.newBuilder().setDowngrade(request.toBuilder().clearSessionSecret());
+            call(
+                    withSecret(cmd, request.getSessionId(), request.getSessionSecret()),
+                    Reply::getDowngrade,
                     answer,
                     r -> {});
         }

@@ -34,7 +34,7 @@ final class ListingMapping {
                     .setWaiters(e.waiters())
                     .setDelayUntilMs(e.delayUntilMs());
             if (e.holder() != null) {
-                WireMapping.holder(e.holder(), l.getHolderBuilder());
+                l.setHolder(WireMapping.holder(e.holder()));
             }
         }
         return b.build();

@@ -2,6 +2,7 @@ package dev.tenure.gateway;
 
 import dev.tenure.api.v1.AcquireRequest;
 import dev.tenure.api.v1.AttachRequest;
+import dev.tenure.api.v1.DowngradeRequest;
 import dev.tenure.api.v1.Fence;
 import dev.tenure.api.v1.KvDeleteRequest;
 import dev.tenure.api.v1.KvGetRequest;
@@ -54,6 +55,28 @@ final class RequestValidator {
         if (r.getAttempt() < 0) {
             throw invalid("attempt must not be negative, was " + r.getAttempt());
         }
+        // permits 0 is the field's default, read as 1. The core checks the same again at apply.
+        int permits = Math.max(1, r.getPermits());
+        if (r.getPermits() < 0 || permits > dev.tenure.core.Limits.PERMITS_MAX) {
+            throw invalid("permits " + r.getPermits() + " is outside [1, permitsMax "
+                    + dev.tenure.core.Limits.PERMITS_MAX + "]");
+        }
+        if (r.getShared() && permits != 1) {
+            throw invalid("a shared lease takes no permits (was " + permits + "): any number may share a lock");
+        }
+        Policy p = r.getPolicy();
+        boolean policy = p.getLockDelayMs() != 0 || p.getMaxHoldMs() != 0 || p.getLeaseTtlMs() != 0;
+        if ((r.getShared() || permits > 1) && policy) {
+            throw invalid("lockDelay, maxHold and manual renewal are not supported for "
+                    + (r.getShared() ? "a shared lease" : "a semaphore (permits " + permits + ")"));
+        }
+    }
+
+    void downgrade(DowngradeRequest r) {
+        session(r.getSessionId());
+        requestId(r.getRequestId());
+        lock("lock", r.getLock());
+        positive("token", r.getToken());
     }
 
     /** Each field 0 (off) or within its limit; the lease TTL shares the session TTL range. */

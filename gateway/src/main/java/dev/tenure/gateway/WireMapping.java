@@ -23,6 +23,7 @@ import static dev.tenure.api.v1.TenureEnd.TENURE_END_REVOKED_VALUE;
 import com.google.protobuf.ByteString;
 import dev.tenure.api.v1.AcquireResponse;
 import dev.tenure.api.v1.AttachResponse;
+import dev.tenure.api.v1.DowngradeResponse;
 import dev.tenure.api.v1.KvDeleteResponse;
 import dev.tenure.api.v1.KvGetResponse;
 import dev.tenure.api.v1.KvPutResponse;
@@ -112,7 +113,13 @@ public final class WireMapping {
                                 r.getPolicy().getLockDelayMs(),
                                 r.getPolicy().getMaxHoldMs(),
                                 r.getPolicy().getLeaseTtlMs()),
-                        r.getAttempt());
+                        r.getAttempt(),
+                        Math.max(1, r.getPermits()),
+                        r.getShared());
+            }
+            case DOWNGRADE -> {
+                var r = log.getDowngrade();
+                yield new Command.Downgrade(r.getSessionId(), r.getRequestId(), r.getLock(), r.getToken());
             }
             case RENEW_LEASE -> {
                 var r = log.getRenewLease();
@@ -248,6 +255,13 @@ public final class WireMapping {
                         .setRemainingMs(result instanceof Result.LeaseRenewed r ? r.remainingMs() : 0)
                         .setCurrentToken(currentToken(result)));
             }
+            case DOWNGRADE -> {
+                Done d = done(result);
+                reply.setDowngrade(DowngradeResponse.newBuilder()
+                        .setCode(d.getCode())
+                        .setMessage(d.getMessage())
+                        .setCurrentToken(currentToken(result)));
+            }
             case WRITE_CHECKPOINT -> {
                 Done d = done(result);
                 reply.setWriteCheckpoint(WriteCheckpointResponse.newBuilder()
@@ -356,6 +370,24 @@ public final class WireMapping {
                 .build();
     }
 
+    static dev.tenure.api.v1.Holder holder(Result.Holder h) {
+        long ends = h.endsAtMs();
+        Policy p = h.policy();
+        dev.tenure.api.v1.Holder.Builder b = dev.tenure.api.v1.Holder.newBuilder()
+                .setSessionId(h.sessionId())
+                .setToken(h.token())
+                .setSinceMs(h.sinceMs())
+                .setClientName(h.clientName())
+                .setPrincipal(h.principal())
+                .setEndsAtMs(ends == Long.MAX_VALUE ? 0 : ends)
+                .setShared(h.shared());
+        b.getPolicyBuilder()
+                .setLockDelayMs(p.lockDelayMs())
+                .setMaxHoldMs(p.maxHoldMs())
+                .setLeaseTtlMs(p.leaseTtlMs());
+        return b.build();
+    }
+
     private static LockStatusResponse lockStatus(Result result) {
         if (!(result instanceof Result.LockView view)) {
             Done d = done(result);
@@ -370,8 +402,12 @@ public final class WireMapping {
                 .setNowMs(view.nowMs())
                 .setDelayUntilMs(view.delayUntilMs());
         if (view.holder() != null) {
-            holder(view.holder(), b.getHolderBuilder());
+            b.setHolder(holder(view.holder()));
         }
+        for (Result.Holder h : view.holders()) {
+            b.addHolders(holder(h));
+        }
+        b.setPermits(view.permits());
         Checkpoint c = view.checkpoint();
         if (c != null) {
             b.getCheckpointBuilder()
@@ -409,21 +445,6 @@ public final class WireMapping {
     }
 
     /** A lease as status and listing show it; 0 for ends_at_ms when only its session bounds it. */
-    static void holder(Result.Holder h, dev.tenure.api.v1.Holder.Builder b) {
-        long ends = h.endsAtMs();
-        Policy p = h.policy();
-        b.setSessionId(h.sessionId())
-                .setToken(h.token())
-                .setSinceMs(h.sinceMs())
-                .setClientName(h.clientName())
-                .setPrincipal(h.principal())
-                .setEndsAtMs(ends == Long.MAX_VALUE ? 0 : ends)
-                .getPolicyBuilder()
-                .setLockDelayMs(p.lockDelayMs())
-                .setMaxHoldMs(p.maxHoldMs())
-                .setLeaseTtlMs(p.leaseTtlMs());
-    }
-
     static Done done(Result result) {
         if (result instanceof Result.Rejected rejected) {
             return Done.newBuilder()

@@ -4,6 +4,7 @@ import dev.tenure.api.StreamLimits;
 import dev.tenure.api.v1.AcquireRequest;
 import dev.tenure.api.v1.CallRequest;
 import dev.tenure.api.v1.CallResponse;
+import dev.tenure.api.v1.DowngradeRequest;
 import dev.tenure.api.v1.KvDeleteRequest;
 import dev.tenure.api.v1.KvPutRequest;
 import dev.tenure.api.v1.ReleaseRequest;
@@ -77,6 +78,12 @@ public final class CallMux extends Channel {
                 CallResponse.KindCase.RENEW_LEASE,
                 CallResponse::getRenewLease,
                 RenewLeaseRequest::getSessionId);
+        carry(
+                TenureGrpc.getDowngradeMethod(),
+                CallRequest.Builder::setDowngrade,
+                CallResponse.KindCase.DOWNGRADE,
+                CallResponse::getDowngrade,
+                DowngradeRequest::getSessionId);
         carry(
                 TenureGrpc.getWriteCheckpointMethod(),
                 CallRequest.Builder::setWriteCheckpoint,
