@@ -68,6 +68,10 @@ final class App {
             }
             session = s;
             trace("opened session s" + s.id());
+            // A member's registration: it must be gone in the step that ends the session (Checker).
+            CompletableFuture<?> unusedPut = s.putEphemeralAsync("member-" + process.name(), new byte[] {1})
+                    .whenComplete((version, putError) -> trace("ephemeral put s" + s.id() + ": "
+                            + (putError == null ? "version " + version : Describe.error(putError))));
             CompletableFuture<?> unusedLoss = s.lost().thenAccept(reason -> sessionLost(s, reason));
             later(think(), this::next);
         });

@@ -9,6 +9,7 @@ import dev.tenure.core.StateMachine;
 import java.util.List;
 import java.util.Objects;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -36,6 +37,9 @@ final class Checker {
     private final TreeMap<Long, String> grantedTo = new TreeMap<>();
     private final TreeMap<String, Long> lastGrantByLock = new TreeMap<>();
     private final TreeMap<String, Long> lastAcceptedByKey = new TreeMap<>();
+    /** The keys each session wrote as ephemeral, to look at once it ends. */
+    private final TreeMap<Long, TreeSet<String>> ephemeralBySession = new TreeMap<>();
+
     private long lastGrant;
     private @Nullable String violation;
 
@@ -43,6 +47,7 @@ final class Checker {
     long grants;
     long writesAccepted;
     long writesRejected;
+    long ephemeralKeysGone;
 
     Checker(World world) {
         this.world = world;
@@ -73,6 +78,18 @@ final class Checker {
             }
         }
         readHolders();
+        // A session's requests reach the log wrapped with its secret.
+        Command inner = command instanceof Command.WithSecret w ? w.command() : command;
+        if (inner instanceof Command.Put p && p.ephemeral() && result instanceof Result.Written) {
+            ephemeralBySession
+                    .computeIfAbsent(p.sessionId(), id -> new TreeSet<>())
+                    .add(p.key());
+        }
+        for (Event e : events) {
+            if (e instanceof Event.SessionEnded ended) {
+                ephemeralKeysGone(ended.sessionId());
+            }
+        }
         if (command instanceof Command.Put p) {
             String fenceLock = p.fenceLock();
             if (fenceLock != null) {
@@ -139,8 +156,27 @@ final class Checker {
         }
     }
 
+    /**
+     * Ephemeral keys are gone once their session ends: in the very step that ended it, no key the
+     * session wrote as ephemeral is still held by it (read through the log, as a client would).
+     */
+    private void ephemeralKeysGone(long sessionId) {
+        TreeSet<String> keys = ephemeralBySession.remove(sessionId);
+        if (keys == null) {
+            return;
+        }
+        StateMachine machine = world.cluster.machine();
+        for (String key : keys) {
+            Result r = machine.apply(machine.nowMs(), new Command.Get(key));
+            if (r instanceof Result.KvValue v && v.ephemeralSessionId() == sessionId) {
+                fail("ephemeral: key " + key + " of s" + sessionId + " outlives its session");
+            }
+            ephemeralKeysGone++;
+        }
+    }
+
     private void fencedWrite(Command.Put p, String fenceLock, Result result) {
-        if (!(result instanceof Result.Ok)) {
+        if (!(result instanceof Result.Written)) {
             writesRejected++;
             return;
         }

@@ -28,7 +28,8 @@ final class Simulation {
             long steps,
             long grants,
             long writesAccepted,
-            long writesRejected) {
+            long writesRejected,
+            long ephemeralKeysGone) {
 
         boolean passed() {
             return failure == null;
@@ -51,7 +52,9 @@ final class Simulation {
                     .append(writesAccepted)
                     .append(" fenced writes accepted, ")
                     .append(writesRejected)
-                    .append(" rejected\n");
+                    .append(" rejected, ")
+                    .append(ephemeralKeysGone)
+                    .append(" ephemeral keys seen gone with their session\n");
             b.append("trace (last ")
                     .append(traceTail.size())
                     .append(" of ")
@@ -105,7 +108,8 @@ final class Simulation {
                 c.steps,
                 c.grants,
                 c.writesAccepted,
-                c.writesRejected);
+                c.writesRejected,
+                c.ephemeralKeysGone);
     }
 
     private static String at(Throwable e) {

@@ -52,6 +52,9 @@ class SimulationTest {
             assertThat(totals.writesRejected)
                     .as("stale writes the fence refused")
                     .isPositive();
+            assertThat(totals.ephemeralKeysGone)
+                    .as("ephemeral keys checked gone in the step that ended their session")
+                    .isPositive();
         }
     }
 
@@ -96,6 +99,7 @@ class SimulationTest {
         long grants;
         long writesAccepted;
         long writesRejected;
+        long ephemeralKeysGone;
 
         void add(Simulation.Outcome o) {
             events += o.events();
@@ -103,6 +107,7 @@ class SimulationTest {
             grants += o.grants();
             writesAccepted += o.writesAccepted();
             writesRejected += o.writesRejected();
+            ephemeralKeysGone += o.ephemeralKeysGone();
             o.faultKinds().forEach(k -> faults.merge(k.name(), 1, Integer::sum));
         }
 
@@ -110,7 +115,8 @@ class SimulationTest {
             return String.format(
                     Locale.ROOT,
                     "sim: %d seeds in %.1f s (%.0f seeds/s): %d events, %d core steps, %d grants,"
-                            + " %d fenced writes accepted, %d refused as stale; faults %s",
+                            + " %d fenced writes accepted, %d refused as stale, %d ephemeral keys gone with"
+                            + " their session; faults %s",
                     seeds,
                     seconds,
                     seeds / seconds,
@@ -119,6 +125,7 @@ class SimulationTest {
                     grants,
                     writesAccepted,
                     writesRejected,
+                    ephemeralKeysGone,
                     faults);
         }
     }

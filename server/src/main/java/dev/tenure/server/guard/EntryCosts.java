@@ -49,7 +49,7 @@ final class EntryCosts {
     static final long LEASE_SNAPSHOT = 90;
     static final long TENURE_RECORD_SNAPSHOT = 60;
     static final long WAITER_SNAPSHOT = 80;
-    static final long KV_ENTRY_SNAPSHOT = 40;
+    static final long KV_ENTRY_SNAPSHOT = 56; // with version 8's version and ephemeral owner (8 + 8)
     static final long CHECKPOINT_SNAPSHOT = 25;
 
     /** An idle node: gRPC, Netty, the Aeron clients, the metrics registry (measured: 9.8 MB live). */
