@@ -43,7 +43,9 @@ class LocksListIT extends OnOneNode {
                 .jvm(jvm)
                 .withOptions(
                         "--limit", "locksMax=" + Math.max(10_000, LOCKS),
-                        "--limit", "leasesPerSessionMax=" + PER_SESSION));
+                        "--limit", "leasesPerSessionMax=" + PER_SESSION,
+                        // The heap check counts each lock's full history; the listing needs none.
+                        "--limit", "historyPerLockMax=" + (LOCKS > 10_000 ? 1 : 16)));
         // A long session TTL: thousands of acquires in flight on a loaded machine must not delay a
         // renewal past the sessions' horizon, which would end them and free their locks mid-test.
         client = TenureClient.builder()
