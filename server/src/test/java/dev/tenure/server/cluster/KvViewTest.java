@@ -26,12 +26,12 @@ class KvViewTest {
         TreeMap<String, PrincipalLimits> quotas = new TreeMap<>();
         quotas.put("big", limits.with("kvBytesPerPrincipalMax", 100_000).principal());
         assertThat(machine.apply(1, Command.SetLimits.of(limits, quotas, false, 0)))
-                .isInstanceOf(Result.Ok.class);
+                .isInstanceOf(Result.Written.class);
         view.applied(machine);
 
         for (int i = 0; i < 2; i++) {
             assertThat(view.refusal("alice-" + i, bytes("alice-" + i), "alice")).isNull();
-            assertThat(put(machine, "alice-" + i, "alice")).isInstanceOf(Result.Ok.class);
+            assertThat(put(machine, "alice-" + i, "alice")).isInstanceOf(Result.Written.class);
             view.applied(machine);
         }
 
@@ -63,7 +63,7 @@ class KvViewTest {
         KvView view = new KvView();
         view.reloaded(machine);
         for (int i = 0; i < 2; i++) {
-            assertThat(put(machine, "alice-" + i, "alice")).isInstanceOf(Result.Ok.class);
+            assertThat(put(machine, "alice-" + i, "alice")).isInstanceOf(Result.Written.class);
         }
         view.applied(machine);
 

@@ -12,6 +12,7 @@ import dev.tenure.api.v1.AttachRequest;
 import dev.tenure.api.v1.AttachResponse;
 import dev.tenure.api.v1.CallRequest;
 import dev.tenure.api.v1.Code;
+import dev.tenure.api.v1.DowngradeRequest;
 import dev.tenure.api.v1.Fence;
 import dev.tenure.api.v1.KvDeleteRequest;
 import dev.tenure.api.v1.KvGetRequest;
@@ -166,6 +167,17 @@ class UnpermittedCallsTest {
                                 .setSessionId(s.session())
                                 .setSessionSecret(s.secret())
                                 .setRequestId(1_004)
+                                .setLock(HELD)
+                                .setToken(s.token())
+                                .build())));
+        ROWS.put(
+                "Downgrade",
+                s -> List.of(new Case(
+                        "the holder's lease",
+                        DowngradeRequest.newBuilder()
+                                .setSessionId(s.session())
+                                .setSessionSecret(s.secret())
+                                .setRequestId(1_008)
                                 .setLock(HELD)
                                 .setToken(s.token())
                                 .build())));
