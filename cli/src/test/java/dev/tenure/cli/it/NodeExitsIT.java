@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.sun.tools.attach.VirtualMachine;
 import dev.tenure.client.TenureClient;
 import dev.tenure.testkit.Await;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -98,12 +99,24 @@ class NodeExitsIT {
         }
     }
 
+    /**
+     * Loads the agent with {@code fault}, one that ends the node. The node may end before the
+     * attach call's answer is written (the call then fails with an I/O error, "Premature EOF"), so
+     * the call's own outcome proves nothing either way: the caller checks the node's exit status
+     * and its fatal line, which only the fault produces.
+     */
     private void inject(ServerProcess server, String fault) throws Exception {
         VirtualMachine vm = VirtualMachine.attach(Long.toString(server.pid()));
         try {
             vm.loadAgent(FaultAgent.jar(dir).toString(), fault);
+        } catch (IOException endedDuringTheCall) {
+            // the node ended while answering: what the fault does
         } finally {
-            vm.detach();
+            try {
+                vm.detach();
+            } catch (IOException alreadyGone) {
+                // the node has ended: nothing is left to detach from
+            }
         }
     }
 
