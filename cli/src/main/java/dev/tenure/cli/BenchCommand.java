@@ -37,7 +37,7 @@ import picocli.CommandLine.Parameters;
             "Measures Tenure under load: workloads against running nodes (or a throwaway single node started",
             "here when --endpoints is not given), and `limits`, the floors of this machine the figures are",
             "compared with (fsync, loopback round trip, gRPC, Aeron Cluster echo on 1 and 3 nodes, core apply).",
-            "Workloads: uncontended, sporadic, parallel, contended, fenced-write, takeover, hold; `all` runs them",
+            "Workloads: uncontended, sporadic, parallel, contended, semaphore (8 permits), fenced-write, takeover, hold; `all` runs them",
             "in turn."
         })
 final class BenchCommand implements Callable<Integer> {
@@ -58,7 +58,7 @@ final class BenchCommand implements Callable<Integer> {
             names = "--clients",
             description = {
                 "Concurrent clients, each with its own connection and session (default: uncontended,",
-                "sporadic, fenced-write, takeover 1; parallel 32; contended 8; hold 10 connections; limits 32 in flight)."
+                "sporadic, fenced-write, takeover 1; parallel and semaphore 32; contended 8; hold 10 connections; limits 32 in flight)."
             })
     @Nullable
     Integer clients;

@@ -7,19 +7,20 @@ import java.util.List;
 public final class Workloads {
 
     /** In the order {@code tenure bench all} runs them. */
-    public static final List<String> NAMES =
-            List.of("uncontended", "sporadic", "parallel", "contended", "fenced-write", "takeover", "hold");
+    public static final List<String> NAMES = List.of(
+            "uncontended", "sporadic", "parallel", "contended", "semaphore", "fenced-write", "takeover", "hold");
 
     private Workloads() {}
 
     /**
      * The client count a workload uses when {@code --clients} is not given: one for the latency
      * workloads, 32 for {@code parallel} (the point at which etcd and ZooKeeper were measured),
-     * 8 waiters for {@code contended}, 10 connections for {@code hold}.
+     * 8 waiters for {@code contended}, 32 for {@code semaphore} (four per permit), 10 connections for
+     * {@code hold}.
      */
     public static int defaultClients(String name) {
         return switch (name) {
-            case "parallel" -> 32;
+            case "parallel", "semaphore" -> 32;
             case "contended" -> 8;
             case "hold" -> 10;
             default -> 1;
@@ -50,6 +51,7 @@ public final class Workloads {
             case "parallel" -> ParallelWorkload.run("parallel", config, false);
             case "fenced-write" -> ParallelWorkload.run("fenced-write", config, true);
             case "contended" -> ContendedWorkload.run(config);
+            case "semaphore" -> SemaphoreWorkload.run(config);
             case "takeover" -> TakeoverWorkload.run(config);
             case "hold" -> HoldWorkload.run(config);
             default -> throw new IllegalArgumentException("unknown workload " + name);
