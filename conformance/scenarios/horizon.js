@@ -4,6 +4,7 @@
 // horizon, and the node ends the session (EXPIRED) never before that: no answer received before
 // the horizon may show the lock free.
 
+const { once } = require('node:events');
 const { Session, now } = require('../lib/session');
 const { check, equal, code } = require('../lib/check');
 const { acquireRequest, acquire, lockStatus } = require('../lib/requests');
@@ -61,12 +62,16 @@ module.exports = async function horizon({ client, prefix }) {
     const stoppedAt = now();
     const horizonAt = session.horizon();
     const seen = await awaitNodeEnd(client, lock, session);
+    // The stream still stands, so the node says so on it too (docs/protocol.md, "Closing").
+    if (endedAt === null) await Promise.race([once(session, 'ended'), sleep(2 * TTL_MS)]);
+    check(endedAt !== null, 'the node sent SessionEnded on the silent stream');
     check(session.lost === 'horizon passed', 'the client declared the lease lost at its horizon', session.lost);
     check(session.lostAt >= horizonAt, 'not before the horizon', session.lostAt - horizonAt);
-    if (endedAt !== null) check(endedAt >= horizonAt, 'SessionEnded came after the horizon', endedAt - horizonAt);
+    check(endedAt >= horizonAt, 'SessionEnded came after the horizon', endedAt - horizonAt);
     const last = seen.status.history[seen.status.history.length - 1];
     equal(last.token, acquired.grant.token, 'history token');
     equal(last.end, 'TENURE_END_EXPIRED', 'how the silent tenure ended');
+    equal(session.ended.end, 'TENURE_END_EXPIRED', 'SessionEnded.end');
     return {
       ttl_ms: TTL_MS,
       margin_ms: session.marginMs,
@@ -75,7 +80,7 @@ module.exports = async function horizon({ client, prefix }) {
       lost_after_stop_ms: Math.round(session.lostAt - stoppedAt),
       // The first read that saw the lock free was answered this long after the horizon.
       node_end_seen_after_horizon_ms: Math.round(seen.receivedAt - horizonAt),
-      session_ended_after_horizon_ms: endedAt === null ? null : Math.round(endedAt - horizonAt),
+      session_ended_after_horizon_ms: Math.round(endedAt - horizonAt),
     };
   } finally {
     await session.close('TENURE_END_EXPIRED', 1000);

@@ -1,9 +1,10 @@
 'use strict';
-// Request ids (docs/protocol.md section 3): the same Acquire request sent twice is one grant,
-// and a retried Release returns its original outcome instead of acting again.
+// Request ids (docs/protocol.md section 3): the same Acquire request sent twice is one grant, a
+// retried Release returns its original outcome instead of acting again, and an Acquire retried
+// after its lease ended grants nothing.
 
 const { Session } = require('../lib/session');
-const { equal, code } = require('../lib/check');
+const { check, equal, code } = require('../lib/check');
 const { acquireRequest, acquire, releaseRequest, release, lockStatus } = require('../lib/requests');
 const { num } = require('../lib/rpc');
 
@@ -30,6 +31,13 @@ module.exports = async function retry({ client, prefix }) {
     const fresh = await release(client, releaseRequest(session, lock, first.grant.token));
     code(fresh, 'CODE_NOT_OWNER', 'a new release of the released token');
     equal(fresh.current_token, 0, 'current token of a free lock');
+    // The acquire retried once its lease is gone: a new request would be granted a new token; the
+    // retry is not a new request, and must not take the free lock again.
+    const late = await acquire(client, { ...request, attempt: 3 });
+    code(late, 'CODE_CANCELLED', 'the acquire retried after its lease ended');
+    const after = await lockStatus(client, lock);
+    check(after.holder === null, 'the late retry granted nothing', after.holder);
+    equal(after.history.length, 1, 'one tenure, released');
     return { token: num(first.grant.token), request_id: request.request_id };
   } finally {
     await session.close();
