@@ -14,6 +14,7 @@ const SCENARIOS = [
   ['stale-token', require('./scenarios/stale-token')],
   ['owner-bound-release', require('./scenarios/release')],
   ['horizon', require('./scenarios/horizon')],
+  ['resume', require('./scenarios/resume')],
 ];
 const SCENARIO_TIMEOUT_MS = 60000;
 
