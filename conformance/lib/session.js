@@ -138,7 +138,7 @@ class Session extends EventEmitter {
 
   #confirmed(opened, sentAt) {
     this.attachment = opened.attachment;
-    this.#proved(sentAt, true);
+    this.#proved(sentAt);
     this.#scheduleKeepalive();
   }
 
@@ -154,7 +154,7 @@ class Session extends EventEmitter {
         for (const seq of this.sends.keys()) if (seq <= Number(message.seq)) this.sends.delete(seq);
         if (sentAt !== undefined) {
           this.keepalivesAcked += 1;
-          this.#proved(sentAt, true);
+          this.#proved(sentAt);
         }
         break;
       }
@@ -193,10 +193,10 @@ class Session extends EventEmitter {
     else pending.resolve(value);
   }
 
-  /** An answer to a request sent at sentAt: the node held the session at some instant after it. */
-  #proved(sentAt, renewed) {
+  /** A renewal sent at sentAt was committed: the cluster held the session at some instant after it. */
+  #proved(sentAt) {
     this.answeredSendMs = Math.max(this.answeredSendMs, sentAt);
-    if (renewed && sentAt > this.ackedSendMs) {
+    if (sentAt > this.ackedSendMs) {
       this.ackedSendMs = sentAt;
       clearTimeout(this.lossTimer);
       this.lossTimer = setTimeout(() => this.#checkHorizon(), Math.max(0, this.horizon() - now()));

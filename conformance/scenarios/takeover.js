@@ -48,6 +48,7 @@ module.exports = async function takeover(context) {
   const session = await Session.open(client, { ttlMs: 10000, clientName: 'conformance waiter' });
   try {
     const waiting = acquire(client, acquireRequest(session, lock, { waitMs: 30000 }));
+    waiting.catch(() => {}); // awaited below; a failure before that must not end the whole run
     const queued = await awaitWaiter(client, lock, session.id);
     equal(queued.holder.token, dead.token, 'the holder is the child');
     const killedAt = now();
