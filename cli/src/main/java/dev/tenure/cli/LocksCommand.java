@@ -1,7 +1,9 @@
 package dev.tenure.cli;
 
+import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import dev.tenure.client.ListedLock;
+import dev.tenure.client.LockStatus;
 import dev.tenure.client.TenureClient;
 import dev.tenure.client.TenureException;
 import java.io.PrintStream;
@@ -84,6 +86,13 @@ final class LocksCommand implements Callable<Integer> {
             o.addProperty("held_ms", Math.max(0, nowMs - h.since().toEpochMilli()));
         });
         o.addProperty("waiters", lock.waiters());
+        // Every current lease, in the shape `tenure status --json` gives each of its holders: the
+        // fields above describe the oldest one only, which is all a plain lock has.
+        JsonArray holders = new JsonArray();
+        for (LockStatus.Holder h : lock.holders()) {
+            holders.add(StatusCommand.holderJson(h));
+        }
+        o.add("holders", holders);
         lock.delayUntil().ifPresent(d -> o.addProperty("delay_until_ms", d.toEpochMilli()));
         return o;
     }

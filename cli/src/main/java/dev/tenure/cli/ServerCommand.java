@@ -4,6 +4,7 @@ import dev.tenure.api.StreamLimits;
 import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.core.Limits;
 import dev.tenure.gateway.Acl;
+import dev.tenure.gateway.ListPaging;
 import dev.tenure.server.TenureServer;
 import dev.tenure.server.config.ConnectionLimits;
 import dev.tenure.server.config.ServerConfig;
@@ -280,6 +281,35 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
     long logBytesPerSecondMax = ConnectionLimits.LOG_BYTES_PER_SECOND_MAX;
 
     @Option(
+            names = "--list-page-max",
+            paramLabel = "N",
+            description = {
+                "Locks one page of `tenure locks` (ListLocks) may carry (default: ${DEFAULT-VALUE}); a request for",
+                "more is refused INVALID_ARGUMENT. This node's own setting: a page's bounds travel in its log entry."
+            },
+            defaultValue = "" + 1_000)
+    int listPageMax;
+
+    @Option(
+            names = "--list-page-default",
+            paramLabel = "N",
+            description = "Locks a page carries when the request names no limit (default: ${DEFAULT-VALUE}).",
+            defaultValue = "" + 500)
+    int listPageDefault;
+
+    @Option(
+            names = "--list-page-bytes-max",
+            paramLabel = "SIZE",
+            description = {
+                "A page's byte budget, by an over-count of each lock's wire size (default: ${DEFAULT-VALUE}, at most",
+                "2MiB so that a page fits a client's 4 MiB message): a page ends early when the next lock would",
+                "pass it."
+            },
+            defaultValue = "256KiB",
+            converter = SizeConverter.class)
+    long listPageBytesMax;
+
+    @Option(
             names = "--limit",
             paramLabel = "NAME=VALUE",
             description = {
@@ -325,6 +355,7 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
                 .withTls(tlsFiles(tlsCert, tlsKey, tlsCa))
                 .withClusterSecret(clusterSecret())
                 .withConnections(connectionLimits())
+                .withListPaging(new ListPaging(listPageMax, listPageDefault, listPageBytesMax))
                 .withInsecure(insecure)
                 .withForcedReleaseWithoutAcl(unsafeAllowForcedRelease);
         Acl initialAcl = acl == null

@@ -67,6 +67,7 @@ final class StatusCommand implements Callable<Integer> {
             waiter.addProperty("since_ms", w.since().toEpochMilli());
             waiter.addProperty("client", w.clientName());
             waiter.addProperty("principal", w.principal());
+            waiter.addProperty("shared", w.shared());
             waiters.add(waiter);
         }
         o.add("waiters", waiters);
@@ -113,7 +114,7 @@ final class StatusCommand implements Callable<Integer> {
         return o;
     }
 
-    private static JsonObject holderJson(LockStatus.Holder h) {
+    static JsonObject holderJson(LockStatus.Holder h) {
         JsonObject holder = new JsonObject();
         holder.addProperty("session", h.sessionId());
         holder.addProperty("token", h.token());
@@ -156,7 +157,8 @@ final class StatusCommand implements Callable<Integer> {
         b.append("  waiters  ").append(s.waiters().size()).append('\n');
         for (var w : s.waiters()) {
             b.append(String.format(
-                    "    session %d since %s (%s)%n", w.sessionId(), w.since(), who(w.clientName(), w.principal())));
+                    "    session %d since %s (%s)%s%n",
+                    w.sessionId(), w.since(), who(w.clientName(), w.principal()), w.shared() ? " shared" : ""));
         }
         b.append("  history  (oldest first)\n");
         for (var h : s.history()) {

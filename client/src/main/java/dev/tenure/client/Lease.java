@@ -203,11 +203,24 @@ public final class Lease implements AutoCloseable {
      *     longer holds this lease
      */
     public void downgrade() {
+        Blocking.join(downgradeOwn());
+    }
+
+    /**
+     * {@link #downgrade()} without blocking the caller: completes once the server has answered,
+     * and fails with what downgrade() would throw. Act as a shared holder from the call on: the
+     * server may admit other shared holders before its answer arrives.
+     */
+    public CompletableFuture<Void> downgradeAsync() {
+        return OffLoop.view(session.time(), downgradeOwn(), true);
+    }
+
+    private CompletableFuture<Void> downgradeOwn() {
         LossReason reason = lossReason();
         if (reason != null) {
-            throw lostException(reason);
+            return CompletableFuture.failedFuture(lostException(reason));
         }
-        session.downgradeOwn(this);
+        return session.downgradeOwn(this);
     }
 
     /** State-machine time of the grant (the leader's clock when it ordered the grant). */

@@ -86,8 +86,13 @@ public record LockStatus(
         static final StaleWrites NONE = new StaleWrites(0, 0, 0, "", Optional.empty());
     }
 
-    /** {@code principal} as in {@link Holder}. */
-    public record Waiter(long sessionId, Instant since, String clientName, String principal) {}
+    /** {@code principal} as in {@link Holder}; {@code shared}: the waiter asks for a shared lease. */
+    public record Waiter(long sessionId, Instant since, String clientName, String principal, boolean shared) {
+        /** A waiter for an exclusive lease. */
+        public Waiter(long sessionId, Instant since, String clientName, String principal) {
+            this(sessionId, since, clientName, principal, false);
+        }
+    }
 
     /**
      * One ended tenure: who held the lock, with which token, from when to when, how it ended
@@ -124,7 +129,11 @@ public record LockStatus(
                 : holder.stream().toList();
         List<Waiter> waiters = r.getWaitersList().stream()
                 .map(w -> new Waiter(
-                        w.getSessionId(), Instant.ofEpochMilli(w.getSinceMs()), w.getClientName(), w.getPrincipal()))
+                        w.getSessionId(),
+                        Instant.ofEpochMilli(w.getSinceMs()),
+                        w.getClientName(),
+                        w.getPrincipal(),
+                        w.getShared()))
                 .toList();
         List<PastTenure> history = r.getHistoryList().stream()
                 .map(h -> new PastTenure(

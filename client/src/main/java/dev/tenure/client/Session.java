@@ -341,18 +341,24 @@ public final class Session implements AutoCloseable {
     }
 
     /** Downgrade of one of this session's own leases: NOT_OWNER means the server took it back. */
-    void downgradeOwn(Lease lease) {
-        requireLive();
-        var r = Blocking.join(
-                LockRequests.downgrade(ctx, caller(), requestIds.incrementAndGet(), lease.lock(), lease.token()));
-        switch (r.getCode()) {
-            case CODE_OK -> {}
-            case CODE_NOT_OWNER -> {
-                lease.markLost(LossReason.REVOKED);
-                throw StaleTokenException.notOwner(lease.lock(), lease.token(), r.getCurrentToken());
-            }
-            default -> throw failure("downgrade '" + lease.lock() + "'", r.getCode(), r.getMessage());
+    CompletableFuture<Void> downgradeOwn(Lease lease) {
+        try {
+            requireLive();
+        } catch (TenureException lost) {
+            return CompletableFuture.failedFuture(lost);
         }
+        return LockRequests.downgrade(ctx, caller(), requestIds.incrementAndGet(), lease.lock(), lease.token())
+                .thenApply(r -> {
+                    switch (r.getCode()) {
+                        case CODE_OK -> {}
+                        case CODE_NOT_OWNER -> {
+                            lease.markLost(LossReason.REVOKED);
+                            throw StaleTokenException.notOwner(lease.lock(), lease.token(), r.getCurrentToken());
+                        }
+                        default -> throw failure("downgrade '" + lease.lock() + "'", r.getCode(), r.getMessage());
+                    }
+                    return null;
+                });
     }
 
     /** RenewLease for one of this session's own leases. */

@@ -306,7 +306,11 @@ final class Invariants {
     private void checkShape(LockRecord lock) {
         List<LeaseRecord> leases = lock.leases();
         long shared = leases.stream().filter(LeaseRecord::shared).count();
-        require(lock.permits >= 1 && lock.permits <= Limits.PERMITS_MAX, "lock %s permits %s", lock.name, lock.permits);
+        require(
+                lock.permits >= 1 && lock.permits <= state.limits.permitsMax(),
+                "lock %s permits %s (or over permitsMax)",
+                lock.name,
+                lock.permits);
         require(
                 shared == 0 || (shared == leases.size() && lock.permits == 1),
                 "lock %s mixes %s shared leases with %s exclusive under permits %s",

@@ -181,17 +181,7 @@ final class LeaseLifecycle {
             state.touch(lock);
             return;
         }
-        // FIFO: only the head is ever considered, so a waiting exclusive acquire holds back every
-        // shared one behind it; a run of shared waiters at the head goes in together, and so do
-        // a semaphore's waiters while permits are free.
-        for (Waiter next = lock.peekWaiter(); next != null && lock.fits(next.shared()); next = lock.peekWaiter()) {
-            lock.pollWaiter();
-            SessionRecord session = state.sessions.existing(next.sessionId());
-            detachWait(lock, session, next);
-            Granted granted = new Granted(grant(lock, session, next.policy(), next.shared()));
-            Requests.remember(state, session, next.requestId(), Outcome.settled(granted));
-            state.events.add(new WaitResolved(session.id, next.requestId(), granted));
-        }
+        admitHead(lock);
         state.touch(lock);
         if (lock.lease == null && lock.waiterCount() == 0) {
             LockRecord dropped = state.locks.markIdle(lock, state.limits.idleLocksMax());
@@ -199,6 +189,22 @@ final class LeaseLifecycle {
                 state.chargeCheckpoints(dropped, -1);
                 state.touchedLocks.add(dropped.name); // so the step's check sees it left the idle order too
             }
+        }
+    }
+
+    /**
+     * FIFO: only the head is ever considered, so a waiting exclusive acquire holds back every
+     * shared one behind it; a run of shared waiters at the head goes in together, and so do a
+     * semaphore's waiters while permits are free.
+     */
+    private void admitHead(LockRecord lock) {
+        for (Waiter next = lock.peekWaiter(); next != null && lock.fits(next.shared()); next = lock.peekWaiter()) {
+            lock.pollWaiter();
+            SessionRecord session = state.sessions.existing(next.sessionId());
+            detachWait(lock, session, next);
+            Granted granted = new Granted(grant(lock, session, next.policy(), next.shared()));
+            Requests.remember(state, session, next.requestId(), Outcome.settled(granted));
+            state.events.add(new WaitResolved(session.id, next.requestId(), granted));
         }
     }
 
@@ -215,13 +221,21 @@ final class LeaseLifecycle {
         state.touch(lock);
     }
 
-    /** Takes a waiter out of the queue without granting, remembers and reports {@code outcome}. */
+    /**
+     * Takes a waiter out of the queue without granting, remembers and reports {@code outcome}.
+     * An exclusive waiter at the head of a lock held shared held back the shared ones behind it:
+     * once it leaves (cancelled, timed out, its session ended), they fit and are granted in the
+     * same step, or they would wait for a lease that may never end.
+     */
     void resolveWait(LockRecord lock, Waiter waiter, Rejected outcome) {
         lock.removeWaiter(waiter);
         SessionRecord session = state.sessions.existing(waiter.sessionId());
         detachWait(lock, session, waiter);
         Requests.remember(state, session, waiter.requestId(), Outcome.settled(outcome));
         state.events.add(new WaitResolved(session.id, waiter.requestId(), outcome));
+        if (lock.lease != null && lock.delayUntilMs == 0) {
+            admitHead(lock);
+        }
         state.touch(lock);
     }
 

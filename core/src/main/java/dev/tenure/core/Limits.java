@@ -25,6 +25,10 @@ import java.util.Objects;
  *     checkpoint, and the one its current lease was granted with once the holder wrote another
  * @param ephemeralKeysPerSessionMax keys one session holds as ephemeral (deleted when it ends): the
  *     session's end deletes them all in one apply, so this bounds that apply's work
+ * @param permitsMax the most leases one semaphore name may admit at once ({@code --permits N}); a
+ *     semaphore's leases are held leases like any other, so leasesPerSessionMax and sessionsMax
+ *     bound them in all, and this bounds the leases one lock record carries and the work of the
+ *     apply that admits its waiters
  */
 public record Limits(
         long sessionTtlMsMin,
@@ -48,13 +52,8 @@ public record Limits(
         int checkpointBytesMax,
         long checkpointTotalBytesMax,
         int ephemeralKeysPerSessionMax,
+        int permitsMax,
         PrincipalLimits principal) {
-
-    /**
-     * permitsMax: the most leases one semaphore name may admit at once ({@code --permits N}). A
-     * fixed bound rather than a configured one: locksMax already bounds the leases held in all.
-     */
-    public static final int PERMITS_MAX = 1_000;
 
     /** What every node runs with unless told otherwise; sized so that a 512 MiB heap holds all of it. */
     public static Limits defaults() {
@@ -80,6 +79,7 @@ public record Limits(
                 16 * 1024, // checkpointBytesMax
                 4L << 20, // checkpointTotalBytesMax: 4 MiB
                 1_000, // ephemeralKeysPerSessionMax
+                1_000, // permitsMax
                 PrincipalLimits.defaults());
     }
 
@@ -96,7 +96,8 @@ public record Limits(
                 || waitersMax < 0
                 || waitersPerLockMax < 0
                 || kvKeysMax < 0
-                || ephemeralKeysPerSessionMax < 0) {
+                || ephemeralKeysPerSessionMax < 0
+                || permitsMax <= 0) {
             throw new IllegalArgumentException("count limits must be positive");
         }
         if (kvBytesMax < 0 || checkpointTotalBytesMax < 0) {

@@ -26,7 +26,7 @@ final class LockCommands {
                 Shapes.lockName(c.lock(), state.limits),
                 Shapes.requestId(c.requestId()),
                 Shapes.policy(c.policy(), state.limits),
-                Shapes.permits(c.permits(), c.shared(), c.policy()),
+                Shapes.permits(c.permits(), c.shared(), c.policy(), state.limits),
                 c.attempt() < 0 ? Shapes.invalid("attempt must not be negative, was " + c.attempt()) : null);
         if (bad != null) {
             return bad;

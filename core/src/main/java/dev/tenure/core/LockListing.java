@@ -1,6 +1,7 @@
 package dev.tenure.core;
 
 import dev.tenure.core.Command.ListLocks;
+import dev.tenure.core.Result.Holder;
 import dev.tenure.core.Result.LockEntry;
 import dev.tenure.core.Result.LockList;
 import dev.tenure.core.Result.Rejected;
@@ -35,6 +36,13 @@ final class LockListing {
      * largest encoding (a 64-bit varint takes 10 bytes).
      */
     static final int ENTRY_FIXED_BYTES = 160;
+
+    /**
+     * Bytes each current lease adds as an element of the listed lock's holders, beyond its two
+     * strings: its length prefix and fields at their largest encoding. The oldest lease is also
+     * the entry's holder, which {@link #ENTRY_FIXED_BYTES} counts.
+     */
+    static final int HOLDER_FIXED_BYTES = 100;
 
     private LockListing() {}
 
@@ -84,15 +92,18 @@ final class LockListing {
     }
 
     private static LockEntry entry(State state, LockRecord lock) {
-        return new LockEntry(lock.name, Reads.holder(state, lock), lock.waiterCount(), lock.delayUntilMs);
+        return new LockEntry(lock.name, Reads.holders(state, lock), lock.waiterCount(), lock.delayUntilMs);
     }
 
     /** An upper bound on the wire size of {@code e} (see {@link #ENTRY_FIXED_BYTES}). */
     static long entryBytes(LockEntry e) {
         long bytes = ENTRY_FIXED_BYTES + Shapes.utf8Length(e.lock());
-        if (e.holder() != null) {
-            bytes += Shapes.utf8Length(e.holder().clientName())
-                    + Shapes.utf8Length(e.holder().principal());
+        Holder first = e.holder();
+        if (first != null) {
+            bytes += Shapes.utf8Length(first.clientName()) + Shapes.utf8Length(first.principal());
+        }
+        for (Holder h : e.holders()) {
+            bytes += HOLDER_FIXED_BYTES + Shapes.utf8Length(h.clientName()) + Shapes.utf8Length(h.principal());
         }
         return bytes;
     }

@@ -113,10 +113,19 @@ public sealed interface Result {
     record LockList(List<LockEntry> locks, boolean more, long nowMs) implements Result {}
 
     /**
-     * One listed lock: its current lease (null while free), how many acquires wait for it, and
-     * when its pending lock delay ends (0: none).
+     * One listed lock: its current leases (oldest first; none while free), how many acquires wait
+     * for it, and when its pending lock delay ends (0: none).
      */
-    record LockEntry(String lock, @Nullable Holder holder, int waiters, long delayUntilMs) {}
+    record LockEntry(String lock, List<Holder> holders, int waiters, long delayUntilMs) {
+        public LockEntry {
+            holders = List.copyOf(holders);
+        }
+
+        /** The oldest current lease, or null while the lock is free: a plain lock's one holder. */
+        public @Nullable Holder holder() {
+            return holders.isEmpty() ? null : holders.get(0);
+        }
+    }
 
     record Stats(long sessions, long locks, long held, long lastToken, long nowMs, long staleWritesRejected)
             implements Result {}

@@ -87,9 +87,9 @@ final class Shapes {
      * nor a shared one takes a policy (they end only with their session or a release, so a lock
      * with several leases has no per-lease deadline or lock delay to keep).
      */
-    static @Nullable Rejected permits(int permits, boolean shared, Policy policy) {
-        if (permits < 1 || permits > Limits.PERMITS_MAX) {
-            return invalid("permits " + permits + " is outside [1, permitsMax " + Limits.PERMITS_MAX + "]");
+    static @Nullable Rejected permits(int permits, boolean shared, Policy policy, Limits limits) {
+        if (permits < 1 || permits > limits.permitsMax()) {
+            return invalid("permits " + permits + " is outside [1, permitsMax " + limits.permitsMax() + "]");
         }
         if (shared && permits != 1) {
             return invalid("a shared lease takes no permits (was " + permits + "): any number may share a lock");

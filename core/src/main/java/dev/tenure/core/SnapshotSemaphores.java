@@ -16,7 +16,8 @@ import java.util.List;
  *
  * A lock from an older snapshot has permits 1, its lease exclusive, no other lease and no shared
  * waiter: what every lock was before. Another lease's checkpoint that equals the lock's is read as
- * that very object, as {@link SnapshotCodec} does for the first lease.
+ * that very object, as {@link SnapshotCodec} does for the first lease. A lock's permits are checked
+ * against permitsMax by the invariants once the snapshot is read, as the limits come after the locks.
  */
 final class SnapshotSemaphores {
     private SnapshotSemaphores() {}
@@ -61,7 +62,9 @@ final class SnapshotSemaphores {
     /** Reads the block into a lock whose lease, waiters and checkpoint are already read. */
     static void read(SnapshotReader r, State state, LockRecord lock) {
         lock.permits = r.i32();
-        if (lock.permits < 1 || lock.permits > Limits.PERMITS_MAX) {
+        // The upper bound is the permitsMax in force, which the limits block (read later) sets:
+        // the invariants check it once the whole snapshot is read.
+        if (lock.permits < 1) {
             throw SnapshotCodec.corrupt("lock " + lock.name + " permits " + lock.permits);
         }
         LeaseRecord first = lock.lease;

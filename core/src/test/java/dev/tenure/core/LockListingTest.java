@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tenure.core.Command.Acquire;
 import dev.tenure.core.Command.ListLocks;
 import dev.tenure.core.Command.Stats;
+import dev.tenure.core.Result.Granted;
 import dev.tenure.core.Result.Holder;
 import dev.tenure.core.Result.LockEntry;
 import dev.tenure.core.Result.LockList;
@@ -43,12 +44,56 @@ class LockListingTest {
         assertThat(names(page)).containsExactly("c", "m", "z");
         assertThat(page.locks().get(0))
                 .isEqualTo(new LockEntry(
-                        "c", new Holder(a, c.token(), 1_010, "alpha", Policy.NONE, Long.MAX_VALUE, ""), 1, 0));
+                        "c", List.of(new Holder(a, c.token(), 1_010, "alpha", Policy.NONE, Long.MAX_VALUE, "")), 1, 0));
         assertThat(page.locks().get(2).holder().sessionId()).isEqualTo(b);
         assertThat(page.locks().get(2).holder().token()).isEqualTo(z.token());
         assertThat(page.locks().get(2).waiters()).isZero();
         assertThat(page.more()).isFalse();
         assertThat(page.nowMs()).isEqualTo(1_010);
+    }
+
+    /**
+     * A semaphore or a shared lock is listed with every current lease, oldest first; its holder is
+     * the oldest, as a plain lock's is its one lease. Each lease counts against the page's bytes.
+     */
+    @Test
+    void aLockWithSeveralLeasesListsEveryHolderOldestFirst() {
+        Fixture f = new Fixture();
+        long a = f.open(1_000, "alpha");
+        long b = f.open(1_000, "beta");
+        long c = f.open(1_000, "gamma");
+        Grant ga = ((Granted) f.apply(new Acquire(a, 1, "sem", 0, Policy.NONE, 0, 2, false))).grant();
+        f.now += 5;
+        Grant gb = ((Granted) f.apply(new Acquire(b, 1, "sem", 0, Policy.NONE, 0, 2, false))).grant();
+        Grant sa = ((Granted) f.apply(new Acquire(a, 2, "shared", 0, Policy.NONE, 0, 1, true))).grant();
+        Grant sc = ((Granted) f.apply(new Acquire(c, 1, "shared", 0, Policy.NONE, 0, 1, true))).grant();
+        assertThat(f.apply(new Acquire(c, 2, "sem", -1, Policy.NONE, 0, 2, false)))
+                .isInstanceOf(Queued.class);
+
+        LockList page = list(f, "", "", 10, NO_BYTE_BOUND);
+
+        assertThat(page.locks())
+                .containsExactly(
+                        new LockEntry(
+                                "sem",
+                                List.of(
+                                        new Holder(a, ga.token(), 1_000, "alpha", Policy.NONE, Long.MAX_VALUE, ""),
+                                        new Holder(b, gb.token(), 1_005, "beta", Policy.NONE, Long.MAX_VALUE, "")),
+                                1,
+                                0),
+                        new LockEntry(
+                                "shared",
+                                List.of(
+                                        new Holder(
+                                                a, sa.token(), 1_005, "alpha", Policy.NONE, Long.MAX_VALUE, "", true),
+                                        new Holder(
+                                                c, sc.token(), 1_005, "gamma", Policy.NONE, Long.MAX_VALUE, "", true)),
+                                0,
+                                0));
+        assertThat(page.locks().get(0).holder())
+                .isEqualTo(page.locks().get(0).holders().get(0));
+        // 160 + "sem" (3) + "alpha" (5) for the entry and its holder, then 100 + client name per lease.
+        assertThat(LockListing.entryBytes(page.locks().get(0))).isEqualTo(160 + 3 + 5 + (100 + 5) + (100 + 4));
     }
 
     @Test
@@ -118,9 +163,10 @@ class LockListingTest {
         f.grant(a, 1, "aaaa");
         f.grant(a, 2, "bb");
         f.grant(a, 3, "c");
-        // Each entry: 160 fixed + name + client name "cl" (2) + principal "" (0).
-        long aaaa = LockListing.ENTRY_FIXED_BYTES + 4 + 2;
-        long bb = LockListing.ENTRY_FIXED_BYTES + 2 + 2;
+        // Each entry: 160 fixed + name + client name "cl" (2) + principal "" (0), and its one
+        // lease again among the holders: 100 fixed + "cl" (2).
+        long aaaa = LockListing.ENTRY_FIXED_BYTES + 4 + 2 + LockListing.HOLDER_FIXED_BYTES + 2;
+        long bb = LockListing.ENTRY_FIXED_BYTES + 2 + 2 + LockListing.HOLDER_FIXED_BYTES + 2;
         assertThat(names(list(f, "", "", 10, aaaa + bb))).containsExactly("aaaa", "bb");
         assertThat(list(f, "", "", 10, aaaa + bb).more()).isTrue();
         assertThat(names(list(f, "", "", 10, aaaa + bb - 1))).containsExactly("aaaa");

@@ -45,6 +45,7 @@ class PrincipalRulesTest {
                 d.checkpointBytesMax(),
                 d.checkpointTotalBytesMax(),
                 d.ephemeralKeysPerSessionMax(),
+                d.permitsMax(),
                 p);
     }
 

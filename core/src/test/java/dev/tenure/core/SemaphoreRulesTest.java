@@ -119,6 +119,31 @@ class SemaphoreRulesTest {
         assertThat(f.apply(acquire(a, 4, "s", 0, 1_000))).isInstanceOf(Granted.class);
     }
 
+    /**
+     * permitsMax is a limit like the others: set by the log, and a change that would leave a
+     * semaphore above it is refused, so that no lock ever admits more than the limit in force.
+     */
+    @Test
+    void permitsMaxIsSetByTheLogAndCannotDropBelowAHeldSemaphore() {
+        Limits three = Limits.defaults().with("permitsMax", 3);
+        Fixture f = new Fixture(three);
+        f.apply(Command.SetLimits.of(three, new java.util.TreeMap<>(), false, 0));
+        long a = f.open(1_000);
+        assertThat(rejected(f.apply(acquire(a, 1, "s", 0, 4))).message())
+                .isEqualTo("permits 4 is outside [1, permitsMax 3]");
+        assertThat(f.apply(acquire(a, 2, "s", 0, 3))).isInstanceOf(Granted.class);
+        Rejected lowered = rejected(f.apply(
+                Command.SetLimits.of(Limits.defaults().with("permitsMax", 2), new java.util.TreeMap<>(), true, 0)));
+        assertThat(lowered.code()).isEqualTo(Code.LIMIT);
+        assertThat(lowered.message())
+                .isEqualTo("node 0's limits (permitsMax: node 0 has 2, the cluster 3) hold less than the state"
+                        + " already does: lock s permits 3 (or over permitsMax); nothing changed");
+        assertThat(f.sm.limits().permitsMax()).isEqualTo(3);
+        assertThat(f.apply(Command.SetLimits.of(Limits.defaults(), new java.util.TreeMap<>(), true, 0)))
+                .isInstanceOf(Ok.class);
+        assertThat(f.apply(acquire(a, 3, "t", 0, 1_000))).isInstanceOf(Granted.class);
+    }
+
     @Test
     void permitsOneIsThePlainLock() {
         Fixture f = new Fixture();

@@ -13,6 +13,7 @@ import dev.tenure.core.Result.LockView;
 import dev.tenure.core.Result.Ok;
 import dev.tenure.core.Result.Queued;
 import dev.tenure.core.Result.Rejected;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class SharedLeaseRulesTest {
@@ -78,6 +79,41 @@ class SharedLeaseRulesTest {
                                         new Grant("r", 4, c, f.now, 1_000, TenureEnd.RELEASED, 2, null, Policy.NONE))));
         LockView v = (LockView) f.apply(new Status("r"));
         assertThat(v.holders()).extracting(Result.Holder::shared).containsExactly(true, true);
+    }
+
+    /**
+     * The exclusive waiter at the head was all that held the shared ones back: when it leaves the
+     * queue without a grant (here it withdraws; a timeout or its session's end does the same), the
+     * shared waiters behind it join the shared holders in that very step. Found by the simulation
+     * (seeds 46 and 161 of the sweep), where they stayed queued behind nobody.
+     */
+    @Test
+    void whenAnExclusiveWaiterLeavesTheSharedOnesBehindItJoinTheSharedHolders() {
+        Fixture f = new Fixture();
+        long a = f.open(1_000, "a");
+        long w = f.open(1_000, "w");
+        long b = f.open(1_000, "b");
+        long c = f.open(1_000, "c");
+        Grant ga = grant(f.apply(shared(a, 1, "r", 0)));
+        assertThat(f.apply(new Acquire(w, 1, "r", -1))).isEqualTo(new Queued("r", 1));
+        assertThat(f.apply(shared(b, 1, "r", -1))).isEqualTo(new Queued("r", 1));
+        assertThat(f.apply(new Acquire(c, 1, "r", 5_000))).isEqualTo(new Queued("r", 1));
+        f.events();
+
+        assertThat(f.apply(new Command.CancelWait(w, 1))).isEqualTo(new Ok());
+
+        List<Event> events = f.events();
+        assertThat(events).hasSize(2);
+        assertThat(events.get(0)).isEqualTo(new WaitResolved(w, 1, new Rejected(Code.CANCELLED, "wait cancelled", 0)));
+        WaitResolved admitted = (WaitResolved) events.get(1);
+        assertThat(admitted.sessionId()).isEqualTo(b);
+        assertThat(((Granted) admitted.result()).grant().token()).isEqualTo(ga.token() + 1);
+        LockView v = (LockView) f.apply(new Status("r"));
+        assertThat(v.holders()).extracting(Result.Holder::sessionId).containsExactly(a, b);
+        assertThat(v.waiters())
+                .as("the exclusive waiter behind them still waits")
+                .extracting(Result.WaiterView::sessionId)
+                .containsExactly(c);
     }
 
     @Test

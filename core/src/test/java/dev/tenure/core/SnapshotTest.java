@@ -600,6 +600,7 @@ class SnapshotTest {
                 16_384, // checkpointBytesMax
                 1L << 30, // checkpointTotalBytesMax
                 1_000, // ephemeralKeysPerSessionMax
+                1_000, // permitsMax
                 PrincipalLimits.defaults());
         assertThatThrownBy(() -> StateMachine.restore(s, tighter)).isInstanceOf(InvariantViolation.class);
     }

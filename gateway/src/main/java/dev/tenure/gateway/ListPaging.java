@@ -13,13 +13,20 @@ package dev.tenure.gateway;
 public record ListPaging(int listPageMax, int listPageDefault, long listPageBytesMax) {
     public static final ListPaging DEFAULTS = new ListPaging(1_000, 500, 256 * 1024);
 
+    /**
+     * The largest page budget a node takes: a client reads answers of up to 4 MiB (gRPC's default),
+     * and the over-count leaves a page well under its budget, so half of that always fits.
+     */
+    public static final long LIST_PAGE_BYTES_MAX_CEILING = 2L << 20;
+
     public ListPaging {
         if (listPageMax <= 0 || listPageDefault <= 0 || listPageDefault > listPageMax) {
             throw new IllegalArgumentException("listPageMax must be positive and listPageDefault within 1.."
                     + listPageMax + ", were " + listPageMax + " and " + listPageDefault);
         }
-        if (listPageBytesMax <= 0) {
-            throw new IllegalArgumentException("listPageBytesMax must be positive, was " + listPageBytesMax);
+        if (listPageBytesMax <= 0 || listPageBytesMax > LIST_PAGE_BYTES_MAX_CEILING) {
+            throw new IllegalArgumentException("listPageBytesMax must be within 1.." + LIST_PAGE_BYTES_MAX_CEILING
+                    + " (2 MiB, so that a page fits a client's 4 MiB message), was " + listPageBytesMax);
         }
     }
 }

@@ -33,8 +33,12 @@ final class ListingMapping {
                     .setLock(e.lock())
                     .setWaiters(e.waiters())
                     .setDelayUntilMs(e.delayUntilMs());
-            if (e.holder() != null) {
-                l.setHolder(WireMapping.holder(e.holder()));
+            Result.Holder first = e.holder();
+            if (first != null) {
+                l.setHolder(WireMapping.holder(first));
+            }
+            for (Result.Holder h : e.holders()) {
+                l.addHolders(WireMapping.holder(h));
             }
         }
         return b.build();

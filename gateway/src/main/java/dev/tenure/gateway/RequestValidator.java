@@ -57,9 +57,8 @@ final class RequestValidator {
         }
         // permits 0 is the field's default, read as 1. The core checks the same again at apply.
         int permits = Math.max(1, r.getPermits());
-        if (r.getPermits() < 0 || permits > dev.tenure.core.Limits.PERMITS_MAX) {
-            throw invalid("permits " + r.getPermits() + " is outside [1, permitsMax "
-                    + dev.tenure.core.Limits.PERMITS_MAX + "]");
+        if (r.getPermits() < 0 || permits > limits.permitsMax()) {
+            throw invalid("permits " + r.getPermits() + " is outside [1, permitsMax " + limits.permitsMax() + "]");
         }
         if (r.getShared() && permits != 1) {
             throw invalid("a shared lease takes no permits (was " + permits + "): any number may share a lock");

@@ -427,7 +427,8 @@ public final class WireMapping {
                     .setSessionId(w.sessionId())
                     .setSinceMs(w.sinceMs())
                     .setClientName(w.clientName())
-                    .setPrincipal(w.principal()));
+                    .setPrincipal(w.principal())
+                    .setShared(w.shared()));
         }
         for (TenureRecord r : view.history()) {
             b.addHistoryBuilder()

@@ -34,6 +34,9 @@ final class App {
     private final long ttlNanos;
     private @Nullable Session session; // null while none is open
     private @Nullable Lease held;
+    /** The held lease is shared: granted so, or downgraded (counted so from the downgrade's send). */
+    private boolean heldShared;
+
     private int writesLeft;
     private int writes;
     private @Nullable CompletableFuture<Lease> acquiring;
@@ -51,6 +54,11 @@ final class App {
     @Nullable
     Lease held() {
         return held;
+    }
+
+    /** Whether it acts on {@link #held()} as one of its shared holders. */
+    boolean heldShared() {
+        return heldShared;
     }
 
     void start() {
@@ -113,12 +121,26 @@ final class App {
             closeSession("at random");
             return;
         }
-        String lock = World.lockName(world.random.nextInt(world.config.locks()));
+        AcquireOptions.Builder options = AcquireOptions.builder();
+        double kind = world.random.nextDouble();
+        boolean shared = false;
+        String lock;
+        if (kind < 0.2) {
+            lock = World.SEMAPHORE;
+            options.permits(world.config.permits());
+        } else if (kind < 0.4) {
+            lock = World.SHARED;
+            shared = world.random.nextDouble() < 0.6;
+            if (shared) {
+                options.shared();
+            }
+        } else {
+            lock = World.lockName(world.random.nextInt(world.config.locks()));
+        }
         if (gaveUpOn.contains(lock)) {
             closeSession("rather than acquire " + lock + " again in it");
             return;
         }
-        AcquireOptions.Builder options = AcquireOptions.builder();
         double w = world.random.nextDouble();
         boolean forever = w >= 0.6;
         if (w < 0.25) {
@@ -126,13 +148,15 @@ final class App {
         } else if (!forever) {
             options.wait(Duration.ofNanos(Network.ms(10) + world.random.nextLong(2 * ttlNanos)));
         }
-        if (world.random.nextDouble() < 0.2) {
+        // A semaphore's and a shared lock's leases take no policy: they end with a release or the session.
+        if (lock.startsWith("lock") && world.random.nextDouble() < 0.2) {
             options.maxHold(Duration.ofMillis(world.config.ttlMs() * (1 + world.random.nextInt(3))));
         }
         Session s = session;
         CompletableFuture<Lease> f = s.acquireAsync(lock, options.build());
         acquiring = f;
-        trace("acquires " + lock + (forever ? " (waits forever)" : ""));
+        boolean grantedShared = shared;
+        trace("acquires " + lock + (shared ? " shared" : "") + (forever ? " (waits forever)" : ""));
         if (forever && world.random.nextDouble() < 0.3) {
             later(ttlNanos + world.random.nextLong(3 * ttlNanos), () -> {
                 if (acquiring == f && !f.isDone()) {
@@ -156,13 +180,14 @@ final class App {
             } else if (s != session) {
                 trace("granted " + lock + " t" + lease.token() + " to a session already given up");
             } else {
-                granted(lease);
+                granted(lease, grantedShared);
             }
         });
     }
 
-    private void granted(Lease lease) {
+    private void granted(Lease lease, boolean shared) {
         held = lease;
+        heldShared = shared;
         writesLeft = 1 + world.random.nextInt(4);
         trace("holds " + lease.lock() + " t" + lease.token() + " ("
                 + lease.remaining().toMillis() + "ms left)");
@@ -227,6 +252,10 @@ final class App {
             later(think(), this::next);
             return;
         }
+        if (!lease.lock().startsWith("lock")) {
+            actOnSeveralHoldersLock(lease, token);
+            return;
+        }
         String value = process.name() + "/t" + token + "/w" + ++writes;
         KvPutRequest request = KvPutRequest.newBuilder()
                 .setKey("k-" + lease.lock())
@@ -249,6 +278,29 @@ final class App {
             @Override
             public void onCompleted() {}
         });
+        if (--writesLeft > 0) {
+            later(work(), this::write);
+        } else {
+            later(work(), this::release);
+        }
+    }
+
+    /**
+     * A semaphore's or a shared lock's lease is not fenced (the fenced KV checks a lock's one
+     * current token): the holder acts on it by its horizon alone, which is what the checker's
+     * semaphore and shared properties judge. An exclusive holder of the shared lock may downgrade,
+     * and counts itself shared from the request on: the server may admit shared waiters as soon as
+     * it applies, before the answer is back.
+     */
+    private void actOnSeveralHoldersLock(Lease lease, long token) {
+        trace("acts on " + lease.lock() + " t" + token + (heldShared ? " shared" : ""));
+        if (lease.lock().equals(World.SHARED) && !heldShared && world.random.nextDouble() < 0.3) {
+            heldShared = true;
+            trace("downgrades " + lease.lock() + " t" + token);
+            CompletableFuture<?> unused = lease.downgradeAsync()
+                    .whenComplete((v, error) -> trace("downgrade " + lease.lock() + " t" + token + ": "
+                            + (error == null ? "ok" : Describe.error(error))));
+        }
         if (--writesLeft > 0) {
             later(work(), this::write);
         } else {

@@ -25,7 +25,16 @@ import org.jspecify.annotations.Nullable;
  *       session), and grants of a lock, and of all locks, carry strictly increasing tokens.
  *   <li><b>fencing</b>: every fenced write the core accepted carries its lock's current token, and
  *       the tokens accepted per key never go down.
+ *   <li><b>semaphore</b>: at no instant do more live clients act on leases of the semaphore that
+ *       are valid by their own horizons than its permits.
+ *   <li><b>shared</b>: at no instant does a live client act as the exclusive holder of the shared
+ *       lock by its own horizon while another acts on a valid lease of it (shared or not).
+ *   <li><b>listing</b>: the lock listing shows every lock with the very leases its status shows.
  * </ul>
+ *
+ * The holder property already asks that each lease a client acts on be one of the server's current
+ * leases of its lock; the semaphore and shared properties count the clients themselves, so that
+ * they hold even if the server's own count were wrong.
  */
 final class Checker {
     private final World world;
@@ -34,6 +43,9 @@ final class Checker {
     private final long[] holderToken;
 
     private final long[] holderSession;
+    /** Every current lease of each lock, token to session, after the last step. */
+    private final TreeMap<Long, Long>[] leases;
+
     private final TreeMap<Long, String> grantedTo = new TreeMap<>();
     private final TreeMap<String, Long> lastGrantByLock = new TreeMap<>();
     private final TreeMap<String, Long> lastAcceptedByKey = new TreeMap<>();
@@ -48,15 +60,22 @@ final class Checker {
     long writesAccepted;
     long writesRejected;
     long ephemeralKeysGone;
+    /** Steps after which the semaphore had several leases at once, or the shared lock several shared. */
+    long semaphoreSharedSteps;
 
+    long sharedLockSharedSteps;
+    long downgrades;
+
+    @SuppressWarnings({"unchecked", "rawtypes"}) // an array of one generic type, filled just below
     Checker(World world) {
         this.world = world;
-        this.locks = new String[world.config.locks()];
-        for (int i = 0; i < locks.length; i++) {
-            locks[i] = World.lockName(i);
-        }
+        this.locks = World.allLocks(world.config);
         this.holderToken = new long[locks.length];
         this.holderSession = new long[locks.length];
+        this.leases = new TreeMap[locks.length];
+        for (int i = 0; i < locks.length; i++) {
+            leases[i] = new TreeMap<>();
+        }
     }
 
     /** The first violation, or null. */
@@ -89,6 +108,9 @@ final class Checker {
             if (e instanceof Event.SessionEnded ended) {
                 ephemeralKeysGone(ended.sessionId());
             }
+        }
+        if (inner instanceof Command.Downgrade && result instanceof Result.Ok) {
+            downgrades++;
         }
         if (command instanceof Command.Put p) {
             String fenceLock = p.fenceLock();
@@ -125,7 +147,14 @@ final class Checker {
             Result.LockView view = (Result.LockView) machine.apply(machine.nowMs(), new Command.Status(locks[i]));
             holderToken[i] = view.holder() == null ? 0 : view.holder().token();
             holderSession[i] = view.holder() == null ? 0 : view.holder().sessionId();
+            leases[i].clear();
+            for (Result.Holder h : view.holders()) {
+                leases[i].put(h.token(), h.sessionId());
+            }
         }
+        int sem = index(World.SEMAPHORE);
+        semaphoreSharedSteps += leases[sem].size() > 1 ? 1 : 0;
+        sharedLockSharedSteps += leases[index(World.SHARED)].size() > 1 ? 1 : 0;
         checkListing(machine);
     }
 
@@ -134,13 +163,19 @@ final class Checker {
      * the holder its status read shows, and no lock as held that status shows free.
      */
     private void checkListing(StateMachine machine) {
-        TreeMap<String, Long> listed = new TreeMap<>();
+        TreeMap<String, List<Long>> listed = new TreeMap<>();
         String after = "";
         while (true) {
             var page = (Result.LockList) machine.apply(machine.nowMs(), new Command.ListLocks("", after, 1, 1));
             for (Result.LockEntry e : page.locks()) {
-                if (listed.put(e.lock(), e.holder() == null ? 0 : e.holder().token()) != null) {
+                List<Long> tokens =
+                        e.holders().stream().map(Result.Holder::token).toList();
+                if (listed.put(e.lock(), tokens) != null) {
                     fail("listing: " + e.lock() + " listed twice");
+                }
+                long first = e.holder() == null ? 0 : e.holder().token();
+                if (first != (tokens.isEmpty() ? 0 : tokens.get(0))) {
+                    fail("listing: " + e.lock() + " lists holder t" + first + " but holders " + tokens);
                 }
                 after = e.lock();
             }
@@ -149,9 +184,11 @@ final class Checker {
             }
         }
         for (int i = 0; i < locks.length; i++) {
-            long token = listed.getOrDefault(locks[i], 0L);
-            if (token != holderToken[i]) {
-                fail("listing: " + locks[i] + " listed with t" + token + ", its status shows t" + holderToken[i]);
+            List<Long> tokens = listed.getOrDefault(locks[i], List.of());
+            // Both oldest first: the listing's order is the status's order.
+            List<Long> status = List.copyOf(leases[i].keySet());
+            if (!new TreeSet<>(tokens).equals(new TreeSet<>(status)) || tokens.size() != status.size()) {
+                fail("listing: " + locks[i] + " listed with " + tokens + ", its status shows " + status);
             }
         }
     }
@@ -195,6 +232,8 @@ final class Checker {
 
     /** After every event: no live client may act on a valid lease the server no longer counts as current. */
     void checkClients() {
+        TreeMap<String, List<String>> acting = new TreeMap<>();
+        boolean exclusiveOnShared = false;
         for (ClientProcess p : world.processes) {
             if (p == null || p.crashed()) {
                 continue;
@@ -204,15 +243,40 @@ final class Checker {
                 continue;
             }
             int i = index(lease.lock());
-            if (holderToken[i] != lease.token()) {
-                String server = holderToken[i] == 0
+            if (!leases[i].containsKey(lease.token())) {
+                String server = leases[i].isEmpty()
                         ? "the server has ended it (the lock is free)"
-                        : "the server has granted it to s" + holderSession[i] + " as t" + holderToken[i];
+                        : "the server's current leases are " + describe(leases[i]);
                 fail("holder: " + p.name() + " (session s" + lease.sessionId() + ") holds " + lease.lock() + " t"
                         + lease.token() + " with " + lease.remaining().toMillis() + "ms left by its horizon, but "
                         + server);
             }
+            boolean shared = p.app.heldShared();
+            exclusiveOnShared |= lease.lock().equals(World.SHARED) && !shared;
+            acting.computeIfAbsent(lease.lock(), l -> new java.util.ArrayList<>())
+                    .add(p.name() + " t" + lease.token() + (shared ? " shared" : "") + " ("
+                            + lease.remaining().toMillis() + "ms left)");
         }
+        List<String> onSemaphore = acting.getOrDefault(World.SEMAPHORE, List.of());
+        if (onSemaphore.size() > world.config.permits()) {
+            fail("semaphore: " + onSemaphore.size() + " clients act on " + World.SEMAPHORE + " (permits "
+                    + world.config.permits() + ") at once by their own horizons: " + onSemaphore);
+        }
+        List<String> onShared = acting.getOrDefault(World.SHARED, List.of());
+        if (exclusiveOnShared && onShared.size() > 1) {
+            fail("shared: an exclusive holder of " + World.SHARED + " acts beside others by their own horizons: "
+                    + onShared);
+        }
+    }
+
+    private static String describe(java.util.Map<Long, Long> leases) {
+        StringBuilder b = new StringBuilder();
+        leases.forEach((token, session) -> b.append(b.length() == 0 ? "" : ", ")
+                .append('t')
+                .append(token)
+                .append(" of s")
+                .append(session));
+        return b.toString();
     }
 
     private int index(String lock) {

@@ -1,6 +1,7 @@
 package dev.tenure.sim;
 
 import dev.tenure.api.v1.AcquireRequest;
+import dev.tenure.api.v1.DowngradeRequest;
 import dev.tenure.api.v1.KvDeleteRequest;
 import dev.tenure.api.v1.KvGetRequest;
 import dev.tenure.api.v1.KvPutRequest;
@@ -122,6 +123,8 @@ final class Node {
             gateway.acquire(r, sc.answer());
         } else if (message instanceof ReleaseRequest r) {
             gateway.release(r, sc.answer());
+        } else if (message instanceof DowngradeRequest r) {
+            gateway.downgrade(r, sc.answer());
         } else if (message instanceof RenewLeaseRequest r) {
             gateway.renewLease(r, sc.answer());
         } else if (message instanceof WriteCheckpointRequest r) {

@@ -8,7 +8,8 @@ import java.util.SplittableRandom;
  * drift. Clock drift stays within what the client's drift margin covers (TTL/20 for these TTLs):
  * clients run at 1 ± 2.5%, nodes at 1 ± 1.5%, so client and leader differ by at most 4% over a TTL,
  * leaving 1% for the server's millisecond rounding. Node clocks also start up to two TTLs apart:
- * a new leader's clock may jump either way, which is what {@code onNewTerm} is for.
+ * a new leader's clock may jump either way, which is what {@code onNewTerm} is for. {@code permits}
+ * (2 or 3) is what every acquire of the semaphore {@link World#SEMAPHORE} names.
  */
 // The per-client and per-node arrays are only read by index: a config is never compared or hashed.
 @SuppressWarnings("ArrayRecordComponent")
@@ -31,7 +32,8 @@ record SimConfig(
         long[] clientPpm,
         long[] nodePpm,
         long[] nodeOffsetMs,
-        long graceMs) {
+        long graceMs,
+        int permits) {
 
     static final long CLIENT_PPM_MAX = 25_000;
     static final long NODE_PPM_MAX = 15_000;
@@ -102,7 +104,8 @@ record SimConfig(
                 nodePpm,
                 nodeOffsetMs,
                 // From its own stream, so that every other draw of a seed stays what it was.
-                options.disconnectGrace() ? ttlMs / graceDivisor(seed) : 0);
+                options.disconnectGrace() ? ttlMs / graceDivisor(seed) : 0,
+                2 + new SplittableRandom(seed ^ 0x5e3a_f0e1L).nextInt(2));
     }
 
     /** 1, 2 or 4: the grace is the TTL, half or a quarter of it. */
@@ -132,6 +135,7 @@ record SimConfig(
                 + (mutation == Mutation.NONE ? "" : " MUTATION=" + mutation)
                 + (connectionResets ? " resets=on" : "")
                 + (graceMs > 0 ? " grace=" + graceMs + "ms" : "")
+                + " permits=" + permits
                 + (reacquireGivenUpLocks ? " reacquireGivenUpLocks=on" : "");
     }
 

@@ -29,7 +29,10 @@ final class Simulation {
             long grants,
             long writesAccepted,
             long writesRejected,
-            long ephemeralKeysGone) {
+            long ephemeralKeysGone,
+            long semaphoreSharedSteps,
+            long sharedLockSharedSteps,
+            long downgrades) {
 
         boolean passed() {
             return failure == null;
@@ -54,7 +57,13 @@ final class Simulation {
                     .append(writesRejected)
                     .append(" rejected, ")
                     .append(ephemeralKeysGone)
-                    .append(" ephemeral keys seen gone with their session\n");
+                    .append(" ephemeral keys seen gone with their session, ")
+                    .append(semaphoreSharedSteps)
+                    .append(" steps with several semaphore leases, ")
+                    .append(sharedLockSharedSteps)
+                    .append(" with several shared leases, ")
+                    .append(downgrades)
+                    .append(" downgrades\n");
             b.append("trace (last ")
                     .append(traceTail.size())
                     .append(" of ")
@@ -109,7 +118,10 @@ final class Simulation {
                 c.grants,
                 c.writesAccepted,
                 c.writesRejected,
-                c.ephemeralKeysGone);
+                c.ephemeralKeysGone,
+                c.semaphoreSharedSteps,
+                c.sharedLockSharedSteps,
+                c.downgrades);
     }
 
     private static String at(Throwable e) {

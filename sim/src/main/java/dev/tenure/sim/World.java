@@ -37,7 +37,24 @@ final class World {
         return ++lastCallId;
     }
 
+    /** A semaphore: every acquire of it names {@link SimConfig#permits()}. */
+    static final String SEMAPHORE = "sem";
+
+    /** A lock taken shared or exclusive, whose exclusive holders may downgrade to shared. */
+    static final String SHARED = "rw";
+
     static String lockName(int i) {
         return "lock" + i;
+    }
+
+    /** Every name the workload acquires: the plain locks, then the semaphore and the shared lock. */
+    static String[] allLocks(SimConfig config) {
+        String[] names = new String[config.locks() + 2];
+        for (int i = 0; i < config.locks(); i++) {
+            names[i] = lockName(i);
+        }
+        names[config.locks()] = SEMAPHORE;
+        names[config.locks() + 1] = SHARED;
+        return names;
     }
 }

@@ -180,7 +180,8 @@ class NodeAttachManyTest {
                 new long[1],
                 new long[3],
                 new long[3],
-                0);
+                0,
+                2);
     }
 
     private ClientCall<AttachFrames, AttachEvents> attachMany(Recorder<AttachEvents> events) {

@@ -55,6 +55,14 @@ class SimulationTest {
             assertThat(totals.ephemeralKeysGone)
                     .as("ephemeral keys checked gone in the step that ended their session")
                     .isPositive();
+            // The semaphore and shared properties prove nothing unless leases really overlapped.
+            assertThat(totals.semaphoreSharedSteps)
+                    .as("steps with several semaphore leases")
+                    .isGreaterThan(count);
+            assertThat(totals.sharedLockSharedSteps)
+                    .as("steps with several shared leases")
+                    .isGreaterThan(count);
+            assertThat(totals.downgrades).as("downgrades applied").isGreaterThan(count / 20);
         }
     }
 
@@ -100,6 +108,9 @@ class SimulationTest {
         long writesAccepted;
         long writesRejected;
         long ephemeralKeysGone;
+        long semaphoreSharedSteps;
+        long sharedLockSharedSteps;
+        long downgrades;
 
         void add(Simulation.Outcome o) {
             events += o.events();
@@ -108,6 +119,9 @@ class SimulationTest {
             writesAccepted += o.writesAccepted();
             writesRejected += o.writesRejected();
             ephemeralKeysGone += o.ephemeralKeysGone();
+            semaphoreSharedSteps += o.semaphoreSharedSteps();
+            sharedLockSharedSteps += o.sharedLockSharedSteps();
+            downgrades += o.downgrades();
             o.faultKinds().forEach(k -> faults.merge(k.name(), 1, Integer::sum));
         }
 
@@ -116,7 +130,8 @@ class SimulationTest {
                     Locale.ROOT,
                     "sim: %d seeds in %.1f s (%.0f seeds/s): %d events, %d core steps, %d grants,"
                             + " %d fenced writes accepted, %d refused as stale, %d ephemeral keys gone with"
-                            + " their session; faults %s",
+                            + " their session, %d steps with several semaphore leases, %d with several shared"
+                            + " leases, %d downgrades; faults %s",
                     seeds,
                     seconds,
                     seeds / seconds,
@@ -126,6 +141,9 @@ class SimulationTest {
                     writesAccepted,
                     writesRejected,
                     ephemeralKeysGone,
+                    semaphoreSharedSteps,
+                    sharedLockSharedSteps,
+                    downgrades,
                     faults);
         }
     }

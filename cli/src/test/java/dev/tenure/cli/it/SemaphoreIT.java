@@ -17,7 +17,8 @@ class SemaphoreIT extends OnOneNode {
 
     @BeforeAll
     static void start() throws Exception {
-        serve(new ServerProcess(data));
+        // permitsMax and the listing's page size lowered, to see the node's own bounds refuse.
+        serve(new ServerProcess(data).withOptions("--limit", "permitsMax=4", "--list-page-max", "50"));
     }
 
     @Test
@@ -32,6 +33,21 @@ class SemaphoreIT extends OnOneNode {
                 JsonObject view = status("sem");
                 assertThat(view.get("permits").getAsInt()).isEqualTo(2);
                 assertThat(view.getAsJsonArray("holders")).hasSize(2);
+                // The listing shows both holders, oldest first; its holder fields the oldest.
+                try (var listing = tenure("locks", "--prefix", "sem", "--json")) {
+                    assertThat(listing.waitFor(PATIENCE)).as(listing.output()).isZero();
+                    JsonObject listed = json(listing.stdout.poll());
+                    assertThat(listed.get("token").getAsLong()).isEqualTo(ta);
+                    assertThat(listed.get("waiters").getAsInt()).isEqualTo(1);
+                    var holders = listed.getAsJsonArray("holders");
+                    assertThat(holders).hasSize(2);
+                    assertThat(holders.get(0).getAsJsonObject().get("token").getAsLong())
+                            .isEqualTo(ta);
+                    assertThat(holders.get(1).getAsJsonObject().get("token").getAsLong())
+                            .isEqualTo(tb);
+                    assertThat(holders.get(1).getAsJsonObject().get("shared").getAsBoolean())
+                            .isFalse();
+                }
 
                 var mismatch = tenure("acquire", "sem", "--permits", "3", "--wait", "0s");
                 assertThat(mismatch.waitFor(PATIENCE)).as(mismatch.output()).isEqualTo(2);
@@ -71,6 +87,26 @@ class SemaphoreIT extends OnOneNode {
                 cli.awaitQueued("rw", w);
                 try (var r3 = tenure("acquire", "rw", "--shared", "--json")) {
                     cli.awaitQueued("rw", r3); // behind the exclusive waiter, though the lock is held shared
+                    var waiters = status("rw").getAsJsonArray("waiters");
+                    assertThat(waiters).hasSize(2);
+                    assertThat(waiters.get(0).getAsJsonObject().get("shared").getAsBoolean())
+                            .isFalse();
+                    assertThat(waiters.get(1).getAsJsonObject().get("shared").getAsBoolean())
+                            .isTrue();
+                    try (var listing = tenure("locks", "--prefix", "rw", "--json")) {
+                        assertThat(listing.waitFor(PATIENCE))
+                                .as(listing.output())
+                                .isZero();
+                        var holders = json(listing.stdout.poll()).getAsJsonArray("holders");
+                        assertThat(holders).hasSize(2);
+                        assertThat(holders.get(0)
+                                        .getAsJsonObject()
+                                        .get("shared")
+                                        .getAsBoolean())
+                                .isTrue();
+                        assertThat(holders.get(1).getAsJsonObject().get("token").getAsLong())
+                                .isEqualTo(t2);
+                    }
                     r1.signal("TERM");
                     assertThat(r1.waitFor(PATIENCE)).isEqualTo(0);
                     r2.signal("TERM");
@@ -105,8 +141,12 @@ class SemaphoreIT extends OnOneNode {
         assertThat(zero.waitFor(PATIENCE)).isEqualTo(2);
         var sharedPermits = tenure("acquire", "bad-sem", "--permits", "2", "--shared");
         assertThat(sharedPermits.waitFor(PATIENCE)).isEqualTo(2);
-        var tooMany = tenure("acquire", "bad-sem", "--permits", "1001", "--wait", "0s");
+        var tooMany = tenure("acquire", "bad-sem", "--permits", "5", "--wait", "0s");
         assertThat(tooMany.waitFor(PATIENCE)).as(tooMany.output()).isEqualTo(2);
+        assertThat(tooMany.output()).contains("permitsMax 4");
+        var bigPage = tenure("locks", "--page-size", "51");
+        assertThat(bigPage.waitFor(PATIENCE)).as(bigPage.output()).isEqualTo(2);
+        assertThat(bigPage.output()).contains("listPageMax");
         assertThat(status("bad-sem").getAsJsonArray("holders")).isEmpty();
     }
 }

@@ -1,6 +1,7 @@
 package dev.tenure.server.config;
 
 import dev.tenure.core.Limits;
+import dev.tenure.gateway.ListPaging;
 import dev.tenure.server.security.ClusterSecret;
 import dev.tenure.server.security.TlsFiles;
 import java.nio.file.Path;
@@ -31,6 +32,8 @@ import org.jspecify.annotations.Nullable;
  *     holds, and what this node's own clients prove with; null admits any client (see {@link
  *     #withClusterSecret})
  * @param connections what the gRPC port gives client connections (see {@link ConnectionLimits})
+ * @param listPaging how large a page of the lock listing this node's gateway serves (see {@link
+ *     ListPaging}); a node's own setting, as the page's bounds travel in the log entry
  * @param heapCheck refuse to start when the limits can hold more than the heap (see {@code
  *     MemoryBudget}); true unless asked otherwise
  * @param changeLimits put {@code limits} in force for the whole cluster where they differ from the
@@ -57,6 +60,7 @@ public record ServerConfig(
         @Nullable TlsFiles tls,
         @Nullable ClusterSecret clusterSecret,
         ConnectionLimits connections,
+        ListPaging listPaging,
         boolean heapCheck,
         boolean changeLimits,
         boolean insecure,
@@ -68,6 +72,7 @@ public record ServerConfig(
     public ServerConfig {
         Objects.requireNonNull(dataDir, "dataDir");
         Objects.requireNonNull(connections, "connections");
+        Objects.requireNonNull(listPaging, "listPaging");
         members = List.copyOf(members);
         if (members.stream().noneMatch(m -> m.id() == nodeId)) {
             throw new IllegalArgumentException("node id " + nodeId + " is not among the members " + members);
@@ -109,6 +114,7 @@ public record ServerConfig(
                 null,
                 null,
                 ConnectionLimits.defaults(),
+                ListPaging.DEFAULTS,
                 true,
                 false,
                 false,
@@ -185,6 +191,11 @@ public record ServerConfig(
     /** This node's client connections get {@code next}: how many, how idle, how many calls, how much unread. */
     public ServerConfig withConnections(ConnectionLimits next) {
         return with(c -> c.connections = next);
+    }
+
+    /** This node's lock listing serves pages within {@code next}. */
+    public ServerConfig withListPaging(ListPaging next) {
+        return with(c -> c.listPaging = next);
     }
 
     /**
@@ -265,6 +276,7 @@ public record ServerConfig(
         public @Nullable TlsFiles tls;
         public @Nullable ClusterSecret clusterSecret;
         public ConnectionLimits connections;
+        public ListPaging listPaging;
         public boolean heapCheck;
         public boolean changeLimits;
         public boolean insecure;
@@ -287,6 +299,7 @@ public record ServerConfig(
             tls = c.tls;
             clusterSecret = c.clusterSecret;
             connections = c.connections;
+            listPaging = c.listPaging;
             heapCheck = c.heapCheck;
             changeLimits = c.changeLimits;
             insecure = c.insecure;
@@ -311,6 +324,7 @@ public record ServerConfig(
                     tls,
                     clusterSecret,
                     connections,
+                    listPaging,
                     heapCheck,
                     changeLimits,
                     insecure,

@@ -150,6 +150,7 @@ public final class GatewayServer implements AutoCloseable {
                 },
                 limits.callsInFlightMax());
         gateway.logBytesPerSecondMax(limits.logBytesPerSecondMax(), System::nanoTime);
+        gateway.listPaging(config.listPaging());
         GrpcService service = new GrpcService(gateway, request -> status(request.getStateDigest()));
         // Out of direct memory, a node's connections fail while its log looks fine: it ends as
         // out of heap does (138), whether gRPC's allocator or Netty's log is first to hear of it.

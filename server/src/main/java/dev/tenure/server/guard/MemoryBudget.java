@@ -162,13 +162,21 @@ public final class MemoryBudget {
                 records * perLockImage + (long) l.locksMax() * LEASE_SNAPSHOT);
     }
 
-    /** kvBytesMax holds every key's, value's and lock name's bytes; kvKeysMax bounds the records around them. */
+    /**
+     * kvBytesMax holds every key's, value's and lock name's bytes; kvKeysMax bounds the records
+     * around them. Any key may be ephemeral, so each is counted with an entry in its session's
+     * index, and every session that can hold one with its index (the index is derived from the
+     * entries, so a snapshot image does not carry it).
+     */
     private static Line kv(Limits l) {
         long keys = l.kvKeysMax();
+        long indexed = l.ephemeralKeysPerSessionMax() == 0 ? 0 : keys;
+        long indexes = Math.min(indexed, l.sessionsMax());
         return new Line(
                 "kv",
-                "kvKeysMax " + keys + ", kvBytesMax " + l.kvBytesMax(),
-                keys * (KV_ENTRY + STRING) + l.kvBytesMax(),
+                "kvKeysMax " + keys + ", kvBytesMax " + l.kvBytesMax() + ", ephemeral index of up to " + indexes
+                        + " sessions",
+                keys * (KV_ENTRY + STRING) + l.kvBytesMax() + indexed * EPHEMERAL_KEY + indexes * EPHEMERAL_SESSION,
                 keys * KV_ENTRY_SNAPSHOT + l.kvBytesMax());
     }
 

@@ -30,10 +30,11 @@ class MemoryBudgetTest {
         assertThat(e.fits()).isFalse();
         assertThat(e.largest().kind()).isEqualTo("kv");
         assertThat(e.refusal())
-                .startsWith("the limits can fill 12739.1 MiB of heap,")
+                .startsWith("the limits can fill 12745.9 MiB of heap,")
                 .contains(
                         "over the 307.2 MiB this node may fill (90% of the 341.4 MiB old generation of -Xmx 512.0 MiB)")
-                .contains("the most is kv (kvKeysMax 100000, kvBytesMax 6553600000)")
+                .contains(
+                        "the most is kv (kvKeysMax 100000, kvBytesMax 6553600000, ephemeral index of up to 10000 sessions)")
                 .contains("-Xmx in TENURE_JAVA_OPTS")
                 .contains("--limit NAME=VALUE");
     }

@@ -255,6 +255,36 @@ class MemoryCostsTest {
         assertThat(entry.snapshot()).isLessThanOrEqualTo(EntryCosts.KV_ENTRY_SNAPSHOT + 8 + 1);
     }
 
+    /**
+     * An ephemeral key is a KV entry and an entry in its session's index of ephemeral keys; each
+     * session that holds one adds its index. One key per session is the index's largest share.
+     */
+    @Test
+    void anEphemeralKeyAndItsSessionsIndexCostNoMoreThanTheBudgetSays() {
+        int n = 20_000;
+        long[] sessions = new long[2 * n];
+        for (int s = 0; s < sessions.length; s++) {
+            sessions[s] = open("c", "");
+        }
+        Cost entry = measure(
+                "ephemeral KV entry, one per session",
+                n,
+                i -> apply(new Command.Put(sessions[i], 1, name("e", i, 8), new byte[0], null, 0, true, "")));
+        assertThat(entry.heap())
+                .isLessThanOrEqualTo(EntryCosts.KV_ENTRY
+                        + EntryCosts.STRING
+                        + 8
+                        + EntryCosts.EPHEMERAL_KEY
+                        + EntryCosts.EPHEMERAL_SESSION);
+        assertThat(entry.snapshot()).isLessThanOrEqualTo(EntryCosts.KV_ENTRY_SNAPSHOT + 8 + 1);
+        Cost many = measure(
+                "ephemeral KV entry, 1,000 in one session",
+                1_000,
+                i -> apply(new Command.Put(sessions[0], 2 + i, name("m", i, 8), new byte[0], null, 0, true, "")));
+        assertThat(many.heap())
+                .isLessThanOrEqualTo(EntryCosts.KV_ENTRY + EntryCosts.STRING + 8 + EntryCosts.EPHEMERAL_KEY);
+    }
+
     @Test
     void aStaleWriteSeriesOfTheMetricsCostsNoMoreThanTheBudgetSays() {
         try (NodeMetrics metrics = new NodeMetrics()) {
