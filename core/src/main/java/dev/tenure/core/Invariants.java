@@ -345,6 +345,35 @@ final class Invariants {
     }
 
     /**
+     * Election values are within electionValueBytesMax (what the memory budget counts on) and only
+     * on an exclusive lease or waiter of a plain lock: an election has one leader.
+     */
+    private void checkElectionValues(LockRecord lock) {
+        int max = state.limits.electionValueBytesMax();
+        for (LeaseRecord l : lock.leases()) {
+            require(
+                    l.value().isEmpty() || (l.value().size() <= max && !l.shared() && lock.permits == 1),
+                    "lock %s lease %s carries %s (electionValueBytesMax %s, permits %s, shared %s)",
+                    lock.name,
+                    l.token(),
+                    l.value(),
+                    max,
+                    lock.permits,
+                    l.shared());
+        }
+        for (Waiter w : lock.waiters()) {
+            require(
+                    w.value().isEmpty() || (w.value().size() <= max && !w.shared()),
+                    "lock %s waiter %s carries %s (electionValueBytesMax %s, shared %s)",
+                    lock.name,
+                    w,
+                    w.value(),
+                    max,
+                    w.shared());
+        }
+    }
+
+    /**
      * The lease's own deadlines exist exactly when its policy asks for them and are indexed; a lock
      * delay only on a free lock, indexed; a checkpoint and stale-write counts within their bounds.
      */
@@ -395,6 +424,7 @@ final class Invariants {
                 "lock %s checkpoint %s out of bounds",
                 lock.name,
                 c);
+        checkElectionValues(lock);
         require(
                 lock.staleWrites.count() >= 0 && lock.staleWrites.count() <= state.staleWritesRejected,
                 "lock %s counts %s stale writes of %s in all",

@@ -39,12 +39,21 @@ final class LeaseLifecycle {
      * leases were granted (and took their tokens) before the exclusive one could fit.
      */
     Grant grant(LockRecord lock, SessionRecord session, Policy policy, boolean shared) {
+        return grant(lock, session, policy, shared, ElectionValue.NONE);
+    }
+
+    /**
+     * {@link #grant(LockRecord, SessionRecord, Policy, boolean)} of a lease that carries a
+     * campaign's {@code value}: the same grant, so an election's leader is fenced, bounded and
+     * handed over exactly as a lock's holder is.
+     */
+    Grant grant(LockRecord lock, SessionRecord session, Policy policy, boolean shared, ElectionValue value) {
         if (!lock.fits(shared) || lock.delayUntilMs != 0) {
             throw new InvariantViolation("grant of held or delayed lock " + lock.name + " to session " + session.id);
         }
         long token = ++state.lastToken;
         LeaseRecord lease = new LeaseRecord(
-                session.id, token, state.nowMs, lock.lastEnd, lock.lastToken, lock.checkpoint, policy, shared);
+                session.id, token, state.nowMs, lock.lastEnd, lock.lastToken, lock.checkpoint, policy, shared, value);
         boolean first = lock.lease == null;
         lock.addLease(lease);
         if (first) {
@@ -188,7 +197,7 @@ final class LeaseLifecycle {
             lock.pollWaiter();
             SessionRecord session = state.sessions.existing(next.sessionId());
             detachWait(lock, session, next);
-            Granted granted = new Granted(grant(lock, session, next.policy(), next.shared()));
+            Granted granted = new Granted(grant(lock, session, next.policy(), next.shared(), next.value()));
             Requests.remember(state, session, next.requestId(), Outcome.settled(granted));
             state.events.add(new WaitResolved(session.id, next.requestId(), granted));
         }
@@ -202,9 +211,16 @@ final class LeaseLifecycle {
         }
     }
 
-    void enqueue(LockRecord lock, SessionRecord session, long requestId, long waitMs, Policy policy, boolean shared) {
+    void enqueue(
+            LockRecord lock,
+            SessionRecord session,
+            long requestId,
+            long waitMs,
+            Policy policy,
+            boolean shared,
+            ElectionValue value) {
         long deadlineMs = waitMs < 0 ? Waiter.NEVER : state.nowPlus(waitMs);
-        Waiter w = new Waiter(session.id, requestId, state.nowMs, deadlineMs, policy, shared);
+        Waiter w = new Waiter(session.id, requestId, state.nowMs, deadlineMs, policy, shared, value);
         lock.addWaiter(w);
         state.waiters++;
         session.addWait(lock.name, requestId);

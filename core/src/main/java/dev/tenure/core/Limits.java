@@ -25,6 +25,9 @@ import java.util.Objects;
  *     checkpoint, and the one its current lease was granted with once the holder wrote another
  * @param ephemeralKeysPerSessionMax keys one session holds as ephemeral (deleted when it ends): the
  *     session's end deletes them all in one apply, so this bounds that apply's work
+ * @param electionValueBytesMax the value a campaign (an acquire with a value) or a proclaim may
+ *     carry: each lease and each waiter keeps at most this many bytes, so the values the state
+ *     keeps are bounded by {@code (locksMax + waitersMax) * electionValueBytesMax}
  */
 public record Limits(
         long sessionTtlMsMin,
@@ -48,6 +51,7 @@ public record Limits(
         int checkpointBytesMax,
         long checkpointTotalBytesMax,
         int ephemeralKeysPerSessionMax,
+        int electionValueBytesMax,
         PrincipalLimits principal) {
 
     /**
@@ -80,6 +84,7 @@ public record Limits(
                 16 * 1024, // checkpointBytesMax
                 4L << 20, // checkpointTotalBytesMax: 4 MiB
                 1_000, // ephemeralKeysPerSessionMax
+                1_024, // electionValueBytesMax
                 PrincipalLimits.defaults());
     }
 
@@ -105,7 +110,10 @@ public record Limits(
         if (requestIdCacheMax <= 0 || historyPerLockMax < 0 || idleLocksMax < 0) {
             throw new IllegalArgumentException("cache limits must be positive");
         }
-        if (lockDelayMsMax < 0 || maxHoldMsMax < sessionTtlMsMin || checkpointBytesMax < 0) {
+        if (lockDelayMsMax < 0
+                || maxHoldMsMax < sessionTtlMsMin
+                || checkpointBytesMax < 0
+                || electionValueBytesMax < 0) {
             throw new IllegalArgumentException(
                     "policy limits must be non-negative and maxHoldMsMax at least sessionTtlMsMin");
         }

@@ -27,6 +27,7 @@ final class LockCommands {
                 Shapes.requestId(c.requestId()),
                 Shapes.policy(c.policy(), state.limits),
                 Shapes.permits(c.permits(), c.shared(), c.policy()),
+                Shapes.electionValue(c.value(), c.permits(), c.shared(), state.limits),
                 c.attempt() < 0 ? Shapes.invalid("attempt must not be negative, was " + c.attempt()) : null);
         if (bad != null) {
             return bad;
@@ -75,7 +76,7 @@ final class LockCommands {
             if (target.lease == null) {
                 target.permits = c.permits();
             }
-            return new Granted(lifecycle.grant(target, s, c.policy(), c.shared()));
+            return new Granted(lifecycle.grant(target, s, c.policy(), c.shared(), c.value()));
         }
         if (c.waitMs() == 0) {
             return notNow(lock, delayed);
@@ -93,7 +94,7 @@ final class LockCommands {
         if (state.waiters >= state.limits.waitersMax()) {
             return new Rejected(Code.LIMIT, "waitersMax (" + state.limits.waitersMax() + ") reached", 0);
         }
-        lifecycle.enqueue(lock, s, c.requestId(), c.waitMs(), c.policy(), c.shared());
+        lifecycle.enqueue(lock, s, c.requestId(), c.waitMs(), c.policy(), c.shared(), c.value());
         return new Queued(lock.name, lock.currentToken());
     }
 

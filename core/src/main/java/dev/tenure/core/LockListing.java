@@ -93,6 +93,9 @@ final class LockListing {
         if (e.holder() != null) {
             bytes += Shapes.utf8Length(e.holder().clientName())
                     + Shapes.utf8Length(e.holder().principal());
+            int value = e.holder().value().size();
+            // An election leader's value: its bytes, a field tag and a length of up to five bytes.
+            bytes += value == 0 ? 0 : value + 6;
         }
         return bytes;
     }

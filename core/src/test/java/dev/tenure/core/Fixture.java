@@ -49,6 +49,7 @@ final class Fixture {
                 16_384, // checkpointBytesMax
                 1L << 30, // checkpointTotalBytesMax
                 1_000, // ephemeralKeysPerSessionMax
+                1_024, // electionValueBytesMax
                 PrincipalLimits.defaults());
     }
 

@@ -413,6 +413,7 @@ class LockRulesTest {
                 16_384, // checkpointBytesMax
                 1L << 30, // checkpointTotalBytesMax
                 1_000, // ephemeralKeysPerSessionMax
+                1_024, // electionValueBytesMax
                 PrincipalLimits.defaults());
         Fixture f = new Fixture(l);
         long a = f.open(1_000);
@@ -473,6 +474,7 @@ class LockRulesTest {
                 16_384, // checkpointBytesMax
                 1L << 30, // checkpointTotalBytesMax
                 1_000, // ephemeralKeysPerSessionMax
+                1_024, // electionValueBytesMax
                 PrincipalLimits.defaults());
         Fixture f = new Fixture(l);
         long a = f.open(1_000);
@@ -543,6 +545,7 @@ class LockRulesTest {
                 16_384, // checkpointBytesMax
                 1L << 30, // checkpointTotalBytesMax
                 1_000, // ephemeralKeysPerSessionMax
+                1_024, // electionValueBytesMax
                 PrincipalLimits.defaults());
         Fixture f = new Fixture(l);
         long a = f.open(1_000);

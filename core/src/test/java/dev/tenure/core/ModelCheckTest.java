@@ -72,6 +72,7 @@ class ModelCheckTest {
             3, // checkpointBytesMax
             1L << 30, // checkpointTotalBytesMax
             2, // ephemeralKeysPerSessionMax: small, so the model reaches it
+            1_024, // electionValueBytesMax
             PrincipalLimits.defaults());
 
     static final long[] LOCK_DELAYS = {0, 0, 50, 300, 400}; // 400: over the limit

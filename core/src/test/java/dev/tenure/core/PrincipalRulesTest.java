@@ -45,6 +45,7 @@ class PrincipalRulesTest {
                 d.checkpointBytesMax(),
                 d.checkpointTotalBytesMax(),
                 d.ephemeralKeysPerSessionMax(),
+                1_024, // electionValueBytesMax
                 p);
     }
 
