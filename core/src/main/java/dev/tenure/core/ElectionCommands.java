@@ -3,6 +3,7 @@ package dev.tenure.core;
 import dev.tenure.core.Result.Ok;
 import dev.tenure.core.Result.Rejected;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Proclaim: an election's leader replaces the value its lease publishes. An election is a lock
@@ -28,6 +29,19 @@ final class ElectionCommands {
         return Requests.once(state, c.sessionId(), c.requestId(), s -> decideProclaim(s, c));
     }
 
+    /** Refuses {@code added} more election value bytes beyond electionValueTotalBytesMax; null if they fit. */
+    static @Nullable Rejected valuesFull(State state, long added) {
+        long max = state.limits.electionValueTotalBytesMax();
+        if (added > 0 && state.electionValueBytes + added > max) {
+            return new Rejected(
+                    Code.LIMIT,
+                    "electionValueTotalBytesMax (" + max + ") reached: the leases and waiters carry "
+                            + state.electionValueBytes + " election value bytes and this adds " + added,
+                    0);
+        }
+        return null;
+    }
+
     /**
      * Owner-bound as a release is: only the session holding the current grant under {@code token}
      * replaces the value, so a deposed leader (paused past its lease, or resigned) cannot publish
@@ -48,6 +62,11 @@ final class ElectionCommands {
         if (lease.shared() || lock.permits != 1) {
             return Shapes.invalid("lock " + lock.name + " is held shared or as a semaphore: an election is exclusive");
         }
+        Rejected full = valuesFull(state, c.value().size() - lease.value().size());
+        if (full != null) {
+            return full;
+        }
+        state.electionValueBytes += c.value().size() - lease.value().size();
         lock.replaceLease(lease, lease.withValue(c.value()));
         state.touch(lock);
         return new Ok();

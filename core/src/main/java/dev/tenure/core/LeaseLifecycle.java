@@ -56,6 +56,7 @@ final class LeaseLifecycle {
                 session.id, token, state.nowMs, lock.lastEnd, lock.lastToken, lock.checkpoint, policy, shared, value);
         boolean first = lock.lease == null;
         lock.addLease(lease);
+        state.electionValueBytes += value.size();
         if (first) {
             // Only a lone lease has a policy with deadlines (the acquire's shape check refuses
             // them for shared leases and semaphores), so the lock's deadlines are the first lease's.
@@ -153,6 +154,7 @@ final class LeaseLifecycle {
         }
         state.chargeCheckpoints(lock, -1);
         lock.removeLease(lease); // and with it the checkpoint it was granted with, if the holder wrote another
+        state.electionValueBytes -= lease.value().size();
         state.chargeCheckpoints(lock, 1);
         if (end != TenureEnd.RELEASED && lease.policy().lockDelayMs() > 0) {
             lock.delayUntilMs = state.nowPlus(lease.policy().lockDelayMs());
@@ -223,6 +225,7 @@ final class LeaseLifecycle {
         Waiter w = new Waiter(session.id, requestId, state.nowMs, deadlineMs, policy, shared, value);
         lock.addWaiter(w);
         state.waiters++;
+        state.electionValueBytes += value.size();
         session.addWait(lock.name, requestId);
         if (w.bounded()) {
             state.deadlines.addWait(session.id, requestId, deadlineMs);
@@ -315,6 +318,7 @@ final class LeaseLifecycle {
     /** The waiter has left the lock's queue (granted or resolved): its session and index forget it. */
     private void detachWait(LockRecord lock, SessionRecord session, Waiter waiter) {
         state.waiters--;
+        state.electionValueBytes -= waiter.value().size();
         session.removeWait(lock.name, waiter.requestId());
         if (waiter.bounded()) {
             state.deadlines.removeWait(waiter.sessionId(), waiter.requestId(), waiter.deadlineMs());

@@ -26,8 +26,9 @@ import java.util.Objects;
  * @param ephemeralKeysPerSessionMax keys one session holds as ephemeral (deleted when it ends): the
  *     session's end deletes them all in one apply, so this bounds that apply's work
  * @param electionValueBytesMax the value a campaign (an acquire with a value) or a proclaim may
- *     carry: each lease and each waiter keeps at most this many bytes, so the values the state
- *     keeps are bounded by {@code (locksMax + waitersMax) * electionValueBytesMax}
+ *     carry: each lease and each waiter keeps at most this many bytes
+ * @param electionValueTotalBytesMax the bytes of every election value the leases and waiters
+ *     keep, summed (as checkpointTotalBytesMax bounds the checkpoints): what the memory budget counts
  */
 public record Limits(
         long sessionTtlMsMin,
@@ -52,6 +53,7 @@ public record Limits(
         long checkpointTotalBytesMax,
         int ephemeralKeysPerSessionMax,
         int electionValueBytesMax,
+        long electionValueTotalBytesMax,
         PrincipalLimits principal) {
 
     /**
@@ -85,6 +87,7 @@ public record Limits(
                 4L << 20, // checkpointTotalBytesMax: 4 MiB
                 1_000, // ephemeralKeysPerSessionMax
                 1_024, // electionValueBytesMax
+                1L << 20, // electionValueTotalBytesMax: 1 MiB
                 PrincipalLimits.defaults());
     }
 
@@ -104,7 +107,7 @@ public record Limits(
                 || ephemeralKeysPerSessionMax < 0) {
             throw new IllegalArgumentException("count limits must be positive");
         }
-        if (kvBytesMax < 0 || checkpointTotalBytesMax < 0) {
+        if (kvBytesMax < 0 || checkpointTotalBytesMax < 0 || electionValueTotalBytesMax < 0) {
             throw new IllegalArgumentException("byte budgets must not be negative");
         }
         if (requestIdCacheMax <= 0 || historyPerLockMax < 0 || idleLocksMax < 0) {

@@ -68,7 +68,10 @@ final class LockCommands {
         // FIFO: a new acquire goes in beside the current leases only when nobody waits, so a
         // queued exclusive acquire is never overtaken by later shared ones.
         if (lock == null || (!delayed && lock.waiterCount() == 0 && lock.fits(c.shared()))) {
-            Rejected full = Shapes.first(leasesFull(s), locksFull());
+            Rejected full = Shapes.first(
+                    leasesFull(s),
+                    locksFull(),
+                    ElectionCommands.valuesFull(state, c.value().size()));
             if (full != null) {
                 return full;
             }
@@ -87,7 +90,8 @@ final class LockCommands {
                     "waitersPerLockMax (" + state.limits.waitersPerLockMax() + ") reached for lock " + lock.name,
                     0);
         }
-        Rejected full = waitersFull(s);
+        Rejected full = Shapes.first(
+                waitersFull(s), ElectionCommands.valuesFull(state, c.value().size()));
         if (full != null) {
             return full;
         }
@@ -477,6 +481,11 @@ final class LockCommands {
         if (lock.permits != 1) {
             return Shapes.invalid("lock " + lock.name + " is a semaphore (permits " + lock.permits
                     + "): its leases are not downgraded");
+        }
+        if (!lease.value().isEmpty()) {
+            // An election has one leader: a shared lease publishing a value would let others share it.
+            return Shapes.invalid("the lease of lock " + lock.name + " (token " + lease.token()
+                    + ") is an election's leadership, which is exclusive");
         }
         if (!lease.policy().equals(Policy.NONE)) {
             return Shapes.invalid("the lease of lock " + lock.name + " (token " + lease.token()

@@ -69,6 +69,7 @@ final class SnapshotElections {
                     throw SnapshotCodec.corrupt("lock " + name + " has a lease value but no lone exclusive lease");
                 }
                 lock.replaceLease(lease, lease.withValue(leaseValue));
+                state.electionValueBytes += leaseValue.size();
             }
             readWaiterValues(r, state, lock);
         }
@@ -91,6 +92,7 @@ final class SnapshotElections {
             }
             lock.addWaiter(
                     new Waiter(x.sessionId(), x.requestId(), x.sinceMs(), x.deadlineMs(), x.policy(), x.shared(), v));
+            state.electionValueBytes += v.size();
         }
     }
 

@@ -152,6 +152,24 @@ class ElectionRulesTest {
     }
 
     @Test
+    void electionValueTotalBytesMaxBoundsEveryValueKept() {
+        Fixture f = new Fixture(Limits.defaults().with("electionValueTotalBytesMax", 5));
+        long a = f.open(1_000);
+        long b = f.open(1_000);
+        Grant g = ((Granted) f.apply(campaign(a, 1, "e", "123"))).grant();
+        assertThat(rejected(f.apply(campaign(b, 1, "e", "123"))).message())
+                .isEqualTo("electionValueTotalBytesMax (5) reached: the leases and waiters carry 3 election value"
+                        + " bytes and this adds 3");
+        assertThat(f.apply(campaign(b, 2, "e", "12"))).isEqualTo(new Queued("e", 1));
+        assertThat(code(f.apply(new Proclaim(a, 2, "e", g.token(), v("1234"))))).isEqualTo(Code.LIMIT);
+        assertThat(f.apply(new Proclaim(a, 3, "e", g.token(), v("1")))).isEqualTo(new Ok());
+        // The hand-over moves the candidate's bytes to its lease; the resigned leader's are freed.
+        f.apply(new Release(a, 4, "e", g.token(), false));
+        assertThat(f.apply(campaign(a, 5, "e", "123"))).isEqualTo(new Queued("e", 2));
+        assertThat(code(f.apply(new Command.Downgrade(b, 3, "e", 2)))).isEqualTo(Code.INVALID);
+    }
+
+    @Test
     void aLeaderTokenFencesWritesLikeALocks() {
         Fixture f = new Fixture();
         long a = f.open(1_000);

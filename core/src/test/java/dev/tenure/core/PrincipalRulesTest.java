@@ -46,6 +46,7 @@ class PrincipalRulesTest {
                 d.checkpointTotalBytesMax(),
                 d.ephemeralKeysPerSessionMax(),
                 1_024, // electionValueBytesMax
+                1L << 20, // electionValueTotalBytesMax
                 p);
     }
 

@@ -645,6 +645,7 @@ class SnapshotTest {
                 1L << 30, // checkpointTotalBytesMax
                 1_000, // ephemeralKeysPerSessionMax
                 1_024, // electionValueBytesMax
+                1L << 20, // electionValueTotalBytesMax
                 PrincipalLimits.defaults());
         assertThatThrownBy(() -> StateMachine.restore(s, tighter)).isInstanceOf(InvariantViolation.class);
     }
