@@ -48,7 +48,10 @@ public record LockStatus(
      * @param principal who the holder's client authenticated as (its certificate's CN); empty
      *     without client certificates
      * @param shared one of possibly many shared holders
+     * @param value an election leader's published value (empty: none); the array is the record's own
      */
+    // An opaque payload handed on as read from the wire; nothing compares these records by value.
+    @SuppressWarnings("ArrayRecordComponent")
     public record Holder(
             long sessionId,
             long token,
@@ -59,7 +62,33 @@ public record LockStatus(
             Duration leaseTtl,
             Optional<Instant> endsAt,
             String principal,
-            boolean shared) {
+            boolean shared,
+            byte[] value) {
+        public Holder(
+                long sessionId,
+                long token,
+                Instant since,
+                String clientName,
+                Duration lockDelay,
+                Duration maxHold,
+                Duration leaseTtl,
+                Optional<Instant> endsAt,
+                String principal,
+                boolean shared) {
+            this(
+                    sessionId,
+                    token,
+                    since,
+                    clientName,
+                    lockDelay,
+                    maxHold,
+                    leaseTtl,
+                    endsAt,
+                    principal,
+                    shared,
+                    new byte[0]);
+        }
+
         static Holder from(dev.tenure.api.v1.Holder held) {
             return new Holder(
                     held.getSessionId(),
@@ -71,7 +100,31 @@ public record LockStatus(
                     Duration.ofMillis(held.getPolicy().getLeaseTtlMs()),
                     instant(held.getEndsAtMs()),
                     held.getPrincipal(),
-                    held.getShared());
+                    held.getShared(),
+                    held.getValue().toByteArray());
+        }
+
+        /** Every component compared, the value by its bytes. */
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Holder h
+                    && sessionId == h.sessionId
+                    && token == h.token
+                    && shared == h.shared
+                    && since.equals(h.since)
+                    && clientName.equals(h.clientName)
+                    && lockDelay.equals(h.lockDelay)
+                    && maxHold.equals(h.maxHold)
+                    && leaseTtl.equals(h.leaseTtl)
+                    && endsAt.equals(h.endsAt)
+                    && principal.equals(h.principal)
+                    && java.util.Arrays.equals(value, h.value);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Objects.hash(sessionId, token, since, clientName, principal, shared)
+                    + 31 * java.util.Arrays.hashCode(value);
         }
     }
 
@@ -86,8 +139,31 @@ public record LockStatus(
         static final StaleWrites NONE = new StaleWrites(0, 0, 0, "", Optional.empty());
     }
 
-    /** {@code principal} as in {@link Holder}. */
-    public record Waiter(long sessionId, Instant since, String clientName, String principal) {}
+    /** {@code principal} as in {@link Holder}; {@code value}: a candidate's campaign value (empty: none). */
+    // An opaque payload handed on as read from the wire; nothing compares these records by value.
+    @SuppressWarnings("ArrayRecordComponent")
+    public record Waiter(long sessionId, Instant since, String clientName, String principal, byte[] value) {
+        public Waiter(long sessionId, Instant since, String clientName, String principal) {
+            this(sessionId, since, clientName, principal, new byte[0]);
+        }
+
+        /** Every component compared, the value by its bytes. */
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Waiter w
+                    && sessionId == w.sessionId
+                    && since.equals(w.since)
+                    && clientName.equals(w.clientName)
+                    && principal.equals(w.principal)
+                    && java.util.Arrays.equals(value, w.value);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Objects.hash(sessionId, since, clientName, principal)
+                    + 31 * java.util.Arrays.hashCode(value);
+        }
+    }
 
     /**
      * One ended tenure: who held the lock, with which token, from when to when, how it ended
@@ -124,7 +200,11 @@ public record LockStatus(
                 : holder.stream().toList();
         List<Waiter> waiters = r.getWaitersList().stream()
                 .map(w -> new Waiter(
-                        w.getSessionId(), Instant.ofEpochMilli(w.getSinceMs()), w.getClientName(), w.getPrincipal()))
+                        w.getSessionId(),
+                        Instant.ofEpochMilli(w.getSinceMs()),
+                        w.getClientName(),
+                        w.getPrincipal(),
+                        w.getValue().toByteArray()))
                 .toList();
         List<PastTenure> history = r.getHistoryList().stream()
                 .map(h -> new PastTenure(
