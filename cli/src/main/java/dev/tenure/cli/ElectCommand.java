@@ -82,7 +82,12 @@ final class ElectCommand implements Callable<Integer> {
                             .value(value.getBytes(StandardCharsets.UTF_8))
                             .build());
             print(lease);
-            return run != null ? run.runHeld(lease, stop) : AcquireCommand.hold(lease, name, client, policy, stop);
+            if (run == null) {
+                return AcquireCommand.hold(lease, name, client, policy, stop);
+            }
+            int code = run.runHeld(lease, stop);
+            // Asked to stop, the leader resigned once CMD's group was gone: that is a clean end.
+            return stop.isDone() ? ExitCodes.OK : code;
         } catch (TenureException e) {
             throw Failures.of(e);
         }

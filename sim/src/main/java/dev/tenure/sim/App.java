@@ -125,6 +125,10 @@ final class App {
             options.wait(Duration.ZERO);
         } else if (!forever) {
             options.wait(Duration.ofNanos(Network.ms(10) + world.random.nextLong(2 * ttlNanos)));
+        } else {
+            // A wait without end is how an election's candidate campaigns: it carries a value, so
+            // the one-holder-by-horizon property covers campaigns (no draw, so seeds replay as before).
+            options.value(("candidate " + lock).getBytes(java.nio.charset.StandardCharsets.UTF_8));
         }
         if (world.random.nextDouble() < 0.2) {
             options.maxHold(Duration.ofMillis(world.config.ttlMs() * (1 + world.random.nextInt(3))));
