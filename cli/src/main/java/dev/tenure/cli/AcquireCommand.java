@@ -45,6 +45,20 @@ final class AcquireCommand implements Callable<Integer> {
                 Session session = tenure.openSession()) {
             Lease lease = waiting.acquire(session, lock, policy);
             print(lease);
+            return hold(lease, lock, client, policy, stop);
+        } catch (TenureException e) {
+            throw Failures.of(e);
+        }
+    }
+
+    /**
+     * Holds {@code lease} until {@code stop} fires (releases it, exit 0) or it is lost (exit 4);
+     * also {@code tenure elect}'s hold, so a leader stops exactly as a holder does.
+     */
+    static int hold(
+            Lease lease, String lock, ClientOptions client, PolicyOptions policy, CompletableFuture<String> stop)
+            throws InterruptedException {
+        try {
             if (policy.manual()) {
                 renewPerInputLine(lease);
             }

@@ -17,6 +17,7 @@ import picocli.CommandLine.Command;
             ServerCommand.class,
             AcquireCommand.class,
             RunCommand.class,
+            ElectCommand.class,
             ReleaseCommand.class,
             StatusCommand.class,
             LocksCommand.class,

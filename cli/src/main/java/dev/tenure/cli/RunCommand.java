@@ -87,6 +87,33 @@ final class RunCommand implements Callable<Integer> {
     }
 
     /**
+     * Runs {@code cmd} under a lease taken elsewhere ({@code tenure elect -- CMD}), by exactly the
+     * rules of {@code tenure run}: the same grace, horizon watch and process-group stop. Call
+     * {@link #prepare} before the lease is taken.
+     */
+    static RunCommand under(ClientOptions client, PolicyOptions policy, List<String> cmd, String lock) {
+        RunCommand run = new RunCommand();
+        run.client = client;
+        run.policy = policy;
+        run.command = cmd;
+        run.lock = lock;
+        return run;
+    }
+
+    /** What {@link #call} does before it acquires: the supervisor check and the grace. */
+    void prepare() {
+        Supervisor.check();
+        grace = fittingGrace();
+    }
+
+    /** Runs the command under {@code lease} until it ends, the lease is lost or {@code stop} fires. */
+    int runHeld(Lease lease, CompletableFuture<String> stop) throws IOException, InterruptedException {
+        try (RenewPipe renew = policy.manual() ? RenewPipe.open(lease) : null) {
+            return runUnder(lease, renew, stop);
+        }
+    }
+
+    /**
      * The grace must end before the lease does: the group gets SIGTERM once no more than the grace
      * is left of the lease's validity, so SIGKILL lands by the client's horizon, which is itself
      * a drift margin before the server could grant the lock to anyone else. A quarter of the

@@ -38,8 +38,10 @@ public final class AcquireOptions {
     private final @Nullable Duration leaseTtl;
     private final int permits;
     private final boolean shared;
+    private final byte[] value;
 
     private AcquireOptions(Builder b) {
+        this.value = b.value;
         this.permits = b.permits;
         this.shared = b.shared;
         this.wait = b.wait;
@@ -85,9 +87,15 @@ public final class AcquireOptions {
         return shared;
     }
 
+    /** A campaign's election value (a copy; empty: a plain acquire). See {@link Session#campaign}. */
+    public byte[] value() {
+        return value.clone();
+    }
+
     public static final class Builder {
         private int permits = 1;
         private boolean shared;
+        private byte[] value = new byte[0];
         private @Nullable Duration wait;
         private Duration lockDelay = Duration.ZERO;
         private Duration maxHold = Duration.ZERO;
@@ -154,7 +162,20 @@ public final class AcquireOptions {
             return this;
         }
 
+        /**
+         * A campaign: the acquire waits and then holds the lock as an election's candidate and
+         * leader publishing {@code value} (shown by status, replaced by {@link Leadership#proclaim}).
+         * At most electionValueBytesMax (1 KiB by default); only with an exclusive lease of a plain lock.
+         */
+        public Builder value(byte[] value) {
+            this.value = Objects.requireNonNull(value, "value").clone();
+            return this;
+        }
+
         public AcquireOptions build() {
+            if (value.length > 0 && (shared || permits != 1)) {
+                throw new IllegalArgumentException("an election value goes with an exclusive lease of a plain lock");
+            }
             if (shared && permits != 1) {
                 throw new IllegalArgumentException("a shared lease takes no permits: " + permits);
             }

@@ -137,6 +137,15 @@ public final class Lease implements AutoCloseable {
         session.checkpointOwn(this, value);
     }
 
+    /** An election's proclaim under this lease's token: see {@link Leadership#proclaim}. */
+    void proclaim(byte[] value) {
+        LossReason reason = lossReason();
+        if (reason != null) {
+            throw lostException(reason);
+        }
+        session.proclaimOwn(this, value);
+    }
+
     /**
      * Renews now. A MANUAL lease is renewed by this call (or by {@link #fence(Duration)}) only; an
      * AUTO lease is renewed with its session (one keepalive, waited for). Neither passes maxHold.

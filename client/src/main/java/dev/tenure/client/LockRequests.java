@@ -1,11 +1,14 @@
 package dev.tenure.client;
 
+import com.google.protobuf.ByteString;
 import dev.tenure.api.v1.AcquireRequest;
 import dev.tenure.api.v1.AcquireResponse;
 import dev.tenure.api.v1.Code;
 import dev.tenure.api.v1.DowngradeRequest;
 import dev.tenure.api.v1.DowngradeResponse;
 import dev.tenure.api.v1.Policy;
+import dev.tenure.api.v1.ProclaimRequest;
+import dev.tenure.api.v1.ProclaimResponse;
 import dev.tenure.api.v1.ReleaseRequest;
 import dev.tenure.api.v1.ReleaseResponse;
 import dev.tenure.api.v1.RenewLeaseRequest;
@@ -35,7 +38,8 @@ final class LockRequests {
             long waitMs,
             GrantPolicy policy,
             int permits,
-            boolean shared) {
+            boolean shared,
+            byte[] value) {
         AcquireRequest request = AcquireRequest.newBuilder()
                 .setSessionId(caller.sessionId())
                 .setSessionSecret(caller.secret())
@@ -48,6 +52,7 @@ final class LockRequests {
                         .setLeaseTtlMs(policy.leaseTtlMs()))
                 .setPermits(permits)
                 .setShared(shared)
+                .setValue(ByteString.copyFrom(value))
                 .build();
         long budget = waitMs < 0
                 ? Retrier.FOREVER
@@ -102,6 +107,19 @@ final class LockRequests {
                 .setToken(token)
                 .build();
         return ctx.retrier.call(TenureGrpc.getDowngradeMethod(), request, ctx.requestTimeoutNanos);
+    }
+
+    static CompletableFuture<ProclaimResponse> proclaim(
+            ClientContext ctx, Caller caller, long requestId, String lock, long token, byte[] value) {
+        ProclaimRequest request = ProclaimRequest.newBuilder()
+                .setSessionId(caller.sessionId())
+                .setSessionSecret(caller.secret())
+                .setRequestId(requestId)
+                .setLock(lock)
+                .setToken(token)
+                .setValue(ByteString.copyFrom(value))
+                .build();
+        return ctx.retrier.call(TenureGrpc.getProclaimMethod(), request, ctx.requestTimeoutNanos);
     }
 
     /** RenewLease; {@code maxHoldMs} 0 keeps the lease's maxHold, else moves it (never earlier). */

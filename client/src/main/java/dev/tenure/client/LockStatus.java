@@ -48,7 +48,10 @@ public record LockStatus(
      * @param principal who the holder's client authenticated as (its certificate's CN); empty
      *     without client certificates
      * @param shared one of possibly many shared holders
+     * @param value an election leader's published value (empty: none); the array is the record's own
      */
+    // An opaque payload handed on as read from the wire; nothing compares these records by value.
+    @SuppressWarnings("ArrayRecordComponent")
     public record Holder(
             long sessionId,
             long token,
@@ -59,7 +62,33 @@ public record LockStatus(
             Duration leaseTtl,
             Optional<Instant> endsAt,
             String principal,
-            boolean shared) {
+            boolean shared,
+            byte[] value) {
+        public Holder(
+                long sessionId,
+                long token,
+                Instant since,
+                String clientName,
+                Duration lockDelay,
+                Duration maxHold,
+                Duration leaseTtl,
+                Optional<Instant> endsAt,
+                String principal,
+                boolean shared) {
+            this(
+                    sessionId,
+                    token,
+                    since,
+                    clientName,
+                    lockDelay,
+                    maxHold,
+                    leaseTtl,
+                    endsAt,
+                    principal,
+                    shared,
+                    new byte[0]);
+        }
+
         static Holder from(dev.tenure.api.v1.Holder held) {
             return new Holder(
                     held.getSessionId(),
@@ -71,7 +100,31 @@ public record LockStatus(
                     Duration.ofMillis(held.getPolicy().getLeaseTtlMs()),
                     instant(held.getEndsAtMs()),
                     held.getPrincipal(),
-                    held.getShared());
+                    held.getShared(),
+                    held.getValue().toByteArray());
+        }
+
+        /** Every component compared, the value by its bytes. */
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Holder h
+                    && sessionId == h.sessionId
+                    && token == h.token
+                    && shared == h.shared
+                    && since.equals(h.since)
+                    && clientName.equals(h.clientName)
+                    && lockDelay.equals(h.lockDelay)
+                    && maxHold.equals(h.maxHold)
+                    && leaseTtl.equals(h.leaseTtl)
+                    && endsAt.equals(h.endsAt)
+                    && principal.equals(h.principal)
+                    && java.util.Arrays.equals(value, h.value);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Objects.hash(sessionId, token, since, clientName, principal, shared)
+                    + 31 * java.util.Arrays.hashCode(value);
         }
     }
 
@@ -86,11 +139,35 @@ public record LockStatus(
         static final StaleWrites NONE = new StaleWrites(0, 0, 0, "", Optional.empty());
     }
 
-    /** {@code principal} as in {@link Holder}; {@code shared}: the waiter asks for a shared lease. */
-    public record Waiter(long sessionId, Instant since, String clientName, String principal, boolean shared) {
-        /** A waiter for an exclusive lease. */
+    /**
+     * {@code principal} as in {@link Holder}; {@code shared}: the waiter asks for a shared lease;
+     * {@code value}: a candidate's campaign value (empty: none).
+     */
+    // An opaque payload handed on as read from the wire; nothing compares these records by value.
+    @SuppressWarnings("ArrayRecordComponent")
+    public record Waiter(
+            long sessionId, Instant since, String clientName, String principal, boolean shared, byte[] value) {
+        /** A waiter for an exclusive lease, without a campaign value. */
         public Waiter(long sessionId, Instant since, String clientName, String principal) {
-            this(sessionId, since, clientName, principal, false);
+            this(sessionId, since, clientName, principal, false, new byte[0]);
+        }
+
+        /** Every component compared, the value by its bytes. */
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Waiter w
+                    && sessionId == w.sessionId
+                    && since.equals(w.since)
+                    && clientName.equals(w.clientName)
+                    && principal.equals(w.principal)
+                    && shared == w.shared
+                    && java.util.Arrays.equals(value, w.value);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Objects.hash(sessionId, since, clientName, principal, shared)
+                    + 31 * java.util.Arrays.hashCode(value);
         }
     }
 
@@ -133,7 +210,8 @@ public record LockStatus(
                         Instant.ofEpochMilli(w.getSinceMs()),
                         w.getClientName(),
                         w.getPrincipal(),
-                        w.getShared()))
+                        w.getShared(),
+                        w.getValue().toByteArray()))
                 .toList();
         List<PastTenure> history = r.getHistoryList().stream()
                 .map(h -> new PastTenure(

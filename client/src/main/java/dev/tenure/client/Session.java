@@ -148,6 +148,44 @@ public final class Session implements AutoCloseable {
         return made;
     }
 
+    // ---- elections ----
+
+    /**
+     * Campaigns in election {@code name} with {@code value}: queues FIFO behind the leader and the
+     * earlier candidates and blocks until this session is elected (or the session is lost). The
+     * leadership is the lock's exclusive lease: its token fences writes, and it ends (and the
+     * next candidate is elected) on {@link Leadership#resign()}, on the session's end, or as any
+     * lease is lost. At most electionValueBytesMax (1 KiB by default).
+     */
+    public Leadership campaign(String name, byte[] value) {
+        return new Leadership(acquire(name, campaignOptions(value).build()), value);
+    }
+
+    /**
+     * {@link #campaign(String, byte[])} that gives up after {@code wait}: throws {@link
+     * TenureException} with {@link TenureException.Code#LOCK_HELD} if not elected by then (the
+     * candidacy is withdrawn).
+     */
+    public Leadership campaign(String name, byte[] value, Duration wait) {
+        return new Leadership(
+                acquire(
+                        name,
+                        campaignOptions(value)
+                                .wait(Objects.requireNonNull(wait, "wait"))
+                                .build()),
+                value);
+    }
+
+    /** {@link #campaign(String, byte[])} without blocking; cancelling the future withdraws the candidacy. */
+    public CompletableFuture<Leadership> campaignAsync(String name, byte[] value) {
+        byte[] copy = value.clone();
+        return acquireAsync(name, campaignOptions(copy).build()).thenApply(lease -> new Leadership(lease, copy));
+    }
+
+    private static AcquireOptions.Builder campaignOptions(byte[] value) {
+        return AcquireOptions.builder().value(Objects.requireNonNull(value, "value"));
+    }
+
     /** Takes the lock only if it is free now. */
     public Optional<Lease> tryAcquire(String lock) {
         try {
@@ -236,7 +274,8 @@ public final class Session implements AutoCloseable {
                 waitMs,
                 options.policy(ttl()),
                 options.permits(),
-                options.shared());
+                options.shared(),
+                options.value());
         acquiring.add(result);
         // However the result ends (cancelled, session lost), the server-side wait must end too.
         unused = result.whenComplete((lease, error) -> call.cancel(false));
@@ -338,6 +377,21 @@ public final class Session implements AutoCloseable {
                     }
                     return null;
                 });
+    }
+
+    /** Proclaim for one of this session's own leases: NOT_OWNER means the server took it back. */
+    void proclaimOwn(Lease lease, byte[] value) {
+        requireLive();
+        var r = Blocking.join(
+                LockRequests.proclaim(ctx, caller(), requestIds.incrementAndGet(), lease.lock(), lease.token(), value));
+        switch (r.getCode()) {
+            case CODE_OK -> {}
+            case CODE_NOT_OWNER -> {
+                lease.markLost(LossReason.REVOKED);
+                throw StaleTokenException.notOwner(lease.lock(), lease.token(), r.getCurrentToken());
+            }
+            default -> throw failure("proclaim '" + lease.lock() + "'", r.getCode(), r.getMessage());
+        }
     }
 
     /** Downgrade of one of this session's own leases: NOT_OWNER means the server took it back. */

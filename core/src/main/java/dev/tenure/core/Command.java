@@ -109,6 +109,8 @@ public sealed interface Command {
      * with the request's outcome, for {@link CancelWait}. {@code permits}: how many leases the
      * lock admits at once (1: a plain lock; every acquirer of a name must name the same);
      * {@code shared}: a shared lease, which any number may hold unless one holds it exclusively.
+     * {@code value}: a campaign's value (empty: none), which the waiter and then the lease carry
+     * and status shows (see {@link Proclaim}); only an exclusive acquire of a plain lock has one.
      */
     record Acquire(
             long sessionId,
@@ -118,8 +120,21 @@ public sealed interface Command {
             Policy policy,
             long attempt,
             int permits,
-            boolean shared)
+            boolean shared,
+            ElectionValue value)
             implements Command {
+        public Acquire(
+                long sessionId,
+                long requestId,
+                String lock,
+                long waitMs,
+                Policy policy,
+                long attempt,
+                int permits,
+                boolean shared) {
+            this(sessionId, requestId, lock, waitMs, policy, attempt, permits, shared, ElectionValue.NONE);
+        }
+
         public Acquire(long sessionId, long requestId, String lock, long waitMs) {
             this(sessionId, requestId, lock, waitMs, Policy.NONE, 0);
         }
@@ -134,7 +149,7 @@ public sealed interface Command {
 
         /** The same acquire, tried again: its next attempt. */
         public Acquire nextAttempt() {
-            return new Acquire(sessionId, requestId, lock, waitMs, policy, attempt + 1, permits, shared);
+            return new Acquire(sessionId, requestId, lock, waitMs, policy, attempt + 1, permits, shared, value);
         }
     }
 
@@ -172,6 +187,13 @@ public sealed interface Command {
             this(sessionId, requestId, lock, token, value, "");
         }
     }
+
+    /**
+     * Replaces the value of the caller's lease of {@code lock} (an election's leader publishes a
+     * new one); accepted only if {@code token} is the lock's current grant and the caller's session
+     * holds it, as a release is, else NOT_OWNER and nothing changes. Deduplicated by request id.
+     */
+    record Proclaim(long sessionId, long requestId, String lock, long token, ElectionValue value) implements Command {}
 
     /**
      * Gives up a queued acquire (its client stopped waiting), or gives back the grant that raced

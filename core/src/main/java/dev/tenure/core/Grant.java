@@ -20,6 +20,7 @@ import org.jspecify.annotations.Nullable;
  * @param previousToken the previous tenure's token, 0 if none
  * @param previousCheckpoint the lock's last checkpoint when it was granted, or null
  * @param policy the policy the acquire asked for
+ * @param value the lease's election value as it is now ({@link ElectionValue#NONE}: not a campaign)
  */
 public record Grant(
         String lock,
@@ -30,4 +31,28 @@ public record Grant(
         TenureEnd previousEnd,
         long previousToken,
         @Nullable Checkpoint previousCheckpoint,
-        Policy policy) {}
+        Policy policy,
+        ElectionValue value) {
+    public Grant(
+            String lock,
+            long token,
+            long sessionId,
+            long grantedAtMs,
+            long ttlMs,
+            TenureEnd previousEnd,
+            long previousToken,
+            @Nullable Checkpoint previousCheckpoint,
+            Policy policy) {
+        this(
+                lock,
+                token,
+                sessionId,
+                grantedAtMs,
+                ttlMs,
+                previousEnd,
+                previousToken,
+                previousCheckpoint,
+                policy,
+                ElectionValue.NONE);
+    }
+}

@@ -140,15 +140,28 @@ final class Invariants {
                 state.sessions.withPrincipal());
     }
 
-    /** The waiters and checkpoint bytes the limits count are what the locks hold. */
+    private static long electionValueBytes(LockRecord lock) {
+        long n = 0;
+        for (LeaseRecord l : lock.leases()) {
+            n += l.value().size();
+        }
+        for (Waiter w : lock.waiters()) {
+            n += w.value().size();
+        }
+        return n;
+    }
+
+    /** The waiters, checkpoint and election value bytes the limits count are what the locks hold. */
     private void checkMemoryCounts() {
         long waiters = 0;
         long checkpointBytes = 0;
+        long electionValueBytes = 0;
         TreeMap<String, Long> charged = new TreeMap<>();
         TreeMap<String, Long> delays = new TreeMap<>();
         for (LockRecord lock : state.locks.all()) {
             waiters += lock.waiterCount();
             checkpointBytes += lock.checkpointBytes();
+            electionValueBytes += electionValueBytes(lock);
             if (!lock.checkpointPrincipal.isEmpty() && lock.checkpointBytes() > 0) {
                 charged.merge(lock.checkpointPrincipal, lock.checkpointBytes(), Long::sum);
             }
@@ -175,6 +188,11 @@ final class Invariants {
             checkCheckpointQuota(c.getKey());
         }
         require(waiters == state.waiters, "%s waiters queued, counted %s", waiters, state.waiters);
+        require(
+                electionValueBytes == state.electionValueBytes,
+                "leases and waiters carry %s election value bytes, counted %s",
+                electionValueBytes,
+                state.electionValueBytes);
         require(
                 checkpointBytes == state.checkpointBytes,
                 "locks keep %s checkpoint bytes, counted %s",
@@ -250,6 +268,10 @@ final class Invariants {
                 state.checkpointBytes >= 0 && state.checkpointBytes <= l.checkpointTotalBytesMax(),
                 "%s checkpoint bytes outside [0, checkpointTotalBytesMax]",
                 state.checkpointBytes);
+        require(
+                state.electionValueBytes >= 0 && state.electionValueBytes <= l.electionValueTotalBytesMax(),
+                "%s election value bytes outside [0, electionValueTotalBytesMax]",
+                state.electionValueBytes);
         require(
                 state.locks.idleCount() <= l.idleLocksMax(),
                 "%s idle locks over idleLocksMax",
@@ -349,6 +371,35 @@ final class Invariants {
     }
 
     /**
+     * Election values are within electionValueBytesMax (what the memory budget counts on) and only
+     * on an exclusive lease or waiter of a plain lock: an election has one leader.
+     */
+    private void checkElectionValues(LockRecord lock) {
+        int max = state.limits.electionValueBytesMax();
+        for (LeaseRecord l : lock.leases()) {
+            require(
+                    l.value().isEmpty() || (l.value().size() <= max && !l.shared() && lock.permits == 1),
+                    "lock %s lease %s carries %s (electionValueBytesMax %s, permits %s, shared %s)",
+                    lock.name,
+                    l.token(),
+                    l.value(),
+                    max,
+                    lock.permits,
+                    l.shared());
+        }
+        for (Waiter w : lock.waiters()) {
+            require(
+                    w.value().isEmpty() || (w.value().size() <= max && !w.shared()),
+                    "lock %s waiter %s carries %s (electionValueBytesMax %s, shared %s)",
+                    lock.name,
+                    w,
+                    w.value(),
+                    max,
+                    w.shared());
+        }
+    }
+
+    /**
      * The lease's own deadlines exist exactly when its policy asks for them and are indexed; a lock
      * delay only on a free lock, indexed; a checkpoint and stale-write counts within their bounds.
      */
@@ -399,6 +450,7 @@ final class Invariants {
                 "lock %s checkpoint %s out of bounds",
                 lock.name,
                 c);
+        checkElectionValues(lock);
         require(
                 lock.staleWrites.count() >= 0 && lock.staleWrites.count() <= state.staleWritesRejected,
                 "lock %s counts %s stale writes of %s in all",

@@ -39,14 +39,24 @@ final class LeaseLifecycle {
      * leases were granted (and took their tokens) before the exclusive one could fit.
      */
     Grant grant(LockRecord lock, SessionRecord session, Policy policy, boolean shared) {
+        return grant(lock, session, policy, shared, ElectionValue.NONE);
+    }
+
+    /**
+     * {@link #grant(LockRecord, SessionRecord, Policy, boolean)} of a lease that carries a
+     * campaign's {@code value}: the same grant, so an election's leader is fenced, bounded and
+     * handed over exactly as a lock's holder is.
+     */
+    Grant grant(LockRecord lock, SessionRecord session, Policy policy, boolean shared, ElectionValue value) {
         if (!lock.fits(shared) || lock.delayUntilMs != 0) {
             throw new InvariantViolation("grant of held or delayed lock " + lock.name + " to session " + session.id);
         }
         long token = ++state.lastToken;
         LeaseRecord lease = new LeaseRecord(
-                session.id, token, state.nowMs, lock.lastEnd, lock.lastToken, lock.checkpoint, policy, shared);
+                session.id, token, state.nowMs, lock.lastEnd, lock.lastToken, lock.checkpoint, policy, shared, value);
         boolean first = lock.lease == null;
         lock.addLease(lease);
+        state.electionValueBytes += value.size();
         if (first) {
             // Only a lone lease has a policy with deadlines (the acquire's shape check refuses
             // them for shared leases and semaphores), so the lock's deadlines are the first lease's.
@@ -144,6 +154,7 @@ final class LeaseLifecycle {
         }
         state.chargeCheckpoints(lock, -1);
         lock.removeLease(lease); // and with it the checkpoint it was granted with, if the holder wrote another
+        state.electionValueBytes -= lease.value().size();
         state.chargeCheckpoints(lock, 1);
         if (end != TenureEnd.RELEASED && lease.policy().lockDelayMs() > 0) {
             lock.delayUntilMs = state.nowPlus(lease.policy().lockDelayMs());
@@ -202,17 +213,25 @@ final class LeaseLifecycle {
             lock.pollWaiter();
             SessionRecord session = state.sessions.existing(next.sessionId());
             detachWait(lock, session, next);
-            Granted granted = new Granted(grant(lock, session, next.policy(), next.shared()));
+            Granted granted = new Granted(grant(lock, session, next.policy(), next.shared(), next.value()));
             Requests.remember(state, session, next.requestId(), Outcome.settled(granted));
             state.events.add(new WaitResolved(session.id, next.requestId(), granted));
         }
     }
 
-    void enqueue(LockRecord lock, SessionRecord session, long requestId, long waitMs, Policy policy, boolean shared) {
+    void enqueue(
+            LockRecord lock,
+            SessionRecord session,
+            long requestId,
+            long waitMs,
+            Policy policy,
+            boolean shared,
+            ElectionValue value) {
         long deadlineMs = waitMs < 0 ? Waiter.NEVER : state.nowPlus(waitMs);
-        Waiter w = new Waiter(session.id, requestId, state.nowMs, deadlineMs, policy, shared);
+        Waiter w = new Waiter(session.id, requestId, state.nowMs, deadlineMs, policy, shared, value);
         lock.addWaiter(w);
         state.waiters++;
+        state.electionValueBytes += value.size();
         session.addWait(lock.name, requestId);
         if (w.bounded()) {
             state.deadlines.addWait(session.id, requestId, deadlineMs);
@@ -313,6 +332,7 @@ final class LeaseLifecycle {
     /** The waiter has left the lock's queue (granted or resolved): its session and index forget it. */
     private void detachWait(LockRecord lock, SessionRecord session, Waiter waiter) {
         state.waiters--;
+        state.electionValueBytes -= waiter.value().size();
         session.removeWait(lock.name, waiter.requestId());
         if (waiter.bounded()) {
             state.deadlines.removeWait(waiter.sessionId(), waiter.requestId(), waiter.deadlineMs());

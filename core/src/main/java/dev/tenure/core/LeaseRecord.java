@@ -16,6 +16,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>{@code shared}: one of possibly many shared leases of the lock, which exclude an exclusive
  * one. A semaphore's leases are exclusive leases, up to the lock's permits of them.
+ *
+ * <p>{@code value}: an election leader's published value (NONE: none), set by its campaign and
+ * replaced by {@link Command.Proclaim}; only an exclusive lease of a plain lock has one.
  */
 record LeaseRecord(
         long sessionId,
@@ -25,7 +28,29 @@ record LeaseRecord(
         long previousToken,
         @Nullable Checkpoint previousCheckpoint,
         Policy policy,
-        boolean shared) {
+        boolean shared,
+        ElectionValue value) {
+
+    LeaseRecord(
+            long sessionId,
+            long token,
+            long grantedAtMs,
+            TenureEnd previousEnd,
+            long previousToken,
+            @Nullable Checkpoint previousCheckpoint,
+            Policy policy,
+            boolean shared) {
+        this(
+                sessionId,
+                token,
+                grantedAtMs,
+                previousEnd,
+                previousToken,
+                previousCheckpoint,
+                policy,
+                shared,
+                ElectionValue.NONE);
+    }
 
     LeaseRecord(
             long sessionId,
@@ -41,11 +66,26 @@ record LeaseRecord(
     /** The same lease (same token, same grant) held shared from now on: a downgrade. */
     LeaseRecord downgraded() {
         return new LeaseRecord(
-                sessionId, token, grantedAtMs, previousEnd, previousToken, previousCheckpoint, policy, true);
+                sessionId, token, grantedAtMs, previousEnd, previousToken, previousCheckpoint, policy, true, value);
+    }
+
+    /** The same lease (same token, same grant) publishing {@code next}: a proclaim. */
+    LeaseRecord withValue(ElectionValue next) {
+        return new LeaseRecord(
+                sessionId, token, grantedAtMs, previousEnd, previousToken, previousCheckpoint, policy, shared, next);
     }
 
     Grant grant(String lock, long ttlMs) {
         return new Grant(
-                lock, token, sessionId, grantedAtMs, ttlMs, previousEnd, previousToken, previousCheckpoint, policy);
+                lock,
+                token,
+                sessionId,
+                grantedAtMs,
+                ttlMs,
+                previousEnd,
+                previousToken,
+                previousCheckpoint,
+                policy,
+                value);
     }
 }

@@ -29,6 +29,10 @@ import java.util.Objects;
  *     semaphore's leases are held leases like any other, so leasesPerSessionMax and sessionsMax
  *     bound them in all, and this bounds the leases one lock record carries and the work of the
  *     apply that admits its waiters
+ * @param electionValueBytesMax the value a campaign (an acquire with a value) or a proclaim may
+ *     carry: each lease and each waiter keeps at most this many bytes
+ * @param electionValueTotalBytesMax the bytes of every election value the leases and waiters
+ *     keep, summed (as checkpointTotalBytesMax bounds the checkpoints): what the memory budget counts
  */
 public record Limits(
         long sessionTtlMsMin,
@@ -53,6 +57,8 @@ public record Limits(
         long checkpointTotalBytesMax,
         int ephemeralKeysPerSessionMax,
         int permitsMax,
+        int electionValueBytesMax,
+        long electionValueTotalBytesMax,
         PrincipalLimits principal) {
 
     /** What every node runs with unless told otherwise; sized so that a 512 MiB heap holds all of it. */
@@ -80,6 +86,8 @@ public record Limits(
                 4L << 20, // checkpointTotalBytesMax: 4 MiB
                 1_000, // ephemeralKeysPerSessionMax
                 1_000, // permitsMax
+                1_024, // electionValueBytesMax
+                1L << 20, // electionValueTotalBytesMax: 1 MiB
                 PrincipalLimits.defaults());
     }
 
@@ -100,13 +108,16 @@ public record Limits(
                 || permitsMax <= 0) {
             throw new IllegalArgumentException("count limits must be positive");
         }
-        if (kvBytesMax < 0 || checkpointTotalBytesMax < 0) {
+        if (kvBytesMax < 0 || checkpointTotalBytesMax < 0 || electionValueTotalBytesMax < 0) {
             throw new IllegalArgumentException("byte budgets must not be negative");
         }
         if (requestIdCacheMax <= 0 || historyPerLockMax < 0 || idleLocksMax < 0) {
             throw new IllegalArgumentException("cache limits must be positive");
         }
-        if (lockDelayMsMax < 0 || maxHoldMsMax < sessionTtlMsMin || checkpointBytesMax < 0) {
+        if (lockDelayMsMax < 0
+                || maxHoldMsMax < sessionTtlMsMin
+                || checkpointBytesMax < 0
+                || electionValueBytesMax < 0) {
             throw new IllegalArgumentException(
                     "policy limits must be non-negative and maxHoldMsMax at least sessionTtlMsMin");
         }

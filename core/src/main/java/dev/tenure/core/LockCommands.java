@@ -27,6 +27,7 @@ final class LockCommands {
                 Shapes.requestId(c.requestId()),
                 Shapes.policy(c.policy(), state.limits),
                 Shapes.permits(c.permits(), c.shared(), c.policy(), state.limits),
+                Shapes.electionValue(c.value(), c.permits(), c.shared(), state.limits),
                 c.attempt() < 0 ? Shapes.invalid("attempt must not be negative, was " + c.attempt()) : null);
         if (bad != null) {
             return bad;
@@ -67,7 +68,10 @@ final class LockCommands {
         // FIFO: a new acquire goes in beside the current leases only when nobody waits, so a
         // queued exclusive acquire is never overtaken by later shared ones.
         if (lock == null || (!delayed && lock.waiterCount() == 0 && lock.fits(c.shared()))) {
-            Rejected full = Shapes.first(leasesFull(s), locksFull());
+            Rejected full = Shapes.first(
+                    leasesFull(s),
+                    locksFull(),
+                    ElectionCommands.valuesFull(state, c.value().size()));
             if (full != null) {
                 return full;
             }
@@ -75,7 +79,7 @@ final class LockCommands {
             if (target.lease == null) {
                 target.permits = c.permits();
             }
-            return new Granted(lifecycle.grant(target, s, c.policy(), c.shared()));
+            return new Granted(lifecycle.grant(target, s, c.policy(), c.shared(), c.value()));
         }
         if (c.waitMs() == 0) {
             return notNow(lock, delayed);
@@ -86,14 +90,15 @@ final class LockCommands {
                     "waitersPerLockMax (" + state.limits.waitersPerLockMax() + ") reached for lock " + lock.name,
                     0);
         }
-        Rejected full = waitersFull(s);
+        Rejected full = Shapes.first(
+                waitersFull(s), ElectionCommands.valuesFull(state, c.value().size()));
         if (full != null) {
             return full;
         }
         if (state.waiters >= state.limits.waitersMax()) {
             return new Rejected(Code.LIMIT, "waitersMax (" + state.limits.waitersMax() + ") reached", 0);
         }
-        lifecycle.enqueue(lock, s, c.requestId(), c.waitMs(), c.policy(), c.shared());
+        lifecycle.enqueue(lock, s, c.requestId(), c.waitMs(), c.policy(), c.shared(), c.value());
         return new Queued(lock.name, lock.currentToken());
     }
 
@@ -476,6 +481,11 @@ final class LockCommands {
         if (lock.permits != 1) {
             return Shapes.invalid("lock " + lock.name + " is a semaphore (permits " + lock.permits
                     + "): its leases are not downgraded");
+        }
+        if (!lease.value().isEmpty()) {
+            // An election has one leader: a shared lease publishing a value would let others share it.
+            return Shapes.invalid("the lease of lock " + lock.name + " (token " + lease.token()
+                    + ") is an election's leadership, which is exclusive");
         }
         if (!lease.policy().equals(Policy.NONE)) {
             return Shapes.invalid("the lease of lock " + lock.name + " (token " + lease.token()

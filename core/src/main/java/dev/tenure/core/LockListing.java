@@ -100,11 +100,21 @@ final class LockListing {
         long bytes = ENTRY_FIXED_BYTES + Shapes.utf8Length(e.lock());
         Holder first = e.holder();
         if (first != null) {
-            bytes += Shapes.utf8Length(first.clientName()) + Shapes.utf8Length(first.principal());
+            // The wire repeats the first lease as `holder`.
+            bytes += Shapes.utf8Length(first.clientName()) + Shapes.utf8Length(first.principal()) + valueBytes(first);
         }
         for (Holder h : e.holders()) {
-            bytes += HOLDER_FIXED_BYTES + Shapes.utf8Length(h.clientName()) + Shapes.utf8Length(h.principal());
+            bytes += HOLDER_FIXED_BYTES
+                    + Shapes.utf8Length(h.clientName())
+                    + Shapes.utf8Length(h.principal())
+                    + valueBytes(h);
         }
         return bytes;
+    }
+
+    /** An election leader's value: its bytes, a field tag and a length of up to five bytes. */
+    private static long valueBytes(Holder h) {
+        int value = h.value().size();
+        return value == 0 ? 0 : value + 6;
     }
 }

@@ -32,7 +32,7 @@ final class Reads {
         List<WaiterView> waiters = new ArrayList<>();
         for (Waiter w : lock.waiters()) {
             SessionRecord s = state.sessions.existing(w.sessionId());
-            waiters.add(new WaiterView(w.sessionId(), w.sinceMs(), s.clientName, s.principal, w.shared()));
+            waiters.add(new WaiterView(w.sessionId(), w.sinceMs(), s.clientName, s.principal, w.shared(), w.value()));
         }
         return new LockView(
                 lock.name,
@@ -62,7 +62,8 @@ final class Reads {
                     lease.policy(),
                     endsAtMs,
                     s.principal,
-                    lease.shared()));
+                    lease.shared(),
+                    lease.value()));
         }
         return holders;
     }

@@ -136,7 +136,10 @@ public sealed interface Result {
      * @param endsAtMs when the server ends the lease on its own (manual deadline or maxHold), or
      *     {@link Long#MAX_VALUE} when only its session bounds it
      */
-    /** {@code principal}: who the holder's client authenticated as; empty without client certificates. */
+    /**
+     * {@code principal}: who the holder's client authenticated as; empty without client
+     * certificates. {@code value}: an election leader's published value (NONE: none).
+     */
     record Holder(
             long sessionId,
             long token,
@@ -145,7 +148,20 @@ public sealed interface Result {
             Policy policy,
             long endsAtMs,
             String principal,
-            boolean shared) {
+            boolean shared,
+            ElectionValue value) {
+        public Holder(
+                long sessionId,
+                long token,
+                long sinceMs,
+                String clientName,
+                Policy policy,
+                long endsAtMs,
+                String principal,
+                boolean shared) {
+            this(sessionId, token, sinceMs, clientName, policy, endsAtMs, principal, shared, ElectionValue.NONE);
+        }
+
         public Holder(long sessionId, long token, long sinceMs, String clientName, Policy policy, long endsAtMs) {
             this(sessionId, token, sinceMs, clientName, policy, endsAtMs, "");
         }
@@ -162,8 +178,13 @@ public sealed interface Result {
         }
     }
 
-    /** {@code shared}: the waiter asks for a shared lease. */
-    record WaiterView(long sessionId, long sinceMs, String clientName, String principal, boolean shared) {
+    /** {@code shared}: the waiter asks for a shared lease. {@code value}: a candidate's campaign value. */
+    record WaiterView(
+            long sessionId, long sinceMs, String clientName, String principal, boolean shared, ElectionValue value) {
+        public WaiterView(long sessionId, long sinceMs, String clientName, String principal, boolean shared) {
+            this(sessionId, sinceMs, clientName, principal, shared, ElectionValue.NONE);
+        }
+
         public WaiterView(long sessionId, long sinceMs, String clientName) {
             this(sessionId, sinceMs, clientName, "");
         }

@@ -159,6 +159,7 @@ final class SessionCommands {
         if (c instanceof Command.RenewLease x) return x.sessionId();
         if (c instanceof Command.Downgrade x) return x.sessionId();
         if (c instanceof Command.WriteCheckpoint x) return x.sessionId();
+        if (c instanceof Command.Proclaim x) return x.sessionId();
         if (c instanceof Command.Put x) return x.sessionId();
         if (c instanceof Command.Delete x) return x.sessionId();
         if (c instanceof Command.CancelWait x) return x.sessionId();

@@ -52,6 +52,27 @@ final class Shapes {
         return null;
     }
 
+    /**
+     * A campaign's or a proclaim's value: at most electionValueBytesMax. Only an exclusive acquire
+     * of a plain lock carries one: an election has one leader, and a value on one of several
+     * leases would let several publish at once.
+     */
+    static @Nullable Rejected electionValue(ElectionValue value, int permits, boolean shared, Limits limits) {
+        if (value == null) {
+            return invalid("election value must not be null (empty: none)");
+        }
+        if (value.size() > limits.electionValueBytesMax()) {
+            return invalid("election value is " + value.size() + " bytes, over electionValueBytesMax "
+                    + limits.electionValueBytesMax());
+        }
+        if (!value.isEmpty() && (shared || permits != 1)) {
+            return invalid(
+                    "an election is exclusive: a value goes with an exclusive acquire of a plain lock (permits 1),"
+                            + " not " + (shared ? "a shared one" : "permits " + permits));
+        }
+        return null;
+    }
+
     /** A renewal's new maxHold: 0 (unchanged) or within the range a grant's maxHold has. */
     static @Nullable Rejected maxHoldExtension(long maxHoldMs, Limits limits) {
         if (maxHoldMs != 0 && (maxHoldMs < limits.sessionTtlMsMin() || maxHoldMs > limits.maxHoldMsMax())) {

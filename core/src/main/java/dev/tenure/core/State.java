@@ -43,6 +43,9 @@ final class State {
     /** What every lock's {@link LockRecord#checkpointBytes()} sums to (derived: recounted on decode). */
     long checkpointBytes;
 
+    /** The bytes of every election value the leases and waiters carry (derived: recounted on decode). */
+    long electionValueBytes;
+
     /** Each principal's share of {@link #checkpointBytes} (derived: recounted on decode). */
     final TreeMap<String, Long> checkpointBytesByPrincipal = new TreeMap<>();
     /** Each principal's locks in a lock delay its leases left (derived: recounted on decode). */

@@ -30,6 +30,7 @@ public final class StateMachine {
     private final State state;
     private final SessionCommands sessionCommands;
     private final LockCommands lockCommands;
+    private final ElectionCommands electionCommands;
     private final KvCommands kvCommands;
     private final Reads reads;
     private final LimitsCommands limitsCommands;
@@ -48,6 +49,7 @@ public final class StateMachine {
         this.revocations = new Revocations(state, lifecycle);
         this.sessionCommands = new SessionCommands(state, lifecycle, revocations);
         this.lockCommands = new LockCommands(state, lifecycle);
+        this.electionCommands = new ElectionCommands(state);
         this.kvCommands = new KvCommands(state, lifecycle);
         this.reads = new Reads(state);
         this.invariants = new Invariants(state);
@@ -264,6 +266,7 @@ public final class StateMachine {
         if (c instanceof Command.RenewLease x) return lockCommands.renewLease(x);
         if (c instanceof Command.Downgrade x) return lockCommands.downgrade(x);
         if (c instanceof Command.WriteCheckpoint x) return lockCommands.checkpoint(x);
+        if (c instanceof Command.Proclaim x) return electionCommands.proclaim(x);
         if (c instanceof Command.KeepAlive x) return sessionCommands.keepAlive(x);
         if (c instanceof Command.OpenSession x) return sessionCommands.open(x);
         if (c instanceof Command.CloseSession x) return sessionCommands.close(x);

@@ -50,6 +50,8 @@ final class Fixture {
                 1L << 30, // checkpointTotalBytesMax
                 1_000, // ephemeralKeysPerSessionMax
                 1_000, // permitsMax
+                1_024, // electionValueBytesMax
+                1L << 20, // electionValueTotalBytesMax
                 PrincipalLimits.defaults());
     }
 

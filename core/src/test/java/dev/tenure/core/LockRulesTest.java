@@ -414,6 +414,8 @@ class LockRulesTest {
                 1L << 30, // checkpointTotalBytesMax
                 1_000, // ephemeralKeysPerSessionMax
                 1_000, // permitsMax
+                1_024, // electionValueBytesMax
+                1L << 20, // electionValueTotalBytesMax
                 PrincipalLimits.defaults());
         Fixture f = new Fixture(l);
         long a = f.open(1_000);
@@ -475,6 +477,8 @@ class LockRulesTest {
                 1L << 30, // checkpointTotalBytesMax
                 1_000, // ephemeralKeysPerSessionMax
                 1_000, // permitsMax
+                1_024, // electionValueBytesMax
+                1L << 20, // electionValueTotalBytesMax
                 PrincipalLimits.defaults());
         Fixture f = new Fixture(l);
         long a = f.open(1_000);
@@ -546,6 +550,8 @@ class LockRulesTest {
                 1L << 30, // checkpointTotalBytesMax
                 1_000, // ephemeralKeysPerSessionMax
                 1_000, // permitsMax
+                1_024, // electionValueBytesMax
+                1L << 20, // electionValueTotalBytesMax
                 PrincipalLimits.defaults());
         Fixture f = new Fixture(l);
         long a = f.open(1_000);

@@ -73,6 +73,8 @@ class ModelCheckTest {
             1L << 30, // checkpointTotalBytesMax
             2, // ephemeralKeysPerSessionMax: small, so the model reaches it
             3, // permitsMax: small, so the model reaches it
+            1_024, // electionValueBytesMax
+            1L << 20, // electionValueTotalBytesMax
             PrincipalLimits.defaults());
 
     static final long[] LOCK_DELAYS = {0, 0, 50, 300, 400}; // 400: over the limit

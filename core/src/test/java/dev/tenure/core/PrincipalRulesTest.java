@@ -46,6 +46,8 @@ class PrincipalRulesTest {
                 d.checkpointTotalBytesMax(),
                 d.ephemeralKeysPerSessionMax(),
                 d.permitsMax(),
+                1_024, // electionValueBytesMax
+                1L << 20, // electionValueTotalBytesMax
                 p);
     }
 

@@ -164,14 +164,14 @@ class SnapshotTest {
     @Test
     void aSnapshotOfAnyOtherVersionIsRefusedWithAnErrorNamingIt() {
         byte[] s = richState().sm.snapshot();
-        assertThat(ByteBuffer.wrap(s).getInt(4)).isEqualTo(8);
-        // 1 to 3 are earlier layouts this build no longer reads; 9 is one it does not know yet.
-        for (int version : new int[] {0, 1, 2, 3, 9, 10, -1}) {
+        assertThat(ByteBuffer.wrap(s).getInt(4)).isEqualTo(9);
+        // 1 to 3 are earlier layouts this build no longer reads; 10 is one it does not know yet.
+        for (int version : new int[] {0, 1, 2, 3, 10, 11, -1}) {
             byte[] other = withVersion(s, version);
             assertThatThrownBy(() -> StateMachine.restore(other, Fixture.small()))
                     .as("version %d", version)
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessage("unsupported snapshot version " + version + ": this build reads versions 4 to 8 only");
+                    .hasMessage("unsupported snapshot version " + version + ": this build reads versions 4 to 9 only");
         }
     }
 
@@ -254,14 +254,15 @@ class SnapshotTest {
         byte[] current = sm.snapshot();
         assertThat(ByteBuffer.wrap(current).getInt(4))
                 .isEqualTo(SnapshotCodec.VERSION)
-                .isEqualTo(8);
+                .isEqualTo(9);
         // The one session gains its principal and secret hash, each history record two principals
         // (each name an index); the names table holds "" and "b" (4 + 4 + 5), and the two "b"s
         // written where they were used (5 bytes each) become indexes (4 bytes).
         // ... and the limits, charges and barred blocks of version 7 (none recorded, none charged,
         // none barred).
-        // ... and version 8's semaphores block of the one lock, held (permits, shared flag, no others).
-        assertThat(current.length).isEqualTo(v4.length + 4 + 16 + 2 * (4 + 4) + 13 - 2 + 1 + 4 + 4 + 4 + 1 + 4);
+        // ... and version 8's semaphores block of the one lock, held (permits, shared flag, no others),
+        // and version 9's elections block (none).
+        assertThat(current.length).isEqualTo(v4.length + 4 + 16 + 2 * (4 + 4) + 13 - 2 + 1 + 4 + 4 + 4 + 1 + 4 + 4);
         assertThat(StateMachine.restore(current, Limits.defaults()).snapshot()).isEqualTo(current);
         assertThat(sm.apply(5_000, new Command.WithSecret(new SecretHash(7, 8), new Command.ResumeSession(2))))
                 .as("a session without a secret accepts any request, as before secrets")
@@ -381,7 +382,7 @@ class SnapshotTest {
         byte[] current = sm.snapshot();
         assertThat(ByteBuffer.wrap(current).getInt(4))
                 .isEqualTo(SnapshotCodec.VERSION)
-                .isEqualTo(8);
+                .isEqualTo(9);
         // The grant shrinks to its token (tag, lock str, 4 i64, end, i64, a checkpoint of 3 bytes,
         // policy: to tag and i64), the message to the cache's length, and the key gains a principal.
         int grantV5 = 1 + (4 + 1) + 4 * 8 + 1 + 8 + (1 + 4 + 3 + 16) + 24;
@@ -395,7 +396,7 @@ class SnapshotTest {
         // semaphores block of its one lock, held (permits, shared flag, no others).
         int semaphores = 4 + 1 + 4;
         assertThat(current.length)
-                .isEqualTo(v5.length - grantV5 + grantV6 - messageCut + 4 + names + 1 + 4 + 4 + 16 + semaphores);
+                .isEqualTo(v5.length - grantV5 + grantV6 - messageCut + 4 + names + 1 + 4 + 4 + 16 + semaphores + 4);
         assertThat(StateMachine.restore(current, Limits.defaults()).snapshot()).isEqualTo(current);
         KvValue k = (KvValue) sm.apply(5_000, new Get("k"));
         assertThat(k.lock()).isEqualTo("x");
@@ -416,11 +417,11 @@ class SnapshotTest {
 
         // Version 6 is version 7 without the limits, charges and barred blocks (limits not
         // recorded, no charges, none barred: 1 + 4 + 4 bytes): an empty machine's, relabelled and cut.
-        byte[] empty = new StateMachine(Limits.defaults()).snapshot();
+        byte[] empty = new StateMachine(Limits.defaults()).snapshot(7);
         int added = 1 + 4 + 4;
         byte[] v6 = withVersion(Arrays.copyOf(Arrays.copyOf(empty, empty.length - 4 - added), empty.length - added), 6);
         StateMachine old = StateMachine.restore(v6, Limits.defaults());
-        assertThat(old.snapshot()).as("written back as version 7").isEqualTo(empty);
+        assertThat(old.snapshot(7)).as("written back as version 7").isEqualTo(empty);
         assertThat(old.apply(2_000, new Command.OpenSession(5_000, "c", SecretHash.NONE, "eve")))
                 .isInstanceOf(Result.SessionOpened.class);
     }
@@ -569,10 +570,53 @@ class SnapshotTest {
         w.bool(false); // limits: not recorded
         w.i32(0); // charges: none
         w.i32(0); // barred
+        w.i32(0); // elections
         byte[] forged = w.finishWithChecksum();
         assertThatThrownBy(() -> StateMachine.restore(forged, Limits.defaults()))
                 .isInstanceOf(InvariantViolation.class)
                 .hasMessageContaining("lastToken");
+    }
+
+    /** An election's values (a leader's after a proclaim, two candidates', one without) survive a snapshot. */
+    @Test
+    void electionValuesRoundTripInVersionNine() {
+        Fixture f = new Fixture();
+        long a = f.open(1_000, "a");
+        long b = f.open(1_000, "b");
+        long c = f.open(1_000, "c");
+        f.apply(ElectionRulesTest.campaign(a, 1, "e", "A"));
+        f.apply(ElectionRulesTest.campaign(b, 1, "e", "B"));
+        f.apply(new Command.Acquire(c, 1, "e", -1));
+        long token = ((Result.LockView) f.apply(new Status("e"))).holder().token();
+        f.apply(new Command.Proclaim(a, 2, "e", token, ElectionRulesTest.v("A2")));
+        byte[] s = f.sm.snapshot();
+        assertThatThrownBy(() -> f.sm.snapshot(8)).isInstanceOf(IllegalArgumentException.class);
+        StateMachine restored = StateMachine.restore(s, Limits.defaults());
+        assertThat(restored.snapshot()).isEqualTo(s);
+        Result.LockView e = (Result.LockView) restored.apply(f.now, new Status("e"));
+        assertThat(e).isEqualTo(f.apply(new Status("e")));
+        assertThat(e.holder().value()).isEqualTo(ElectionRulesTest.v("A2"));
+        assertThat(e.waiters().stream().map(Result.WaiterView::value))
+                .containsExactly(ElectionRulesTest.v("B"), ElectionValue.NONE);
+        // The hand-over after the restore grants the candidate's value.
+        restored.apply(f.now, new Command.Release(a, 3, "e", token, false));
+        assertThat(((Result.LockView) restored.apply(f.now, new Status("e")))
+                        .holder()
+                        .value())
+                .isEqualTo(ElectionRulesTest.v("B"));
+    }
+
+    /** Version 8 is version 9 without the elections block: read with no values, written back whole. */
+    @Test
+    void aVersionEightSnapshotLoadsWithoutElectionValues() {
+        Fixture f = richState();
+        byte[] v8 = f.sm.snapshot(8);
+        assertThat(ByteBuffer.wrap(v8).getInt(4)).isEqualTo(8);
+        byte[] v9 = f.sm.snapshot();
+        assertThat(v9.length).isEqualTo(v8.length + 4);
+        StateMachine restored = StateMachine.restore(v8, Fixture.small());
+        assertThat(restored.snapshot()).isEqualTo(v9);
+        assertThat(restored.snapshot(8)).isEqualTo(v8);
     }
 
     @Test
@@ -601,6 +645,8 @@ class SnapshotTest {
                 1L << 30, // checkpointTotalBytesMax
                 1_000, // ephemeralKeysPerSessionMax
                 1_000, // permitsMax
+                1_024, // electionValueBytesMax
+                1L << 20, // electionValueTotalBytesMax
                 PrincipalLimits.defaults());
         assertThatThrownBy(() -> StateMachine.restore(s, tighter)).isInstanceOf(InvariantViolation.class);
     }

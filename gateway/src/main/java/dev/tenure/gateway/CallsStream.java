@@ -84,6 +84,14 @@ final class CallsStream implements StreamObserver<CallRequest> {
                         call.getRenewLease(),
                         gateway::renewLease,
                         CallResponse.Builder::setRenewLease);
+            case PROCLAIM ->
+                serve(
+                        id,
+                        call.getProclaim().getSessionId(),
+                        "Proclaim",
+                        call.getProclaim(),
+                        gateway::proclaim,
+                        CallResponse.Builder::setProclaim);
             case DOWNGRADE ->
                 serve(
                         id,

@@ -24,6 +24,8 @@ import dev.tenure.api.v1.ListLocksRequest;
 import dev.tenure.api.v1.ListLocksResponse;
 import dev.tenure.api.v1.LockStatusRequest;
 import dev.tenure.api.v1.LockStatusResponse;
+import dev.tenure.api.v1.ProclaimRequest;
+import dev.tenure.api.v1.ProclaimResponse;
 import dev.tenure.api.v1.ReleaseRequest;
 import dev.tenure.api.v1.ReleaseResponse;
 import dev.tenure.api.v1.RenewLeaseRequest;
@@ -222,6 +224,19 @@ public final class Gateway {
             call(
                     withSecret(cmd, request.getSessionId(), request.getSessionSecret()),
                     Reply::getDowngrade,
+                    answer,
+                    r -> {});
+        }
+    }
+
+    /** An election's leader publishes a new value: owner-bound at apply, as a release is. */
+    public void proclaim(ProclaimRequest request, Answer<ProclaimResponse> answer) {
+        if (validated(() -> permit(validator::proclaim, request, Permission.ACQUIRE, request.getLock()), answer)) {
+            LogCommand.Builder cmd =
+                    LogCommand.newBuilder().setProclaim(request.toBuilder().clearSessionSecret());
+            call(
+                    withSecret(cmd, request.getSessionId(), request.getSessionSecret()),
+                    Reply::getProclaim,
                     answer,
                     r -> {});
         }

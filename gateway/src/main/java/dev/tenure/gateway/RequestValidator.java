@@ -10,6 +10,7 @@ import dev.tenure.api.v1.KvPutRequest;
 import dev.tenure.api.v1.ListLocksRequest;
 import dev.tenure.api.v1.LockStatusRequest;
 import dev.tenure.api.v1.Policy;
+import dev.tenure.api.v1.ProclaimRequest;
 import dev.tenure.api.v1.ReleaseRequest;
 import dev.tenure.api.v1.RenewLeaseRequest;
 import dev.tenure.api.v1.WriteCheckpointRequest;
@@ -68,6 +69,26 @@ final class RequestValidator {
         if ((r.getShared() || permits > 1) && policy) {
             throw invalid("lockDelay, maxHold and manual renewal are not supported for "
                     + (r.getShared() ? "a shared lease" : "a semaphore (permits " + permits + ")"));
+        }
+        electionValue(r.getValue().size());
+        if (!r.getValue().isEmpty() && (r.getShared() || permits != 1)) {
+            throw invalid("an election is exclusive: a value goes with an exclusive acquire of a plain lock"
+                    + " (permits 1), not " + (r.getShared() ? "a shared one" : "permits " + permits));
+        }
+    }
+
+    void proclaim(ProclaimRequest r) {
+        session(r.getSessionId());
+        requestId(r.getRequestId());
+        lock("lock", r.getLock());
+        positive("token", r.getToken());
+        electionValue(r.getValue().size());
+    }
+
+    private void electionValue(int size) {
+        if (size > limits.electionValueBytesMax()) {
+            throw invalid(
+                    "election value is " + size + " bytes; electionValueBytesMax is " + limits.electionValueBytesMax());
         }
     }
 

@@ -28,6 +28,7 @@ import dev.tenure.api.v1.KvDeleteResponse;
 import dev.tenure.api.v1.KvGetResponse;
 import dev.tenure.api.v1.KvPutResponse;
 import dev.tenure.api.v1.LockStatusResponse;
+import dev.tenure.api.v1.ProclaimResponse;
 import dev.tenure.api.v1.ReleaseRequest;
 import dev.tenure.api.v1.ReleaseResponse;
 import dev.tenure.api.v1.RenewLeaseResponse;
@@ -36,6 +37,7 @@ import dev.tenure.api.v1.WriteCheckpointResponse;
 import dev.tenure.core.Checkpoint;
 import dev.tenure.core.Code;
 import dev.tenure.core.Command;
+import dev.tenure.core.ElectionValue;
 import dev.tenure.core.Event;
 import dev.tenure.core.Grant;
 import dev.tenure.core.Policy;
@@ -115,7 +117,17 @@ public final class WireMapping {
                                 r.getPolicy().getLeaseTtlMs()),
                         r.getAttempt(),
                         Math.max(1, r.getPermits()),
-                        r.getShared());
+                        r.getShared(),
+                        ElectionValue.of(r.getValue().toByteArray()));
+            }
+            case PROCLAIM -> {
+                var r = log.getProclaim();
+                yield new Command.Proclaim(
+                        r.getSessionId(),
+                        r.getRequestId(),
+                        r.getLock(),
+                        r.getToken(),
+                        ElectionValue.of(r.getValue().toByteArray()));
             }
             case DOWNGRADE -> {
                 var r = log.getDowngrade();
@@ -262,6 +274,13 @@ public final class WireMapping {
                         .setMessage(d.getMessage())
                         .setCurrentToken(currentToken(result)));
             }
+            case PROCLAIM -> {
+                Done d = done(result);
+                reply.setProclaim(ProclaimResponse.newBuilder()
+                        .setCode(d.getCode())
+                        .setMessage(d.getMessage())
+                        .setCurrentToken(currentToken(result)));
+            }
             case WRITE_CHECKPOINT -> {
                 Done d = done(result);
                 reply.setWriteCheckpoint(WriteCheckpointResponse.newBuilder()
@@ -335,7 +354,8 @@ public final class WireMapping {
                 .setGrantedAtMs(g.grantedAtMs())
                 .setTtlMs(g.ttlMs())
                 .setPreviousEndValue(toWire(g.previousEnd()))
-                .setPreviousToken(g.previousToken());
+                .setPreviousToken(g.previousToken())
+                .setValue(ByteString.copyFrom(g.value().bytes()));
         Policy p = g.policy();
         b.getPolicyBuilder()
                 .setLockDelayMs(p.lockDelayMs())
@@ -380,7 +400,8 @@ public final class WireMapping {
                 .setClientName(h.clientName())
                 .setPrincipal(h.principal())
                 .setEndsAtMs(ends == Long.MAX_VALUE ? 0 : ends)
-                .setShared(h.shared());
+                .setShared(h.shared())
+                .setValue(ByteString.copyFrom(h.value().bytes()));
         b.getPolicyBuilder()
                 .setLockDelayMs(p.lockDelayMs())
                 .setMaxHoldMs(p.maxHoldMs())
@@ -428,7 +449,8 @@ public final class WireMapping {
                     .setSinceMs(w.sinceMs())
                     .setClientName(w.clientName())
                     .setPrincipal(w.principal())
-                    .setShared(w.shared()));
+                    .setShared(w.shared())
+                    .setValue(ByteString.copyFrom(w.value().bytes())));
         }
         for (TenureRecord r : view.history()) {
             b.addHistoryBuilder()

@@ -2,13 +2,16 @@ package dev.tenure.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.google.protobuf.ByteString;
 import dev.tenure.api.v1.AcquireRequest;
 import dev.tenure.api.v1.AcquireResponse;
 import dev.tenure.api.v1.LockStatusRequest;
+import dev.tenure.api.v1.ProclaimRequest;
 import dev.tenure.api.v1.ReleaseRequest;
 import dev.tenure.core.Checkpoint;
 import dev.tenure.core.Code;
 import dev.tenure.core.Command;
+import dev.tenure.core.ElectionValue;
 import dev.tenure.core.Grant;
 import dev.tenure.core.Policy;
 import dev.tenure.core.Result;
@@ -16,6 +19,7 @@ import dev.tenure.core.StaleWrites;
 import dev.tenure.core.TenureEnd;
 import dev.tenure.core.TenureRecord;
 import dev.tenure.log.v1.LogCommand;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -81,6 +85,53 @@ class WireMappingTest {
         assertThat(g.getPreviousCheckpoint().getWrittenAtMs()).isEqualTo(900);
         assertThat(g.getPolicy().getLockDelayMs()).isEqualTo(100);
         assertThat(g.getPolicy().getMaxHoldMs()).isEqualTo(60_000);
+    }
+
+    @Test
+    void aCampaignCarriesItsValueToTheCoreAndTheGrantBack() {
+        LogCommand campaign = LogCommand.newBuilder()
+                .setAcquire(AcquireRequest.newBuilder()
+                        .setSessionId(4)
+                        .setRequestId(1)
+                        .setLock("e")
+                        .setWaitMs(-1)
+                        .setValue(ByteString.copyFromUtf8("me")))
+                .build();
+        ElectionValue me = ElectionValue.of("me".getBytes(StandardCharsets.UTF_8));
+        assertThat(WireMapping.toCommand(campaign))
+                .isEqualTo(new Command.Acquire(4, 1, "e", -1, Policy.NONE, 0, 1, false, me));
+        Grant grant = new Grant("e", 9, 4, 1_000, 5_000, TenureEnd.NONE, 0, null, Policy.NONE, me);
+        var g = WireMapping.toReply(campaign, new Result.Granted(grant))
+                .getAcquire()
+                .getGrant();
+        assertThat(g.getValue().toStringUtf8()).isEqualTo("me");
+        assertThat(WireMapping.holder(new Result.Holder(4, 9, 1_000, "c", Policy.NONE, Long.MAX_VALUE, "", false, me))
+                        .getValue()
+                        .toStringUtf8())
+                .isEqualTo("me");
+    }
+
+    @Test
+    void aProclaimKeepsItsFieldsAndARejectionItsCodeAndCurrentToken() {
+        LogCommand proclaim = LogCommand.newBuilder()
+                .setProclaim(ProclaimRequest.newBuilder()
+                        .setSessionId(3)
+                        .setRequestId(5)
+                        .setLock("e")
+                        .setToken(7)
+                        .setValue(ByteString.copyFromUtf8("v2")))
+                .build();
+        assertThat(WireMapping.toCommand(proclaim))
+                .isEqualTo(new Command.Proclaim(3, 5, "e", 7, ElectionValue.of("v2".getBytes(StandardCharsets.UTF_8))));
+        var reply = WireMapping.toReply(proclaim, new Result.Rejected(Code.NOT_OWNER, "not yours", 8))
+                .getProclaim();
+        assertThat(reply.getCode().name()).isEqualTo("CODE_NOT_OWNER");
+        assertThat(reply.getCurrentToken()).isEqualTo(8);
+        assertThat(WireMapping.toReply(proclaim, new Result.Ok())
+                        .getProclaim()
+                        .getCode()
+                        .name())
+                .isEqualTo("CODE_OK");
     }
 
     @Test

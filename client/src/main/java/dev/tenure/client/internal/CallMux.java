@@ -7,6 +7,7 @@ import dev.tenure.api.v1.CallResponse;
 import dev.tenure.api.v1.DowngradeRequest;
 import dev.tenure.api.v1.KvDeleteRequest;
 import dev.tenure.api.v1.KvPutRequest;
+import dev.tenure.api.v1.ProclaimRequest;
 import dev.tenure.api.v1.ReleaseRequest;
 import dev.tenure.api.v1.RenewLeaseRequest;
 import dev.tenure.api.v1.TenureGrpc;
@@ -78,6 +79,12 @@ public final class CallMux extends Channel {
                 CallResponse.KindCase.RENEW_LEASE,
                 CallResponse::getRenewLease,
                 RenewLeaseRequest::getSessionId);
+        carry(
+                TenureGrpc.getProclaimMethod(),
+                CallRequest.Builder::setProclaim,
+                CallResponse.KindCase.PROCLAIM,
+                CallResponse::getProclaim,
+                ProclaimRequest::getSessionId);
         carry(
                 TenureGrpc.getDowngradeMethod(),
                 CallRequest.Builder::setDowngrade,

@@ -80,6 +80,12 @@ final class GrpcService extends TenureGrpc.TenureImplBase {
     }
 
     @Override
+    public void proclaim(
+            dev.tenure.api.v1.ProclaimRequest request, StreamObserver<dev.tenure.api.v1.ProclaimResponse> responses) {
+        gateway.proclaim(request, Answer.unary(responses));
+    }
+
+    @Override
     public void downgrade(
             dev.tenure.api.v1.DowngradeRequest request, StreamObserver<dev.tenure.api.v1.DowngradeResponse> responses) {
         gateway.downgrade(request, Answer.unary(responses));

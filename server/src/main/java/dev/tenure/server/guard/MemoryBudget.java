@@ -113,6 +113,7 @@ public final class MemoryBudget {
                 l.checkpointTotalBytesMax(),
                 // A lease and its lock may each write the same checkpoint into an image.
                 2 * l.checkpointTotalBytesMax()));
+        lines.add(elections(l));
         lines.add(new Line(
                 "calls",
                 CALLS_IN_FLIGHT + " in flight (assumed), each with a value of valueBytesMax " + l.valueBytesMax(),
@@ -160,6 +161,17 @@ public final class MemoryBudget {
                         + l.historyPerLockMax(),
                 records * perLock + (long) l.locksMax() * LEASE,
                 records * perLockImage + (long) l.locksMax() * LEASE_SNAPSHOT);
+    }
+
+    /**
+     * The election values every lease and waiter carries, summed: electionValueTotalBytesMax, or
+     * less when every lease (locksMax) and waiter (waitersMax) at electionValueBytesMax is less.
+     * Kept once in the heap and written once in an image.
+     */
+    private static Line elections(Limits l) {
+        long each = ((long) l.locksMax() + l.waitersMax()) * l.electionValueBytesMax();
+        long bytes = Math.min(each, l.electionValueTotalBytesMax());
+        return new Line("elections", "electionValueTotalBytesMax " + l.electionValueTotalBytesMax(), bytes, bytes);
     }
 
     /**

@@ -30,7 +30,7 @@ class MemoryBudgetTest {
         assertThat(e.fits()).isFalse();
         assertThat(e.largest().kind()).isEqualTo("kv");
         assertThat(e.refusal())
-                .startsWith("the limits can fill 12745.9 MiB of heap,")
+                .startsWith("the limits can fill 12747.9 MiB of heap,")
                 .contains(
                         "over the 307.2 MiB this node may fill (90% of the 341.4 MiB old generation of -Xmx 512.0 MiB)")
                 .contains(
@@ -57,6 +57,7 @@ class MemoryBudgetTest {
             "kvKeysMax",
             "kvBytesMax",
             "checkpointTotalBytesMax",
+            "electionValueTotalBytesMax",
             "valueBytesMax"
         }) {
             long more = MemoryBudget.of(d.with(limit, d.get(limit) * 2), OLD_512M, HEAP_512M)

@@ -20,6 +20,7 @@ import dev.tenure.api.v1.KvPutRequest;
 import dev.tenure.api.v1.ListLocksRequest;
 import dev.tenure.api.v1.LockStatusRequest;
 import dev.tenure.api.v1.Policy;
+import dev.tenure.api.v1.ProclaimRequest;
 import dev.tenure.api.v1.ReleaseRequest;
 import dev.tenure.api.v1.RenewLeaseRequest;
 import dev.tenure.api.v1.ServerStatusRequest;
@@ -180,6 +181,18 @@ class UnpermittedCallsTest {
                                 .setRequestId(1_008)
                                 .setLock(HELD)
                                 .setToken(s.token())
+                                .build())));
+        ROWS.put(
+                "Proclaim",
+                s -> List.of(new Case(
+                        "the holder's new value",
+                        ProclaimRequest.newBuilder()
+                                .setSessionId(s.session())
+                                .setSessionSecret(s.secret())
+                                .setRequestId(1_009)
+                                .setLock(HELD)
+                                .setToken(s.token())
+                                .setValue(com.google.protobuf.ByteString.copyFromUtf8("v"))
                                 .build())));
         ROWS.put(
                 "WriteCheckpoint",
