@@ -92,6 +92,10 @@ public final class AcquireOptions {
         return value.clone();
     }
 
+    /**
+     * Builds {@link AcquireOptions}; every setting starts at its documented default, so an empty
+     * builder asks for a plain exclusive lease that waits forever.
+     */
     public static final class Builder {
         private int permits = 1;
         private boolean shared;

@@ -207,7 +207,7 @@ public final class Lease implements AutoCloseable {
      * A shared lease's downgrade changes nothing. There is no upgrade (two holders upgrading would
      * wait for each other): release and acquire exclusive instead.
      *
-     * @throws TenureException {@link TenureException.Code#INVALID} for a semaphore's lease or one
+     * @throws TenureException {@link TenureException.Code#INVALID_REQUEST} for a semaphore's lease or one
      *     with lockDelay, maxHold or MANUAL renewal; {@link StaleTokenException} if the server no
      *     longer holds this lease
      */

@@ -48,6 +48,10 @@ public record ServerStatus(
         members = List.copyOf(members);
     }
 
+    /**
+     * One member of the cluster as the answering node knows it: its id, its client endpoint and
+     * whether it is the leader in that node's view.
+     */
     public record Member(int id, String endpoint, boolean leader) {}
 
     static ServerStatus from(ServerStatusResponse r) {

@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -36,21 +37,49 @@ import org.jspecify.annotations.Nullable;
  * says: an interrupt during the wait is kept for the caller. {@link #newCondition()} is not
  * supported: a condition would need the lease released and re-acquired around each wait, which
  * would change the token under the caller's feet.
+ *
+ * <p>An adapter that needs the same hold counting with a policy per hold, or on a session it opens
+ * again once it is lost (a lock registry), makes its lock with {@link #onSessions} and passes the
+ * policy to {@link #lock(AcquireOptions)} and {@link #tryLock(long, TimeUnit, AcquireOptions)}.
  */
 public final class TenureLock implements Lock {
 
-    private final Session session;
+    /** The session a new hold acquires on: fixed for {@link Session#lock}, an adapter's current one. */
+    private final Supplier<Session> sessions;
+
     private final String name;
     private final AcquireOptions options;
     /** Which thread holds it, and how many times: fair, so that threads take turns in arrival order. */
     private final ReentrantLock holder = new ReentrantLock(true);
     /** The lease of the current hold; written and read by the holding thread only, under {@link #holder}. */
     private @Nullable Lease lease;
+    /** The session {@link #lease} was granted on, which alone can hand it back; as {@link #lease}. */
+    private @Nullable Session leaseSession;
 
     TenureLock(Session session, String name, AcquireOptions options) {
-        this.session = session;
+        this(() -> session, name, options);
+    }
+
+    private TenureLock(Supplier<Session> sessions, String name, AcquireOptions options) {
+        this.sessions = sessions;
         this.name = Objects.requireNonNull(name, "name");
         this.options = Objects.requireNonNull(options, "options");
+    }
+
+    /**
+     * A lock named {@code name} whose every first hold of a thread acquires on the session that
+     * {@code sessions} gives at that moment: for an adapter that holds its locks on one session
+     * and opens a new one once it is lost. Unlike {@link Session#lock(String)}, each call makes a
+     * new object: one per name is the caller's to keep, or two objects would not exclude each
+     * other's threads locally (the cluster would still exclude their sessions, but grants one
+     * session's repeated acquire as the same lease).
+     *
+     * @param options the policy of {@link #lock()}, {@link #lockInterruptibly()} and the
+     *     {@code tryLock} methods without one (its wait is ignored)
+     * @param sessions called on the thread that takes a first hold; what it throws, that call throws
+     */
+    public static TenureLock onSessions(String name, AcquireOptions options, Supplier<Session> sessions) {
+        return new TenureLock(Objects.requireNonNull(sessions, "sessions"), name, options);
     }
 
     /** The lock's name. */
@@ -65,10 +94,20 @@ public final class TenureLock implements Lock {
 
     @Override
     public void lock() {
+        lock(options);
+    }
+
+    /**
+     * As {@link #lock()}, a first hold asking for {@code policy} instead of {@link #options()} (its
+     * wait is ignored). A nested hold keeps the lease it nests in, whatever its policy.
+     */
+    public void lock(AcquireOptions policy) {
+        Objects.requireNonNull(policy, "policy");
         holder.lock();
         if (!nested()) {
             try {
-                lease = uninterruptibly(session.acquiring(name, options, null));
+                Session on = sessions.get();
+                hold(on, uninterruptibly(on.acquiring(name, policy, null)));
             } catch (RuntimeException e) {
                 holder.unlock();
                 throw e;
@@ -81,7 +120,8 @@ public final class TenureLock implements Lock {
         holder.lockInterruptibly();
         if (!nested()) {
             try {
-                lease = interruptibly(session.acquiring(name, options, null));
+                Session on = sessions.get();
+                hold(on, interruptibly(on.acquiring(name, options, null)));
             } catch (InterruptedException | RuntimeException e) {
                 holder.unlock();
                 throw e;
@@ -98,7 +138,7 @@ public final class TenureLock implements Lock {
         if (nested()) {
             return true;
         }
-        return holdOrLetGo(() -> uninterruptibly(session.acquiring(name, options, Duration.ZERO)));
+        return holdOrLetGo(on -> uninterruptibly(on.acquiring(name, options, Duration.ZERO)));
     }
 
     /**
@@ -107,6 +147,16 @@ public final class TenureLock implements Lock {
      */
     @Override
     public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+        return tryLock(time, unit, options);
+    }
+
+    /**
+     * As {@link #tryLock(long, TimeUnit)}, a first hold asking for {@code policy} instead of
+     * {@link #options()} (its wait is ignored: {@code time} is the wait). A nested hold keeps the
+     * lease it nests in, whatever its policy.
+     */
+    public boolean tryLock(long time, TimeUnit unit, AcquireOptions policy) throws InterruptedException {
+        Objects.requireNonNull(policy, "policy");
         long deadline = System.nanoTime() + unit.toNanos(time);
         if (!holder.tryLock(time, unit)) {
             return false;
@@ -115,13 +165,18 @@ public final class TenureLock implements Lock {
             return true;
         }
         Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-        return holdOrLetGo(() -> interruptibly(session.acquiring(name, options, left)));
+        return holdOrLetGo(on -> interruptibly(on.acquiring(name, policy, left)));
     }
 
-    /** Waits for a grant, as one of the {@code tryLock} methods does. */
+    /** Waits for a grant on {@code on}, as one of the {@code tryLock} methods does. */
     @FunctionalInterface
     private interface Grant<X extends Exception> {
-        Lease await() throws X;
+        Lease await(Session on) throws X;
+    }
+
+    private void hold(Session on, Lease granted) {
+        leaseSession = on;
+        lease = granted;
     }
 
     /**
@@ -131,7 +186,8 @@ public final class TenureLock implements Lock {
      */
     private <X extends Exception> boolean holdOrLetGo(Grant<X> grant) throws X {
         try {
-            lease = grant.await();
+            Session on = sessions.get();
+            hold(on, grant.await(on));
             return true;
         } catch (TenureException e) {
             holder.unlock();
@@ -163,12 +219,14 @@ public final class TenureLock implements Lock {
             return;
         }
         Lease held = Objects.requireNonNull(lease, "the holder's lease");
+        Session heldOn = Objects.requireNonNull(leaseSession, "the holder's session");
         lease = null;
+        leaseSession = null;
         try {
             if (held.lossReason() == null) {
                 held.release();
             } else {
-                giveBack(held);
+                giveBack(heldOn, held);
             }
         } finally {
             holder.unlock();
@@ -179,17 +237,18 @@ public final class TenureLock implements Lock {
      * Ends on the node a lease the client already stopped trusting. Its own horizon (maxHold, a
      * manual TTL) passes on the client no later than on the node, so the node may still hold it
      * for this session; released by its token (owner-bound: it cannot end anyone else's), the next
-     * {@code lock()} is not refused as this session's own un-re-entrant lease.
+     * {@code lock()} is not refused as this session's own un-re-entrant lease. Only the session
+     * that was granted it can: another one's release by the same token would be NOT_OWNER.
      */
-    private void giveBack(Lease lost) {
-        if (session.state() == Session.State.LOST) {
+    private void giveBack(Session on, Lease lost) {
+        if (on.state() == Session.State.LOST) {
             return; // the node ends every lease of the session with it
         }
         try {
-            session.release(name, lost.token());
-        } catch (TenureException alreadyEnded) {
-            // NOT_OWNER: the node ended it first; or the session ended meanwhile. Either way the
-            // lease is gone, which is all this hand-back is for.
+            on.release(name, lost.token());
+        } catch (TenureException | IllegalStateException alreadyEnded) {
+            // NOT_OWNER: the node ended it first; or the session ended or was closed meanwhile.
+            // Either way the lease is gone, which is all this hand-back is for.
         }
     }
 
@@ -208,6 +267,16 @@ public final class TenureLock implements Lock {
     /** How many holds the calling thread has; 0 if it does not hold the lock. */
     public int getHoldCount() {
         return holder.getHoldCount();
+    }
+
+    /** Whether any thread holds this lock here (a snapshot, for monitoring and idle checks). */
+    public boolean isLocked() {
+        return holder.isLocked();
+    }
+
+    /** Whether any thread waits here to take this lock (a snapshot, as {@link #isLocked()}). */
+    public boolean hasQueuedThreads() {
+        return holder.hasQueuedThreads();
     }
 
     /**
@@ -253,7 +322,7 @@ public final class TenureLock implements Lock {
 
     @Override
     public String toString() {
-        return "TenureLock[" + name + ", session " + session.id() + "]";
+        return "TenureLock[" + name + "]";
     }
 
     private Lease heldLease() {

@@ -30,6 +30,14 @@ public final class NodeProcess implements AutoCloseable {
 
     /** Starts a node on {@code data} and returns once it reports itself healthy. */
     public static NodeProcess start(Path data) throws IOException, InterruptedException {
+        return start(data, List.of());
+    }
+
+    /**
+     * As {@link #start(Path)}, with more {@code tenure server} options (TLS certificates, say: the
+     * endpoint is the same port, and the node reports its health the same way).
+     */
+    public static NodeProcess start(Path data, List<String> options) throws IOException, InterruptedException {
         String jar = System.getProperty("tenure.jar");
         if (jar == null) {
             throw new IllegalStateException("tenure.jar system property not set (run through mvn verify)");
@@ -44,6 +52,7 @@ public final class NodeProcess implements AutoCloseable {
                 Integer.toString(port),
                 "--cluster-port-base",
                 Integer.toString(LoopbackPorts.freeUdpBlock(9))));
+        command.addAll(options);
         CompletableFuture<String> healthy = new CompletableFuture<>();
         List<String> lines = Collections.synchronizedList(new ArrayList<>());
         ChildProcess process = ChildProcess.start(

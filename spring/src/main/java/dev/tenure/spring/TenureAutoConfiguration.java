@@ -46,7 +46,7 @@ public class TenureAutoConfiguration {
             if (tls.cert() == null || tls.key() == null || tls.ca() == null) {
                 throw new IllegalStateException("tenure.tls needs cert, key and ca together");
             }
-            builder.tls(tls.cert(), tls.key(), tls.ca());
+            builder.tls(tls.ca(), tls.cert(), tls.key());
         }
         return builder.build();
     }

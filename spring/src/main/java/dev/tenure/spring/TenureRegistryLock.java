@@ -3,27 +3,23 @@ package dev.tenure.spring;
 import dev.tenure.client.AcquireOptions;
 import dev.tenure.client.Lease;
 import dev.tenure.client.LossReason;
-import dev.tenure.client.Session;
-import dev.tenure.client.TenureException;
+import dev.tenure.client.TenureLock;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 import org.springframework.integration.support.locks.DistributedLock;
 
 /**
- * The lock a {@link TenureLockRegistry} hands out for one key: re-entrant per thread with a hold
- * count, as {@link dev.tenure.client.TenureLock} is, and a {@link DistributedLock} whose
- * {@code ttl} is the lease's maxHold. The first hold of a thread acquires a lease from the
- * cluster on the registry's session; nested holds count; the unlock that brings the count to zero
- * releases it. Threads of the registry queue here (fairly) before they ask the cluster, since the
- * cluster grants a session's repeated acquire of one name as the same lease.
+ * The lock a {@link TenureLockRegistry} hands out for one key: a {@link TenureLock} (re-entrant
+ * per thread with a hold count, the first hold of a thread acquiring a lease on the registry's
+ * session, the unlock that brings the count to zero releasing it) and a {@link DistributedLock}
+ * whose {@code ttl} is the lease's maxHold. Threads of the registry queue here (fairly) before
+ * they ask the cluster, since the cluster grants a session's repeated acquire of one name as the
+ * same lease.
  *
  * <p>A ttl is a hard bound, not a lease TTL: the lease is renewed with the session as long as the
  * process lives, and the cluster revokes it {@code ttl} after the grant even if the thread still
@@ -31,86 +27,61 @@ import org.springframework.integration.support.locks.DistributedLock;
  * and fenced stores refuse its token. Without a ttl the hold lasts until unlock or until the
  * session is lost. {@link TenureLockRegistry#renewLock(Object, Duration)} moves the bound later.
  *
- * <p>The lease is built per hold (not through {@code Session.lock}, whose policy is fixed per
- * name and session) because each hold may ask for its own ttl.
+ * <p>What this class adds to {@link TenureLock}: the ttl as a per-hold policy, the registry's
+ * session (opened again once lost) for each new hold, and the registry's observer (metrics).
  */
 public final class TenureRegistryLock implements DistributedLock {
 
-    private final TenureLockRegistry registry;
-    private final String name;
-    /** Which thread holds it, and how many times: fair, so that threads take turns in arrival order. */
-    private final ReentrantLock holder = new ReentrantLock(true);
-    /** The current hold's lease and start; written and read by the holding thread, under {@link #holder}. */
-    private @Nullable Lease lease;
+    private static final AcquireOptions NO_TTL = AcquireOptions.builder().build();
 
+    private final TenureLockRegistry registry;
+    private final TenureLock lock;
+    /** When the calling thread's hold began; written and read by the holding thread only. */
     private long heldSinceNanos;
     /** For {@link TenureLockRegistry#expireUnusedOlderThan}: when a thread last locked or unlocked. */
     private volatile long lastUsedMillis = System.currentTimeMillis();
 
     TenureRegistryLock(TenureLockRegistry registry, String name) {
         this.registry = registry;
-        this.name = name;
+        this.lock = TenureLock.onSessions(name, NO_TTL, registry::session);
     }
 
     /** The key this lock was obtained for: the lock's name on the cluster. */
     public String name() {
-        return name;
+        return lock.name();
     }
 
     @Override
     public void lock() {
-        lockFor(null);
+        long start = System.nanoTime();
+        lock.lock(NO_TTL);
+        held(start);
     }
 
     /** As {@link #lock()}, the lease revoked {@code ttl} after its grant (its maxHold). */
     @Override
     public void lock(Duration ttl) {
-        lockFor(Objects.requireNonNull(ttl, "ttl"));
+        long start = System.nanoTime();
+        lock.lock(policy(Objects.requireNonNull(ttl, "ttl")));
+        held(start);
     }
 
     @Override
     public void lockInterruptibly() throws InterruptedException {
         long start = System.nanoTime();
-        holder.lockInterruptibly();
-        if (!nested()) {
-            try {
-                hold(awaitInterruptibly(acquiring(null, null)), start);
-            } catch (InterruptedException | RuntimeException e) {
-                holder.unlock();
-                throw e;
-            }
-        }
-    }
-
-    private void lockFor(@Nullable Duration ttl) {
-        long start = System.nanoTime();
-        holder.lock();
-        if (!nested()) {
-            try {
-                hold(registry.session().acquire(name, options(ttl, null)), start);
-            } catch (RuntimeException e) {
-                holder.unlock();
-                throw e;
-            }
-        }
+        lock.lockInterruptibly();
+        held(start);
     }
 
     /** Takes the lock only if no other thread holds it here and the cluster grants it now. */
     @Override
     public boolean tryLock() {
         long start = System.nanoTime();
-        if (!holder.tryLock()) {
+        if (!lock.tryLock()) {
             return false;
         }
-        if (nested()) {
-            return true;
-        }
-        try {
-            hold(registry.session().acquire(name, options(null, Duration.ZERO)), start);
-            return true;
-        } catch (RuntimeException e) {
-            return letGo(e);
-        }
+        held(start);
+        return true;
     }
 
     @Override
@@ -125,55 +96,26 @@ public final class TenureRegistryLock implements DistributedLock {
     @Override
     public boolean tryLock(Duration waitTime, @Nullable Duration ttl) throws InterruptedException {
         long start = System.nanoTime();
-        long deadline = start + waitTime.toNanos();
-        if (!holder.tryLock(waitTime.toNanos(), TimeUnit.NANOSECONDS)) {
+        if (!lock.tryLock(waitTime.toNanos(), TimeUnit.NANOSECONDS, ttl == null ? NO_TTL : policy(ttl))) {
             return false;
         }
-        if (nested()) {
-            return true;
-        }
-        Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-        try {
-            hold(awaitInterruptibly(acquiring(ttl, left)), start);
-            return true;
-        } catch (InterruptedException e) {
-            holder.unlock();
-            throw e;
-        } catch (RuntimeException e) {
-            return letGo(e);
-        }
+        held(start);
+        return true;
     }
 
-    private CompletableFuture<Lease> acquiring(@Nullable Duration ttl, @Nullable Duration wait) {
-        return registry.session().acquireAsync(name, options(ttl, wait));
+    private static AcquireOptions policy(Duration ttl) {
+        return AcquireOptions.builder().maxHold(ttl).build();
     }
 
-    private static AcquireOptions options(@Nullable Duration ttl, @Nullable Duration wait) {
-        AcquireOptions.Builder b = AcquireOptions.builder();
-        if (ttl != null) {
-            b.maxHold(ttl);
-        }
-        if (wait != null) {
-            b.wait(wait);
-        }
-        return b.build();
-    }
-
-    /** A failed first hold: nothing stays held; false if another session holds the lock. */
-    private boolean letGo(RuntimeException e) {
-        holder.unlock();
-        if (e instanceof TenureException te && te.code() == TenureException.Code.LOCK_HELD) {
-            return false;
-        }
-        throw e;
-    }
-
-    private void hold(Lease granted, long start) {
-        lease = granted;
-        heldSinceNanos = System.nanoTime();
+    /** After a successful lock call: a first hold is told to the observer; a nested one is not. */
+    private void held(long start) {
         lastUsedMillis = System.currentTimeMillis();
+        if (lock.getHoldCount() != 1) {
+            return;
+        }
+        heldSinceNanos = System.nanoTime();
         registry.observer().acquired(Duration.ofNanos(heldSinceNanos - start));
-        var unused = granted.lost().thenAccept(reason -> {
+        var unused = lock.lease().lost().thenAccept(reason -> {
             if (reason != LossReason.RELEASED) {
                 registry.observer().lost(reason);
             }
@@ -189,57 +131,32 @@ public final class TenureRegistryLock implements DistributedLock {
      */
     @Override
     public void unlock() {
-        Lease held = heldLease();
-        if (holder.getHoldCount() > 1) {
-            holder.unlock();
-            return;
-        }
-        lease = null;
-        lastUsedMillis = System.currentTimeMillis();
-        try {
+        if (lock.isHeldByCurrentThread() && lock.getHoldCount() == 1) {
+            lastUsedMillis = System.currentTimeMillis();
             registry.observer().released(Duration.ofNanos(System.nanoTime() - heldSinceNanos));
-            if (!held.lost().isDone()) {
-                held.release();
-            } else {
-                giveBack(held);
-            }
-        } finally {
-            holder.unlock();
         }
-    }
-
-    private void giveBack(Lease lost) {
-        try {
-            Session session = registry.session();
-            if (session.id() == lost.sessionId()) {
-                session.release(name, lost.token());
-            }
-        } catch (TenureException | IllegalStateException alreadyEnded) {
-            // NOT_OWNER or SESSION_LOST: the node ended it first, which is all this is for; or
-            // the registry is closed, and its session's close ended every lease it held.
-        }
+        lock.unlock();
     }
 
     /** Not supported: waiting on a condition would release the lease and change its token. */
     @Override
     public Condition newCondition() {
-        throw new UnsupportedOperationException(
-                "a Tenure lock has no conditions: waiting on one would release the lease and change its token");
+        return lock.newCondition();
     }
 
     /** Whether the calling thread holds this lock (whatever its lease's validity). */
     public boolean isHeldByCurrentThread() {
-        return holder.isHeldByCurrentThread();
+        return lock.isHeldByCurrentThread();
     }
 
     /** How many holds the calling thread has; 0 if it does not hold the lock. */
     public int getHoldCount() {
-        return holder.getHoldCount();
+        return lock.getHoldCount();
     }
 
     /** The fencing token of the calling thread's hold (see {@link Lease#token()}). */
     public long token() {
-        return heldLease().token();
+        return lock.token();
     }
 
     /**
@@ -247,7 +164,7 @@ public final class TenureRegistryLock implements DistributedLock {
      * {@link Lease#fence(Duration)}; otherwise it throws and the write must not be sent.
      */
     public long fence(Duration minRemaining) {
-        return heldLease().fence(minRemaining);
+        return lock.fence(minRemaining);
     }
 
     /**
@@ -255,63 +172,20 @@ public final class TenureRegistryLock implements DistributedLock {
      * empty while the connection is in doubt (see {@link Lease#invalidated()}).
      */
     public CompletableFuture<Optional<LossReason>> invalidated() {
-        return heldLease().invalidated();
+        return lock.invalidated();
     }
 
     /** The calling thread's lease, for what {@link Lease} offers beyond this class. */
     public Lease lease() {
-        return heldLease();
+        return lock.lease();
     }
 
     boolean idleSince(long millis) {
-        return !holder.isLocked() && !holder.hasQueuedThreads() && lastUsedMillis < millis;
+        return !lock.isLocked() && !lock.hasQueuedThreads() && lastUsedMillis < millis;
     }
 
     @Override
     public String toString() {
-        return "TenureRegistryLock[" + name + "]";
-    }
-
-    private Lease heldLease() {
-        if (!holder.isHeldByCurrentThread()) {
-            throw new IllegalMonitorStateException("lock '" + name + "' is not held by thread "
-                    + Thread.currentThread().getName());
-        }
-        return Objects.requireNonNull(lease, "the holder's lease");
-    }
-
-    /**
-     * Whether the calling thread, which has just taken {@link #holder}, already held it. A nested
-     * hold of a lost lease is refused: entering a critical section under a lease known to be gone is
-     * what this lock exists to prevent.
-     */
-    private boolean nested() {
-        if (holder.getHoldCount() == 1) {
-            return false;
-        }
-        Lease held = Objects.requireNonNull(lease, "the holder's lease");
-        if (held.lost().isDone()) {
-            holder.unlock();
-            throw new TenureException(
-                    TenureException.Code.LEASE_LOST, "lease of '" + name + "' (token " + held.token() + ") is lost");
-        }
-        return true;
-    }
-
-    private static Lease awaitInterruptibly(CompletableFuture<Lease> acquiring) throws InterruptedException {
-        try {
-            return acquiring.get();
-        } catch (InterruptedException e) {
-            acquiring.cancel(true); // withdraws the wait on the cluster
-            throw e;
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof RuntimeException re) {
-                throw re;
-            }
-            throw new TenureException(TenureException.Code.OTHER, String.valueOf(cause), cause);
-        } catch (CancellationException e) {
-            throw new TenureException(TenureException.Code.OTHER, "acquire cancelled", e);
-        }
+        return "TenureRegistryLock[" + lock.name() + "]";
     }
 }
