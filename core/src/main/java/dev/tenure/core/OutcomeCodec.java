@@ -32,7 +32,7 @@ final class OutcomeCodec {
         } else if (o.result() instanceof Result.LeaseRenewed x) {
             w.u8(RENEWED);
             w.i64(x.remainingMs());
-        } else if (o.result() instanceof Result.Written x && version >= SnapshotCodec.VERSION) {
+        } else if (o.result() instanceof Result.Written x && version >= 8) {
             w.u8(WRITTEN);
             w.i64(x.version());
         } else if (o.result() instanceof Ok || o.result() instanceof Result.Written) {

@@ -8,12 +8,12 @@ import java.util.zip.CRC32;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The versioned binary snapshot format. Version 8, all integers big-endian. This build writes
- * version 8 and reads versions 8, 7 (the previous one; docs/architecture.md says what each new
- * version must ship with), 6, 5 and 4, and refuses any other version with an error that names it:
+ * The versioned binary snapshot format. Version 9, all integers big-endian. This build writes
+ * version 9 and reads versions 9, 8 (the previous one; docs/architecture.md says what each new
+ * version must ship with), 7, 6, 5 and 4, and refuses any other version with an error that names it:
  *
  * <pre>
- * header   magic i32 "TNUR", version i32 = 8
+ * header   magic i32 "TNUR", version i32 = 9
  * clock    nowMs i64, lastToken i64, lastSessionId i64, staleWritesRejected i64
  * names    count i32, ascending: str (every client name and principal below, once: see SnapshotNames)
  * sessions count i32, ascending id: id i64, ttlMs i64, clientName name, principal name,
@@ -35,6 +35,7 @@ import org.jspecify.annotations.Nullable;
  * limits   the limits in force and the quotas of named principals: see {@link SnapshotLimits}
  * charges  who each lock charges for its lock delay and its checkpoints: see {@link SnapshotCharges}
  * barred   count i32, ascending: principal str (revoked principals: see Revocations)
+ * revision [v9] revision i64 (see {@link #writeRevision})
  * trailer  CRC32 of everything before it, i32
  *
  * str = i32 byte length (-1 for null) + UTF-8; bytes = i32 length + bytes; name = i32 index in names
@@ -51,6 +52,13 @@ import org.jspecify.annotations.Nullable;
  * so {@code encode(decode(s))} equals {@code s} byte for byte. Enums are written as their index
  * in the tables below, not their ordinal, so reordering an enum cannot silently change the
  * meaning of a snapshot already written; a new constant must be appended to its table.
+ *
+ * <p>Version 9's addition, a block of its own after barred ({@link #writeRevision} and {@link
+ * #readRevision}): the revision counter that numbers every {@link Change}. Version 8 is version 9
+ * without it: its state is read with revision 0, and the counter goes on from there. A watcher
+ * cannot tell the difference, because a node's kept changes start empty on every start (a watch
+ * that resumes from a revision the node did not keep is refused, never served with a gap).
+ * Another version-9 addition goes in a block of its own after this one.
  *
  * <p>Version 8's additions: the KV's versions and ephemeral keys (kept in {@link #writeKvVersion8}
  * and {@link #readEphemeralOwner}): each KV entry ends with its version (at least 1) and the
@@ -84,9 +92,13 @@ import org.jspecify.annotations.Nullable;
  */
 final class SnapshotCodec {
     static final int MAGIC = 0x544E5552; // "TNUR"
-    static final int VERSION = 8;
+    static final int VERSION = 9;
     /** The previous format version, still read (see {@link #decode}). */
-    static final int VERSION_PREVIOUS = 7;
+    static final int VERSION_PREVIOUS = 8;
+    /** The first version with the KV's versions and ephemeral owners. */
+    private static final int VERSION_KV_VERSIONS = 8;
+    /** The first version with the revision block. */
+    private static final int VERSION_REVISION = 9;
     /** The first version with the limits, charges and barred blocks. */
     private static final int VERSION_LIMITS = 7;
     /** The first version with each lock's semaphores block. */
@@ -127,13 +139,17 @@ final class SnapshotCodec {
     }
 
     /**
-     * Encodes as {@code version}: {@link #VERSION}, or {@link #VERSION_PREVIOUS} for a state that
-     * version can hold (no lock with more than one lease, no shared lease or waiter, permits 1),
-     * which is how the tests make a previous version's snapshot of a given state. Version 7 drops
-     * the KV's versions and ephemeral owners, which it reads back as version 1 and none.
+     * Encodes as {@code version}: {@link #VERSION}, {@link #VERSION_PREVIOUS} (without the revision,
+     * which it reads back as 0), or version 7 for a state that version can hold (no lock with more
+     * than one lease, no shared lease or waiter, permits 1), which is how the tests make a previous
+     * version's snapshot of a given state. Version 7 drops the KV's versions and ephemeral owners,
+     * which it reads back as version 1 and none.
      */
     static byte[] encode(State state, int version) {
-        if (version != VERSION && (version != VERSION_PREVIOUS || !SnapshotSemaphores.plain(state))) {
+        boolean writable = version == VERSION
+                || version == VERSION_PREVIOUS
+                || (version == VERSION_LIMITS && SnapshotSemaphores.plain(state));
+        if (!writable) {
             throw new IllegalArgumentException("cannot write this state as version " + version);
         }
         SnapshotNames names = SnapshotNames.of(state);
@@ -175,7 +191,7 @@ final class SnapshotCodec {
             w.string(e.lock());
             w.i64(e.writtenAtMs());
             names.write(w, e.principal());
-            if (version >= VERSION) {
+            if (version >= VERSION_KV_VERSIONS) {
                 writeKvVersion8(w, e);
             }
         }
@@ -185,6 +201,22 @@ final class SnapshotCodec {
         for (String principal : state.barredPrincipals) {
             w.string(principal);
         }
+        if (version >= VERSION_REVISION) {
+            writeRevision(w, state);
+        }
+    }
+
+    /** Version 9's revision block: the counter of {@link Change}s applied. */
+    private static void writeRevision(SnapshotWriter w, State state) {
+        w.i64(state.revision);
+    }
+
+    private static void readRevision(SnapshotReader r, State state) {
+        long revision = r.i64();
+        if (revision < 0) {
+            throw corrupt("negative revision " + revision);
+        }
+        state.revision = revision;
     }
 
     private static void readBarred(SnapshotReader r, State state) {
@@ -225,6 +257,9 @@ final class SnapshotCodec {
             SnapshotLimits.read(r, state);
             SnapshotCharges.read(r, state);
             readBarred(r, state);
+        }
+        if (version >= VERSION_REVISION) {
+            readRevision(r, state);
         }
         r.expectEnd();
         shareWaitingLockNames(state);
@@ -498,7 +533,7 @@ final class SnapshotCodec {
     }
 
     private static void readKv(SnapshotReader r, State state, int version, SnapshotNames names) {
-        int count = r.count(version >= VERSION ? 48 : version >= VERSION_NAMES ? 32 : 28);
+        int count = r.count(version >= VERSION_KV_VERSIONS ? 48 : version >= VERSION_NAMES ? 32 : 28);
         String previous = null;
         for (int i = 0; i < count; i++) {
             String key = r.nonNullString();
@@ -509,7 +544,7 @@ final class SnapshotCodec {
             String principal = version >= VERSION_NAMES ? names.read(r) : "";
             long keyVersion = 1;
             long ephemeralSessionId = 0;
-            if (version >= VERSION) {
+            if (version >= VERSION_KV_VERSIONS) {
                 keyVersion = r.i64();
                 ephemeralSessionId = readEphemeralOwner(r, state);
             }

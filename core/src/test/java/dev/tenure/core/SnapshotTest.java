@@ -164,14 +164,14 @@ class SnapshotTest {
     @Test
     void aSnapshotOfAnyOtherVersionIsRefusedWithAnErrorNamingIt() {
         byte[] s = richState().sm.snapshot();
-        assertThat(ByteBuffer.wrap(s).getInt(4)).isEqualTo(8);
-        // 1 to 3 are earlier layouts this build no longer reads; 9 is one it does not know yet.
-        for (int version : new int[] {0, 1, 2, 3, 9, 10, -1}) {
+        assertThat(ByteBuffer.wrap(s).getInt(4)).isEqualTo(9);
+        // 1 to 3 are earlier layouts this build no longer reads; 10 is one it does not know yet.
+        for (int version : new int[] {0, 1, 2, 3, 10, 11, -1}) {
             byte[] other = withVersion(s, version);
             assertThatThrownBy(() -> StateMachine.restore(other, Fixture.small()))
                     .as("version %d", version)
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessage("unsupported snapshot version " + version + ": this build reads versions 4 to 8 only");
+                    .hasMessage("unsupported snapshot version " + version + ": this build reads versions 4 to 9 only");
         }
     }
 
@@ -254,14 +254,15 @@ class SnapshotTest {
         byte[] current = sm.snapshot();
         assertThat(ByteBuffer.wrap(current).getInt(4))
                 .isEqualTo(SnapshotCodec.VERSION)
-                .isEqualTo(8);
+                .isEqualTo(9);
         // The one session gains its principal and secret hash, each history record two principals
         // (each name an index); the names table holds "" and "b" (4 + 4 + 5), and the two "b"s
         // written where they were used (5 bytes each) become indexes (4 bytes).
         // ... and the limits, charges and barred blocks of version 7 (none recorded, none charged,
         // none barred).
         // ... and version 8's semaphores block of the one lock, held (permits, shared flag, no others).
-        assertThat(current.length).isEqualTo(v4.length + 4 + 16 + 2 * (4 + 4) + 13 - 2 + 1 + 4 + 4 + 4 + 1 + 4);
+        // ... and version 9's revision.
+        assertThat(current.length).isEqualTo(v4.length + 4 + 16 + 2 * (4 + 4) + 13 - 2 + 1 + 4 + 4 + 4 + 1 + 4 + 8);
         assertThat(StateMachine.restore(current, Limits.defaults()).snapshot()).isEqualTo(current);
         assertThat(sm.apply(5_000, new Command.WithSecret(new SecretHash(7, 8), new Command.ResumeSession(2))))
                 .as("a session without a secret accepts any request, as before secrets")
@@ -381,7 +382,7 @@ class SnapshotTest {
         byte[] current = sm.snapshot();
         assertThat(ByteBuffer.wrap(current).getInt(4))
                 .isEqualTo(SnapshotCodec.VERSION)
-                .isEqualTo(8);
+                .isEqualTo(9);
         // The grant shrinks to its token (tag, lock str, 4 i64, end, i64, a checkpoint of 3 bytes,
         // policy: to tag and i64), the message to the cache's length, and the key gains a principal.
         int grantV5 = 1 + (4 + 1) + 4 * 8 + 1 + 8 + (1 + 4 + 3 + 16) + 24;
@@ -392,10 +393,11 @@ class SnapshotTest {
         int names = 13 - 1;
         // ... and the limits, charges and barred blocks of version 7 (none recorded, none charged,
         // none barred), and version 8's version and ephemeral owner of its one key (8 + 8) and
-        // semaphores block of its one lock, held (permits, shared flag, no others).
+        // semaphores block of its one lock, held (permits, shared flag, no others), and version
+        // 9's revision (8).
         int semaphores = 4 + 1 + 4;
         assertThat(current.length)
-                .isEqualTo(v5.length - grantV5 + grantV6 - messageCut + 4 + names + 1 + 4 + 4 + 16 + semaphores);
+                .isEqualTo(v5.length - grantV5 + grantV6 - messageCut + 4 + names + 1 + 4 + 4 + 16 + semaphores + 8);
         assertThat(StateMachine.restore(current, Limits.defaults()).snapshot()).isEqualTo(current);
         KvValue k = (KvValue) sm.apply(5_000, new Get("k"));
         assertThat(k.lock()).isEqualTo("x");
@@ -415,12 +417,13 @@ class SnapshotTest {
                         Result.Rejected.class, r -> assertThat(r.code()).isEqualTo(Code.DENIED));
 
         // Version 6 is version 7 without the limits, charges and barred blocks (limits not
-        // recorded, no charges, none barred: 1 + 4 + 4 bytes): an empty machine's, relabelled and cut.
+        // recorded, no charges, none barred: 1 + 4 + 4 bytes), and without version 9's revision
+        // (8 bytes): an empty machine's, relabelled and cut.
         byte[] empty = new StateMachine(Limits.defaults()).snapshot();
-        int added = 1 + 4 + 4;
+        int added = 1 + 4 + 4 + 8;
         byte[] v6 = withVersion(Arrays.copyOf(Arrays.copyOf(empty, empty.length - 4 - added), empty.length - added), 6);
         StateMachine old = StateMachine.restore(v6, Limits.defaults());
-        assertThat(old.snapshot()).as("written back as version 7").isEqualTo(empty);
+        assertThat(old.snapshot()).as("written back as the current version").isEqualTo(empty);
         assertThat(old.apply(2_000, new Command.OpenSession(5_000, "c", SecretHash.NONE, "eve")))
                 .isInstanceOf(Result.SessionOpened.class);
     }
@@ -569,6 +572,7 @@ class SnapshotTest {
         w.bool(false); // limits: not recorded
         w.i32(0); // charges: none
         w.i32(0); // barred
+        w.i64(0); // revision
         byte[] forged = w.finishWithChecksum();
         assertThatThrownBy(() -> StateMachine.restore(forged, Limits.defaults()))
                 .isInstanceOf(InvariantViolation.class)
@@ -614,5 +618,46 @@ class SnapshotTest {
             assertThat(SnapshotCodec.CODES[SnapshotCodec.index(SnapshotCodec.CODES, c)])
                     .isEqualTo(c);
         }
+    }
+
+    /** Two leases of x, one ended, and a waiter: four changes, revision 4. */
+    private static Fixture revisedState() {
+        Fixture f = new Fixture();
+        long a = f.open(1_000, "a");
+        long b = f.open(1_000, "b");
+        Grant g = f.grant(a, 1, "x");
+        f.apply(new Command.Acquire(b, 1, "x", -1));
+        f.release(a, 2, "x", g.token());
+        return f;
+    }
+
+    @Test
+    void theRevisionRoundTripsThroughAVersionNineSnapshotAndCountsOn() {
+        Fixture f = revisedState();
+        assertThat(f.sm.revision()).isEqualTo(4);
+        byte[] s = f.sm.snapshot();
+        assertThat(ByteBuffer.wrap(s).getInt(4)).isEqualTo(9);
+        assertThat(ByteBuffer.wrap(s).getLong(s.length - 4 - 8))
+                .as("the last block")
+                .isEqualTo(4);
+        StateMachine restored = StateMachine.restore(s, Limits.defaults());
+        assertThat(restored.revision()).isEqualTo(4);
+        assertThat(restored.snapshot()).isEqualTo(s);
+        restored.apply(f.now, new Command.Acquire(1, 9, "y", 0));
+        assertThat(restored.revision()).isEqualTo(5);
+    }
+
+    @Test
+    void aVersionEightSnapshotLoadsWithRevisionZeroAndTheCounterGoesOn() {
+        Fixture f = revisedState();
+        byte[] s = f.sm.snapshot();
+        byte[] v8 = f.sm.snapshot(8);
+        assertThat(ByteBuffer.wrap(v8).getInt(4)).isEqualTo(8);
+        assertThat(v8.length).as("version 9 adds the revision's 8 bytes").isEqualTo(s.length - 8);
+        StateMachine old = StateMachine.restore(v8, Limits.defaults());
+        assertThat(old.revision()).isZero();
+        assertThat(old.snapshot(8)).isEqualTo(v8);
+        old.apply(f.now, new Command.Acquire(1, 9, "y", 0));
+        assertThat(old.revision()).isEqualTo(1);
     }
 }
