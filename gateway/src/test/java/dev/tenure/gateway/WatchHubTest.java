@@ -193,7 +193,10 @@ class WatchHubTest {
         apply(hub, "a");
         assertThat(slow.revisions).containsExactly(1L);
         assertThat(slow.ended).isEqualTo(WatchSink.Refusal.COMPACTED);
-        assertThat(slow.message).contains("fell behind").contains("after revision 1").contains("list again");
+        assertThat(slow.message)
+                .contains("fell behind")
+                .contains("after revision 1")
+                .contains("list again");
         assertThat(hub.watcherCount()).isZero();
     }
 
