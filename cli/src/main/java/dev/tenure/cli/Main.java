@@ -21,6 +21,7 @@ import picocli.CommandLine.Command;
             ReleaseCommand.class,
             StatusCommand.class,
             LocksCommand.class,
+            WatchCommand.class,
             KvCommand.class,
             CheckpointCommand.class,
             ClusterCommand.class,

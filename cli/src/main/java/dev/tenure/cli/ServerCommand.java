@@ -216,6 +216,26 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
     int callsPerConnectionMax;
 
     @Option(
+            names = "--watchers-max",
+            paramLabel = "N",
+            description = {
+                "Watches this node serves at once (default: ${DEFAULT-VALUE}); one more is refused,",
+                "RESOURCE_EXHAUSTED, naming watchersMax."
+            },
+            defaultValue = "" + dev.tenure.server.config.WatchLimits.WATCHERS_MAX)
+    int watchersMax;
+
+    @Option(
+            names = "--revisions-kept-max",
+            paramLabel = "N",
+            description = {
+                "Changes this node keeps for watches to resume from (default: ${DEFAULT-VALUE}); a watch",
+                "resuming from an older revision is refused (REVISION_COMPACTED) and lists again."
+            },
+            defaultValue = "" + dev.tenure.server.config.WatchLimits.REVISIONS_KEPT_MAX)
+    int revisionsKeptMax;
+
+    @Option(
             names = "--calls-in-flight-max",
             paramLabel = "N",
             description = {
@@ -356,6 +376,7 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
                 .withClusterSecret(clusterSecret())
                 .withConnections(connectionLimits())
                 .withListPaging(new ListPaging(listPageMax, listPageDefault, listPageBytesMax))
+                .withWatch(new dev.tenure.server.config.WatchLimits(watchersMax, revisionsKeptMax))
                 .withInsecure(insecure)
                 .withForcedReleaseWithoutAcl(unsafeAllowForcedRelease);
         Acl initialAcl = acl == null

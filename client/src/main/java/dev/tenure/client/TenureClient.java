@@ -166,6 +166,18 @@ public final class TenureClient implements AutoCloseable {
         return Reads.serverStatus(ctx);
     }
 
+    /**
+     * Follows {@code request}'s names: {@code listener} hears their current state (unless the
+     * request resumes from a revision), then every change, in revision order, each once, across
+     * broken connections and node failures, until the watch is closed or ends for good ({@link
+     * WatchListener#onEnded}). Served by a node's own replica: sequentially consistent, not
+     * linearizable (a node may show a change later than another). Needs {@code read} on the name,
+     * or on every name under the prefix.
+     */
+    public Watch watch(WatchRequest request, WatchListener listener) {
+        return new Watch(ctx, Objects.requireNonNull(request, "request"), Objects.requireNonNull(listener, "listener"));
+    }
+
     /** The fenced key-value store, written without a session; see {@link Kv}. */
     public Kv kv() {
         return kv;

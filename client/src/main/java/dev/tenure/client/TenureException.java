@@ -67,6 +67,11 @@ public class TenureException extends RuntimeException {
         /** No endpoint answered within the request timeout: always an {@link UnavailableException}. */
         UNAVAILABLE,
         /**
+         * A watch's revision is older than what the node keeps (or the watch fell that far
+         * behind): changes after it may be gone. Watch again without a revision (current state).
+         */
+        REVISION_COMPACTED,
+        /**
          * Anything else: interrupted, cancelled, an outcome no longer known (request id too old), a
          * status the client does not expect. The message says which.
          */

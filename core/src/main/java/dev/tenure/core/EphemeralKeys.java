@@ -59,7 +59,9 @@ final class EphemeralKeys {
      */
     static void deleteOf(State state, long sessionId) {
         for (String key : state.kv.ephemeralKeys(sessionId)) {
+            FencedKv.Entry old = java.util.Objects.requireNonNull(state.kv.get(key), "an ephemeral key is held");
             state.kv.remove(key);
+            state.change(r -> Change.key(r, Change.Kind.KV_DELETED, old, state.nowMs));
             state.touchKey(key);
         }
     }

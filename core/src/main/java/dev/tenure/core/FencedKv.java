@@ -130,6 +130,11 @@ final class FencedKv {
         }
     }
 
+    /** Ascending by key from {@code key} (included); read-only, a view. */
+    Collection<Entry> from(String key) {
+        return Collections.unmodifiableCollection(byKey.tailMap(key, true).values());
+    }
+
     /** Ascending by key; read-only. */
     Collection<Entry> all() {
         return Collections.unmodifiableCollection(byKey.values());

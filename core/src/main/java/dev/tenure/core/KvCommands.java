@@ -96,6 +96,7 @@ final class KvCommands {
             return full;
         }
         state.kv.put(next);
+        state.change(r -> Change.key(r, Change.Kind.KV_PUT, next, state.nowMs));
         state.touchKey(c.key());
         return new Written(next.version());
     }
@@ -212,6 +213,7 @@ final class KvCommands {
             return notFound(c.key());
         }
         state.kv.remove(c.key());
+        state.change(r -> Change.key(r, Change.Kind.KV_DELETED, old, state.nowMs));
         state.touchKey(c.key());
         return new Written(old.version());
     }

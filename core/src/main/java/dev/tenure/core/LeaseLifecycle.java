@@ -68,6 +68,7 @@ final class LeaseLifecycle {
         }
         session.addHeld(lock.name);
         state.locks.markBusy(lock);
+        state.change(r -> Change.granted(r, lock, lease, state.nowMs));
         state.touch(lock);
         state.touch(session);
         return lease.grant(lock.name, session.ttlMs);
@@ -146,6 +147,7 @@ final class LeaseLifecycle {
                 state.limits.historyPerLockMax());
         lock.lastEnd = end;
         lock.lastToken = lease.token();
+        state.change(r -> Change.ended(r, lock, lease, end, state.nowMs));
         unindexLeaseEnd(lock);
         lock.renewDeadlineMs = LockRecord.NONE;
         lock.maxHoldAtMs = LockRecord.NONE;
@@ -230,6 +232,7 @@ final class LeaseLifecycle {
         long deadlineMs = waitMs < 0 ? Waiter.NEVER : state.nowPlus(waitMs);
         Waiter w = new Waiter(session.id, requestId, state.nowMs, deadlineMs, policy, shared, value);
         lock.addWaiter(w);
+        state.change(r -> Change.waiting(r, Change.Kind.QUEUED, lock, w, state.nowMs));
         state.waiters++;
         state.electionValueBytes += value.size();
         session.addWait(lock.name, requestId);
@@ -248,6 +251,7 @@ final class LeaseLifecycle {
      */
     void resolveWait(LockRecord lock, Waiter waiter, Rejected outcome) {
         lock.removeWaiter(waiter);
+        state.change(r -> Change.waiting(r, Change.Kind.LEFT, lock, waiter, state.nowMs));
         SessionRecord session = state.sessions.existing(waiter.sessionId());
         detachWait(lock, session, waiter);
         Requests.remember(state, session, waiter.requestId(), Outcome.settled(outcome));

@@ -35,6 +35,7 @@ import org.jspecify.annotations.Nullable;
  * limits   the limits in force and the quotas of named principals: see {@link SnapshotLimits}
  * charges  who each lock charges for its lock delay and its checkpoints: see {@link SnapshotCharges}
  * barred   count i32, ascending: principal str (revoked principals: see Revocations)
+ * revision [v9] revision i64 (see {@link #writeRevision})
  * elections [v9] the values election leases and waiters carry: see {@link SnapshotElections}
  * trailer  CRC32 of everything before it, i32
  *
@@ -53,9 +54,13 @@ import org.jspecify.annotations.Nullable;
  * in the tables below, not their ordinal, so reordering an enum cannot silently change the
  * meaning of a snapshot already written; a new constant must be appended to its table.
  *
- * <p>Version 9's addition: the elections block ({@link SnapshotElections}, written and read in
- * its own method after every other block), the values a campaign's waiter and an election's
- * lease carry. Version 8 is version 9 without it: every lease and waiter reads without a value.
+ * <p>Version 9's additions, two blocks of their own after barred. First the revision counter
+ * that numbers every {@link Change} ({@link #writeRevision} and {@link #readRevision}); then the
+ * elections block ({@link SnapshotElections}), the values a campaign's waiter and an election's
+ * lease carry. Version 8 is version 9 without them: its state is read with revision 0 (the
+ * counter goes on from there; a watcher cannot tell, because a node's kept changes start empty on
+ * every start, and a watch that resumes from a revision the node did not keep is refused, never
+ * served with a gap), and every lease and waiter without a value.
  *
  * <p>Version 8's additions: the KV's versions and ephemeral keys (kept in {@link #writeKvVersion8}
  * and {@link #readEphemeralOwner}): each KV entry ends with its version (at least 1) and the
@@ -98,6 +103,8 @@ final class SnapshotCodec {
     static final int VERSION_KV_VERSIONS = 8;
     /** The version before the semaphores block, still written for tests of a plain state. */
     private static final int VERSION_BEFORE_SEMAPHORES = 7;
+    /** The first version with the revision block. */
+    private static final int VERSION_REVISION = 9;
     /** The first version with the limits, charges and barred blocks. */
     private static final int VERSION_LIMITS = 7;
     /** The first version with each lock's semaphores block. */
@@ -139,7 +146,7 @@ final class SnapshotCodec {
 
     /**
      * Encodes as {@code version}: {@link #VERSION}, or {@link #VERSION_PREVIOUS} for a state that
-     * version can hold (no election value), or version 7 for one that also has no lock with more
+     * version can hold (no election value; the revision reads back as 0), or version 7 for one that also has no lock with more
      * than one lease, no shared lease or waiter and permits 1: which is how the tests make a
      * previous version's snapshot of a given state. Version 7 drops the KV's versions and
      * ephemeral owners, which it reads back as version 1 and none.
@@ -202,9 +209,25 @@ final class SnapshotCodec {
         for (String principal : state.barredPrincipals) {
             w.string(principal);
         }
+        if (version >= VERSION_REVISION) {
+            writeRevision(w, state);
+        }
         if (version >= VERSION_ELECTIONS) {
             SnapshotElections.write(w, state);
         }
+    }
+
+    /** Version 9's revision block: the counter of {@link Change}s applied. */
+    private static void writeRevision(SnapshotWriter w, State state) {
+        w.i64(state.revision);
+    }
+
+    private static void readRevision(SnapshotReader r, State state) {
+        long revision = r.i64();
+        if (revision < 0) {
+            throw corrupt("negative revision " + revision);
+        }
+        state.revision = revision;
     }
 
     private static void readBarred(SnapshotReader r, State state) {
@@ -245,6 +268,9 @@ final class SnapshotCodec {
             SnapshotLimits.read(r, state);
             SnapshotCharges.read(r, state);
             readBarred(r, state);
+        }
+        if (version >= VERSION_REVISION) {
+            readRevision(r, state);
         }
         if (version >= VERSION_ELECTIONS) {
             SnapshotElections.read(r, state);

@@ -29,6 +29,11 @@ final class State {
     long nowMs;
     /** The fencing token counter: every grant takes the next value, so tokens never repeat or go back. */
     long lastToken;
+    /**
+     * The revision counter: every {@link Change} takes the next value, so it counts the changes
+     * applied since the log began (or since a snapshot of a version that did not store it).
+     */
+    long revision;
     /** Every stale write rejected so far, for any lock (the per-lock counts live on the locks). */
     long staleWritesRejected;
     /** Locks in their lock delay (derived, not stored: the snapshot decoder recounts it). */
@@ -59,6 +64,13 @@ final class State {
     final TreeSet<String> barredPrincipals = new TreeSet<>();
 
     final List<Event> events = new ArrayList<>();
+    /**
+     * The changes since the host last drained them, when it asked to hear of them (null
+     * otherwise): output, like events. The revision counts on either way, so it stays the same on
+     * every replica whether or not its host watches.
+     */
+    @Nullable
+    List<Change> changes;
 
     /** The sessions a step touched, each with its principal: an ended one is no longer in the table. */
     final TreeMap<Long, String> touchedSessions = new TreeMap<>();
@@ -124,6 +136,14 @@ final class State {
         touchedKeys.add(key);
         if (changedKeys != null) {
             changedKeys.add(key);
+        }
+    }
+
+    /** Takes the next revision for {@code change} and records it if the host watches. */
+    void change(java.util.function.LongFunction<Change> change) {
+        long next = ++revision;
+        if (changes != null) {
+            changes.add(change.apply(next));
         }
     }
 

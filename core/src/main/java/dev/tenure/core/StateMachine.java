@@ -119,6 +119,39 @@ public final class StateMachine {
     }
 
     /**
+     * From now on, records each step's {@link Change}s for {@link #drainChanges}: a host that
+     * serves watchers asks for it; nothing else keeps them. The revision counts on either way.
+     */
+    public void trackChanges() {
+        if (state.changes == null) {
+            state.changes = new java.util.ArrayList<>();
+        }
+    }
+
+    /** Moves the changes recorded since the last call into {@code sink}, in revision order. */
+    public void drainChanges(List<Change> sink) {
+        if (state.changes != null) {
+            sink.addAll(state.changes);
+            state.changes.clear();
+        }
+    }
+
+    /** The revision of the last change applied (0: none since the counter began). */
+    public long revision() {
+        return state.revision;
+    }
+
+    /**
+     * What a watcher of {@code name} (or of every name starting with it, when {@code prefix}) sees
+     * now, as changes at the current {@link #revision()}: each lease as GRANTED, each waiter as
+     * QUEUED (queue order), each key as KV_PUT; locks before keys, each in name order. A read: it
+     * changes nothing, and the changes after it are exactly those with a higher revision.
+     */
+    public void current(String name, boolean prefix, Consumer<Change> sink) {
+        WatchedState.of(state, name, prefix, sink);
+    }
+
+    /**
      * From now on, remembers which KV keys each step puts or deletes, for {@link #drainChangedKeys}:
      * a host that keeps a view of the KV for other threads asks for it; nothing else pays for it.
      */

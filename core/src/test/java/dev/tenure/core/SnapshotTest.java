@@ -261,8 +261,8 @@ class SnapshotTest {
         // ... and the limits, charges and barred blocks of version 7 (none recorded, none charged,
         // none barred).
         // ... and version 8's semaphores block of the one lock, held (permits, shared flag, no others),
-        // and version 9's elections block (none).
-        assertThat(current.length).isEqualTo(v4.length + 4 + 16 + 2 * (4 + 4) + 13 - 2 + 1 + 4 + 4 + 4 + 1 + 4 + 4);
+        // and version 9's revision and elections block (none).
+        assertThat(current.length).isEqualTo(v4.length + 4 + 16 + 2 * (4 + 4) + 13 - 2 + 1 + 4 + 4 + 4 + 1 + 4 + 8 + 4);
         assertThat(StateMachine.restore(current, Limits.defaults()).snapshot()).isEqualTo(current);
         assertThat(sm.apply(5_000, new Command.WithSecret(new SecretHash(7, 8), new Command.ResumeSession(2))))
                 .as("a session without a secret accepts any request, as before secrets")
@@ -393,10 +393,12 @@ class SnapshotTest {
         int names = 13 - 1;
         // ... and the limits, charges and barred blocks of version 7 (none recorded, none charged,
         // none barred), and version 8's version and ephemeral owner of its one key (8 + 8) and
-        // semaphores block of its one lock, held (permits, shared flag, no others).
+        // semaphores block of its one lock, held (permits, shared flag, no others), and version
+        // 9's revision (8).
         int semaphores = 4 + 1 + 4;
         assertThat(current.length)
-                .isEqualTo(v5.length - grantV5 + grantV6 - messageCut + 4 + names + 1 + 4 + 4 + 16 + semaphores + 4);
+                .isEqualTo(
+                        v5.length - grantV5 + grantV6 - messageCut + 4 + names + 1 + 4 + 4 + 16 + semaphores + 8 + 4);
         assertThat(StateMachine.restore(current, Limits.defaults()).snapshot()).isEqualTo(current);
         KvValue k = (KvValue) sm.apply(5_000, new Get("k"));
         assertThat(k.lock()).isEqualTo("x");
@@ -570,6 +572,7 @@ class SnapshotTest {
         w.bool(false); // limits: not recorded
         w.i32(0); // charges: none
         w.i32(0); // barred
+        w.i64(0); // revision
         w.i32(0); // elections
         byte[] forged = w.finishWithChecksum();
         assertThatThrownBy(() -> StateMachine.restore(forged, Limits.defaults()))
@@ -606,16 +609,20 @@ class SnapshotTest {
                 .isEqualTo(ElectionRulesTest.v("B"));
     }
 
-    /** Version 8 is version 9 without the elections block: read with no values, written back whole. */
+    /**
+     * Version 8 is version 9 without the revision and elections blocks: read with no values and
+     * revision 0, written back whole.
+     */
     @Test
     void aVersionEightSnapshotLoadsWithoutElectionValues() {
         Fixture f = richState();
         byte[] v8 = f.sm.snapshot(8);
         assertThat(ByteBuffer.wrap(v8).getInt(4)).isEqualTo(8);
         byte[] v9 = f.sm.snapshot();
-        assertThat(v9.length).isEqualTo(v8.length + 4);
+        assertThat(v9.length).isEqualTo(v8.length + 8 + 4);
         StateMachine restored = StateMachine.restore(v8, Fixture.small());
-        assertThat(restored.snapshot()).isEqualTo(v9);
+        assertThat(restored.revision()).isZero();
+        assertThat(restored.snapshot().length).isEqualTo(v9.length);
         assertThat(restored.snapshot(8)).isEqualTo(v8);
     }
 
@@ -661,5 +668,48 @@ class SnapshotTest {
             assertThat(SnapshotCodec.CODES[SnapshotCodec.index(SnapshotCodec.CODES, c)])
                     .isEqualTo(c);
         }
+    }
+
+    /** Two leases of x, one ended, and a waiter: four changes, revision 4. */
+    private static Fixture revisedState() {
+        Fixture f = new Fixture();
+        long a = f.open(1_000, "a");
+        long b = f.open(1_000, "b");
+        Grant g = f.grant(a, 1, "x");
+        f.apply(new Command.Acquire(b, 1, "x", -1));
+        f.release(a, 2, "x", g.token());
+        return f;
+    }
+
+    @Test
+    void theRevisionRoundTripsThroughAVersionNineSnapshotAndCountsOn() {
+        Fixture f = revisedState();
+        assertThat(f.sm.revision()).isEqualTo(4);
+        byte[] s = f.sm.snapshot();
+        assertThat(ByteBuffer.wrap(s).getInt(4)).isEqualTo(9);
+        assertThat(ByteBuffer.wrap(s).getLong(s.length - 4 - 4 - 8))
+                .as("the revision block, before an empty elections block")
+                .isEqualTo(4);
+        StateMachine restored = StateMachine.restore(s, Limits.defaults());
+        assertThat(restored.revision()).isEqualTo(4);
+        assertThat(restored.snapshot()).isEqualTo(s);
+        restored.apply(f.now, new Command.Acquire(1, 9, "y", 0));
+        assertThat(restored.revision()).isEqualTo(5);
+    }
+
+    @Test
+    void aVersionEightSnapshotLoadsWithRevisionZeroAndTheCounterGoesOn() {
+        Fixture f = revisedState();
+        byte[] s = f.sm.snapshot();
+        byte[] v8 = f.sm.snapshot(8);
+        assertThat(ByteBuffer.wrap(v8).getInt(4)).isEqualTo(8);
+        assertThat(v8.length)
+                .as("version 9 adds the revision's 8 bytes and an empty elections block's 4")
+                .isEqualTo(s.length - 8 - 4);
+        StateMachine old = StateMachine.restore(v8, Limits.defaults());
+        assertThat(old.revision()).isZero();
+        assertThat(old.snapshot(8)).isEqualTo(v8);
+        old.apply(f.now, new Command.Acquire(1, 9, "y", 0));
+        assertThat(old.revision()).isEqualTo(1);
     }
 }

@@ -92,6 +92,8 @@ public final class Gateway {
     private volatile Supplier<String> memory = () -> null;
     /** The node's latest view of the KV's room: puts it shows cannot fit never reach the log. */
     private volatile KvRoom kvRoom = KvRoom.NONE;
+
+    private volatile @org.jspecify.annotations.Nullable WatchHub watchHub;
     /** Bounds the log bytes each client causes per second; null: unbounded (the simulation). */
     private volatile @Nullable LogRate logRate;
 
@@ -270,6 +272,47 @@ public final class Gateway {
      * One page of the lock listing, through the log like a status read. The page's count and byte
      * bounds go into the entry, so the reply never outgrows one message, whichever node applies it.
      */
+    /**
+     * A watch is served by this node's own replica ({@link #watchHub}), so it needs no log entry
+     * and goes on through a leader change; it needs read on the name, or on every name under the
+     * prefix, as a status or a listing of them would.
+     */
+    public void watch(
+            dev.tenure.api.v1.WatchRequest request,
+            io.grpc.stub.StreamObserver<dev.tenure.api.v1.WatchEvent> responses) {
+        var call = (io.grpc.stub.ServerCallStreamObserver<dev.tenure.api.v1.WatchEvent>) responses;
+        boolean prefix = request.getName().isEmpty();
+        try {
+            validator.watch(request);
+            if (prefix) {
+                requirePrefixReadable(request.getPrefix());
+            } else {
+                requirePermission(Permission.READ, request.getName());
+            }
+        } catch (StatusRuntimeException e) {
+            call.onError(e);
+            return;
+        }
+        WatchHub hub = watchHub;
+        if (hub == null) {
+            call.onError(Status.UNIMPLEMENTED
+                    .withDescription("this node serves no watches")
+                    .asRuntimeException());
+            return;
+        }
+        new WatchStream(call)
+                .start(
+                        hub,
+                        prefix ? request.getPrefix() : request.getName(),
+                        prefix,
+                        request.hasFromRevision() ? request.getFromRevision() : WatchHub.NO_REVISION);
+    }
+
+    /** From now on, watches are served from {@code hub}: this node's replica's change feed. */
+    public void watchHub(WatchHub hub) {
+        watchHub = hub;
+    }
+
     public void listLocks(ListLocksRequest request, Answer<ListLocksResponse> answer) {
         ListPaging paging = listPaging;
         if (validated(

@@ -146,6 +146,23 @@ final class RequestValidator {
         lock("lock", r.getLock());
     }
 
+    /**
+     * A name, or a prefix (empty: every name), not both. A watched name is a lock's and a key's,
+     * so it is bounded by the larger of the two limits.
+     */
+    void watch(dev.tenure.api.v1.WatchRequest r) {
+        int max = Math.max(limits.lockNameBytesMax(), limits.keyBytesMax());
+        String limit = limits.lockNameBytesMax() >= limits.keyBytesMax() ? "lockNameBytesMax" : "keyBytesMax";
+        if (!r.getName().isEmpty() && !r.getPrefix().isEmpty()) {
+            throw invalid("give a name or a prefix to watch, not both");
+        }
+        bytes("name", r.getName(), 0, max, limit);
+        bytes("prefix", r.getPrefix(), 0, max, limit);
+        if (r.hasFromRevision() && r.getFromRevision() < 0) {
+            throw invalid("from_revision must not be negative, was " + r.getFromRevision());
+        }
+    }
+
     void listLocks(ListLocksRequest r, ListPaging paging) {
         bytes("prefix", r.getPrefix(), 0, limits.lockNameBytesMax(), "lockNameBytesMax");
         bytes("after", r.getAfter(), 0, limits.lockNameBytesMax(), "lockNameBytesMax");

@@ -170,6 +170,7 @@ public final class TenureServer implements AutoCloseable {
                     + " node may end anyone's lease");
         }
         gateway.kvRoom(node.replica().kv());
+        gateway.watchHub(node.replica().watch());
         heapGuard = HeapGuard.start();
         diskGuard = new DiskGuard(config.dataDir(), AeronContexts.storageFloorBytes(), () -> {
             var usage = node.replica().usage();
@@ -384,6 +385,7 @@ public final class TenureServer implements AutoCloseable {
                     Member.newBuilder().setId(m.id()).setEndpoint(m.endpoint()).setLeader(m.id() == leader));
         }
         ReplicaView.Digest digest = node.replica().digest();
+        b.setRevision(node.replica().revision());
         b.setReplicaLastToken(node.replica().lastToken())
                 .setReplicaLogPosition(node.replica().logPosition())
                 .setReplicaDigestPosition(digest.logPosition())

@@ -120,7 +120,7 @@ public final class ClusterNode implements AutoCloseable {
         ErrorHandler errors = fatalErrors;
         ThreadFactory agentThreads = task -> new Thread(fatalErrors.watched(FatalCause.MEMBER_STOPPED, task));
         ServerConfig.Member self = config.self();
-        ReplicaView replica = new ReplicaView(config.members().size());
+        ReplicaView replica = new ReplicaView(config.members().size(), config.watch());
         File base = config.dataDir().toAbsolutePath().toFile();
         String host = self.host();
 

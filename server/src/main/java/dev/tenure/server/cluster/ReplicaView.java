@@ -1,6 +1,8 @@
 package dev.tenure.server.cluster;
 
 import dev.tenure.core.Usage;
+import dev.tenure.gateway.WatchHub;
+import dev.tenure.server.config.WatchLimits;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
@@ -19,18 +21,42 @@ public final class ReplicaView {
     private volatile Digest digest = new Digest(0, 0);
     private volatile Usage usage = new Usage(0, 0, 0, 0, 0, 0, 0);
     private final KvView kv = new KvView();
+    private final WatchHub watch;
+    private volatile long revision;
 
     /** A digest of the whole replicated state, as the service thread took it right after applying {@code logPosition}. */
     public record Digest(long logPosition, long value) {}
 
     public ReplicaView(int memberCount) {
+        this(memberCount, new WatchHub(WatchLimits.WATCHERS_MAX, WatchLimits.REVISIONS_KEPT_MAX, WATCH_SENDING));
+    }
+
+    /**
+     * Sends watches' changes: a few daemon threads, never the service thread, so a watcher's
+     * stream costs the log's apply nothing but a wake-up.
+     */
+    private static final java.util.concurrent.Executor WATCH_SENDING =
+            java.util.concurrent.Executors.newFixedThreadPool(2, task -> {
+                Thread t = new Thread(task, "tenure-watch");
+                t.setDaemon(true);
+                return t;
+            });
+
+    /** As above, with {@code limits} for this node's watches. */
+    public ReplicaView(int memberCount, WatchLimits limits) {
+        this(memberCount, new WatchHub(limits.watchersMax(), limits.revisionsKeptMax(), WATCH_SENDING));
+    }
+
+    private ReplicaView(int memberCount, WatchHub watch) {
+        this.watch = watch;
         memberSnapshotPositions = new AtomicLongArray(memberCount);
         for (int i = 0; i < memberCount; i++) {
             memberSnapshotPositions.set(i, UNKNOWN);
         }
     }
 
-    void applied(long lastToken, long logPosition, Usage usage) {
+    void applied(long lastToken, long logPosition, Usage usage, long revision) {
+        this.revision = revision;
         this.lastToken = lastToken;
         this.logPosition = logPosition;
         this.usage = usage;
@@ -39,6 +65,16 @@ public final class ReplicaView {
     /** The replica's fenced KV as it stood after the last apply: what the gateway refuses puts by. */
     public KvView kv() {
         return kv;
+    }
+
+    /** This replica's change feed: what its watches read. */
+    public WatchHub watch() {
+        return watch;
+    }
+
+    /** The revision of the last change this replica applied. */
+    public long revision() {
+        return revision;
     }
 
     /** How much of each limit this replica's state used after its last apply (for the node's metrics). */

@@ -1,10 +1,12 @@
 package dev.tenure.server.cluster;
 
 import com.google.protobuf.InvalidProtocolBufferException;
+import dev.tenure.core.Change;
 import dev.tenure.core.Event;
 import dev.tenure.core.Limits;
 import dev.tenure.core.Result;
 import dev.tenure.core.StateMachine;
+import dev.tenure.gateway.WatchHub;
 import dev.tenure.gateway.WireMapping;
 import dev.tenure.log.v1.Egress;
 import dev.tenure.log.v1.LogCommand;
@@ -49,6 +51,22 @@ public final class TenureClusteredService implements ClusteredService {
     private final ReplicaView replica;
     private final LongConsumer acknowledging;
     private final List<Event> events = new ArrayList<>();
+    private final List<Change> changes = new ArrayList<>();
+    /** Reads what a watch starts from, on this thread, between applies. */
+    private final WatchHub.StateReader stateReader = new WatchHub.StateReader() {
+        @Override
+        public long revision() {
+            return machine.revision();
+        }
+
+        @Override
+        public List<Change> current(String name, boolean prefix) {
+            List<Change> out = new ArrayList<>();
+            machine.current(name, prefix, out::add);
+            return out;
+        }
+    };
+
     private final UnsafeBuffer egressBuffer = new UnsafeBuffer(new byte[0]);
     // The three below are set by onStart, which Aeron calls before any other callback of the service.
     @SuppressWarnings("NullAway.Init")
@@ -92,6 +110,10 @@ public final class TenureClusteredService implements ClusteredService {
         this.idle = cluster.idleStrategy();
         machine = snapshotImage == null ? new StateMachine(limits) : restore(snapshotImage);
         replica.kv().reloaded(machine);
+        machine.trackChanges();
+        // Nothing before the state this replica starts from is kept: a watch that resumes from an
+        // earlier revision is refused, never served with a gap.
+        replica.watch().reset(machine.revision());
         // A timer scheduled before the snapshot belongs to the consensus module's own snapshot,
         // so after a restore the next apply re-arms it only if the deadline moved.
         timerDeadlineMs = Long.MAX_VALUE;
@@ -198,6 +220,20 @@ public final class TenureClusteredService implements ClusteredService {
         SnapshotTransfer.write(publication, machine.snapshot(), idle);
     }
 
+    /**
+     * A watch that starts from the current state waits for this thread to read it: between two
+     * applies, so that the state and its revision agree. An idle log applies nothing, so the
+     * reading is done here too.
+     */
+    @Override
+    public int doBackgroundWork(long nowNs) {
+        if (machine == null || !replica.watch().startsPending()) {
+            return 0;
+        }
+        replica.watch().serveStarts(stateReader);
+        return 1;
+    }
+
     @Override
     public void onSessionOpen(ClientSession session, long timestamp) {}
 
@@ -216,7 +252,11 @@ public final class TenureClusteredService implements ClusteredService {
     private void afterApply() {
         acknowledging.accept(cluster.logPosition());
         replica.kv().applied(machine);
-        replica.applied(machine.lastToken(), cluster.logPosition(), machine.usage());
+        replica.applied(machine.lastToken(), cluster.logPosition(), machine.usage(), machine.revision());
+        machine.drainChanges(changes);
+        replica.watch().applied(changes);
+        changes.clear();
+        replica.watch().serveStarts(stateReader);
         machine.drainEvents(events);
         for (Event event : events) {
             Egress egress = WireMapping.toEgress(event);

@@ -42,6 +42,7 @@ import org.jspecify.annotations.Nullable;
  *     tls}) such a node refuses to start (see {@link #withInsecure})
  * @param forcedReleaseWithoutAcl without an ACL, let any caller force a release: unsafe, false
  *     unless asked (see {@link #withForcedReleaseWithoutAcl})
+ * @param watch what the node gives watches (see {@link WatchLimits})
  */
 public record ServerConfig(
         int nodeId,
@@ -64,7 +65,8 @@ public record ServerConfig(
         boolean heapCheck,
         boolean changeLimits,
         boolean insecure,
-        boolean forcedReleaseWithoutAcl) {
+        boolean forcedReleaseWithoutAcl,
+        WatchLimits watch) {
 
     public static final int DEFAULT_PORT = 7420;
     public static final int DEFAULT_ADMIN_PORT = 7421;
@@ -118,7 +120,8 @@ public record ServerConfig(
                 true,
                 false,
                 false,
-                false);
+                false,
+                WatchLimits.defaults());
     }
 
     /**
@@ -186,6 +189,11 @@ public record ServerConfig(
      */
     public ServerConfig withClusterSecret(@Nullable ClusterSecret secret) {
         return with(c -> c.clusterSecret = secret);
+    }
+
+    /** This node's watches get {@code next}: how many at once, how many changes kept to resume from. */
+    public ServerConfig withWatch(WatchLimits next) {
+        return with(c -> c.watch = next);
     }
 
     /** This node's client connections get {@code next}: how many, how idle, how many calls, how much unread. */
@@ -281,6 +289,7 @@ public record ServerConfig(
         public boolean changeLimits;
         public boolean insecure;
         public boolean forcedReleaseWithoutAcl;
+        public WatchLimits watch;
 
         private Changes(ServerConfig c) {
             nodeId = c.nodeId;
@@ -304,6 +313,7 @@ public record ServerConfig(
             changeLimits = c.changeLimits;
             insecure = c.insecure;
             forcedReleaseWithoutAcl = c.forcedReleaseWithoutAcl;
+            watch = c.watch;
         }
 
         private ServerConfig build() {
@@ -328,7 +338,8 @@ public record ServerConfig(
                     heapCheck,
                     changeLimits,
                     insecure,
-                    forcedReleaseWithoutAcl);
+                    forcedReleaseWithoutAcl,
+                    watch);
         }
     }
 

@@ -253,6 +253,11 @@ public final class GatewayServer implements AutoCloseable {
                 ok ? HealthCheckResponse.ServingStatus.SERVING : HealthCheckResponse.ServingStatus.NOT_SERVING);
     }
 
+    /** Watches are served from {@code hub}, this node's replica's change feed, from now on. */
+    public void watchHub(dev.tenure.gateway.WatchHub hub) {
+        gateway.watchHub(hub);
+    }
+
     /** Puts that this view shows cannot fit are refused before the log from now on (see {@code Gateway.kvRoom}). */
     public void kvRoom(dev.tenure.gateway.KvRoom room) {
         gateway.kvRoom(room);

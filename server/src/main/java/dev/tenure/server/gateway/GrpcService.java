@@ -122,6 +122,11 @@ final class GrpcService extends TenureGrpc.TenureImplBase {
     }
 
     @Override
+    public void watch(dev.tenure.api.v1.WatchRequest request, StreamObserver<dev.tenure.api.v1.WatchEvent> events) {
+        gateway.watch(request, events);
+    }
+
+    @Override
     public void serverStatus(ServerStatusRequest request, StreamObserver<ServerStatusResponse> responses) {
         try {
             gateway.requirePermission(Permission.MONITOR, "");
