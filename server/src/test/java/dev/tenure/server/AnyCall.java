@@ -107,6 +107,10 @@ public final class AnyCall {
                     }
                 });
         out.onNext(request);
+        if (method.getType() == MethodDescriptor.MethodType.SERVER_STREAMING) {
+            // One request, then the half-close a server-streaming handler waits for.
+            out.onCompleted();
+        }
         Await.atMost(DEADLINE)
                 .every(Duration.ofMillis(5))
                 .until(

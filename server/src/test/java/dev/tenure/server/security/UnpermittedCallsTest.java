@@ -26,6 +26,7 @@ import dev.tenure.api.v1.RenewLeaseRequest;
 import dev.tenure.api.v1.ServerStatusRequest;
 import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.api.v1.TenureGrpc;
+import dev.tenure.api.v1.WatchRequest;
 import dev.tenure.api.v1.WriteCheckpointRequest;
 import dev.tenure.gateway.Acl;
 import dev.tenure.gateway.Permission;
@@ -218,6 +219,18 @@ class UnpermittedCallsTest {
                         new Case(
                                 "the held lock's own name as the prefix",
                                 ListLocksRequest.newBuilder().setPrefix(HELD).build())));
+        ROWS.put(
+                "Watch",
+                s -> List.of(
+                        new Case(
+                                "the held lock",
+                                WatchRequest.newBuilder().setName(HELD).build()),
+                        new Case(
+                                "the held lock's prefix, from revision 0",
+                                WatchRequest.newBuilder()
+                                        .setPrefix("guarded/")
+                                        .setFromRevision(0)
+                                        .build())));
         ROWS.put(
                 "KvPut",
                 s -> List.of(
