@@ -147,9 +147,10 @@ final class App {
             options.wait(Duration.ZERO);
         } else if (!forever) {
             options.wait(Duration.ofNanos(Network.ms(10) + world.random.nextLong(2 * ttlNanos)));
-        } else {
-            // A wait without end is how an election's candidate campaigns: it carries a value, so
-            // the one-holder-by-horizon property covers campaigns (no draw, so seeds replay as before).
+        } else if (lock.startsWith("lock")) {
+            // A wait without end on a plain lock is how an election's candidate campaigns: it carries
+            // a value, so the one-holder-by-horizon property covers campaigns (no draw, so seeds
+            // replay as before). A semaphore's or a shared lock's acquire takes no value.
             options.value(("candidate " + lock).getBytes(java.nio.charset.StandardCharsets.UTF_8));
         }
         // A semaphore's and a shared lock's leases take no policy: they end with a release or the session.
