@@ -18,7 +18,8 @@ class SemaphoreIT extends OnOneNode {
     @BeforeAll
     static void start() throws Exception {
         // permitsMax and the listing's page size lowered, to see the node's own bounds refuse.
-        serve(new ServerProcess(data).withOptions("--limit", "permitsMax=4", "--list-page-max", "50"));
+        serve(new ServerProcess(data)
+                .withOptions("--limit", "permitsMax=4", "--list-page-max", "50", "--list-page-default", "50"));
     }
 
     @Test
