@@ -8,6 +8,7 @@ import dev.tenure.client.TenureClient;
 import dev.tenure.client.TenureException;
 import java.io.PrintStream;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -22,9 +23,6 @@ import picocli.CommandLine.Option;
                     + " listed (see `tenure status LOCK`)."
         })
 final class LocksCommand implements Callable<Integer> {
-    /** The node's listPageMax is 1,000 by default; a larger page is refused by the node, exit 2. */
-    static final int PAGE_SIZE_DEFAULT = 500;
-
     @Option(
             names = "--prefix",
             paramLabel = "P",
@@ -34,9 +32,10 @@ final class LocksCommand implements Callable<Integer> {
     @Option(
             names = "--page-size",
             paramLabel = "N",
-            description = "Locks per page (default " + PAGE_SIZE_DEFAULT + "; at most the node's listPageMax, 1,000"
-                    + " by default).")
-    int pageSize = PAGE_SIZE_DEFAULT;
+            description = "Locks per page (default: the node's listPageDefault; at most its listPageMax, 1,000"
+                    + " by default; a larger page is refused, exit 2).")
+    @Nullable
+    Integer pageSize;
 
     @Option(names = "--json", description = "One JSON object per lock, one per line.")
     boolean json;
@@ -46,7 +45,7 @@ final class LocksCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (pageSize < 1) {
+        if (pageSize != null && pageSize < 1) {
             throw new IllegalArgumentException("--page-size must be at least 1, was " + pageSize);
         }
         PrintStream out = System.out;
@@ -57,7 +56,7 @@ final class LocksCommand implements Callable<Integer> {
             }
             String after = "";
             while (true) {
-                ListedLock.Page page = tenure.listLocks(prefix, after, pageSize);
+                ListedLock.Page page = tenure.listLocks(prefix, after, pageSize == null ? 0 : pageSize);
                 for (ListedLock lock : page.locks()) {
                     out.println(json ? Json.line(json(lock, page.now().toEpochMilli())) : text(lock, page));
                 }
