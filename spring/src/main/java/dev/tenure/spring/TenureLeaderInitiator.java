@@ -110,6 +110,7 @@ public final class TenureLeaderInitiator implements SmartLifecycle, DisposableBe
         return autoStartup;
     }
 
+    /** Whether the context starts it; default true. */
     public void setAutoStartup(boolean autoStartup) {
         this.autoStartup = autoStartup;
     }
@@ -119,6 +120,7 @@ public final class TenureLeaderInitiator implements SmartLifecycle, DisposableBe
         return phase;
     }
 
+    /** Its lifecycle phase; default {@code Integer.MAX_VALUE - 1000}, as Spring's own initiator. */
     public void setPhase(int phase) {
         this.phase = phase;
     }
