@@ -2,19 +2,24 @@ package dev.tenure.spring;
 
 import dev.tenure.client.TenureClient;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Objects;
+import java.util.UUID;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.integration.leader.DefaultCandidate;
 import org.springframework.integration.support.locks.LockRegistry;
 
 /**
  * A {@link TenureClient} from the {@code tenure.*} properties, a {@link TenureLockRegistry} on it,
- * its health and, when a {@link MeterRegistry} bean exists, its metrics; each only if the
+ * its health and, when a {@link MeterRegistry} bean exists, its metrics; with {@code
+ * tenure.leader.role} set, a {@link TenureLeaderInitiator} for that role; each only if the
  * application has no bean of that type. The context's close closes the registry first (its
  * session ends and every lease it held is released at once), then the client.
  */
@@ -81,6 +86,21 @@ public class TenureAutoConfiguration {
         @ConditionalOnMissingBean
         LockObserver tenureLockMetrics(MeterRegistry meters) {
             return new MicrometerLockObserver(meters);
+        }
+    }
+
+    /** Leader election for {@code tenure.leader.role}, whose events the application listens to. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnProperty(prefix = "tenure.leader", name = "role")
+    @EnableConfigurationProperties(TenureLeaderProperties.class)
+    static class Leader {
+
+        @Bean
+        @ConditionalOnMissingBean
+        TenureLeaderInitiator tenureLeaderInitiator(TenureClient client, TenureLeaderProperties properties) {
+            String id = properties.id() == null ? UUID.randomUUID().toString() : properties.id();
+            return new TenureLeaderInitiator(
+                    client, new DefaultCandidate(id, Objects.requireNonNull(properties.role(), "tenure.leader.role")));
         }
     }
 }

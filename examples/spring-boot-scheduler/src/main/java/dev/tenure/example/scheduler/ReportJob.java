@@ -5,6 +5,7 @@ import dev.tenure.jdbc.JdbcFence;
 import dev.tenure.shedlock.TenureLockProvider;
 import java.sql.PreparedStatement;
 import java.time.Duration;
+import java.util.Optional;
 import javax.sql.DataSource;
 import net.javacrumbs.shedlock.spring.annotation.SchedulerLock;
 import org.springframework.beans.factory.annotation.Value;
@@ -36,16 +37,19 @@ public class ReportJob {
     private final JdbcFence fence;
     private final String instance;
     private final long workMs;
+    private final boolean locked;
 
     ReportJob(
             DataSource dataSource,
             JdbcFence fence,
             @Value("${example.instance:example}") String instance,
-            @Value("${example.work-ms:1500}") long workMs) {
+            @Value("${example.work-ms:1500}") long workMs,
+            @Value("${example.lock:true}") boolean locked) {
         this.dataSource = dataSource;
         this.fence = fence;
         this.instance = instance;
         this.workMs = workMs;
+        this.locked = locked;
     }
 
     /**
@@ -56,8 +60,15 @@ public class ReportJob {
     @Scheduled(fixedDelayString = "${example.period-ms:500}")
     @SchedulerLock(name = "example-report", lockAtMostFor = "30s")
     public void run() {
-        Lease lease = TenureLockProvider.currentLease()
-                .orElseThrow(() -> new IllegalStateException("the job runs under its ShedLock lock"));
+        Optional<Lease> held = TenureLockProvider.currentLease();
+        if (!locked) { // example.lock=false, for the tests only: no lease, no fence
+            long run = System.currentTimeMillis();
+            recordUnlocked("start", run);
+            sleepOrInterrupted();
+            recordUnlocked("end", run);
+            return;
+        }
+        Lease lease = held.orElseThrow(() -> new IllegalStateException("the job runs under its ShedLock lock"));
         record("start", lease);
         try {
             Thread.sleep(workMs); // the work
@@ -67,6 +78,33 @@ public class ReportJob {
             return;
         }
         record("end", lease);
+    }
+
+    private void sleepOrInterrupted() {
+        try {
+            Thread.sleep(workMs);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * A row written without a fence, what the job would do without its lock; the run's start time
+     * stands in for its token, so that the rows read as a locked run's do.
+     */
+    private void recordUnlocked(String event, long run) {
+        try (java.sql.Connection c = dataSource.getConnection();
+                PreparedStatement s = c.prepareStatement(
+                        "INSERT INTO job_runs (instance, token, event, at_ms) VALUES (?, ?, ?, ?)")) {
+            s.setString(1, instance);
+            s.setLong(2, run);
+            s.setString(3, event);
+            s.setLong(4, System.currentTimeMillis());
+            s.executeUpdate();
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
+        }
+        System.out.println("run " + event + " instance=" + instance + " unlocked");
     }
 
     private void record(String event, Lease lease) {

@@ -9,12 +9,15 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Optional;
 import javax.sql.DataSource;
+import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.spring.annotation.EnableSchedulerLock;
 import org.h2.jdbcx.JdbcDataSource;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.scheduling.annotation.EnableScheduling;
 
@@ -57,8 +60,20 @@ public class SchedulerExample {
      * schedule fires, without waiting for the disconnect grace.
      */
     @Bean(destroyMethod = "close")
+    @ConditionalOnProperty(name = "example.lock", havingValue = "true", matchIfMissing = true)
     TenureLockProvider lockProvider(TenureClient client) {
         return new TenureLockProvider(client);
+    }
+
+    /**
+     * For the tests only ({@code example.lock=false}): a provider that grants every lock, so that
+     * every instance runs every firing. {@code TwoInstancesIT} runs it to show that its overlap
+     * check does catch runs that overlap; never set it in a deployment.
+     */
+    @Bean
+    @ConditionalOnProperty(name = "example.lock", havingValue = "false")
+    LockProvider unlockedForTests() {
+        return config -> Optional.of(() -> {});
     }
 
     /** The shared database: H2 as a server, or one file with {@code AUTO_SERVER=TRUE}. */

@@ -1,6 +1,7 @@
 package dev.tenure.example.scheduler;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenure.process.ChildProcess;
 import dev.tenure.process.Dirs;
@@ -107,6 +108,31 @@ class TwoInstancesIT {
         assertRunsNeverOverlapped(rows);
     }
 
+    /**
+     * The check above can fail: with the lock off (example.lock=false, a setting for this test
+     * only) both instances run every firing, and the check catches a run ending inside another.
+     */
+    @Test
+    void withTheLockOffTheCheckSeesRunsOverlap() throws Exception {
+        start("a", "--example.lock=false");
+        start("b", "--example.lock=false");
+        Await.atMost(Duration.ofSeconds(90))
+                .failureDetails(this::details)
+                .until(
+                        "both instances ran the job",
+                        () -> rows().stream()
+                                        .filter(r -> r.event().equals("end"))
+                                        .map(Row::instance)
+                                        .distinct()
+                                        .count()
+                                == 2);
+        List<Row> rows = rows();
+        assertThatThrownBy(() -> assertRunsNeverOverlapped(rows))
+                .as("rows %s", rows)
+                .isInstanceOf(AssertionError.class)
+                .hasMessageContaining("end of");
+    }
+
     /** How a test ends the instance that runs the job. */
     @FunctionalInterface
     private interface Ending {
@@ -207,9 +233,9 @@ class TwoInstancesIT {
         }
     }
 
-    private Instance start(String name) throws Exception {
+    private Instance start(String name, String... more) throws Exception {
         List<String> lines = Collections.synchronizedList(new ArrayList<>());
-        List<String> command = List.of(
+        List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-XX:+UseSerialGC",
                 "-Xmx192m",
@@ -221,7 +247,8 @@ class TwoInstancesIT {
                 "--example.db-url=" + url,
                 "--example.instance=" + name,
                 "--example.period-ms=" + PERIOD_MS,
-                "--example.work-ms=" + WORK_MS);
+                "--example.work-ms=" + WORK_MS));
+        command.addAll(List.of(more));
         ChildProcess p = ChildProcess.start("example-" + name, command, lines::add, lines::add);
         Instance i = new Instance(name, p, lines);
         instances.add(i);

@@ -1,4 +1,4 @@
-package dev.tenure.shedlock;
+package dev.tenure.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -8,6 +8,7 @@ import dev.tenure.client.Session;
 import dev.tenure.client.TenureClient;
 import dev.tenure.client.TenureLock;
 import dev.tenure.process.RealNode;
+import dev.tenure.shedlock.TenureLockProvider;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -22,9 +23,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * What each Java adapter costs over the raw client: acquire + release cycles per second, one
- * thread, one node, through {@code Session.acquire}/{@code Lease.release}, {@link TenureLock} and
- * {@link TenureLockProvider}, in alternating rounds so that a drift of the machine hits all three
- * alike. Prints the medians and the ratios; asserts only that each way completed cycles. A
+ * thread, one node, through {@code Session.acquire}/{@code Lease.release}, {@link TenureLock},
+ * ShedLock's {@link TenureLockProvider} and Spring's {@link TenureLockRegistry} ({@code obtain},
+ * {@code lock}, {@code unlock}), in alternating rounds so that a drift of the machine hits all
+ * four alike. Prints the medians, their share of the raw client's and the overhead; asserts only
+ * that each way completed cycles. It lives beside the Spring adapter, whose class path (Spring's
+ * versions) is the one that holds all three adapters. A
  * measurement, not a test of speed: off unless {@code -Dtenure.bench.adapters=true}
  * ({@code -Dtenure.bench.rounds}, {@code -Dtenure.bench.roundMs} set its length).
  */
@@ -45,7 +49,8 @@ class AdapterCyclesIT {
         try (TenureClient client =
                         TenureClient.builder().endpoints(NODE.endpoint()).build();
                 Session session = client.openSession();
-                TenureLockProvider provider = new TenureLockProvider(client)) {
+                TenureLockProvider provider = new TenureLockProvider(client);
+                TenureLockRegistry registry = new TenureLockRegistry(client)) {
             TenureLock lock = session.lock("bench-lock");
             LockConfiguration config =
                     new LockConfiguration(Instant.now(), "bench-shedlock", Duration.ofMinutes(10), Duration.ZERO);
@@ -67,6 +72,15 @@ class AdapterCyclesIT {
             ways.put(
                     "TenureLockProvider",
                     () -> provider.lock(config).orElseThrow().unlock());
+            ways.put("TenureLockRegistry", () -> {
+                TenureRegistryLock registryLock = registry.obtain("bench-registry");
+                registryLock.lock();
+                try {
+                    registryLock.token();
+                } finally {
+                    registryLock.unlock();
+                }
+            });
             Map<String, List<Double>> perSecond = new LinkedHashMap<>();
             ways.forEach((name, cycle) -> perSecond.put(name, new ArrayList<>()));
             ways.values().forEach(cycle -> cyclesFor(cycle, Math.min(roundMs, 1_000))); // warm-up
@@ -77,16 +91,22 @@ class AdapterCyclesIT {
             }
             double raw = median(perSecond.get("raw client"));
             System.out.printf(
-                    Locale.ROOT, "# acquire+release, 1 thread, %d rounds of %d ms, alternating%n", rounds, roundMs);
+                    Locale.ROOT,
+                    "# acquire+release, 1 thread, %d rounds of %d ms, alternating; load average %.2f%n",
+                    rounds,
+                    roundMs,
+                    java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                            .getSystemLoadAverage());
             for (var way : perSecond.entrySet()) {
                 double m = median(way.getValue());
                 assertThat(m).as(way.getKey()).isPositive();
                 System.out.printf(
                         Locale.ROOT,
-                        "%-20s median %8.1f cycles/s (%5.1f%% of raw)  rounds %s%n",
+                        "%-20s median %8.1f cycles/s (%5.1f%% of raw, overhead %5.1f%%)  rounds %s%n",
                         way.getKey(),
                         m,
                         100 * m / raw,
+                        100 * (raw - m) / raw,
                         way.getValue());
             }
         }
