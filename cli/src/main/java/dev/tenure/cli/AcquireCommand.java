@@ -17,9 +17,10 @@ import picocli.CommandLine.Parameters;
 @Command(
         name = "acquire",
         description = {
-            "Acquires LOCK, prints the grant, then holds and renews the lease until SIGINT/SIGTERM",
-            "(releases, exit 0) or until the lease is lost (prints why, exit 4). With --renew manual the",
-            "lease is renewed once per line read on standard input, and expires when the lines stop."
+            "Acquires LOCK, prints the grant, then holds and renews the lease.",
+            "It holds it until SIGINT/SIGTERM (releases, exit 0) or until the lease is lost (prints why,",
+            "exit 4). With --renew manual the lease is renewed once per line read on standard input, and",
+            "expires when the lines stop."
         })
 final class AcquireCommand implements Callable<Integer> {
 

@@ -10,6 +10,7 @@ import dev.tenure.bench.report.Report;
 import dev.tenure.client.TenureException;
 import dev.tenure.client.spi.ClientTls;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,7 +35,8 @@ import picocli.CommandLine.Parameters;
 @Command(
         name = "bench",
         description = {
-            "Measures Tenure under load: workloads against running nodes (or a throwaway single node started",
+            "Measures Tenure under load.",
+            "Runs workloads against running nodes (or a throwaway single node started",
             "here when --endpoints is not given), and `limits`, the floors of this machine the figures are",
             "compared with (fsync, loopback round trip, gRPC, Aeron Cluster echo on 1 and 3 nodes, core apply).",
             "Workloads: uncontended, sporadic, parallel, contended, semaphore (8 permits), fenced-write, takeover, hold; `all` runs them",
@@ -135,9 +137,11 @@ final class BenchCommand implements Callable<Integer> {
         List<String> names = expand(workloads);
         // Every option is checked before anything starts: bad input changes nothing.
         Map<String, LoadConfig> configs = configs(names, endpoints == null ? "127.0.0.1:0" : endpoints, List.of());
-        Report report = new Report(System.out, json);
         ThrowawayServer throwaway = null;
-        try {
+        try (Progress progress = Progress.start("tenure bench")) {
+            PrintStream out = progress.wrap(System.out);
+            PrintStream err = progress.wrap(System.err);
+            Report report = new Report(out, json);
             String target = endpoints;
             List<Long> pids = serverPids();
             if (target == null && names.stream().anyMatch(n -> !n.equals(LIMITS))) {
@@ -146,15 +150,17 @@ final class BenchCommand implements Callable<Integer> {
                 if (pids.isEmpty()) {
                     pids = List.of(throwaway.pid());
                 }
-                System.err.printf(
+                err.printf(
                         "tenure bench: no --endpoints: started a throwaway single node on %s (pid %d, data %s);"
                                 + " it is stopped and deleted at the end%n",
                         target, throwaway.pid(), throwaway.data());
             }
             configs = configs(names, target == null ? "127.0.0.1:0" : target, pids);
-            for (String name : names) {
+            for (int i = 0; i < names.size(); i++) {
+                String name = names.get(i);
                 LoadConfig config = Objects.requireNonNull(configs.get(name), "configs holds every name");
-                System.err.printf(
+                progress.status(name + " (" + (i + 1) + "/" + names.size() + ")");
+                err.printf(
                         "tenure bench: %s, %d client(s), %s warm-up + %s%s%n",
                         name,
                         config.clients(),

@@ -1,5 +1,6 @@
 package dev.tenure.cli;
 
+import com.google.gson.JsonObject;
 import dev.tenure.client.TenureClient;
 import dev.tenure.client.TenureException;
 import java.nio.charset.StandardCharsets;
@@ -26,14 +27,26 @@ final class CheckpointCommand implements Callable<Integer> {
     @Option(names = "--token", required = true, description = "The fencing token of the current grant.")
     long token;
 
+    @Option(names = "--json", description = "One JSON object on one line: lock, token, bytes.")
+    boolean json;
+
     @Mixin
     ClientOptions client;
 
     @Override
     public Integer call() {
         try (TenureClient tenure = client.client()) {
-            tenure.checkpoint(lock, token, value.getBytes(StandardCharsets.UTF_8));
-            System.out.println("ok");
+            byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
+            tenure.checkpoint(lock, token, bytes);
+            if (json) {
+                JsonObject o = new JsonObject();
+                o.addProperty("lock", lock);
+                o.addProperty("token", token);
+                o.addProperty("bytes", bytes.length);
+                System.out.println(Json.line(o));
+            } else {
+                System.out.println("ok");
+            }
             return ExitCodes.OK;
         } catch (TenureException e) {
             throw Failures.of(e);

@@ -168,10 +168,12 @@ final class ClusterCommand {
                 ServerCommand.aclFile(aclFile, tls != null && tls.clientCa() != null);
             }
             ClientTls healthCheck = healthCheckTls(tls);
-            cluster.startMissing(SelfLauncher::javaCommand, serverOptions(tls, secretFile, aclFile));
-            cluster.save();
             boolean up;
-            try {
+            try (Progress progress = Progress.start("tenure cluster start")) {
+                progress.status("starting " + cluster.nodes().size() + " nodes in " + data);
+                cluster.startMissing(SelfLauncher::javaCommand, serverOptions(tls, secretFile, aclFile));
+                cluster.save();
+                progress.status("waiting for a leader, every node serving");
                 up = cluster.awaitLeader(timeout, healthCheck);
             } catch (TenureException e) { // DENIED: LocalCluster throws nothing else
                 throw Failures.of(e);
@@ -248,12 +250,22 @@ final class ClusterCommand {
         @Option(names = "--data", required = true, description = "The directory given to `cluster start`.")
         Path data;
 
+        @Option(names = "--json", description = "One JSON object on one line: data, stopped (how many nodes).")
+        boolean json;
+
         @Override
         public Integer call() throws IOException {
             LocalCluster cluster =
                     LocalCluster.load(data).orElseThrow(() -> new IllegalArgumentException("no cluster in " + data));
             int stopped = cluster.stopAll(Duration.ofSeconds(10));
-            System.out.println("stopped " + stopped + " node(s)");
+            if (json) {
+                JsonObject o = new JsonObject();
+                o.addProperty("data", data.toAbsolutePath().normalize().toString());
+                o.addProperty("stopped", stopped);
+                System.out.println(Json.line(o));
+            } else {
+                System.out.println("stopped " + stopped + " node(s)");
+            }
             return ExitCodes.OK;
         }
     }

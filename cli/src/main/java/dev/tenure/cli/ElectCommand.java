@@ -23,7 +23,8 @@ import picocli.CommandLine.Parameters;
 @Command(
         name = "elect",
         description = {
-            "Campaigns in election NAME: candidates queue FIFO; once elected, prints one line (with --json",
+            "Campaigns in election NAME and leads once elected.",
+            "Candidates queue FIFO; once elected, it prints one line (with --json",
             "an object with election, token and value) and leads until SIGINT/SIGTERM (resigns: the next",
             "candidate is elected at once, exit 0) or until the leadership is lost (exit 4). With -- CMD,",
             "runs CMD while leading, by the rules of tenure run (its process group is stopped before",

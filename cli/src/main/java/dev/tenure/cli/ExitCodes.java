@@ -33,6 +33,32 @@ final class ExitCodes {
         return UNEXPECTED;
     }
 
+    /**
+     * The code a {@code --json} error names: the node's own code for a refused call (LOCK_HELD,
+     * STALE_TOKEN, ...), else the CLI's name of the exit code (BAD_INPUT, CORRUPT_DATA, ...).
+     */
+    static String code(Throwable e) {
+        if (e instanceof CliException c) {
+            return c.code();
+        }
+        if (e instanceof CorruptDataException) {
+            return "CORRUPT_DATA";
+        }
+        return name(of(e));
+    }
+
+    static String name(int exitCode) {
+        return switch (exitCode) {
+            case OK -> "OK";
+            case BAD_INPUT -> "BAD_INPUT";
+            case CONFLICT -> "CONFLICT";
+            case LEASE_LOST -> "LEASE_LOST";
+            case UNAVAILABLE -> "UNAVAILABLE";
+            case DENIED -> "DENIED";
+            default -> exitCode == FatalCause.CORRUPT_DATA.exitStatus() ? "CORRUPT_DATA" : "UNEXPECTED";
+        };
+    }
+
     static String describe(Throwable e) {
         if (e instanceof CorruptDataException) {
             return FatalCause.CORRUPT_DATA.meaning() + ": " + e.getMessage();
@@ -48,8 +74,13 @@ final class ExitCodes {
      */
     static void haltLeaseLost(String message) {
         CliChannels.stopNow(); // else the exit itself may take 300 ms: see CliChannels
+        if (Failures.jsonErrors()) {
+            System.out.println(Failures.jsonLine(message, name(LEASE_LOST), LEASE_LOST));
+        } else {
+            System.out.flush();
+            System.err.println("tenure: " + message);
+        }
         System.out.flush();
-        System.err.println("tenure: " + message);
         System.err.flush();
         Runtime.getRuntime().halt(LEASE_LOST);
     }
@@ -57,14 +88,24 @@ final class ExitCodes {
     /** A failure that knows its exit code. */
     static final class CliException extends RuntimeException {
         private final int exitCode;
+        private final String code;
 
         CliException(int exitCode, @Nullable String message) {
+            this(exitCode, name(exitCode), message);
+        }
+
+        CliException(int exitCode, String code, @Nullable String message) {
             super(message, null, false, false);
             this.exitCode = exitCode;
+            this.code = code;
         }
 
         int exitCode() {
             return exitCode;
+        }
+
+        String code() {
+            return code;
         }
     }
 }

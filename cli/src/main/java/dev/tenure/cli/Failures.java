@@ -1,16 +1,73 @@
 package dev.tenure.cli;
 
+import com.google.gson.JsonObject;
 import dev.tenure.cli.ExitCodes.CliException;
 import dev.tenure.client.StaleTokenException;
 import dev.tenure.client.TenureException;
 import dev.tenure.client.VersionMismatchException;
 
-/** Maps the client's typed failures to the CLI's exit codes, with a message a person can act on. */
+/**
+ * Maps the client's typed failures to the CLI's exit codes, with a message a person can act on;
+ * and prints every failure the one way a run asks for: a line on stderr, or under {@code --json}
+ * one JSON object on stdout.
+ */
 final class Failures {
+
+    static final String JSON = "--json";
+
+    /**
+     * Whether this process was asked for JSON: read by the exits that bypass picocli (a lost lease
+     * halts the JVM at once). Set once per run, before any command starts.
+     */
+    private static volatile boolean jsonErrors;
 
     private Failures() {}
 
+    /**
+     * Whether {@code args} ask for JSON: {@code --json} among the options, before a {@code --}
+     * that starts another command's arguments (tenure run, tenure elect). Read from the raw
+     * arguments, not the parse, so that an error in parsing itself is reported as JSON too.
+     */
+    static boolean jsonRequested(String... args) {
+        for (String arg : args) {
+            if ("--".equals(arg)) {
+                return false;
+            }
+            if (JSON.equals(arg)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    static void jsonErrors(boolean json) {
+        jsonErrors = json;
+    }
+
+    static boolean jsonErrors() {
+        return jsonErrors;
+    }
+
+    /** The one JSON object a failure is under {@code --json}. */
+    static String jsonLine(Throwable e) {
+        return jsonLine(ExitCodes.describe(e), ExitCodes.code(e), ExitCodes.of(e));
+    }
+
+    static String jsonLine(String error, String code, int exit) {
+        JsonObject o = new JsonObject();
+        o.addProperty("error", error);
+        o.addProperty("code", code);
+        o.addProperty("exit", exit);
+        return Json.line(o);
+    }
+
     static CliException of(TenureException e) {
+        CliException mapped = map(e);
+        // Under --json the node's own code is what a script branches on, not the exit code's name.
+        return new CliException(mapped.exitCode(), e.code().name(), mapped.getMessage());
+    }
+
+    private static CliException map(TenureException e) {
         long current = e instanceof StaleTokenException s ? s.currentToken() : 0;
         return switch (e.code()) {
             case LOCK_HELD -> new CliException(ExitCodes.CONFLICT, "held: " + e.getMessage());

@@ -97,7 +97,7 @@ final class KvCommand {
 
         @Option(
                 names = "--json",
-                description = "With --ephemeral: once written, one JSON line (key, version, session).")
+                description = "One JSON line: key and version (with --ephemeral, once written, and session).")
         boolean json;
 
         @Mixin
@@ -111,15 +111,20 @@ final class KvCommand {
                         ExitCodes.BAD_INPUT,
                         "--ephemeral goes with no fence, " + OVERRIDE_FENCE + " or " + IF_VERSION + "");
             }
-            if (json && !ephemeral) {
-                throw new CliException(ExitCodes.BAD_INPUT, "--json goes with --ephemeral");
-            }
             byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
             if (ephemeral) {
                 return KvEphemeral.hold(client, key, bytes, json);
             }
             try (TenureClient tenure = client.client()) {
-                System.out.println("ok (version " + write(tenure.kv(), bytes) + ")");
+                long version = write(tenure.kv(), bytes);
+                if (json) {
+                    JsonObject o = new JsonObject();
+                    o.addProperty("key", key);
+                    o.addProperty("version", version);
+                    System.out.println(Json.line(o));
+                } else {
+                    System.out.println("ok (version " + version + ")");
+                }
                 return ExitCodes.OK;
             } catch (TenureException e) {
                 throw Failures.of(e);
@@ -207,6 +212,9 @@ final class KvCommand {
         @Nullable
         Long ifVersion;
 
+        @Option(names = "--json", description = "One JSON object on one line: key, result (deleted or absent).")
+        boolean json;
+
         @Mixin
         ClientOptions client;
 
@@ -220,16 +228,27 @@ final class KvCommand {
                     } else {
                         tenure.kv().deleteIfVersion(key, ifVersion, fence.lock, fence.token);
                     }
-                    System.out.println("deleted");
+                    print("deleted");
                     return ExitCodes.OK;
                 }
                 boolean existed = overrideFence
                         ? tenure.kv().deleteOverridingFence(key)
                         : fence == null ? tenure.kv().delete(key) : tenure.kv().delete(key, fence.lock, fence.token);
-                System.out.println(existed ? "deleted" : "absent");
+                print(existed ? "deleted" : "absent");
                 return ExitCodes.OK;
             } catch (TenureException e) {
                 throw Failures.of(e);
+            }
+        }
+
+        private void print(String result) {
+            if (json) {
+                JsonObject o = new JsonObject();
+                o.addProperty("key", key);
+                o.addProperty("result", result);
+                System.out.println(Json.line(o));
+            } else {
+                System.out.println(result);
             }
         }
     }

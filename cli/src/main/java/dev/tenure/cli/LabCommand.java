@@ -31,8 +31,9 @@ import picocli.CommandLine.Spec;
 @Command(
         name = "lab",
         description = {
-            "Runs failure scenarios twice, on a naive TTL lock and on a local 3-node Tenure cluster, with real",
-            "processes and real faults (SIGKILL, SIGSTOP, a fault proxy), and checks each recorded history.",
+            "Runs failure scenarios on a naive TTL lock and on Tenure, and checks each recorded history.",
+            "Each scenario runs twice, on a naive TTL lock and on a local 3-node Tenure cluster, with real",
+            "processes and real faults (SIGKILL, SIGSTOP, a fault proxy).",
             "Scenarios: holder-crash, long-work-expiry, gc-pause, partitioned-holder, stale-unlock-retry,",
             "quorum-loss, or all. Exit 0 only if every naive run broke a property and no Tenure run did.",
             "`random` runs workers against Tenure under a seeded schedule of faults (kills, pauses and, in",
@@ -127,27 +128,31 @@ final class LabCommand implements Callable<Integer> {
         System.err.println(
                 "lab: seed " + s + (random ? "" : ", scale " + scale) + ", output in " + out.toAbsolutePath());
         List<ScenarioResult> results = new ArrayList<>();
-        try (LabEnv env = new LabEnv(
-                out.toAbsolutePath(),
-                s,
-                scale,
-                SelfLauncher::javaCommand,
-                SelfLauncher.classpath(),
-                Ports.freeClusterBase(basePort, 3),
-                System.err,
-                Optional.ofNullable(System.getenv(LabNetwork.ENV)).map(base -> LabNetwork.attach(base, 3)))) {
+        try (Progress progress = Progress.start("tenure lab");
+                LabEnv env = new LabEnv(
+                        out.toAbsolutePath(),
+                        s,
+                        scale,
+                        SelfLauncher::javaCommand,
+                        SelfLauncher.classpath(),
+                        Ports.freeClusterBase(basePort, 3),
+                        progress.wrap(System.err),
+                        Optional.ofNullable(System.getenv(LabNetwork.ENV)).map(base -> LabNetwork.attach(base, 3)))) {
             Thread stop = new Thread(env::close, "lab-shutdown");
             Runtime.getRuntime().addShutdownHook(stop); // Ctrl-C or SIGTERM leaves no process behind
             if (random) {
-                int code = random(env, s);
+                progress.status("random, " + duration.toSeconds() + "s of faults");
+                int code = random(env, s, progress);
                 Runtime.getRuntime().removeShutdownHook(stop);
                 return code;
             }
+            PrintStream lines = progress.wrap(System.out);
             for (Scenario sc : selected) {
+                progress.status(sc.name() + " (" + (results.size() + 1) + "/" + selected.size() + ")");
                 ScenarioResult r = Lab.run(sc, env);
                 results.add(r);
-                System.out.println(json ? Report.json(r, s, scale) : Report.line(r));
-                System.out.flush();
+                lines.println(json ? Report.json(r, s, scale) : Report.line(r));
+                lines.flush();
             }
             Runtime.getRuntime().removeShutdownHook(stop);
         }
@@ -158,14 +163,14 @@ final class LabCommand implements Callable<Integer> {
         return results.stream().allMatch(ScenarioResult::passed) ? ExitCodes.OK : EXPERIMENT_FAILED;
     }
 
-    private int random(LabEnv env, long s) {
+    private int random(LabEnv env, long s, Progress progress) {
         long start = System.nanoTime();
         ArmResult r = new RandomRun(env, duration, workers).run();
         long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         if (json) {
-            System.out.println(Report.json(r, s, ms));
+            progress.wrap(System.out).println(Report.json(r, s, ms));
         }
-        PrintStream out = json ? System.err : System.out;
+        PrintStream out = progress.wrap(json ? System.err : System.out);
         out.printf(
                 "random: seed %d, %d faults, %d ops, %d stale writes rejected, %d violation(s)%n",
                 s, r.faults(), r.ops(), r.rejected(), r.violations().size());

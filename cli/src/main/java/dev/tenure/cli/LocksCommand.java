@@ -16,8 +16,8 @@ import picocli.CommandLine.Option;
 @Command(
         name = "locks",
         description = {
-            "Lists the locks that are held, waited for or in their lock delay, in name order, one line each:"
-                    + " holder (token, session, principal, how long held) and waiters.",
+            "Lists the locks that are held, waited for or in their lock delay, in name order.",
+            "One line each: holder (token, session, principal, how long held) and waiters.",
             "Pages through the node, one linearizable read per page; a lock that exists throughout is listed once,"
                     + " but the listing is not a snapshot across pages. A free lock kept only for its history is not"
                     + " listed (see `tenure status LOCK`)."

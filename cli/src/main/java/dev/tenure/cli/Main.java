@@ -2,6 +2,8 @@ package dev.tenure.cli;
 
 import dev.tenure.server.fatal.Fatal;
 import java.nio.charset.Charset;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -28,7 +30,9 @@ import picocli.CommandLine.Command;
             UpgradeDataCommand.class,
             RepairLogCommand.class,
             BenchCommand.class,
-            LabCommand.class
+            LabCommand.class,
+            CompletionCommand.class,
+            ManCommand.class
         },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
@@ -59,13 +63,36 @@ public final class Main {
 
     /** Runs {@code args} with picocli's and the commands' error messages going to {@code err}. */
     static int run(java.io.PrintWriter err, String... args) {
+        return run(err, System::getenv, args);
+    }
+
+    /** As {@link #run(java.io.PrintWriter, String...)}, with the client options' defaults read from {@code env}. */
+    static int run(java.io.PrintWriter err, Function<String, @Nullable String> env, String... args) {
         CommandLine cli = new CommandLine(new Main());
         cli.setErr(err);
         cli.setExitCodeExceptionMapper(ExitCodes::of);
+        cli.setDefaultValueProvider(new EnvDefaults(env));
+        // One place decides how every command reports a failure: bad input found by picocli and
+        // failures thrown by a command alike, as a line on stderr or, under --json, one JSON
+        // object on stdout carrying the exit code the process ends with.
+        boolean json = Failures.jsonRequested(args);
+        Failures.jsonErrors(json);
+        if (json) {
+            cli.setParameterExceptionHandler((e, unused) -> printJson(e.getCommandLine(), e));
+        }
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+            if (json) {
+                return printJson(commandLine, e);
+            }
             commandLine.getErr().println("tenure: " + ExitCodes.describe(e));
             return ExitCodes.of(e);
         });
         return cli.execute(args);
+    }
+
+    private static int printJson(CommandLine commandLine, Exception e) {
+        commandLine.getOut().println(Failures.jsonLine(e));
+        commandLine.getOut().flush();
+        return ExitCodes.of(e);
     }
 }

@@ -1,5 +1,6 @@
 package dev.tenure.cli;
 
+import com.google.gson.JsonObject;
 import dev.tenure.client.Session;
 import dev.tenure.client.TenureClient;
 import dev.tenure.client.TenureException;
@@ -34,6 +35,9 @@ final class ReleaseCommand implements Callable<Integer> {
             })
     boolean force;
 
+    @Option(names = "--json", description = "One JSON object on one line: lock, token, ended (RELEASED or REVOKED).")
+    boolean json;
+
     @Mixin
     ClientOptions client;
 
@@ -43,9 +47,19 @@ final class ReleaseCommand implements Callable<Integer> {
                 Session session = tenure.openSession()) {
             if (force) {
                 session.forceRelease(lock, token);
-                System.out.printf("revoked %s token %d (forced by session %d)%n", lock, token, session.id());
             } else {
                 session.release(lock, token);
+            }
+            if (json) {
+                JsonObject o = new JsonObject();
+                o.addProperty("lock", lock);
+                o.addProperty("token", token);
+                o.addProperty("ended", force ? "REVOKED" : "RELEASED");
+                o.addProperty("session", session.id());
+                System.out.println(Json.line(o));
+            } else if (force) {
+                System.out.printf("revoked %s token %d (forced by session %d)%n", lock, token, session.id());
+            } else {
                 System.out.printf("released %s token %d%n", lock, token);
             }
             return ExitCodes.OK;

@@ -1,5 +1,6 @@
 package dev.tenure.cli;
 
+import com.google.gson.JsonObject;
 import dev.tenure.server.storage.LogRepair;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -9,8 +10,9 @@ import picocli.CommandLine.Option;
 @Command(
         name = "repair-log",
         description = {
-            "Cuts a stopped single node's log at the end of its last whole entry before damage at or after",
-            "the log position given, dropping every write from there on, acknowledged or not. For a lone",
+            "Cuts a stopped single node's log before damage, dropping every write from there on.",
+            "It cuts at the end of its last whole entry before damage at or after the log position given,",
+            "dropping every write from there on, acknowledged or not. For a lone",
             "node whose start ended with exit 12 naming damage in the log, and no copy to restore from;",
             "a node drops a torn end past its last acknowledgement by itself. See docs/cluster.md."
         },
@@ -35,9 +37,20 @@ final class RepairLogCommand implements Callable<Integer> {
                     + " exit-12 line names, or where the damaged entry begins.")
     long lossFrom;
 
+    @Option(names = "--json", description = "One JSON object on one line: data, result (what the line says).")
+    boolean json;
+
     @Override
     public Integer call() throws Exception {
-        System.out.println("tenure: " + LogRepair.run(data, lossFrom));
+        String result = LogRepair.run(data, lossFrom);
+        if (json) {
+            JsonObject o = new JsonObject();
+            o.addProperty("data", data.toAbsolutePath().normalize().toString());
+            o.addProperty("result", result);
+            System.out.println(Json.line(o));
+        } else {
+            System.out.println("tenure: " + result);
+        }
         return 0;
     }
 }

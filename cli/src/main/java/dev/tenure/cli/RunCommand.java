@@ -30,7 +30,8 @@ import picocli.CommandLine.Parameters;
 @Command(
         name = "run",
         description = {
-            "Runs CMD while holding LOCK and returns its exit code. CMD sees TENURE_LOCK, TENURE_TOKEN,",
+            "Runs CMD while holding LOCK and returns its exit code.",
+            "CMD sees TENURE_LOCK, TENURE_TOKEN,",
             "TENURE_SESSION, TENURE_ENDPOINT, TENURE_PREVIOUS_END, TENURE_PREVIOUS_TOKEN and, if a holder",
             "left one, TENURE_CHECKPOINT (UTF-8 text), TENURE_CHECKPOINT_B64 and TENURE_CHECKPOINT_TOKEN;",
             "with TLS, TENURE_TLS_CA, TENURE_TLS_CERT and TENURE_TLS_KEY as this command connects.",
@@ -60,6 +61,11 @@ final class RunCommand implements Callable<Integer> {
 
     @Mixin
     PolicyOptions policy;
+
+    @Option(
+            names = "--json",
+            description = "Report tenure's own failures as one JSON object on stdout (CMD's output is CMD's).")
+    boolean json;
 
     @Option(
             names = "--grace",

@@ -28,7 +28,8 @@ import picocli.CommandLine.Option;
 @Command(
         name = "server",
         description = {
-            "Runs one Tenure node in the foreground. Alone, it is a one-member cluster with a durable,",
+            "Runs one Tenure node in the foreground.",
+            "Alone, it is a one-member cluster with a durable,",
             "fsynced log; with --node-id and --members it is one member of a static 3- or 5-node cluster."
         },
         // A node's own: it ends with these when it can no longer serve (FatalCause), so that its
@@ -45,6 +46,11 @@ import picocli.CommandLine.Option;
             "138:out of memory (SIGUSR1 from the JVM's hook; 3 if it could not run)"
         })
 final class ServerCommand implements java.util.concurrent.Callable<Integer> {
+
+    @Option(
+            names = "--json",
+            description = "The serving line as one JSON object (node, endpoint, admin, tls, data, health).")
+    boolean json;
 
     @Option(names = "--data", description = "Data directory (default: ${DEFAULT-VALUE}).", defaultValue = "tenure-data")
     Path data;
@@ -401,19 +407,38 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
         // A lone node is ready once it serves; a member needs a quorum of peers that may not be
         // up yet, so it reports what it has at once (`tenure cluster start` waits for a leader).
         ServerStatusResponse status = config.members().size() == 1 ? awaitReady(server) : server.status();
+        announce(config, server, status);
+        System.out.flush();
+        stop.await();
+        return 0;
+    }
+
+    /** The one line a node prints once it serves: what scripts and `tenure cluster start` wait for. */
+    private void announce(ServerConfig config, TenureServer server, ServerStatusResponse status) {
+        String admin = config.adminPort() == 0 ? "off" : config.bindHost() + ":" + server.adminPort();
+        if (json) {
+            com.google.gson.JsonObject o = new com.google.gson.JsonObject();
+            o.addProperty("node", config.nodeId());
+            o.addProperty("endpoint", config.self().endpoint());
+            o.addProperty("admin", admin);
+            o.addProperty(
+                    "tls",
+                    config.tls() == null ? "off" : config.tls().clientCertificates() ? "client-certificates" : "on");
+            o.addProperty("data", data.toAbsolutePath().normalize().toString());
+            o.addProperty("health", status.getHealth());
+            System.out.println(Json.line(o));
+            return;
+        }
         System.out.printf(
                 "tenure: node %d serving on %s (admin %s%s), data %s, health %s%n",
                 config.nodeId(),
                 config.self().endpoint(),
-                config.adminPort() == 0 ? "off" : config.bindHost() + ":" + server.adminPort(),
+                admin,
                 config.tls() == null
                         ? ""
                         : config.tls().clientCertificates() ? "; TLS, client certificates required" : "; TLS",
                 data.toAbsolutePath().normalize(),
                 status.getHealth());
-        System.out.flush();
-        stop.await();
-        return 0;
     }
 
     /** What the options give client connections; a bound that is not positive is bad input. */

@@ -1,5 +1,6 @@
 package dev.tenure.cli;
 
+import com.google.gson.JsonObject;
 import dev.tenure.server.storage.DataUpgrade;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -9,9 +10,9 @@ import picocli.CommandLine.Option;
 @Command(
         name = "upgrade-data",
         description = {
-            "Brings a stopped node's data directory, written by a release without log checksums, to the",
-            "current format: checks the structure of the snapshot and log a start recovers from, checksums",
-            "every frame as it is, and checks again. Damage older than the upgrade is not detected."
+            "Brings a stopped node's data directory, written by a release without log checksums, up to date.",
+            "It checks the structure of the snapshot and log a start recovers from, checksums every frame",
+            "as it is, and checks again. Damage older than the upgrade is not detected."
         },
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {
@@ -25,9 +26,24 @@ final class UpgradeDataCommand implements Callable<Integer> {
     @Option(names = "--data", description = "Data directory (default: ${DEFAULT-VALUE}).", defaultValue = "tenure-data")
     Path data;
 
+    @Option(names = "--json", description = "One JSON object on one line: data, result (what the line says).")
+    boolean json;
+
     @Override
     public Integer call() throws Exception {
-        System.out.println("tenure: " + DataUpgrade.run(data, System.err));
+        String result;
+        try (Progress progress = Progress.start("tenure upgrade-data")) {
+            progress.status("checking and checksumming " + data);
+            result = DataUpgrade.run(data, progress.wrap(System.err));
+        }
+        if (json) {
+            JsonObject o = new JsonObject();
+            o.addProperty("data", data.toAbsolutePath().normalize().toString());
+            o.addProperty("result", result);
+            System.out.println(Json.line(o));
+        } else {
+            System.out.println("tenure: " + result);
+        }
         return 0;
     }
 }

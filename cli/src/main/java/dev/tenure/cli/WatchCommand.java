@@ -19,7 +19,8 @@ import picocli.CommandLine.Parameters;
 @Command(
         name = "watch",
         description = {
-            "Follows a lock and key NAME (or every name under --prefix): first its current state (holders, waiters"
+            "Follows a lock and key NAME (or every name under --prefix), one line per change.",
+            "First its current state (holders, waiters"
                     + " and keys, each marked current, then a synced line), then one line per change: granted, ended"
                     + " (how), queued, left, kv_put, kv_deleted, each with its revision, until interrupted.",
             "--from-revision R resumes after R instead (no current state), with no change missed or repeated; a"

@@ -12,8 +12,47 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
-/** {@code --help} works on every command and subcommand, exits 0 and prints that command's usage. */
+/**
+ * {@code --help} works on every command and subcommand, exits 0 and prints that command's usage;
+ * the one-line summary each command shows in its parent's list is a whole sentence.
+ */
 class HelpTest {
+
+    /**
+     * The list of commands in {@code tenure --help} shows the first line of each command's
+     * description (its header, if it had one). The rule: that line is one whole sentence, so it
+     * ends with a full stop and leaves no clause hanging.
+     */
+    @Test
+    void everySummaryLineIsAWholeSentence() {
+        List<CommandLine> commands = new ArrayList<>();
+        walk(new CommandLine(new Main()), commands);
+        assertThat(commands).as("the command tree").hasSizeGreaterThan(10);
+        for (CommandLine command : commands) {
+            String name = command.getCommandSpec().qualifiedName();
+            String summary = summary(command);
+            assertThat(summary).as(name).isNotBlank().endsWith(".").doesNotContain("${");
+        }
+    }
+
+    private static String summary(CommandLine command) {
+        CommandLine.Model.UsageMessageSpec usage = command.getCommandSpec().usageMessage();
+        String[] lines = usage.header().length > 0 ? usage.header() : usage.description();
+        if (lines.length == 0) {
+            return "";
+        }
+        // The line whole, as written (the list may wrap it); no variable is left to resolve in it.
+        return lines[0].strip();
+    }
+
+    private static void walk(CommandLine command, List<CommandLine> into) {
+        into.add(command);
+        command.getSubcommands().forEach((name, sub) -> {
+            if (sub.getCommandSpec().name().equals(name)) {
+                walk(sub, into);
+            }
+        });
+    }
 
     @Test
     void everyCommandAndSubcommandTakesHelpAndExitsZero() {
