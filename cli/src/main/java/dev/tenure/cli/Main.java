@@ -66,6 +66,13 @@ public final class Main {
             commandLine.getErr().println("tenure: " + ExitCodes.describe(e));
             return ExitCodes.of(e);
         });
-        return cli.execute(args);
+        String[] expanded;
+        try {
+            expanded = ServerConfigFile.expand(args);
+        } catch (ExitCodes.CliException e) {
+            err.println("tenure: " + e.getMessage());
+            return e.exitCode();
+        }
+        return cli.execute(expanded);
     }
 }
