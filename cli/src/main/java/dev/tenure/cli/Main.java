@@ -87,7 +87,17 @@ public final class Main {
             commandLine.getErr().println("tenure: " + ExitCodes.describe(e));
             return ExitCodes.of(e);
         });
-        return cli.execute(args);
+        String[] expanded;
+        try {
+            expanded = ServerConfigFile.expand(args);
+        } catch (ExitCodes.CliException e) {
+            if (json) {
+                return printJson(cli, e);
+            }
+            err.println("tenure: " + e.getMessage());
+            return e.exitCode();
+        }
+        return cli.execute(expanded);
     }
 
     private static int printJson(CommandLine commandLine, Exception e) {

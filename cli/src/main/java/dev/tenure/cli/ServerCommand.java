@@ -23,7 +23,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 @Command(
         name = "server",
@@ -51,6 +53,35 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
             names = "--json",
             description = "The serving line as one JSON object (node, endpoint, admin, tls, data, health).")
     boolean json;
+
+    @Spec
+    @Nullable
+    CommandSpec spec;
+
+    @Option(
+            names = ServerConfigFile.OPTION,
+            paramLabel = "FILE",
+            description = {
+                "Read options from this YAML file: its keys are these options' long names without the dashes",
+                "(members and limits take a structure: docs/cluster.md). Options given here win over the file's."
+            })
+    @Nullable
+    Path config;
+
+    @Option(
+            names = "--print-config",
+            description = "Print the effective configuration, as a file --config takes, and exit 0.")
+    boolean printConfig;
+
+    @Option(
+            names = "--bind",
+            paramLabel = "ADDRESS",
+            description = {
+                "The address the gRPC and admin ports listen on (default: this member's host in --members, or",
+                "127.0.0.1). The host in --members is the one clients and peers are told, and Aeron's own."
+            })
+    @Nullable
+    String bind;
 
     @Option(names = "--data", description = "Data directory (default: ${DEFAULT-VALUE}).", defaultValue = "tenure-data")
     Path data;
@@ -385,6 +416,14 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
                 .withWatch(new dev.tenure.server.config.WatchLimits(watchersMax, revisionsKeptMax))
                 .withInsecure(insecure)
                 .withForcedReleaseWithoutAcl(unsafeAllowForcedRelease);
+        if (bind != null) {
+            String address = bind;
+            config = config.with(c -> c.bindHost = address);
+        }
+        if (printConfig) {
+            System.out.print(EffectiveConfig.yaml(Objects.requireNonNull(spec, "set by picocli"), config));
+            return 0;
+        }
         Acl initialAcl = acl == null
                 ? Acl.OPEN
                 : aclFile(acl, config.tls() != null && config.tls().clientCertificates());

@@ -31,6 +31,7 @@ public final class LocalCluster {
 
     private static final Gson GSON = new GsonBuilder().setPrettyPrinting().create();
     private static final String FILE = "cluster.json";
+    private static final String JOIN = "--join";
 
     private final Path dir;
     private final State state;
@@ -152,7 +153,7 @@ public final class LocalCluster {
                 if (n.pid > 0 && !Files.exists(nodeData(n).resolve("cluster/recording.log"))) {
                     // Started before and now empty (wiped, or a new disk): its peers may have
                     // deleted the old log, so it must copy from them, however long they take.
-                    options.add("--join");
+                    options.add(JOIN);
                 }
                 n.pid = start(tenure, n, options);
             }
@@ -164,8 +165,14 @@ public final class LocalCluster {
                 && ProcessHandle.of(n.pid)
                         .filter(ProcessHandle::isAlive)
                         .flatMap(p -> p.info().commandLine())
-                        .filter(cmd -> cmd.contains(nodeData(n).toString()))
+                        // A node of an earlier release was started with --data on its command line.
+                        .filter(cmd -> cmd.contains(configFile(n).toString()) || cmd.contains("--data " + nodeData(n)))
                         .isPresent();
+    }
+
+    /** The node's {@code tenure server --config} file, rewritten at each start of the node. */
+    public Path configFile(Node n) {
+        return dir.toAbsolutePath().normalize().resolve("node-" + n.id + ".yaml");
     }
 
     private Path nodeData(Node n) {
@@ -183,20 +190,28 @@ public final class LocalCluster {
             cmd.add("/usr/bin/setsid");
         }
         cmd.addAll(tenure.command(JavaCommand.NODE_JVM));
-        cmd.addAll(List.of(
-                "server",
+        List<String> fileOptions = new ArrayList<>(List.of(
                 "--node-id",
                 Integer.toString(n.id),
                 "--members",
                 state.members,
                 "--data",
                 nodeData(n).toString()));
-        cmd.addAll(serverOptions);
+        for (String option : serverOptions) {
+            if (!JOIN.equals(option)) {
+                fileOptions.add(option);
+            }
+        }
         if (n.netns != null && !serverOptions.contains("--insecure")) {
             // A node in the lab's namespaces serves on a private veth link (LabNetwork) that only the
             // lab's own processes reach: an open node there is the lab's choice, said as a node
             // beyond loopback wants it said (without TLS or a cluster secret it refuses to start).
-            cmd.add("--insecure");
+            fileOptions.add("--insecure");
+        }
+        NodeConfigFile.write(configFile(n), fileOptions);
+        cmd.addAll(List.of("server", "--config", configFile(n).toString()));
+        if (serverOptions.contains(JOIN)) {
+            cmd.add(JOIN); // this start's only: a later restart with its log must not wait for a copy
         }
         Process p = new ProcessBuilder(cmd)
                 .redirectErrorStream(true)
