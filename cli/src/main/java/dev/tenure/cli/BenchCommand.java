@@ -39,8 +39,8 @@ import picocli.CommandLine.Parameters;
             "Runs workloads against running nodes (or a throwaway single node started",
             "here when --endpoints is not given), and `limits`, the floors of this machine the figures are",
             "compared with (fsync, loopback round trip, gRPC, Aeron Cluster echo on 1 and 3 nodes, core apply).",
-            "Workloads: uncontended, sporadic, parallel, contended, semaphore (8 permits), fenced-write, takeover, hold; `all` runs them",
-            "in turn."
+            "Workloads: uncontended, sporadic, parallel, contended, semaphore (8 permits), fenced-write, takeover, hold,",
+            "watch (grant-to-event latency at --watchers watches); `all` runs them in turn."
         })
 final class BenchCommand implements Callable<Integer> {
 
@@ -106,6 +106,16 @@ final class BenchCommand implements Callable<Integer> {
             converter = DurationConverter.class)
     @Nullable
     Duration disconnectGrace;
+
+    @Option(
+            names = "--watchers",
+            description = {
+                "watch: watches of the cycle's locks, timed at (default: " + LoadConfig.WATCH_WATCHERS_DEFAULT
+                        + "); hold: watches of the held locks attached,",
+                "to show what they cost (default: none). Other workloads take none."
+            })
+    @Nullable
+    Integer watchers;
 
     @Option(
             names = "--server-pid",
@@ -228,9 +238,21 @@ final class BenchCommand implements Callable<Integer> {
                             disconnectGrace,
                             pids,
                             System.err,
-                            clientTls));
+                            clientTls,
+                            watchers(name)));
         }
         return configs;
+    }
+
+    /** Only watch and hold attach watches; the others take none, so `all --watchers N` runs them all. */
+    private int watchers(String name) {
+        if (name.equals("watch")) {
+            return watchers == null ? LoadConfig.WATCH_WATCHERS_DEFAULT : watchers;
+        }
+        if (name.equals("hold")) {
+            return watchers == null ? 0 : watchers;
+        }
+        return 0;
     }
 
     private List<Long> serverPids() throws IOException {

@@ -233,6 +233,7 @@ final class StatusCommand implements Callable<Integer> {
         o.addProperty("stale_writes_rejected", s.staleWritesRejected());
         o.addProperty("snapshot_position", s.snapshotPosition());
         o.addProperty("log_start_position", s.logStartPosition());
+        o.addProperty("revision", s.revision());
         return o;
     }
 
@@ -251,6 +252,7 @@ final class StatusCommand implements Callable<Integer> {
         b.append(String.format(
                 "log      applied to %d, retained from %d, latest snapshot at %d (%d taken since start)",
                 s.replicaLogPosition(), s.logStartPosition(), s.snapshotPosition(), s.snapshots()));
+        b.append(String.format("%nwatch    revision %d", s.revision()));
         return b.toString();
     }
 

@@ -47,6 +47,8 @@ class BenchOptionsTest {
                 "takeover --rounds 0         | --rounds must be between 1 and 10000 (limit), was 0",
                 "hold --sessions 10001       | --sessions must be between 1 and 10000 (limit), was 10001",
                 "hold --ttl 500ms            | --ttl must be between 1s and 1h (limit), was 500ms",
+                "watch --watchers 10001      | --watchers must be between 0 and 10000 (limit), was 10001",
+                "hold --watchers -1          | --watchers must be between 0 and 10000 (limit), was -1",
                 "uncontended --clients 4     | uncontended runs exactly one client",
                 "contended --clients 1       | contended needs at least 2 clients",
                 "nonsense                    | unknown workload 'nonsense'",

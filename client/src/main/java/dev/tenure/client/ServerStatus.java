@@ -21,6 +21,9 @@ import java.util.List;
  * @param replicaStateDigest a digest of this replica's whole state at that position, taken on
  *     request (each status call asks for the next): replicas that agree have equal digests at
  *     equal positions
+ * @param revision the revision of the last change this node's replica applied: where a watch
+ *     started now would begin (see {@link TenureClient#watch}); like {@code replicaLastToken}, this
+ *     replica's own, not a linearizable read
  */
 public record ServerStatus(
         int nodeId,
@@ -42,7 +45,8 @@ public record ServerStatus(
         long snapshotPosition,
         long logStartPosition,
         long replicaDigestPosition,
-        long replicaStateDigest) {
+        long replicaStateDigest,
+        long revision) {
 
     public ServerStatus {
         members = List.copyOf(members);
@@ -77,6 +81,7 @@ public record ServerStatus(
                 r.getSnapshotPosition(),
                 r.getLogStartPosition(),
                 r.getReplicaDigestPosition(),
-                r.getReplicaStateDigest());
+                r.getReplicaStateDigest(),
+                r.getRevision());
     }
 }

@@ -30,6 +30,8 @@ import org.jspecify.annotations.Nullable;
  *   <li><b>shared</b>: at no instant does a live client act as the exclusive holder of the shared
  *       lock by its own horizon while another acts on a valid lease of it (shared or not).
  *   <li><b>listing</b>: the lock listing shows every lock with the very leases its status shows.
+ *   <li><b>watch</b>: every watcher receives its names' changes exactly as the log applied them,
+ *       across resumes on other nodes (checked by {@link WatchFeeds}).
  * </ul>
  *
  * The holder property already asks that each lease a client acts on be one of the server's current

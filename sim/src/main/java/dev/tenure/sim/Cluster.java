@@ -1,5 +1,6 @@
 package dev.tenure.sim;
 
+import dev.tenure.core.Change;
 import dev.tenure.core.Command;
 import dev.tenure.core.Event;
 import dev.tenure.core.Limits;
@@ -55,6 +56,7 @@ final class Cluster {
     private final ArrayDeque<Pending> inFlight = new ArrayDeque<>();
     private final List<Pending> waiting = new ArrayList<>();
     private final List<Event> events = new ArrayList<>();
+    private final List<Change> changes = new ArrayList<>();
     private int leader;
     private long term;
     private boolean electing;
@@ -66,6 +68,7 @@ final class Cluster {
         this.world = world;
         this.machine = new StateMachine(Limits.defaults());
         machine.setFullInvariantChecks(true);
+        machine.trackChanges();
     }
 
     StateMachine machine() {
@@ -194,6 +197,9 @@ final class Cluster {
     }
 
     private void afterStep(@Nullable Command command, @Nullable Result result) {
+        machine.drainChanges(changes);
+        world.watch.applied(changes);
+        changes.clear();
         machine.drainEvents(events);
         for (Event e : events) {
             world.trace.add("event " + Describe.event(e));

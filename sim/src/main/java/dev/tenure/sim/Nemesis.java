@@ -71,12 +71,14 @@ final class Nemesis {
             return;
         }
         world.nodes.get(node).crash();
+        world.watch.crashed(node);
         if (node == world.cluster.leader()) {
             world.cluster.changeLeader(
                     otherLiveNode(node), Network.ms(20) + world.random.nextLong(world.config.ttlNanos()));
         }
         world.loop.after(restartAfterNanos, null, () -> {
             world.nodes.get(node).restart();
+            world.watch.restarted(node);
             world.trace.add("n" + node + " restarted");
         });
     }
@@ -95,6 +97,8 @@ final class Nemesis {
             world.cluster.changeLeader(next, Network.ms(20) + world.random.nextLong(world.config.ttlNanos()));
         }
         world.nodes.get(node).isolate(world.loop.nowNanos() + nanos);
+        // Back in touch, its replica applies the log it missed.
+        world.loop.after(nanos, null, () -> world.watch.nudge(node));
     }
 
     /** One node down or cut off at a time: with three nodes, a second would cost the quorum. */

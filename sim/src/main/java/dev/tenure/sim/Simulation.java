@@ -32,7 +32,10 @@ final class Simulation {
             long ephemeralKeysGone,
             long semaphoreSharedSteps,
             long sharedLockSharedSteps,
-            long downgrades) {
+            long downgrades,
+            long watchChanges,
+            long watchResumes,
+            long watchCompacted) {
 
         boolean passed() {
             return failure == null;
@@ -63,7 +66,13 @@ final class Simulation {
                     .append(sharedLockSharedSteps)
                     .append(" with several shared leases, ")
                     .append(downgrades)
-                    .append(" downgrades\n");
+                    .append(" downgrades, ")
+                    .append(watchChanges)
+                    .append(" watched changes checked, ")
+                    .append(watchResumes)
+                    .append(" watch resumes, ")
+                    .append(watchCompacted)
+                    .append(" watches ended as compacted\n");
             b.append("trace (last ")
                     .append(traceTail.size())
                     .append(" of ")
@@ -91,9 +100,12 @@ final class Simulation {
                 world.loop.at(random.nextLong(config.ttlNanos() / 2), p, p.app::start);
             }
             new Nemesis(world).schedule(faults);
+            world.watch.start();
             world.loop.run(
-                    config.durationNanos(), world.checker::checkClients, () -> world.checker.violation() != null);
-            failure = world.checker.violation();
+                    config.durationNanos(),
+                    world.checker::checkClients,
+                    () -> world.checker.violation() != null || world.watch.violation() != null);
+            failure = world.checker.violation() != null ? world.checker.violation() : world.watch.violation();
             if (failure == null && (world.checker.grants == 0 || world.checker.writesAccepted == 0)) {
                 failure = "liveness: " + world.checker.grants + " grants and " + world.checker.writesAccepted
                         + " accepted writes in the whole run";
@@ -121,7 +133,10 @@ final class Simulation {
                 c.ephemeralKeysGone,
                 c.semaphoreSharedSteps,
                 c.sharedLockSharedSteps,
-                c.downgrades);
+                c.downgrades,
+                world.watch.changesReceived,
+                world.watch.resumes,
+                world.watch.compacted);
     }
 
     private static String at(Throwable e) {

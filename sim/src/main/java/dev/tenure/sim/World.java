@@ -16,6 +16,8 @@ final class World {
     final List<Node> nodes = new ArrayList<>();
     final Checker checker;
     final Cluster cluster;
+    /** Each node's watch feed and the watchers that follow them. */
+    final WatchFeeds watch;
     /** The live (or last) process of each client slot. */
     final ClientProcess[] processes;
 
@@ -30,6 +32,7 @@ final class World {
         }
         this.checker = new Checker(this);
         this.cluster = new Cluster(this);
+        this.watch = new WatchFeeds(this);
         this.processes = new ClientProcess[config.clients()];
     }
 

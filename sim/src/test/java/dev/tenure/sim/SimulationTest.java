@@ -63,6 +63,10 @@ class SimulationTest {
                     .as("steps with several shared leases")
                     .isGreaterThan(count);
             assertThat(totals.downgrades).as("downgrades applied").isGreaterThan(count / 20);
+            // The watch property proves nothing unless watchers received changes, resumed, and were refused.
+            assertThat(totals.watchChanges).as("watched changes checked").isGreaterThan(count * 50L);
+            assertThat(totals.watchResumes).as("watch resumes").isGreaterThan(count);
+            assertThat(totals.watchCompacted).as("watches ended as compacted").isGreaterThan(count / 20);
         }
     }
 
@@ -111,6 +115,9 @@ class SimulationTest {
         long semaphoreSharedSteps;
         long sharedLockSharedSteps;
         long downgrades;
+        long watchChanges;
+        long watchResumes;
+        long watchCompacted;
 
         void add(Simulation.Outcome o) {
             events += o.events();
@@ -122,6 +129,9 @@ class SimulationTest {
             semaphoreSharedSteps += o.semaphoreSharedSteps();
             sharedLockSharedSteps += o.sharedLockSharedSteps();
             downgrades += o.downgrades();
+            watchChanges += o.watchChanges();
+            watchResumes += o.watchResumes();
+            watchCompacted += o.watchCompacted();
             o.faultKinds().forEach(k -> faults.merge(k.name(), 1, Integer::sum));
         }
 
@@ -131,7 +141,8 @@ class SimulationTest {
                     "sim: %d seeds in %.1f s (%.0f seeds/s): %d events, %d core steps, %d grants,"
                             + " %d fenced writes accepted, %d refused as stale, %d ephemeral keys gone with"
                             + " their session, %d steps with several semaphore leases, %d with several shared"
-                            + " leases, %d downgrades; faults %s",
+                            + " leases, %d downgrades, %d watched changes checked, %d watch resumes, %d watches"
+                            + " ended as compacted; faults %s",
                     seeds,
                     seconds,
                     seeds / seconds,
@@ -144,6 +155,9 @@ class SimulationTest {
                     semaphoreSharedSteps,
                     sharedLockSharedSteps,
                     downgrades,
+                    watchChanges,
+                    watchResumes,
+                    watchCompacted,
                     faults);
         }
     }

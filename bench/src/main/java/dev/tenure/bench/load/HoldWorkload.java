@@ -25,6 +25,9 @@ import org.HdrHistogram.Recorder;
  * as the growth of the server's live heap (after a full GC, both times) and of its resident set,
  * divided by the number of sessions. Without server pids it reports the client side only.
  *
+ * <p>With {@code --watchers N}, N watches of every lock it holds are attached before the set-up
+ * (each grant reaches all of them), so the CPU figure shows what idle watches cost the server.
+ *
  * <p>The operations of this workload are the session opens + acquires of the set-up; their
  * latency and rate are reported as the usual fields.
  */
@@ -46,14 +49,18 @@ final class HoldWorkload {
             rssBefore.put(pid, ServerProbe.rssBytes(pid));
         }
         String run = Clients.runId();
-        try (Clients clients = new Clients()) {
+        String lockPrefix = "bench-hold-" + run + "-";
+        try (Clients clients = new Clients();
+                // Attached before the set-up, so each grant of it reaches every watch too.
+                Watchers watchers =
+                        Watchers.start(clients, config, "hold", config.watchers(), lockPrefix, seen -> {})) {
             List<TenureClient> connections = new ArrayList<>();
             for (int i = 0; i < config.clients(); i++) {
                 connections.add(clients.open(config, "hold-" + i));
             }
             Recorder setup = new Recorder(1_000, 3_600_000_000_000L, 3);
             long setupStart = System.nanoTime();
-            List<Session> sessions = openAndAcquire(config, connections, "bench-hold-" + run + "-", setup);
+            List<Session> sessions = openAndAcquire(config, connections, lockPrefix, setup);
             double setupSeconds = (System.nanoTime() - setupStart) / 1e9;
 
             Figures f = Figures.of(
@@ -71,6 +78,11 @@ final class HoldWorkload {
             long lost = sessions.stream()
                     .filter(s -> s.state() != Session.State.CONNECTED)
                     .count();
+            if (config.watchers() > 0) {
+                f = f.with("watchers", config.watchers())
+                        .with("watch_events", watchers.events())
+                        .with("watches_ended", watchers.ended());
+            }
             return clients.withReplacements(f.with("sessions_not_connected", lost));
         }
     }

@@ -25,6 +25,9 @@ import org.jspecify.annotations.Nullable;
  * @param serverPids the server processes whose CPU and memory {@code hold} reads; may be empty
  * @param progress where a progress line goes every few seconds on long runs
  * @param tls TLS of every bench client's connection; null for plaintext
+ * @param watchers watches of the workload's locks, on connections of their own ({@code watch}:
+ *     the watches its grants are timed at; {@code hold}: watches attached to show what they cost
+ *     the server; the other workloads take none)
  */
 public record LoadConfig(
         String endpoints,
@@ -37,9 +40,15 @@ public record LoadConfig(
         @Nullable Duration disconnectGrace,
         List<Long> serverPids,
         PrintStream progress,
-        @Nullable ClientTls tls) {
+        @Nullable ClientTls tls,
+        int watchers) {
 
     public static final int CLIENTS_MAX = 1024;
+    /** The node's own default watch limit (watchersMax); a node given more takes more. */
+    public static final int WATCHERS_MAX = 10_000;
+    /** Watches of the {@code watch} workload when {@code --watchers} is not given. */
+    public static final int WATCH_WATCHERS_DEFAULT = 100;
+
     public static final Duration DURATION_MIN = Duration.ofSeconds(1);
     public static final Duration DURATION_MAX = Duration.ofHours(1);
     public static final Duration WARMUP_MAX = Duration.ofMinutes(10);
@@ -63,15 +72,72 @@ public record LoadConfig(
         between("--duration", duration, DURATION_MIN, DURATION_MAX);
         between("--warmup", warmup, Duration.ZERO, WARMUP_MAX);
         between("--ttl", ttl, TTL_MIN, TTL_MAX);
+        between("--watchers", watchers, 0, WATCHERS_MAX);
         if (disconnectGrace != null && !disconnectGrace.isZero()) {
             between("--disconnect-grace", disconnectGrace, Duration.ofMillis(100), ttl);
         }
     }
 
+    /** A run without watches (the workloads that take none). */
+    public LoadConfig(
+            String endpoints,
+            int clients,
+            Duration warmup,
+            Duration duration,
+            int rounds,
+            int sessions,
+            Duration ttl,
+            @Nullable Duration disconnectGrace,
+            List<Long> serverPids,
+            PrintStream progress,
+            @Nullable ClientTls tls) {
+        this(
+                endpoints,
+                clients,
+                warmup,
+                duration,
+                rounds,
+                sessions,
+                ttl,
+                disconnectGrace,
+                serverPids,
+                progress,
+                tls,
+                0);
+    }
+
     /** A copy with another client count (a workload with a fixed shape, e.g. one client). */
     public LoadConfig withClients(int n) {
         return new LoadConfig(
-                endpoints, n, warmup, duration, rounds, sessions, ttl, disconnectGrace, serverPids, progress, tls);
+                endpoints,
+                n,
+                warmup,
+                duration,
+                rounds,
+                sessions,
+                ttl,
+                disconnectGrace,
+                serverPids,
+                progress,
+                tls,
+                watchers);
+    }
+
+    /** A copy with another watch count. */
+    public LoadConfig withWatchers(int n) {
+        return new LoadConfig(
+                endpoints,
+                clients,
+                warmup,
+                duration,
+                rounds,
+                sessions,
+                ttl,
+                disconnectGrace,
+                serverPids,
+                progress,
+                tls,
+                n);
     }
 
     static void between(String option, long value, long min, long max) {

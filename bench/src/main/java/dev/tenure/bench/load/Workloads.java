@@ -8,7 +8,15 @@ public final class Workloads {
 
     /** In the order {@code tenure bench all} runs them. */
     public static final List<String> NAMES = List.of(
-            "uncontended", "sporadic", "parallel", "contended", "semaphore", "fenced-write", "takeover", "hold");
+            "uncontended",
+            "sporadic",
+            "parallel",
+            "contended",
+            "semaphore",
+            "fenced-write",
+            "takeover",
+            "hold",
+            "watch");
 
     private Workloads() {}
 
@@ -16,7 +24,7 @@ public final class Workloads {
      * The client count a workload uses when {@code --clients} is not given: one for the latency
      * workloads, 32 for {@code parallel} (the point at which etcd and ZooKeeper were measured),
      * 8 waiters for {@code contended}, 32 for {@code semaphore} (four per permit), 10 connections for
-     * {@code hold}.
+     * {@code hold}; one acquiring client for {@code watch}, whose watches are {@code --watchers}.
      */
     public static int defaultClients(String name) {
         return switch (name) {
@@ -54,6 +62,7 @@ public final class Workloads {
             case "semaphore" -> SemaphoreWorkload.run(config);
             case "takeover" -> TakeoverWorkload.run(config);
             case "hold" -> HoldWorkload.run(config);
+            case "watch" -> WatchWorkload.run(config);
             default -> throw new IllegalArgumentException("unknown workload " + name);
         };
     }

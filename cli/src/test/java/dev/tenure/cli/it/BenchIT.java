@@ -80,4 +80,23 @@ class BenchIT extends OnOneNode {
         assertThat(o.has("server_heap_bytes_per_session")).isTrue();
         assertThat(o.has("server_rss_bytes_per_session")).isTrue();
     }
+
+    @Test
+    void watchTimesEachGrantAtEveryWatch() throws Exception {
+        List<JsonObject> lines = bench("watch", "--watchers", "5", "--duration", "2s", "--warmup", "1s");
+        assertThat(lines).hasSize(1);
+        JsonObject o = lines.get(0);
+        assertThat(o.get("workload").getAsString()).isEqualTo("watch");
+        assertThat(o.get("watchers").getAsInt()).isEqualTo(5);
+        long grants = o.get("ops").getAsLong();
+        assertThat(grants).isPositive();
+        // Each measured grant reaches all 5 watches (the window's edges differ by a cycle or so).
+        assertThat(o.get("watch_grant_events_measured").getAsLong())
+                .as(o.toString())
+                .isGreaterThanOrEqualTo(5 * grants / 2);
+        assertThat(o.get("watch_event_p99_ms").getAsDouble())
+                .as(o.toString())
+                .isGreaterThanOrEqualTo(o.get("watch_event_p50_ms").getAsDouble());
+        assertThat(o.get("watches_ended").getAsLong()).isZero();
+    }
 }

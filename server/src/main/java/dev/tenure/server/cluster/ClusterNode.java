@@ -238,7 +238,9 @@ public final class ClusterNode implements AutoCloseable {
             LogRetention retention = new LogRetention(new File(base, "cluster"), localArchive.clone());
             return new ClusterNode(agents, container, aeronDir, claim, replica, retention, wakeup);
         } catch (RuntimeException e) {
-            CloseHelper.quietCloseAll(container, container == null ? serviceClient : null, agents);
+            // The view's sending threads start with its first watch, which no failed start served;
+            // closed here all the same, as on the node's close.
+            CloseHelper.quietCloseAll(container, container == null ? serviceClient : null, agents, replica);
             throw e;
         }
     }
@@ -336,7 +338,8 @@ public final class ClusterNode implements AutoCloseable {
     @Override
     public void close() {
         try {
-            CloseHelper.closeAll(retention, container, host);
+            // The service thread feeds the view's watches: the view's sending threads stop after it.
+            CloseHelper.closeAll(retention, container, host, replica);
         } finally {
             // The driver removed its own directory; the owner-only one above it goes too, if empty.
             claim.close();

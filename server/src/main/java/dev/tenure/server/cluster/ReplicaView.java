@@ -3,6 +3,9 @@ package dev.tenure.server.cluster;
 import dev.tenure.core.Usage;
 import dev.tenure.gateway.WatchHub;
 import dev.tenure.server.config.WatchLimits;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
@@ -11,9 +14,10 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * whether this replica has caught up with the others, and how far back each member's own
  * recovery reaches (its latest snapshot), which bounds how much log may be deleted.
  */
-public final class ReplicaView {
+public final class ReplicaView implements AutoCloseable {
 
     private static final long UNKNOWN = -1;
+    private static final int WATCH_SENDING_THREADS = 2;
 
     private final AtomicLongArray memberSnapshotPositions;
     private volatile long lastToken;
@@ -22,33 +26,29 @@ public final class ReplicaView {
     private volatile Usage usage = new Usage(0, 0, 0, 0, 0, 0, 0);
     private final KvView kv = new KvView();
     private final WatchHub watch;
+    /**
+     * Sends watches' changes: a few threads, never the service thread, so a watcher's stream costs
+     * the log's apply nothing but a wake-up.
+     */
+    private final ExecutorService watchSending;
+
     private volatile long revision;
 
     /** A digest of the whole replicated state, as the service thread took it right after applying {@code logPosition}. */
     public record Digest(long logPosition, long value) {}
 
-    public ReplicaView(int memberCount) {
-        this(memberCount, new WatchHub(WatchLimits.WATCHERS_MAX, WatchLimits.REVISIONS_KEPT_MAX, WATCH_SENDING));
-    }
-
     /**
-     * Sends watches' changes: a few daemon threads, never the service thread, so a watcher's
-     * stream costs the log's apply nothing but a wake-up.
+     * A view of a cluster of {@code memberCount} members, with {@code limits} for this node's
+     * watches. The view owns the threads that send its watches' changes: {@link #close} stops
+     * them, with the node.
      */
-    private static final java.util.concurrent.Executor WATCH_SENDING =
-            java.util.concurrent.Executors.newFixedThreadPool(2, task -> {
-                Thread t = new Thread(task, "tenure-watch");
-                t.setDaemon(true);
-                return t;
-            });
-
-    /** As above, with {@code limits} for this node's watches. */
     public ReplicaView(int memberCount, WatchLimits limits) {
-        this(memberCount, new WatchHub(limits.watchersMax(), limits.revisionsKeptMax(), WATCH_SENDING));
-    }
-
-    private ReplicaView(int memberCount, WatchHub watch) {
-        this.watch = watch;
+        this.watchSending = Executors.newFixedThreadPool(WATCH_SENDING_THREADS, task -> {
+            Thread t = new Thread(task, "tenure-watch");
+            t.setDaemon(true);
+            return t;
+        });
+        this.watch = new WatchHub(limits.watchersMax(), limits.revisionsKeptMax(), this::send);
         memberSnapshotPositions = new AtomicLongArray(memberCount);
         for (int i = 0; i < memberCount; i++) {
             memberSnapshotPositions.set(i, UNKNOWN);
@@ -121,5 +121,28 @@ public final class ReplicaView {
             floor = Math.min(floor, p);
         }
         return floor;
+    }
+
+    private void send(Runnable task) {
+        try {
+            watchSending.execute(task);
+        } catch (RejectedExecutionException e) {
+            // Closed: the node is stopping, and its watches' streams end with its gRPC server.
+        }
+    }
+
+    /**
+     * Stops sending watches' changes, once the service thread no longer feeds the hub (the node
+     * closes its service first). A watch's task that is sending finishes its batch; nothing more
+     * is sent, and the watch's stream ends with the node's gRPC server (closed before the node).
+     */
+    @Override
+    public void close() {
+        watchSending.shutdown();
+    }
+
+    /** Whether every thread that sent watches' changes has ended (after {@link #close}), within {@code timeout}. */
+    boolean watchSendingStopped(java.time.Duration timeout) throws InterruptedException {
+        return watchSending.awaitTermination(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
     }
 }
