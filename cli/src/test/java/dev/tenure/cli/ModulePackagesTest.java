@@ -58,7 +58,8 @@ class ModulePackagesTest {
         }
         assertThat(checked)
                 .as("modules whose sources were found")
-                .containsAll(ALWAYS_BUILT)
+                // log's classes are all generated from its .proto: it has no Java sources.
+                .containsAll(ALWAYS_BUILT.stream().filter(m -> !m.equals("log")).toList())
                 .contains("packaging-it", "shedlock", "spring", "examples/spring-boot-scheduler");
         assertThat(misplaced).as("sources outside their module's package").isEmpty();
     }

@@ -110,7 +110,9 @@ class LocksListIT extends OnOneNode {
                 listed.stream().map(o -> o.get("lock").getAsString()).toList();
         // Equal to the held names sorted: each once, in name order, none missing. One linear
         // comparison: AssertJ's any-order containment compares every pair, minutes at 100,000.
-        assertThat(names).hasSize(LOCKS).isEqualTo(tokens.keySet().stream().sorted().toList());
+        assertThat(names)
+                .hasSize(LOCKS)
+                .isEqualTo(tokens.keySet().stream().sorted().toList());
         for (JsonObject o : listed) {
             assertThat(o.get("token").getAsLong())
                     .as(o.toString())
