@@ -7,6 +7,7 @@ import dev.tenure.client.LockStatus;
 import dev.tenure.client.TenureClient;
 import dev.tenure.client.TenureException;
 import java.io.PrintStream;
+import java.util.List;
 import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
@@ -17,7 +18,8 @@ import picocli.CommandLine.Option;
         name = "locks",
         description = {
             "Lists the locks that are held, waited for or in their lock delay, in name order.",
-            "One line each: holder (token, session, principal, how long held) and waiters.",
+            "One line each: holder (token, session, principal, how long held) and waiters. A semaphore's or a"
+                    + " shared lock's further holders follow on lines of their own, marked +, oldest first.",
             "Pages through the node, one linearizable read per page; a lock that exists throughout is listed once,"
                     + " but the listing is not a snapshot across pages. A free lock kept only for its history is not"
                     + " listed (see `tenure status LOCK`)."
@@ -51,14 +53,16 @@ final class LocksCommand implements Callable<Integer> {
         PrintStream out = System.out;
         try (TenureClient tenure = client.client()) {
             if (!json) {
-                out.printf(
-                        "%-40s %12s %10s %-16s %10s %7s%n", "LOCK", "TOKEN", "SESSION", "PRINCIPAL", "HELD", "WAITERS");
+                out.printf(ROW + "%n", "LOCK", "TOKEN", "SESSION", "PRINCIPAL", "HELD", "WAITERS");
             }
             String after = "";
             while (true) {
                 ListedLock.Page page = tenure.listLocks(prefix, after, pageSize == null ? 0 : pageSize);
                 for (ListedLock lock : page.locks()) {
-                    out.println(json ? Json.line(json(lock, page.now().toEpochMilli())) : text(lock, page));
+                    out.println(
+                            json
+                                    ? Json.line(json(lock, page.now().toEpochMilli()))
+                                    : text(lock, page.now().toEpochMilli()));
                 }
                 out.flush();
                 if (!page.more() || page.locks().isEmpty()) {
@@ -96,24 +100,45 @@ final class LocksCommand implements Callable<Integer> {
         return o;
     }
 
-    private static String text(ListedLock lock, ListedLock.Page page) {
-        return lock.holder()
-                .map(h -> String.format(
-                        "%-40s %12d %10d %-16s %10s %7d",
-                        lock.lock(),
+    private static final String ROW = "%-40s %12s %10s %-16s %10s %7s";
+
+    /**
+     * A lock's lines of the table: the lock with its oldest lease (the one a plain lock has) and
+     * its waiter count, then one line for each further lease (a semaphore's or a shared lock's),
+     * marked {@code +}, oldest first. A shared lock says so beside its name.
+     */
+    static String text(ListedLock lock, long nowMs) {
+        List<LockStatus.Holder> holders = lock.holders();
+        if (holders.isEmpty()) {
+            return String.format(
+                    ROW,
+                    lock.lock(),
+                    "-",
+                    "-",
+                    "-",
+                    lock.delayUntil().isPresent() ? "delayed" : "free",
+                    lock.waiters());
+        }
+        LockStatus.Holder first = holders.get(0);
+        String name = lock.lock()
+                + (first.shared() ? " (shared)" : holders.size() > 1 ? " (" + holders.size() + " leases)" : "");
+        StringBuilder out = new StringBuilder(row(name, first, nowMs, String.valueOf(lock.waiters())));
+        for (LockStatus.Holder h : holders.subList(1, holders.size())) {
+            out.append(System.lineSeparator()).append(row("  +", h, nowMs, ""));
+        }
+        return out.toString();
+    }
+
+    private static String row(String lockColumn, LockStatus.Holder h, long nowMs, String waiters) {
+        return String.format(
+                        ROW,
+                        lockColumn,
                         h.token(),
                         h.sessionId(),
                         h.principal().isEmpty() ? "-" : h.principal(),
-                        held(page.now().toEpochMilli() - h.since().toEpochMilli()),
-                        lock.waiters()))
-                .orElseGet(() -> String.format(
-                        "%-40s %12s %10s %-16s %10s %7d",
-                        lock.lock(),
-                        "-",
-                        "-",
-                        "-",
-                        lock.delayUntil().isPresent() ? "delayed" : "free",
-                        lock.waiters()));
+                        held(nowMs - h.since().toEpochMilli()),
+                        waiters)
+                .stripTrailing();
     }
 
     private static String held(long ms) {

@@ -49,14 +49,9 @@ final class ElectionCommands {
      */
     private Result decideProclaim(SessionRecord s, Command.Proclaim c) {
         LockRecord lock = state.locks.get(c.lock());
-        LeaseRecord lease = lock == null ? null : lock.leaseWithToken(c.token());
-        if (lease == null || lease.sessionId() != s.id) {
-            long current = lock == null ? 0 : lock.currentToken();
-            return new Rejected(
-                    Code.NOT_OWNER,
-                    "token " + c.token() + " of session " + s.id + " is not the current lease of lock " + c.lock()
-                            + " (current token " + current + ")",
-                    current);
+        LeaseRecord lease = LockCommands.ownLease(lock, c.token(), s);
+        if (lease == null) {
+            return LockCommands.notOwner(lock, c.lock(), c.token(), s);
         }
         Objects.requireNonNull(lock, "a lock with a lease exists");
         if (lease.shared() || lock.permits != 1) {

@@ -4,8 +4,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The state machine's record of a lock's current lease: the holding session, the token, when it
- * was granted and under which policy. A {@link LockRecord} has at most one; when the lease ends
- * the lock drops it and adds a {@link TenureRecord} of it to its bounded history.
+ * was granted and under which policy. A plain {@link LockRecord} has at most one (a semaphore up
+ * to its permits, a lock held shared any number); when a lease ends the lock drops it and adds a
+ * {@link TenureRecord} of it to its bounded history.
  *
  * <p>It also keeps what the lock's previous tenure was at the grant (its end, its token, the
  * checkpoint then), because the lock's own checkpoint moves on while the lease runs: so
@@ -19,6 +20,12 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>{@code value}: an election leader's published value (NONE: none), set by its campaign and
  * replaced by {@link Command.Proclaim}; only an exclusive lease of a plain lock has one.
+ *
+ * <p>It is not a {@link Grant} with a flag added: a grant is the value its holder was told, fixed
+ * and public (the wire maps it field for field), and names its lock and its session's TTL, which
+ * the lock and the session already keep; this record is the state machine's own, replaced on a
+ * downgrade or a proclaim, and one is kept per lease, so the lock's name and the TTL are not
+ * stored again in each.
  */
 record LeaseRecord(
         long sessionId,
@@ -30,38 +37,6 @@ record LeaseRecord(
         Policy policy,
         boolean shared,
         ElectionValue value) {
-
-    LeaseRecord(
-            long sessionId,
-            long token,
-            long grantedAtMs,
-            TenureEnd previousEnd,
-            long previousToken,
-            @Nullable Checkpoint previousCheckpoint,
-            Policy policy,
-            boolean shared) {
-        this(
-                sessionId,
-                token,
-                grantedAtMs,
-                previousEnd,
-                previousToken,
-                previousCheckpoint,
-                policy,
-                shared,
-                ElectionValue.NONE);
-    }
-
-    LeaseRecord(
-            long sessionId,
-            long token,
-            long grantedAtMs,
-            TenureEnd previousEnd,
-            long previousToken,
-            @Nullable Checkpoint previousCheckpoint,
-            Policy policy) {
-        this(sessionId, token, grantedAtMs, previousEnd, previousToken, previousCheckpoint, policy, false);
-    }
 
     /** The same lease (same token, same grant) held shared from now on: a downgrade. */
     LeaseRecord downgraded() {

@@ -342,14 +342,9 @@ final class LockCommands {
 
     private Result decideRenewLease(SessionRecord s, Command.RenewLease c) {
         LockRecord lock = state.locks.get(c.lock());
-        LeaseRecord lease = lock == null ? null : lock.leaseWithToken(c.token());
-        if (lease == null || lease.sessionId() != s.id) {
-            long current = lock == null ? 0 : lock.currentToken();
-            return new Rejected(
-                    Code.NOT_OWNER,
-                    "token " + c.token() + " of session " + s.id + " is not the current lease of lock " + c.lock()
-                            + " (current token " + current + ")",
-                    current);
+        LeaseRecord lease = ownLease(lock, c.token(), s);
+        if (lease == null) {
+            return notOwner(lock, c.lock(), c.token(), s);
         }
         Objects.requireNonNull(lock, "a lock with a lease exists");
         if (c.maxHoldMs() > 0 && lock.maxHoldAtMs == LockRecord.NONE) {
@@ -367,6 +362,26 @@ final class LockCommands {
         }
         long ends = lock.leaseEndsAtMs();
         return new Result.LeaseRenewed(ends == LockRecord.NONE ? -1 : ends - state.nowMs);
+    }
+
+    /**
+     * The lease of {@code lock} granted under {@code token} if {@code session} holds it, else null.
+     * Commands bound to their owner (a renewal, a downgrade, a proclaim) act only on this: a holder
+     * that paused past its lease, or released it, still has the token but no longer the lease.
+     */
+    static @Nullable LeaseRecord ownLease(@Nullable LockRecord lock, long token, SessionRecord session) {
+        LeaseRecord lease = lock == null ? null : lock.leaseWithToken(token);
+        return lease != null && lease.sessionId() == session.id ? lease : null;
+    }
+
+    /** The refusal of an owner-bound command whose {@link #ownLease} is null; it changes nothing. */
+    static Rejected notOwner(@Nullable LockRecord lock, String lockName, long token, SessionRecord session) {
+        long current = lock == null ? 0 : lock.currentToken();
+        return new Rejected(
+                Code.NOT_OWNER,
+                "token " + token + " of session " + session.id + " is not the current lease of lock " + lockName
+                        + " (current token " + current + ")",
+                current);
     }
 
     /** A fenced write of the lock's checkpoint: only the current grant's token may write it. */
@@ -465,14 +480,9 @@ final class LockCommands {
 
     private Result decideDowngrade(SessionRecord s, Command.Downgrade c) {
         LockRecord lock = state.locks.get(c.lock());
-        LeaseRecord lease = lock == null ? null : lock.leaseWithToken(c.token());
-        if (lease == null || lease.sessionId() != s.id) {
-            long current = lock == null ? 0 : lock.currentToken();
-            return new Rejected(
-                    Code.NOT_OWNER,
-                    "token " + c.token() + " of session " + s.id + " is not a current lease of lock " + c.lock()
-                            + " (current token " + current + ")",
-                    current);
+        LeaseRecord lease = ownLease(lock, c.token(), s);
+        if (lease == null) {
+            return notOwner(lock, c.lock(), c.token(), s);
         }
         Objects.requireNonNull(lock, "a lock with a lease exists");
         if (lease.shared()) {

@@ -1,8 +1,5 @@
 package dev.tenure.core;
 
-import java.util.ArrayList;
-import java.util.List;
-
 /**
  * The charges block of a version 7 snapshot, after the limits block: who each lock charges for
  * what it holds beyond its lease, so that a principal's quota counts the same after a restore.
@@ -19,36 +16,21 @@ final class SnapshotCharges {
     private SnapshotCharges() {}
 
     static void write(SnapshotWriter w, State state) {
-        List<LockRecord> charging = new ArrayList<>();
-        for (LockRecord lock : state.locks.all()) {
-            if (!lock.delayPrincipal.isEmpty() || !lock.checkpointPrincipal.isEmpty()) {
-                charging.add(lock);
-            }
-        }
-        w.i32(charging.size());
-        for (LockRecord lock : charging) {
-            w.string(lock.name);
-            w.string(lock.delayPrincipal);
-            w.string(lock.checkpointPrincipal);
-        }
+        SnapshotLockBlock.write(
+                w,
+                state,
+                lock -> !lock.delayPrincipal.isEmpty() || !lock.checkpointPrincipal.isEmpty(),
+                (out, lock) -> {
+                    out.string(lock.delayPrincipal);
+                    out.string(lock.checkpointPrincipal);
+                });
     }
 
     static void read(SnapshotReader r, State state) {
-        int count = r.count(12);
-        String previous = null;
-        for (int i = 0; i < count; i++) {
-            String name = r.nonNullString();
-            if (previous != null && name.compareTo(previous) <= 0) {
-                throw SnapshotCodec.corrupt("charges out of order at " + name);
-            }
-            previous = name;
-            LockRecord lock = state.locks.get(name);
-            if (lock == null) {
-                throw SnapshotCodec.corrupt("charges name unknown lock " + name);
-            }
-            lock.delayPrincipal = r.nonNullString().intern();
-            lock.checkpointPrincipal = r.nonNullString().intern();
-        }
+        SnapshotLockBlock.read(r, state, "charges", (in, lock) -> {
+            lock.delayPrincipal = in.nonNullString().intern();
+            lock.checkpointPrincipal = in.nonNullString().intern();
+        });
         for (LockRecord lock : state.locks.all()) {
             // The node-wide checkpoint bytes were counted as the locks were read; only each
             // principal's share is counted here.

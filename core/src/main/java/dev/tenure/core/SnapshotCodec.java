@@ -502,7 +502,16 @@ final class SnapshotCodec {
     }
 
     private static void readLease(SnapshotReader r, State state, LockRecord lock) {
-        lock.lease = new LeaseRecord(r.i64(), r.i64(), r.i64(), end(r), r.i64(), readCheckpoint(r), readPolicy(r));
+        lock.lease = new LeaseRecord(
+                r.i64(),
+                r.i64(),
+                r.i64(),
+                end(r),
+                r.i64(),
+                readCheckpoint(r),
+                readPolicy(r),
+                false,
+                ElectionValue.NONE);
         lock.renewDeadlineMs = r.i64();
         lock.maxHoldAtMs = r.i64();
         sessionOf(state, lock.lease.sessionId()).addHeld(lock.name);

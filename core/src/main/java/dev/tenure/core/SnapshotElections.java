@@ -32,47 +32,28 @@ final class SnapshotElections {
     }
 
     static void write(SnapshotWriter w, State state) {
-        List<LockRecord> valued = new ArrayList<>();
-        for (LockRecord lock : state.locks.all()) {
-            if (valued(lock)) {
-                valued.add(lock);
-            }
-        }
-        w.i32(valued.size());
-        for (LockRecord lock : valued) {
-            w.string(lock.name);
-            w.bytes(lock.lease == null ? new byte[0] : lock.lease.value().bytes());
-            w.i32(lock.waiterCount());
+        SnapshotLockBlock.write(w, state, SnapshotElections::valued, (out, lock) -> {
+            out.bytes(lock.lease == null ? new byte[0] : lock.lease.value().bytes());
+            out.i32(lock.waiterCount());
             for (Waiter x : lock.waiters()) {
-                w.bytes(x.value().bytes());
+                out.bytes(x.value().bytes());
             }
-        }
+        });
     }
 
     static void read(SnapshotReader r, State state) {
-        int count = r.count(12);
-        String previous = null;
-        for (int i = 0; i < count; i++) {
-            String name = r.nonNullString();
-            if (previous != null && name.compareTo(previous) <= 0) {
-                throw SnapshotCodec.corrupt("election lock names out of order at " + name);
-            }
-            previous = name;
-            LockRecord lock = state.locks.get(name);
-            if (lock == null) {
-                throw SnapshotCodec.corrupt("election values for unknown lock " + name);
-            }
-            ElectionValue leaseValue = value(r, state);
+        SnapshotLockBlock.read(r, state, "election values", (in, lock) -> {
+            ElectionValue leaseValue = value(in, state);
             if (!leaseValue.isEmpty()) {
                 LeaseRecord lease = lock.lease;
                 if (lease == null || lock.leaseCount() != 1 || lease.shared() || lock.permits != 1) {
-                    throw SnapshotCodec.corrupt("lock " + name + " has a lease value but no lone exclusive lease");
+                    throw SnapshotCodec.corrupt("lock " + lock.name + " has a lease value but no lone exclusive lease");
                 }
                 lock.replaceLease(lease, lease.withValue(leaseValue));
                 state.electionValueBytes += leaseValue.size();
             }
-            readWaiterValues(r, state, lock);
-        }
+            readWaiterValues(in, state, lock);
+        });
     }
 
     private static void readWaiterValues(SnapshotReader r, State state, LockRecord lock) {

@@ -91,8 +91,16 @@ final class SnapshotSemaphores {
             if (s.holds(lock.name)) {
                 throw SnapshotCodec.corrupt("session " + sessionId + " holds lock " + lock.name + " twice");
             }
-            lock.addLease(
-                    new LeaseRecord(sessionId, token, grantedAtMs, previousEnd, previousToken, ckpt, policy, shared));
+            lock.addLease(new LeaseRecord(
+                    sessionId,
+                    token,
+                    grantedAtMs,
+                    previousEnd,
+                    previousToken,
+                    ckpt,
+                    policy,
+                    shared,
+                    ElectionValue.NONE));
             s.addHeld(lock.name);
             state.extraLeases++;
         }

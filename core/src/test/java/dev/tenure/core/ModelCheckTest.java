@@ -39,6 +39,14 @@ import org.junit.jupiter.api.Test;
  * result and event kind, every rejection code, every way a tenure ends) must have been reached, so
  * a generator that stops reaching one cannot let the check pass vacuously.
  *
+ * <p>Semaphores and shared leases run on the same names as plain locks: a semaphore acquire
+ * mostly names the same permits for the same name (so semaphores fill and queue) and now and
+ * then another (refused while the name is busy); shared acquires, downgrades of a session's
+ * exclusive lease, and releases, renewals and fenced writes under a session's own (not the
+ * first) lease are drawn like the rest. The model's list of situations reached (a shared acquire
+ * held back behind an earlier waiter, a semaphore full, an exclusive waiter admitted after shared
+ * leases, a refused upgrade, ...) joins the coverage list.
+ *
  * <p>{@code mvn -pl core test -Dtest=ModelCheckTest -Dtenure.model.seed=N} replays seed N alone
  * (without the coverage check); {@code -Dtenure.model.runs=N} runs seeds 1 to N instead.
  *
@@ -117,7 +125,10 @@ class ModelCheckTest {
         RESUME(3),
         PUT_IF_VERSION(3),
         PUT_EPHEMERAL(3),
-        DELETE_IF_VERSION(2);
+        DELETE_IF_VERSION(2),
+        ACQUIRE_SHARED(8),
+        ACQUIRE_PERMITS(8),
+        DOWNGRADE(4);
 
         final int weight;
 
@@ -161,6 +172,7 @@ class ModelCheckTest {
             Run run = new Run(ops, true);
             String failure = run.execute();
             run.seen.forEach((k, v) -> seen.merge(k, v, Integer::sum));
+            run.model.reached.forEach((k, v) -> seen.merge(k, v, Integer::sum));
             if (failure != null) {
                 List<Op> small = shrink(ops);
                 fail("seed " + seed + " (replay: -Dtenure.model.seed=" + seed + "): " + failure
@@ -209,7 +221,20 @@ class ModelCheckTest {
                             "LeaseEnded.EXPIRED",
                             "LeaseEnded.DISCONNECTED",
                             "LeaseEnded.RELEASED",
-                            "SessionEnded");
+                            "SessionEnded",
+                            // Semaphores and shared leases: each rule's situation, as the model saw it.
+                            "shared.grantedBeside",
+                            "shared.admittedBeside",
+                            "shared.heldBackByWaiter",
+                            "semaphore.grantedBeside",
+                            "semaphore.admittedBeside",
+                            "semaphore.full",
+                            "exclusive.admittedAfterShared",
+                            "exclusive.headLeft",
+                            "downgrade.admitted",
+                            "downgrade.alone",
+                            "Rejected.INVALID.permitsMismatch",
+                            "Rejected.INVALID.upgrade");
         }
     }
 
@@ -333,7 +358,8 @@ class ModelCheckTest {
                     || c instanceof Release
                     || c instanceof Put
                     || c instanceof Delete
-                    || c instanceof CancelWait) {
+                    || c instanceof CancelWait
+                    || c instanceof Command.Downgrade) {
                 retryable.add(c);
             }
             return record(new Step("apply", ts, c), c);
@@ -434,7 +460,7 @@ class ModelCheckTest {
                 case CHECKPOINT_STALE ->
                     new Command.WriteCheckpoint(op.d() % 2 == 0 ? 0 : sid, rid(sid), lock, stale, new byte[] {7});
                 case GIVE_UP -> new CloseSession(sid, TenureEnd.EXPIRED);
-                case RELEASE_OWN -> new Release(sid, rid(sid), lock, current, false);
+                case RELEASE_OWN -> new Release(sid, rid(sid), lock, op.a() % 4 == 0 ? current : own(sid, lock), false);
                 case RELEASE_STALE -> new Release(sid, rid(sid), lock, stale, op.d() % 2 == 0);
                 case RELEASE_FORCED -> new Release(sid, rid(sid), lock, op.d() % 4 == 0 ? stale : current, true);
                 case CANCEL -> cancel(op, sid);
@@ -444,7 +470,14 @@ class ModelCheckTest {
                     new CloseSession(
                             sid, op.b() % 5 == 0 ? TenureEnd.REVOKED : TenureEnd.DISCONNECTED, attachment(op, sid));
                 case RESUME -> new ResumeSession(sid);
-                case PUT_FENCED -> new Put(sid, rid(sid), key, new byte[] {(byte) op.d()}, lock, current);
+                case PUT_FENCED ->
+                    new Put(
+                            sid,
+                            rid(sid),
+                            key,
+                            new byte[] {(byte) op.d()},
+                            lock,
+                            op.a() % 2 == 0 ? current : own(sid, lock));
                 case PUT_STALE -> new Put(op.d() % 2 == 0 ? 0 : sid, rid(sid), key, new byte[] {1, 2}, lock, stale);
                 case PUT_UNFENCED ->
                     new Put(op.d() % 2 == 0 ? 0 : sid, rid(sid), key, new byte[op.d() % 3], null, 0, op.a() % 4 == 0);
@@ -477,6 +510,10 @@ class ModelCheckTest {
                 case GET -> new Get(key);
                 case STATUS -> new Status(lock);
                 case STATS -> new Stats();
+                case ACQUIRE_SHARED -> new Acquire(sid, rid(sid), lock, waitMs(op), Policy.NONE, 0, 1, true);
+                case ACQUIRE_PERMITS ->
+                    new Acquire(sid, rid(sid), lock, waitMs(op), Policy.NONE, 0, permits(op), false);
+                case DOWNGRADE -> downgrade(op, sid);
                 case RETRY -> retry(op);
                 case MALFORMED -> malformed(op, sid);
                 default -> throw new IllegalStateException(op.toString());
@@ -500,13 +537,48 @@ class ModelCheckTest {
                     LEASE_TTLS[op.d() % LEASE_TTLS.length]);
         }
 
+        /** The token of the session's own lease of the lock, else the lock's first (someone else's or 0). */
+        private long own(long sid, String lock) {
+            ReferenceModel.L l = model.lock(lock);
+            ReferenceModel.H h = l == null ? null : l.leaseOf(sid);
+            return h != null ? h.token() : model.tokenOf(lock);
+        }
+
+        /** Now, bounded or forever. */
+        private static long waitMs(Op op) {
+            return switch (op.a() % 3) {
+                case 0 -> 0;
+                case 1 -> 1 + op.d() % 800;
+                default -> -1;
+            };
+        }
+
+        /**
+         * Mostly the same N for the same name (2 for "a" and "c", 3 for "b"), so that semaphores
+         * fill up; now and then another N (a mismatch while the name is busy) or one over permitsMax.
+         */
+        private static int permits(Op op) {
+            return op.a() % 7 == 0 ? 1 + op.b() % 4 : 2 + op.c() % LOCKS.length % 2;
+        }
+
+        /** Mostly a lease the session holds exclusively, else any lock's current or a stale token. */
+        private Command downgrade(Op op, long sid) {
+            if (op.d() % 4 != 0) {
+                for (ReferenceModel.L l : model.locks) {
+                    ReferenceModel.H h = l.leaseOf(sid);
+                    if (h != null && !h.shared()) return new Command.Downgrade(sid, rid(sid), l.name, h.token());
+                }
+            }
+            String lock = LOCKS[op.c() % LOCKS.length];
+            return new Command.Downgrade(sid, rid(sid), lock, Math.max(1, model.tokenOf(lock) - op.a() % 2));
+        }
+
         /** Mostly the session's own lease (a work loop renewing), else any lock's current or a stale token. */
         private Command renew(Op op, long sid) {
             if (op.d() % 4 != 0) {
                 for (ReferenceModel.L l : model.locks) {
-                    if (l.lease != null && l.lease.sessionId() == sid) {
-                        return new Command.RenewLease(sid, rid(sid), l.name, l.lease.token());
-                    }
+                    ReferenceModel.H h = l.leaseOf(sid);
+                    if (h != null) return new Command.RenewLease(sid, rid(sid), l.name, h.token());
                 }
             }
             String lock = LOCKS[op.c() % LOCKS.length];
@@ -557,12 +629,16 @@ class ModelCheckTest {
         }
 
         private Command malformed(Op op, long sid) {
-            return switch (op.d() % 6) {
+            return switch (op.d() % 8) {
                 case 0 -> new OpenSession(50, "x");
                 case 1 -> new Acquire(sid, 0, "a", 0);
                 case 2 -> new Acquire(sid, rid(sid), "", 0);
                 case 3 -> new Put(sid, rid(sid), "k1", new byte[9], null, 0);
                 case 4 -> new Release(sid, rid(sid), "abcde", 1, false);
+                case 5 -> new Acquire(sid, rid(sid), "a", 0, Policy.NONE, 0, op.a() % 2 == 0 ? 0 : 4, false);
+                case 6 ->
+                    new Acquire(
+                            sid, rid(sid), "a", -1, op.a() % 2 == 0 ? Policy.NONE : new Policy(50, 0, 0), 0, 2, true);
                 default -> new CloseSession(sid, TenureEnd.NONE);
             };
         }

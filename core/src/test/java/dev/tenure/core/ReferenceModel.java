@@ -29,6 +29,11 @@ import java.util.List;
  * indexes, nothing shared with the main code. Held locks and waits are never stored per session;
  * they are found by scanning the locks, so the model cannot share an indexing bug with the machine.
  * Rejection messages are not modelled (the comparison uses code and token only).
+ *
+ * <p>A lock holds a list of leases: any number of shared ones, or up to its permits exclusive
+ * ones, never both; its queue is strictly FIFO (a new acquire goes in beside the current leases
+ * only when nobody waits, and only the head is ever admitted). Tokens come from one counter, so
+ * an exclusive lease admitted after shared ones has a token above all of theirs by construction.
  */
 final class ReferenceModel {
     static final long NEVER = Long.MAX_VALUE;
@@ -60,11 +65,29 @@ final class ReferenceModel {
     static final class W {
         long sid, rid, since, deadline;
         Policy policy;
+        boolean shared;
+    }
+
+    /** One current lease: the grant as first reported, and whether it is held shared now. */
+    record H(Grant grant, boolean shared) {
+        long token() {
+            return grant.token();
+        }
+
+        long sid() {
+            return grant.sessionId();
+        }
     }
 
     static final class L {
         String name;
-        Grant lease; // the grant as first reported; null when free
+        /** The current leases in grant (token) order; empty when free. */
+        final List<H> leases = new ArrayList<>();
+        /** How many exclusive leases at once, as named by the acquire that last took the lock while free. */
+        int permits = 1;
+        /** The last lease that ended was shared: an exclusive grant after it is a writer after readers. */
+        boolean lastShared;
+
         final List<W> queue = new ArrayList<>();
         final List<TenureRecord> hist = new ArrayList<>();
         TenureEnd lastEnd = TenureEnd.NONE;
@@ -75,6 +98,31 @@ final class ReferenceModel {
 
         long endsAt() {
             return Math.min(renewAt, holdAt);
+        }
+
+        /** The oldest current lease, or null when free: the only one with deadlines of its own. */
+        Grant first() {
+            return leases.isEmpty() ? null : leases.get(0).grant();
+        }
+
+        H leaseOf(long sid) {
+            for (H h : leases) if (h.sid() == sid) return h;
+            return null;
+        }
+
+        H withToken(long token) {
+            for (H h : leases) if (h.token() == token) return h;
+            return null;
+        }
+
+        /** Any number of shared leases, or up to permits exclusive ones: never both. */
+        boolean fits(boolean shared) {
+            if (leases.isEmpty()) return true;
+            return shared ? leases.get(0).shared() : !leases.get(0).shared() && leases.size() < permits;
+        }
+
+        boolean idle() {
+            return leases.isEmpty() && queue.isEmpty() && delayUntil == 0;
         }
     }
 
@@ -91,6 +139,8 @@ final class ReferenceModel {
     final List<String> idle = new ArrayList<>();
     final List<K> kv = new ArrayList<>();
     final List<Event> events = new ArrayList<>();
+    /** Semaphore and shared-lease situations the run reached: proof that the generator reaches them. */
+    final java.util.TreeMap<String, Integer> reached = new java.util.TreeMap<>();
 
     ReferenceModel(Limits lim) {
         this.lim = lim;
@@ -121,13 +171,23 @@ final class ReferenceModel {
 
     long tokenOf(String lock) {
         L l = lock(lock);
-        return l == null || l.lease == null ? 0 : l.lease.token();
+        return l == null || l.leases.isEmpty() ? 0 : l.first().token();
+    }
+
+    /** A fenced write's check: the token is one of the lock's current leases. */
+    boolean holds(String lock, long token) {
+        L l = lock(lock);
+        return token != 0 && l != null && l.withToken(token) != null;
+    }
+
+    private void reach(String what) {
+        reached.merge(what, 1, Integer::sum);
     }
 
     int leasesOf(long sid) {
         int n = 0;
         for (L l : locks) {
-            if (l.lease != null && l.lease.sessionId() == sid) n++;
+            if (l.leaseOf(sid) != null) n++;
             for (W w : l.queue) if (w.sid == sid) n++;
         }
         return n;
@@ -138,7 +198,7 @@ final class ReferenceModel {
         for (S s : sessions) min = Math.min(min, s.deadline);
         for (L l : locks) for (W w : l.queue) min = Math.min(min, w.deadline);
         for (L l : locks) {
-            if (l.lease != null) min = Math.min(min, l.endsAt());
+            if (!l.leases.isEmpty()) min = Math.min(min, l.endsAt());
             if (l.delayUntil != 0) min = Math.min(min, l.delayUntil);
         }
         return min;
@@ -153,7 +213,8 @@ final class ReferenceModel {
             Cand best = null;
             for (S s : sessions) best = better(best, new Cand(s.deadline, 0, s.id, 0, ""));
             for (L l : locks) {
-                if (l.lease != null && l.endsAt() != NEVER) best = better(best, new Cand(l.endsAt(), 1, 0, 0, l.name));
+                if (!l.leases.isEmpty() && l.endsAt() != NEVER)
+                    best = better(best, new Cand(l.endsAt(), 1, 0, 0, l.name));
                 for (W w : l.queue)
                     if (w.deadline != NEVER) best = better(best, new Cand(w.deadline, 2, w.sid, w.rid, ""));
                 if (l.delayUntil != 0) best = better(best, new Cand(l.delayUntil, 3, 0, 0, l.name));
@@ -164,8 +225,8 @@ final class ReferenceModel {
                 case 1 -> {
                     L l = lock(best.lock);
                     TenureEnd end = l.holdAt <= now ? TenureEnd.REVOKED : TenureEnd.EXPIRED;
-                    long sid = l.lease.sessionId(), token = l.lease.token();
-                    endLease(l, end);
+                    long sid = l.first().sessionId(), token = l.first().token();
+                    endLease(l, l.leases.get(0), end);
                     events.add(new Event.LeaseEnded(sid, l.name, token, end));
                     handOff(l);
                 }
@@ -193,12 +254,7 @@ final class ReferenceModel {
     private void timeout(long sid, long rid) {
         for (L l : locks) {
             for (W w : new ArrayList<>(l.queue)) {
-                if (w.sid == sid && w.rid == rid) {
-                    l.queue.remove(w);
-                    Result r = new Rejected(Code.HELD, "", tokenOf(l.name));
-                    remember(session(sid), rid, r, null);
-                    events.add(new Event.WaitResolved(sid, rid, r));
-                }
+                if (w.sid == sid && w.rid == rid) resolveWait(l, w, new Rejected(Code.HELD, "", tokenOf(l.name)));
             }
         }
     }
@@ -207,9 +263,9 @@ final class ReferenceModel {
         for (S s : sessions) s.deadline = Math.max(s.deadline, ts + s.ttl);
         long jump = Math.max(0, ts - now);
         for (L l : locks) {
-            if (l.lease == null) continue;
+            if (l.leases.isEmpty()) continue;
             if (l.renewAt != NEVER)
-                l.renewAt = Math.max(l.renewAt, ts + l.lease.policy().leaseTtlMs());
+                l.renewAt = Math.max(l.renewAt, ts + l.first().policy().leaseTtlMs());
             if (l.holdAt != NEVER) l.holdAt = l.holdAt + jump;
         }
         now = Math.max(now, ts);
@@ -219,19 +275,16 @@ final class ReferenceModel {
 
     void endSession(S s, TenureEnd end) {
         for (L l : locksByName()) {
-            if (l.lease != null && l.lease.sessionId() == s.id) {
-                long token = l.lease.token();
-                endLease(l, end);
-                events.add(new Event.LeaseEnded(s.id, l.name, token, end));
+            H h = l.leaseOf(s.id);
+            if (h != null) {
+                endLease(l, h, end);
+                events.add(new Event.LeaseEnded(s.id, l.name, h.token(), end));
                 handOff(l);
             }
         }
         for (L l : locksByName()) {
             for (W w : new ArrayList<>(l.queue)) {
-                if (w.sid == s.id) {
-                    l.queue.remove(w);
-                    events.add(new Event.WaitResolved(s.id, w.rid, new Rejected(Code.SESSION_LOST, "", 0)));
-                }
+                if (w.sid == s.id) resolveWait(l, w, new Rejected(Code.SESSION_LOST, "", 0));
             }
         }
         kv.removeIf(k -> k.eph == s.id);
@@ -239,26 +292,28 @@ final class ReferenceModel {
         sessions.remove(s);
     }
 
-    void endLease(L l, TenureEnd end) {
-        endLease(l, end, null);
+    void endLease(L l, H h, TenureEnd end) {
+        endLease(l, h, end, null);
     }
 
-    void endLease(L l, TenureEnd end, S forcer) {
+    void endLease(L l, H h, TenureEnd end, S forcer) {
+        Grant lease = h.grant();
         l.hist.add(new TenureRecord(
-                l.lease.sessionId(),
-                l.lease.token(),
-                l.lease.grantedAtMs(),
+                lease.sessionId(),
+                lease.token(),
+                lease.grantedAtMs(),
                 now,
                 end,
                 forcer == null ? 0 : forcer.id,
                 forcer == null ? "" : forcer.name));
         while (l.hist.size() > lim.historyPerLockMax()) l.hist.remove(0);
         l.lastEnd = end;
-        l.lastTok = l.lease.token();
-        if (end != TenureEnd.RELEASED && l.lease.policy().lockDelayMs() > 0) {
-            l.delayUntil = now + l.lease.policy().lockDelayMs();
+        l.lastTok = lease.token();
+        l.lastShared = h.shared();
+        if (end != TenureEnd.RELEASED && lease.policy().lockDelayMs() > 0) {
+            l.delayUntil = now + lease.policy().lockDelayMs();
         }
-        l.lease = null;
+        l.leases.remove(h);
         l.renewAt = NEVER;
         l.holdAt = NEVER;
     }
@@ -273,28 +328,49 @@ final class ReferenceModel {
 
     void handOff(L l) {
         if (l.delayUntil != 0) return;
-        if (l.queue.isEmpty()) {
+        admitHead(l);
+        if (l.leases.isEmpty() && l.queue.isEmpty()) {
             idle.add(l.name);
             if (idle.size() > lim.idleLocksMax()) {
                 String gone = idle.remove(0);
                 locks.remove(lock(gone));
             }
-            return;
         }
-        W w = l.queue.remove(0);
-        S s = session(w.sid);
-        Granted g = new Granted(grant(l, s, w.policy));
-        remember(s, w.rid, g, null);
-        events.add(new Event.WaitResolved(w.sid, w.rid, g));
     }
 
-    Grant grant(L l, S s, Policy p) {
+    /** FIFO: the head goes in while it fits, then the next; nobody behind a head that does not fit. */
+    private void admitHead(L l) {
+        while (!l.queue.isEmpty() && l.fits(l.queue.get(0).shared)) {
+            W w = l.queue.remove(0);
+            S s = session(w.sid);
+            if (!l.leases.isEmpty()) reach(w.shared ? "shared.admittedBeside" : "semaphore.admittedBeside");
+            if (!w.shared && l.leases.isEmpty() && l.lastShared) reach("exclusive.admittedAfterShared");
+            Granted g = new Granted(grant(l, s, w.policy, w.shared));
+            remember(s, w.rid, g, null);
+            events.add(new Event.WaitResolved(w.sid, w.rid, g));
+        }
+    }
+
+    /** A waiter leaves unserved; a head that held back the ones behind it lets them in. */
+    private void resolveWait(L l, W w, Rejected r) {
+        if (!l.leases.isEmpty() && l.queue.indexOf(w) == 0 && l.queue.size() > 1 && !w.shared)
+            reach("exclusive.headLeft");
+        l.queue.remove(w);
+        remember(session(w.sid), w.rid, r, null);
+        events.add(new Event.WaitResolved(w.sid, w.rid, r));
+        if (!l.leases.isEmpty() && l.delayUntil == 0) admitHead(l);
+    }
+
+    Grant grant(L l, S s, Policy p, boolean shared) {
         lastToken++;
-        l.lease = new Grant(l.name, lastToken, s.id, now, s.ttl, l.lastEnd, l.lastTok, l.ckpt, p);
-        l.renewAt = p.leaseTtlMs() > 0 ? now + p.leaseTtlMs() : NEVER;
-        l.holdAt = p.maxHoldMs() > 0 ? now + p.maxHoldMs() : NEVER;
+        Grant g = new Grant(l.name, lastToken, s.id, now, s.ttl, l.lastEnd, l.lastTok, l.ckpt, p);
+        if (l.leases.isEmpty()) {
+            l.renewAt = p.leaseTtlMs() > 0 ? now + p.leaseTtlMs() : NEVER;
+            l.holdAt = p.maxHoldMs() > 0 ? now + p.maxHoldMs() : NEVER;
+        }
+        l.leases.add(new H(g, shared));
         idle.remove(l.name);
-        return l.lease;
+        return g;
     }
 
     void remember(S s, long rid, Result r, String waitingOn) {
@@ -322,7 +398,7 @@ final class ReferenceModel {
             if (c.rid == rid) {
                 if (c.waitingOn != null) return new Queued(c.waitingOn, tokenOf(c.waitingOn));
                 if (c.result instanceof Granted g
-                        && tokenOf(g.grant().lock()) != g.grant().token()) {
+                        && !holds(g.grant().lock(), g.grant().token())) {
                     return new Rejected(Code.CANCELLED, "", 0);
                 }
                 return c.result;
@@ -349,6 +425,7 @@ final class ReferenceModel {
         if (cmd instanceof Stats) return stats();
         if (cmd instanceof Command.RenewLease c) return renew(c);
         if (cmd instanceof Command.WriteCheckpoint c) return checkpoint(c);
+        if (cmd instanceof Command.Downgrade c) return downgrade(c);
         throw new IllegalArgumentException();
     }
 
@@ -410,6 +487,8 @@ final class ReferenceModel {
     Result acquire(Acquire c) {
         if (!nameOk(c.lock(), lim.lockNameBytesMax()) || c.requestId() <= 0 || !policyOk(c.policy()) || c.attempt() < 0)
             return invalid();
+        if (c.permits() < 1 || c.permits() > lim.permitsMax() || (c.shared() && c.permits() != 1)) return invalid();
+        if ((c.shared() || c.permits() > 1) && !c.policy().equals(Policy.NONE)) return invalid();
         S s = session(c.sessionId());
         if (s == null) return lost();
         Result r = decideAcquire(s, c);
@@ -422,12 +501,20 @@ final class ReferenceModel {
         if (cached != null) return cached;
         L l = lock(c.lock());
         boolean delayed = l != null && l.delayUntil != 0;
+        H own = l == null ? null : l.leaseOf(s.id);
+        if (l != null && own == null && !delayed && l.permits == c.permits() && !l.leases.isEmpty()) {
+            if (c.shared() && l.fits(true) && !l.queue.isEmpty()) reach("shared.heldBackByWaiter");
+            if (!c.shared() && l.permits > 1 && l.leases.size() >= l.permits) reach("semaphore.full");
+        }
         Result r;
-        if (l != null && l.lease != null && l.lease.sessionId() == s.id) {
-            r = l.lease.policy().bounded() ? new Rejected(Code.HELD, "", l.lease.token()) : new Granted(l.lease);
+        if (l != null && !l.idle() && l.permits != c.permits()) {
+            reach("Rejected.INVALID.permitsMismatch");
+            r = invalid();
+        } else if (own != null) {
+            r = reentrant(own, c);
         } else if (l != null && l.queue.stream().anyMatch(w -> w.sid == s.id)) {
             r = invalid();
-        } else if ((l == null || l.lease == null) && !delayed) {
+        } else if (l == null || (!delayed && l.queue.isEmpty() && l.fits(c.shared()))) {
             if (leasesOf(s.id) >= lim.leasesPerSessionMax()) {
                 r = new Rejected(Code.LIMIT, "", 0);
             } else {
@@ -436,7 +523,9 @@ final class ReferenceModel {
                     l.name = c.lock();
                     locks.add(l);
                 }
-                r = new Granted(grant(l, s, c.policy()));
+                if (l.leases.isEmpty()) l.permits = c.permits();
+                else reach(c.shared() ? "shared.grantedBeside" : "semaphore.grantedBeside");
+                r = new Granted(grant(l, s, c.policy(), c.shared()));
             }
         } else if (c.waitMs() == 0) {
             r = new Rejected(Code.HELD, "", tokenOf(l.name));
@@ -449,12 +538,24 @@ final class ReferenceModel {
             w.since = now;
             w.deadline = c.waitMs() > 0 ? now + c.waitMs() : NEVER;
             w.policy = c.policy();
+            w.shared = c.shared();
             l.queue.add(w);
             remember(s, c.requestId(), null, l.name);
             return new Queued(l.name, tokenOf(l.name));
         }
         remember(s, c.requestId(), r, null);
         return r;
+    }
+
+    /** The session holds a lease of the lock already: the same grant, never a second token. */
+    private Result reentrant(H own, Acquire c) {
+        if (own.grant().policy().bounded()) return new Rejected(Code.HELD, "", own.token());
+        if (own.shared() && !c.shared()) {
+            reach("Rejected.INVALID.upgrade");
+            return invalid();
+        }
+        if (!own.shared() && c.shared()) return invalid();
+        return new Granted(own.grant());
     }
 
     Result cancel(CancelWait c) {
@@ -466,10 +567,7 @@ final class ReferenceModel {
         for (L l : locks) {
             for (W w : l.queue) {
                 if (w.sid == s.id && w.rid == c.requestId()) {
-                    l.queue.remove(w);
-                    Rejected r = new Rejected(Code.CANCELLED, "", 0);
-                    remember(s, w.rid, r, null);
-                    events.add(new Event.WaitResolved(s.id, w.rid, r));
+                    resolveWait(l, w, new Rejected(Code.CANCELLED, "", 0));
                     return new Ok();
                 }
             }
@@ -477,9 +575,10 @@ final class ReferenceModel {
         for (C x : s.cache) {
             if (x.rid == c.requestId() && x.result instanceof Granted g) {
                 L l = lock(g.grant().lock());
-                if (l != null && l.lease != null && l.lease.token() == g.grant().token()) {
+                H h = l == null ? null : l.withToken(g.grant().token());
+                if (h != null) {
                     if (grantedAfter(s, c.requestId(), g.grant().token())) return new Ok();
-                    endLease(l, TenureEnd.RELEASED);
+                    endLease(l, h, TenureEnd.RELEASED);
                     handOff(l);
                     return new Ok();
                 }
@@ -509,23 +608,23 @@ final class ReferenceModel {
 
     private Result doRelease(S caller, Release c) {
         L l = lock(c.lock());
-        long current = l == null || l.lease == null ? 0 : l.lease.token();
-        if (current == 0 || current != c.token()) {
+        H h = l == null || c.token() == 0 ? null : l.withToken(c.token());
+        if (h == null) {
             stale(c.lock(), c.token(), "release");
-            return new Rejected(Code.NOT_OWNER, "", current);
+            return new Rejected(Code.NOT_OWNER, "", tokenOf(c.lock()));
         }
-        long holder = l.lease.sessionId();
+        long holder = h.sid();
         if (c.force()) {
-            endLease(l, TenureEnd.REVOKED, caller);
-            if (holder != caller.id) events.add(new Event.LeaseEnded(holder, l.name, current, TenureEnd.REVOKED));
+            endLease(l, h, TenureEnd.REVOKED, caller);
+            if (holder != caller.id) events.add(new Event.LeaseEnded(holder, l.name, h.token(), TenureEnd.REVOKED));
             handOff(l);
             return new Ok();
         }
-        if (holder != caller.id) return new Rejected(Code.NOT_OWNER, "", current);
+        if (holder != caller.id) return new Rejected(Code.NOT_OWNER, "", h.token());
         if (grantedAfter(caller, c.requestId(), c.token())) {
             return new Ok(); // sent before the session was given this same lease again
         }
-        endLease(l, TenureEnd.RELEASED);
+        endLease(l, h, TenureEnd.RELEASED);
         handOff(l);
         return new Ok();
     }
@@ -536,7 +635,7 @@ final class ReferenceModel {
                 || c.value().length > lim.valueBytesMax()
                 || (c.fenceLock() != null && !nameOk(c.fenceLock(), lim.lockNameBytesMax()))) return invalid();
         return deduped(c.sessionId(), c.requestId(), () -> {
-            if (c.fenceLock() != null && (tokenOf(c.fenceLock()) == 0 || tokenOf(c.fenceLock()) != c.fenceToken())) {
+            if (c.fenceLock() != null && !holds(c.fenceLock(), c.fenceToken())) {
                 stale(c.fenceLock(), c.fenceToken(), "kv:" + c.key());
                 return new Rejected(Code.STALE_TOKEN, "", tokenOf(c.fenceLock()));
             }
@@ -572,7 +671,7 @@ final class ReferenceModel {
         if (!nameOk(c.key(), lim.keyBytesMax())
                 || (c.fenceLock() != null && !nameOk(c.fenceLock(), lim.lockNameBytesMax()))) return invalid();
         return deduped(c.sessionId(), c.requestId(), () -> {
-            if (c.fenceLock() != null && (tokenOf(c.fenceLock()) == 0 || tokenOf(c.fenceLock()) != c.fenceToken())) {
+            if (c.fenceLock() != null && !holds(c.fenceLock(), c.fenceToken())) {
                 stale(c.fenceLock(), c.fenceToken(), "kv:" + c.key());
                 return new Rejected(Code.STALE_TOKEN, "", tokenOf(c.fenceLock()));
             }
@@ -612,22 +711,29 @@ final class ReferenceModel {
         if (!nameOk(c.lock(), lim.lockNameBytesMax())) return invalid();
         L l = lock(c.lock());
         if (l == null) return new LockView(c.lock(), null, List.of(), List.of(), now, 0, null, StaleWrites.NONE);
-        Holder h = l.lease == null
-                ? null
-                : new Holder(
-                        l.lease.sessionId(),
-                        l.lease.token(),
-                        l.lease.grantedAtMs(),
-                        session(l.lease.sessionId()).name,
-                        l.lease.policy(),
-                        l.endsAt());
+        List<Holder> hs = new ArrayList<>();
+        for (H h : l.leases) {
+            Grant g = h.grant();
+            long ends = hs.isEmpty() ? l.endsAt() : NEVER;
+            hs.add(new Holder(
+                    g.sessionId(),
+                    g.token(),
+                    g.grantedAtMs(),
+                    session(g.sessionId()).name,
+                    g.policy(),
+                    ends,
+                    "",
+                    h.shared()));
+        }
         List<WaiterView> ws = new ArrayList<>();
-        for (W w : l.queue) ws.add(new WaiterView(w.sid, w.since, session(w.sid).name));
-        return new LockView(l.name, h, ws, new ArrayList<>(l.hist), now, l.delayUntil, l.ckpt, l.stale);
+        for (W w : l.queue) ws.add(new WaiterView(w.sid, w.since, session(w.sid).name, "", w.shared));
+        Holder first = hs.isEmpty() ? null : hs.get(0);
+        return new LockView(
+                l.name, first, ws, new ArrayList<>(l.hist), now, l.delayUntil, l.ckpt, l.stale, hs, l.permits);
     }
 
     Result stats() {
-        long held = locks.stream().filter(l -> l.lease != null).count();
+        long held = locks.stream().filter(l -> !l.leases.isEmpty()).count();
         return new Result.Stats(sessions.size(), locks.size(), held, lastToken, now, staleTotal);
     }
 
@@ -648,12 +754,13 @@ final class ReferenceModel {
         Result cached = lookup(s, c.requestId());
         if (cached != null) return cached;
         L l = lock(c.lock());
+        H h = l == null ? null : l.withToken(c.token());
         Result r;
-        if (l == null || l.lease == null || l.lease.token() != c.token() || l.lease.sessionId() != s.id) {
+        if (h == null || h.sid() != s.id) {
             r = new Rejected(Code.NOT_OWNER, "", tokenOf(c.lock()));
         } else {
             if (l.renewAt != NEVER)
-                l.renewAt = Math.max(l.renewAt, now + l.lease.policy().leaseTtlMs());
+                l.renewAt = Math.max(l.renewAt, now + h.grant().policy().leaseTtlMs());
             r = new Result.LeaseRenewed(l.endsAt() == NEVER ? -1 : l.endsAt() - now);
         }
         remember(s, c.requestId(), r, null);
@@ -666,12 +773,42 @@ final class ReferenceModel {
                 || c.value().length > lim.checkpointBytesMax()) return invalid();
         return deduped(c.sessionId(), c.requestId(), () -> {
             long current = tokenOf(c.lock());
-            if (current == 0 || current != c.token()) {
+            if (!holds(c.lock(), c.token())) {
                 stale(c.lock(), c.token(), "checkpoint");
                 return new Rejected(Code.STALE_TOKEN, "", current);
             }
             lock(c.lock()).ckpt = new Checkpoint(c.value(), c.token(), now);
             return new Ok();
         });
+    }
+
+    /**
+     * Exclusive to shared in place, same token, in one step: the shared waiters at the head go in
+     * with it. Only a plain lock's lease without a policy; a shared lease is left as it is.
+     */
+    Result downgrade(Command.Downgrade c) {
+        if (!nameOk(c.lock(), lim.lockNameBytesMax()) || c.requestId() <= 0) return invalid();
+        S s = session(c.sessionId());
+        if (s == null) return lost();
+        Result cached = lookup(s, c.requestId());
+        if (cached != null) return cached;
+        L l = lock(c.lock());
+        H h = l == null ? null : l.withToken(c.token());
+        Result r;
+        if (h == null || h.sid() != s.id) {
+            r = new Rejected(Code.NOT_OWNER, "", tokenOf(c.lock()));
+        } else if (h.shared()) {
+            r = new Ok();
+        } else if (l.permits != 1 || !h.grant().policy().equals(Policy.NONE)) {
+            r = invalid();
+        } else {
+            l.leases.set(l.leases.indexOf(h), new H(h.grant(), true));
+            int before = events.size();
+            handOff(l);
+            reach(events.size() > before ? "downgrade.admitted" : "downgrade.alone");
+            r = new Ok();
+        }
+        remember(s, c.requestId(), r, null);
+        return r;
     }
 }
