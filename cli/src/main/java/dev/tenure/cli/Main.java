@@ -22,6 +22,7 @@ import picocli.CommandLine.Command;
             StatusCommand.class,
             LocksCommand.class,
             WatchCommand.class,
+            ObserveCommand.class,
             KvCommand.class,
             CheckpointCommand.class,
             ClusterCommand.class,
