@@ -24,6 +24,7 @@ import picocli.CommandLine.Command;
             StatusCommand.class,
             LocksCommand.class,
             WatchCommand.class,
+            ObserveCommand.class,
             KvCommand.class,
             CheckpointCommand.class,
             ClusterCommand.class,

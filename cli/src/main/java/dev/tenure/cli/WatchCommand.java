@@ -8,6 +8,7 @@ import dev.tenure.client.WatchEvent;
 import dev.tenure.client.WatchListener;
 import dev.tenure.client.WatchRequest;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -118,6 +119,16 @@ final class WatchCommand implements Callable<Integer> {
                 o.addProperty("previous_token", e.previousToken());
                 o.addProperty("shared", e.shared());
                 o.addProperty("permits", e.permits());
+                o.addProperty("value", new String(e.value(), StandardCharsets.UTF_8));
+            }
+            case PROCLAIMED -> {
+                o.addProperty("token", e.token());
+                o.addProperty("session", e.sessionId());
+                o.addProperty("value", new String(e.value(), StandardCharsets.UTF_8));
+            }
+            case DOWNGRADED -> {
+                o.addProperty("token", e.token());
+                o.addProperty("session", e.sessionId());
             }
             case ENDED -> {
                 o.addProperty("token", e.token());
@@ -150,6 +161,10 @@ final class WatchCommand implements Callable<Integer> {
             case LEFT -> "left session " + e.sessionId();
             case KV_PUT -> "kv put version " + e.version();
             case KV_DELETED -> "kv deleted version " + e.version();
+            case PROCLAIMED ->
+                "proclaimed token " + e.token() + " of session " + e.sessionId() + " value "
+                        + new String(e.value(), StandardCharsets.UTF_8);
+            case DOWNGRADED -> "downgraded token " + e.token() + " of session " + e.sessionId() + " to shared";
         };
         return String.format("%10d %-8s %s %s", e.revision(), e.current() ? "current" : "", e.name(), what);
     }

@@ -178,6 +178,56 @@ public final class TenureClient implements AutoCloseable {
         return new Watch(ctx, Objects.requireNonNull(request, "request"), Objects.requireNonNull(listener, "listener"));
     }
 
+    /**
+     * Follows the leader of {@code election}: {@code listener} hears who leads now, then one
+     * {@link LeaderView} per new leader, per leader gone and per new value proclaimed, in revision
+     * order. It never skips a term, however short: every grant of the election is reported, in
+     * order, then what follows it (see {@link ObserveListener#onLeader}). Built on a {@link #watch}
+     * of the election's name, with the same resumption across broken connections and node failures
+     * and the same consistency (a node's own replica). It ends with {@link
+     * TenureException.Code#REVISION_COMPACTED} rather than resume across changes no longer kept,
+     * where a term could pass unseen. Needs {@code read} on the name.
+     */
+    public Observation observe(String election, ObserveListener listener) {
+        return observe(WatchRequest.name(election), listener);
+    }
+
+    /**
+     * As {@link #observe(String, ObserveListener)}, from the changes after {@code revision} (one an
+     * earlier observation reported) instead of the current state: the first view comes with the
+     * first change of the leader after it.
+     */
+    public Observation observe(String election, long revision, ObserveListener listener) {
+        return observe(WatchRequest.name(election).fromRevision(revision), listener);
+    }
+
+    private Observation observe(WatchRequest request, ObserveListener listener) {
+        Objects.requireNonNull(listener, "listener");
+        LeaderDerivation derivation = new LeaderDerivation(request.nameOrPrefix());
+        return new Observation(watch(request, new WatchListener() {
+            @Override
+            public void onEvent(WatchEvent event) {
+                LeaderView view = derivation.onEvent(event);
+                if (view != null) {
+                    listener.onLeader(view);
+                }
+            }
+
+            @Override
+            public void onSynced(long revision) {
+                LeaderView view = derivation.onSynced(revision);
+                if (view != null) {
+                    listener.onLeader(view);
+                }
+            }
+
+            @Override
+            public void onEnded(TenureException cause) {
+                listener.onEnded(cause);
+            }
+        }));
+    }
+
     /** The fenced key-value store, written without a session; see {@link Kv}. */
     public Kv kv() {
         return kv;

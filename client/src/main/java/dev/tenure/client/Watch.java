@@ -217,7 +217,8 @@ public final class Watch implements AutoCloseable {
                 e.getPermits(),
                 e.getVersion(),
                 Instant.ofEpochMilli(e.getAtMs()),
-                e.getCurrent());
+                e.getCurrent(),
+                e.getValue().toByteArray());
     }
 
     private static WatchEvent.Kind kind(WatchKind kind) {
@@ -228,6 +229,8 @@ public final class Watch implements AutoCloseable {
             case WATCH_KIND_LEFT -> WatchEvent.Kind.LEFT;
             case WATCH_KIND_KV_PUT -> WatchEvent.Kind.KV_PUT;
             case WATCH_KIND_KV_DELETED -> WatchEvent.Kind.KV_DELETED;
+            case WATCH_KIND_PROCLAIMED -> WatchEvent.Kind.PROCLAIMED;
+            case WATCH_KIND_DOWNGRADED -> WatchEvent.Kind.DOWNGRADED;
             default -> throw new StatusRuntimeException(Status.INTERNAL.withDescription("unknown watch kind " + kind));
         };
     }

@@ -62,8 +62,12 @@ final class ElectionCommands {
             return full;
         }
         state.electionValueBytes += c.value().size() - lease.value().size();
-        lock.replaceLease(lease, lease.withValue(c.value()));
+        LeaseRecord proclaimed = lease.withValue(c.value());
+        lock.replaceLease(lease, proclaimed);
         state.touch(lock);
+        // Every proclaim is a change, even of an equal value: an observer reads the term's values
+        // in log order and decides itself what is new to it.
+        state.change(r -> Change.leaseChanged(r, Change.Kind.PROCLAIMED, lock, proclaimed, state.nowMs));
         return new Ok();
     }
 }

@@ -501,8 +501,11 @@ final class LockCommands {
             return Shapes.invalid("the lease of lock " + lock.name + " (token " + lease.token()
                     + ") has a lock delay, maxHold or manual renewal, which a shared lease does not support");
         }
-        lock.replaceLease(lease, lease.downgraded());
+        LeaseRecord downgraded = lease.downgraded();
+        lock.replaceLease(lease, downgraded);
         state.touch(lock);
+        // Before the hand-off: the shared grants it admits follow the downgrade in revision order.
+        state.change(r -> Change.leaseChanged(r, Change.Kind.DOWNGRADED, lock, downgraded, state.nowMs));
         lifecycle.handOff(lock);
         return new Ok();
     }

@@ -7,7 +7,10 @@ import dev.tenure.core.Command.Acquire;
 import dev.tenure.core.Command.CancelWait;
 import dev.tenure.core.Command.CloseSession;
 import dev.tenure.core.Command.Delete;
+import dev.tenure.core.Command.Downgrade;
+import dev.tenure.core.Command.Proclaim;
 import dev.tenure.core.Command.Put;
+import dev.tenure.core.Command.Release;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,15 +33,15 @@ class ChangeRulesTest {
 
     private static Change granted(
             long rev, String lock, long sid, long token, TenureEnd prev, long prevToken, long at) {
-        return new Change(rev, Kind.GRANTED, lock, sid, token, prev, prevToken, false, 1, 0, at);
+        return new Change(rev, Kind.GRANTED, lock, sid, token, prev, prevToken, false, 1, 0, at, ElectionValue.NONE);
     }
 
     private static Change ended(long rev, String lock, long sid, long token, TenureEnd end, long at) {
-        return new Change(rev, Kind.ENDED, lock, sid, token, end, 0, false, 0, 0, at);
+        return new Change(rev, Kind.ENDED, lock, sid, token, end, 0, false, 0, 0, at, ElectionValue.NONE);
     }
 
     private static Change waiting(long rev, Kind kind, String lock, long sid, long at) {
-        return new Change(rev, kind, lock, sid, 0, TenureEnd.NONE, 0, false, 1, 0, at);
+        return new Change(rev, kind, lock, sid, 0, TenureEnd.NONE, 0, false, 1, 0, at, ElectionValue.NONE);
     }
 
     @Test
@@ -128,9 +131,23 @@ class ChangeRulesTest {
         f.apply(new Delete(a, 4, "k", null, 0)); // not found: no change
         assertThat(drain(f))
                 .containsExactly(
-                        new Change(1, Kind.KV_PUT, "k", 0, 0, TenureEnd.NONE, 0, false, 0, 1, 1_000),
-                        new Change(2, Kind.KV_PUT, "k", 0, 0, TenureEnd.NONE, 0, false, 0, 2, 1_005),
-                        new Change(3, Kind.KV_DELETED, "k", 0, 0, TenureEnd.NONE, 0, false, 0, 2, 1_005));
+                        new Change(
+                                1, Kind.KV_PUT, "k", 0, 0, TenureEnd.NONE, 0, false, 0, 1, 1_000, ElectionValue.NONE),
+                        new Change(
+                                2, Kind.KV_PUT, "k", 0, 0, TenureEnd.NONE, 0, false, 0, 2, 1_005, ElectionValue.NONE),
+                        new Change(
+                                3,
+                                Kind.KV_DELETED,
+                                "k",
+                                0,
+                                0,
+                                TenureEnd.NONE,
+                                0,
+                                false,
+                                0,
+                                2,
+                                1_005,
+                                ElectionValue.NONE));
     }
 
     @Test
@@ -143,9 +160,22 @@ class ChangeRulesTest {
         assertThat(drain(f))
                 .containsExactly(
                         granted(1, "x", a, 1, TenureEnd.NONE, 0, 1_000),
-                        new Change(2, Kind.KV_PUT, "k", a, 1, TenureEnd.NONE, 0, false, 0, 1, 1_000),
+                        new Change(
+                                2, Kind.KV_PUT, "k", a, 1, TenureEnd.NONE, 0, false, 0, 1, 1_000, ElectionValue.NONE),
                         ended(3, "x", a, 1, TenureEnd.RELEASED, 1_000),
-                        new Change(4, Kind.KV_DELETED, "k", a, 1, TenureEnd.NONE, 0, false, 0, 1, 1_000));
+                        new Change(
+                                4,
+                                Kind.KV_DELETED,
+                                "k",
+                                a,
+                                1,
+                                TenureEnd.NONE,
+                                0,
+                                false,
+                                0,
+                                1,
+                                1_000,
+                                ElectionValue.NONE));
     }
 
     @Test
@@ -177,12 +207,132 @@ class ChangeRulesTest {
                 .containsExactly(
                         granted(4, "job/1", a, 1, TenureEnd.NONE, 0, 1_000),
                         waiting(4, Kind.QUEUED, "job/1", b, 1_010),
-                        new Change(4, Kind.KV_PUT, "job/k", 0, 0, TenureEnd.NONE, 0, false, 0, 1, 1_010));
+                        new Change(
+                                4,
+                                Kind.KV_PUT,
+                                "job/k",
+                                0,
+                                0,
+                                TenureEnd.NONE,
+                                0,
+                                false,
+                                0,
+                                1,
+                                1_010,
+                                ElectionValue.NONE));
         List<Change> one = new ArrayList<>();
         f.sm.current("other", false, one::add);
         assertThat(one).containsExactly(granted(4, "other", a, 2, TenureEnd.NONE, 0, 1_010));
         List<Change> none = new ArrayList<>();
         f.sm.current("job", false, none::add);
         assertThat(none).isEmpty();
+    }
+
+    private static Change elected(
+            long rev, String lock, long sid, long token, TenureEnd prev, long prevToken, String v) {
+        return new Change(
+                rev, Kind.GRANTED, lock, sid, token, prev, prevToken, false, 1, 0, 1_000, ElectionRulesTest.v(v));
+    }
+
+    private static Change proclaimed(long rev, String lock, long sid, long token, String v, long at) {
+        return new Change(
+                rev, Kind.PROCLAIMED, lock, sid, token, TenureEnd.NONE, 0, false, 0, 0, at, ElectionRulesTest.v(v));
+    }
+
+    @Test
+    void everyTermIsAGrantWithItsCampaignValueAndEveryProclaimAChangeOfTheSameTerm() {
+        Fixture f = watched();
+        long a = f.open(1_000);
+        long b = f.open(1_000);
+        f.apply(ElectionRulesTest.campaign(a, 1, "e", "A"));
+        f.apply(ElectionRulesTest.campaign(b, 1, "e", "B"));
+        f.now = 1_005;
+        f.apply(new Proclaim(a, 2, "e", 1, ElectionRulesTest.v("A2")));
+        f.apply(new Proclaim(a, 2, "e", 1, ElectionRulesTest.v("A2"))); // a retry: applied once
+        f.apply(new Proclaim(a, 3, "e", 1, ElectionRulesTest.v("A2"))); // the same value again: still a change
+        f.apply(new Proclaim(b, 2, "e", 1, ElectionRulesTest.v("X"))); // not the leader: nothing changes
+        f.now = 1_010;
+        f.apply(new Release(a, 4, "e", 1, false));
+        assertThat(drain(f))
+                .containsExactly(
+                        elected(1, "e", a, 1, TenureEnd.NONE, 0, "A"),
+                        new Change(
+                                2, Kind.QUEUED, "e", b, 0, TenureEnd.NONE, 0, false, 1, 0, 1_000, ElectionValue.NONE),
+                        proclaimed(3, "e", a, 1, "A2", 1_005),
+                        proclaimed(4, "e", a, 1, "A2", 1_005),
+                        ended(5, "e", a, 1, TenureEnd.RELEASED, 1_010),
+                        new Change(
+                                6,
+                                Kind.GRANTED,
+                                "e",
+                                b,
+                                2,
+                                TenureEnd.RELEASED,
+                                1,
+                                false,
+                                1,
+                                0,
+                                1_010,
+                                ElectionRulesTest.v("B")));
+        List<Change> now = new ArrayList<>();
+        f.sm.current("e", false, now::add);
+        assertThat(now)
+                .as("the current state carries the leader's value")
+                .containsExactly(new Change(
+                        6,
+                        Kind.GRANTED,
+                        "e",
+                        b,
+                        2,
+                        TenureEnd.RELEASED,
+                        1,
+                        false,
+                        1,
+                        0,
+                        1_010,
+                        ElectionRulesTest.v("B")));
+    }
+
+    @Test
+    void theCurrentStateCarriesTheLastProclaimedValue() {
+        Fixture f = watched();
+        long a = f.open(1_000);
+        f.apply(ElectionRulesTest.campaign(a, 1, "e", "A"));
+        f.apply(new Proclaim(a, 2, "e", 1, ElectionRulesTest.v("A2")));
+        List<Change> now = new ArrayList<>();
+        f.sm.current("e", false, now::add);
+        assertThat(now).containsExactly(elected(2, "e", a, 1, TenureEnd.NONE, 0, "A2"));
+    }
+
+    @Test
+    void aDowngradeIsOneChangeBeforeTheSharedGrantsItAdmits() {
+        Fixture f = watched();
+        long a = f.open(1_000);
+        long b = f.open(1_000);
+        Grant g = f.grant(a, 1, "r");
+        f.apply(new Acquire(b, 1, "r", -1, Policy.NONE, 0, 1, true));
+        f.now = 1_020;
+        f.apply(new Downgrade(a, 2, "r", g.token()));
+        f.apply(new Downgrade(a, 2, "r", g.token())); // a retry: applied once
+        f.apply(new Downgrade(a, 3, "r", g.token())); // already shared: nothing changes
+        assertThat(drain(f))
+                .containsExactly(
+                        granted(1, "r", a, 1, TenureEnd.NONE, 0, 1_000),
+                        new Change(2, Kind.QUEUED, "r", b, 0, TenureEnd.NONE, 0, true, 1, 0, 1_000, ElectionValue.NONE),
+                        new Change(
+                                3,
+                                Kind.DOWNGRADED,
+                                "r",
+                                a,
+                                1,
+                                TenureEnd.NONE,
+                                0,
+                                true,
+                                0,
+                                0,
+                                1_020,
+                                ElectionValue.NONE),
+                        new Change(
+                                4, Kind.GRANTED, "r", b, 2, TenureEnd.NONE, 0, true, 1, 0, 1_020, ElectionValue.NONE));
     }
 }

@@ -1,5 +1,6 @@
 package dev.tenure.gateway;
 
+import com.google.protobuf.ByteString;
 import dev.tenure.api.v1.WatchEvent;
 import dev.tenure.api.v1.WatchKind;
 import dev.tenure.core.Change;
@@ -20,7 +21,8 @@ public final class WatchMapping {
                 .setShared(c.shared())
                 .setPermits(c.permits())
                 .setVersion(c.version())
-                .setAtMs(c.atMs());
+                .setAtMs(c.atMs())
+                .setValue(ByteString.copyFrom(c.value().bytes()));
     }
 
     static WatchKind kind(Change.Kind kind) {
@@ -31,6 +33,8 @@ public final class WatchMapping {
             case LEFT -> WatchKind.WATCH_KIND_LEFT;
             case KV_PUT -> WatchKind.WATCH_KIND_KV_PUT;
             case KV_DELETED -> WatchKind.WATCH_KIND_KV_DELETED;
+            case PROCLAIMED -> WatchKind.WATCH_KIND_PROCLAIMED;
+            case DOWNGRADED -> WatchKind.WATCH_KIND_DOWNGRADED;
         };
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenure.core.Change;
 import dev.tenure.core.Change.Kind;
+import dev.tenure.core.ElectionValue;
 import dev.tenure.core.TenureEnd;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,7 +19,8 @@ class WatchHubTest {
     }
 
     private static Change put(long revision, String key) {
-        return new Change(revision, Kind.KV_PUT, key, 0, 0, TenureEnd.NONE, 0, false, 0, revision, 1_000);
+        return new Change(
+                revision, Kind.KV_PUT, key, 0, 0, TenureEnd.NONE, 0, false, 0, revision, 1_000, ElectionValue.NONE);
     }
 
     /** Applies one change per name, revisions after the hub's. */
