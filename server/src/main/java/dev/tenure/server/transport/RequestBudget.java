@@ -214,6 +214,22 @@ public final class RequestBudget implements ServerInterceptor {
             grantWaiting();
         }
 
+        /**
+         * The client half-closed its side: no message it was given room for can come any more.
+         * A server-streaming call (Watch) is asked for two messages and sends one, so without this
+         * every open watch would hold messageBytesMax for its whole life.
+         */
+        void halfClosed() {
+            synchronized (RequestBudget.this) {
+                if (released) {
+                    return;
+                }
+                change(connection, -outstanding * messageBytesMax);
+                outstanding = 0;
+            }
+            grantWaiting();
+        }
+
         /** The call is over: everything it held is let go. */
         void release() {
             synchronized (RequestBudget.this) {
@@ -377,6 +393,15 @@ public final class RequestBudget implements ServerInterceptor {
                     holding.arrived(0, false);
                 }
                 super.onMessage(message);
+            }
+
+            @Override
+            public void onHalfClose() {
+                synchronized (RequestBudget.this) {
+                    wanted = 0; // grantWaiting drops it from the waiting streams
+                }
+                holding.halfClosed();
+                super.onHalfClose();
             }
         }
     }

@@ -136,6 +136,47 @@ class RequestBudgetTest {
         }
     }
 
+    @Test
+    void openWatchesHoldNoRoomOnceTheirRequestArrived() throws Exception {
+        // Five watches where the node has room for three requests at once: each is asked for two
+        // messages and sends one, then half-closes; an open watch holds nothing after that.
+        List<io.grpc.Context.CancellableContext> watches = new ArrayList<>();
+        java.util.concurrent.CountDownLatch synced = new java.util.concurrent.CountDownLatch(5);
+        try {
+            for (int i = 0; i < 5; i++) {
+                io.grpc.Context.CancellableContext context =
+                        io.grpc.Context.current().withCancellation();
+                watches.add(context);
+                context.run(() -> dev.tenure.api.v1.TenureGrpc.newStub(node.channel())
+                        .watch(
+                                dev.tenure.api.v1.WatchRequest.newBuilder()
+                                        .setPrefix("budget/")
+                                        .build(),
+                                new io.grpc.stub.StreamObserver<>() {
+                                    @Override
+                                    public void onNext(dev.tenure.api.v1.WatchEvent e) {
+                                        if (e.getKind() == dev.tenure.api.v1.WatchKind.WATCH_KIND_SYNCED) {
+                                            synced.countDown();
+                                        }
+                                    }
+
+                                    @Override
+                                    public void onError(Throwable t) {}
+
+                                    @Override
+                                    public void onCompleted() {}
+                                }));
+            }
+            assertThat(synced.await(30, java.util.concurrent.TimeUnit.SECONDS))
+                    .as("all five watches started")
+                    .isTrue();
+            awaitHeld(0, "the open watches hold no room");
+            assertThat(refusal("beside-watches")).isNull();
+        } finally {
+            watches.forEach(c -> c.cancel(null));
+        }
+    }
+
     /** Puts {@code key} through the node's own channel; the status it was refused with, or null once taken. */
     private static Status refusal(String key) {
         ManagedChannel channel = node.channel();
