@@ -3,6 +3,7 @@ package dev.tenure.server.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenure.core.Change;
+import dev.tenure.core.ElectionValue;
 import dev.tenure.core.TenureEnd;
 import dev.tenure.gateway.WatchSink;
 import dev.tenure.server.config.WatchLimits;
@@ -37,7 +38,19 @@ class ReplicaViewTest {
     }
 
     private static Change put(long revision, String key) {
-        return new Change(revision, Change.Kind.KV_PUT, key, 0, 0, TenureEnd.NONE, 0, false, 0, revision, 1_000);
+        return new Change(
+                revision,
+                Change.Kind.KV_PUT,
+                key,
+                0,
+                0,
+                TenureEnd.NONE,
+                0,
+                false,
+                0,
+                revision,
+                1_000,
+                ElectionValue.NONE);
     }
 
     private record Recording(List<Long> sent) implements WatchSink {
