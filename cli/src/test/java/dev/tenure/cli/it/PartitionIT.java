@@ -315,7 +315,12 @@ class PartitionIT {
             assertThat(read.waitFor(Duration.ofSeconds(30)))
                     .as("read through the partitioned leader: %s", read.output())
                     .isEqualTo(5);
-            assertThat(read.stdout).as(read.output()).isEmpty();
+            // No answer: under --json the one line on stdout is the failure itself.
+            assertThat(read.stdout).as(read.output()).hasSize(1);
+            JsonObject failure = json(read.stdout.peek());
+            assertThat(failure.get("code").getAsString()).as(read.output()).isEqualTo("UNAVAILABLE");
+            assertThat(failure.get("exit").getAsInt()).isEqualTo(5);
+            assertThat(failure.has("value") || failure.has("holder")).isFalse();
         }
 
         // 4d. Nothing the minority side did is visible on the majority.
