@@ -82,7 +82,8 @@ final class BenchCommand implements Callable<Integer> {
 
     @Option(
             names = "--rounds",
-            description = "takeover: kill-and-takeover rounds (default: ${DEFAULT-VALUE}).",
+            description =
+                    "takeover and election: kill-and-takeover or resign-and-hand-over rounds (default: ${DEFAULT-VALUE}).",
             defaultValue = "20")
     int rounds;
 

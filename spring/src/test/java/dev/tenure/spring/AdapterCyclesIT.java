@@ -26,7 +26,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * thread, one node, through {@code Session.acquire}/{@code Lease.release}, {@link TenureLock},
  * ShedLock's {@link TenureLockProvider} and Spring's {@link TenureLockRegistry} ({@code obtain},
  * {@code lock}, {@code unlock}), in alternating rounds so that a drift of the machine hits all
- * four alike. Prints the medians, their share of the raw client's and the overhead; asserts only
+ * ways alike. The provider asks for a maxHold, so the raw client asking the same is measured too. Prints the medians, their share of the raw client's and the overhead; asserts only
  * that each way completed cycles. It lives beside the Spring adapter, whose class path (Spring's
  * versions) is the one that holds all three adapters. A
  * measurement, not a test of speed: off unless {@code -Dtenure.bench.adapters=true}
@@ -58,6 +58,18 @@ class AdapterCyclesIT {
             ways.put("raw client", () -> {
                 try (Lease lease =
                         session.acquire("bench-raw", AcquireOptions.builder().build())) {
+                    lease.token();
+                }
+            });
+            // The provider asks for more than the raw way above: no wait and a maxHold, which the
+            // client arms a horizon timer for and the cluster tracks. This way asks the same, so
+            // the provider's own cost is its ratio to this one.
+            AcquireOptions shedLockOptions = AcquireOptions.builder()
+                    .wait(Duration.ZERO)
+                    .maxHold(config.getLockAtMostFor())
+                    .build();
+            ways.put("raw, maxHold", () -> {
+                try (Lease lease = session.acquire("bench-raw-max-hold", shedLockOptions)) {
                     lease.token();
                 }
             });

@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  *     the connections its sessions are spread over)
  * @param warmup how long the load runs before measuring starts
  * @param duration how long it is measured (for {@code hold}: how long the sessions are kept alive)
- * @param rounds kill-and-takeover rounds of {@code takeover}
+ * @param rounds kill-and-takeover rounds of {@code takeover}, hand-overs of {@code election}
  * @param sessions sessions, each holding one lock, of {@code hold}
  * @param ttl every bench session's TTL
  * @param disconnectGrace every bench session's disconnect grace; null for the client's default

@@ -15,6 +15,7 @@ public final class Workloads {
             "semaphore",
             "fenced-write",
             "takeover",
+            "election",
             "hold",
             "watch");
 
@@ -23,14 +24,15 @@ public final class Workloads {
     /**
      * The client count a workload uses when {@code --clients} is not given: one for the latency
      * workloads, 32 for {@code parallel} (the point at which etcd and ZooKeeper were measured),
-     * 8 waiters for {@code contended}, 32 for {@code semaphore} (four per permit), 10 connections for
-     * {@code hold}; one acquiring client for {@code watch}, whose watches are {@code --watchers}.
+     * 8 waiters for {@code contended}, 32 for {@code semaphore} (four per permit), 3 candidates for
+     * {@code election}, 10 connections for {@code hold}; one acquiring client for {@code watch}, whose watches are {@code --watchers}.
      */
     public static int defaultClients(String name) {
         return switch (name) {
             case "parallel", "semaphore" -> 32;
             case "contended" -> 8;
             case "hold" -> 10;
+            case "election" -> 3;
             default -> 1;
         };
     }
@@ -44,6 +46,10 @@ public final class Workloads {
         if ((name.equals("uncontended") || name.equals("sporadic") || name.equals("takeover")) && clients != 1) {
             throw new IllegalArgumentException(
                     name + " runs exactly one client (--clients 1); use parallel or contended for more");
+        }
+        if (name.equals("election") && clients < 2) {
+            throw new IllegalArgumentException(
+                    "election needs at least 2 candidates (--clients) to hand leadership over, was " + clients);
         }
         if (name.equals("contended") && clients < 2) {
             throw new IllegalArgumentException(
@@ -61,6 +67,7 @@ public final class Workloads {
             case "contended" -> ContendedWorkload.run(config);
             case "semaphore" -> SemaphoreWorkload.run(config);
             case "takeover" -> TakeoverWorkload.run(config);
+            case "election" -> ElectionWorkload.run(config);
             case "hold" -> HoldWorkload.run(config);
             case "watch" -> WatchWorkload.run(config);
             default -> throw new IllegalArgumentException("unknown workload " + name);

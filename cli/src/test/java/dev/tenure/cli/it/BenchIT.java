@@ -99,4 +99,23 @@ class BenchIT extends OnOneNode {
                 .isGreaterThanOrEqualTo(o.get("watch_event_p50_ms").getAsDouble());
         assertThat(o.get("watches_ended").getAsLong()).isZero();
     }
+
+    @Test
+    void electionHandsLeadershipOverEachRound() throws Exception {
+        List<JsonObject> lines = bench("election", "--clients", "3", "--rounds", "12");
+        assertThat(lines).hasSize(1);
+        JsonObject o = lines.get(0);
+        assertThat(o.get("workload").getAsString()).isEqualTo("election");
+        assertThat(o.get("clients").getAsInt()).isEqualTo(3);
+        assertThat(o.get("ops").getAsLong()).as(o.toString()).isEqualTo(12);
+        assertThat(o.get("p50_ms").getAsDouble()).as(o.toString()).isPositive();
+        assertThat(o.get("connections_replaced").getAsLong()).as(o.toString()).isZero();
+    }
+
+    @Test
+    void electionRefusesOneCandidate() throws Exception {
+        var run = cli.run(List.of("bench", "election", "--clients", "1", "--endpoints", server.endpoint()));
+        assertThat(run.waitFor(Duration.ofMinutes(1))).as(run.output()).isEqualTo(2);
+        assertThat(run.output()).contains("at least 2 candidates");
+    }
 }
