@@ -33,6 +33,15 @@ class GrantsKeptTest {
     }
 
     @Test
+    void theEndOfALeaseItsHolderReleasedIsNotALoss() {
+        Observation o = handover()
+                .lost(21, "A", "lease 5 lost: RELEASED")
+                .lost(31, "B", "fence refused: lease of 'L' (token 7) has 461 ms left, 500 ms needed")
+                .build();
+        assertThat(new GrantsKept().check(o)).isEmpty();
+    }
+
+    @Test
     void aReleaseAnsweredNotOwnerIsAViolation() {
         Observation o = new Histories()
                 .grant(0, "A", 5)
