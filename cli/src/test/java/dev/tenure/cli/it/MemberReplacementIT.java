@@ -148,9 +148,10 @@ class MemberReplacementIT {
     private void restart(int id) throws Exception {
         Processes.Running r = nodes.remove(id);
         r.signal("TERM");
+        // The JVM ends with 143 on SIGTERM once its shutdown hook has stopped the node.
         assertThat(r.waitFor(Duration.ofSeconds(30)))
                 .as("node %d stops on SIGTERM", id)
-                .isZero();
+                .isIn(0, 143);
         r.close();
         start(id, "data-" + id);
     }
