@@ -8,6 +8,7 @@ import dev.tenure.lab.scenario.Lab;
 import dev.tenure.lab.scenario.LabEnv;
 import dev.tenure.lab.scenario.RandomRun;
 import dev.tenure.lab.scenario.Report;
+import dev.tenure.lab.scenario.RollingRestart;
 import dev.tenure.lab.scenario.Scenario;
 import dev.tenure.lab.scenario.ScenarioResult;
 import java.io.PrintStream;
@@ -40,7 +41,10 @@ import picocli.CommandLine.Spec;
             "network namespaces, partitions of nodes; partitions, resets, delays, pauses and wall-clock",
             "steps of workers; faults overlap), printed in full; exit 0 if no property broke. The same",
             "--seed, --duration, --workers and --network replay the same schedule (clock steps only where",
-            "libfaketime is installed)."
+            "libfaketime is installed).",
+            "`rolling-restart` SIGTERMs and restarts each member of the cluster in turn (followers first,",
+            "the leader last) under load and a long holder; exit 0 if no holder lost a grant and no",
+            "property broke; it reports the longest gap between grants. Not part of `all`."
         })
 final class LabCommand implements Callable<Integer> {
     /** A Tenure run broke a checked property: a safety bug. */
@@ -116,7 +120,8 @@ final class LabCommand implements Callable<Integer> {
         if (scenario.equals(RandomRun.NAME) && System.getenv(LabNetwork.ENV) == null && namespaces()) {
             return inNamespaces();
         }
-        List<Scenario> selected = scenario.equals(RandomRun.NAME) ? List.of() : select();
+        boolean rolling = scenario.equals(RollingRestart.NAME);
+        List<Scenario> selected = scenario.equals(RandomRun.NAME) || rolling ? List.of() : select();
         if (scale < LabEnv.SCALE_MIN || scale > LabEnv.SCALE_MAX) {
             throw new IllegalArgumentException("--scale must be in [" + LabEnv.SCALE_MIN + ", " + LabEnv.SCALE_MAX
                     + "] (times are divided by it), was " + scale);
@@ -143,6 +148,12 @@ final class LabCommand implements Callable<Integer> {
             if (random) {
                 progress.status("random, " + duration.toSeconds() + "s of faults");
                 int code = random(env, s, progress);
+                Runtime.getRuntime().removeShutdownHook(stop);
+                return code;
+            }
+            if (rolling) {
+                progress.status(RollingRestart.NAME);
+                int code = rolling(env, s, progress);
                 Runtime.getRuntime().removeShutdownHook(stop);
                 return code;
             }
@@ -189,6 +200,28 @@ final class LabCommand implements Callable<Integer> {
             return TENURE_VIOLATION;
         }
         return ExitCodes.OK;
+    }
+
+    private int rolling(LabEnv env, long s, Progress progress) {
+        RollingRestart.Result r = new RollingRestart(env).run();
+        if (json) {
+            progress.wrap(System.out).println(Report.json(r, s, scale));
+        }
+        PrintStream out = progress.wrap(json ? System.err : System.out);
+        out.printf(
+                "%s: seed %d, members restarted %s, %d ops, longest gap between grants %d ms, %d violation(s)%n",
+                RollingRestart.NAME,
+                s,
+                r.restarts(),
+                r.arm().ops(),
+                r.longestGrantGapMs(),
+                r.arm().violations().size());
+        r.arm().violations().forEach(v -> out.println("  TENURE VIOLATION " + v));
+        if (r.arm().error() != null) {
+            out.println("  could not run: " + r.arm().error());
+            return EXPERIMENT_FAILED;
+        }
+        return r.arm().violations().isEmpty() ? ExitCodes.OK : TENURE_VIOLATION;
     }
 
     /** Whether this random run goes into namespaces; --network namespaces fails where it cannot. */
@@ -250,6 +283,6 @@ final class LabCommand implements Callable<Integer> {
                 .map(List::of)
                 .orElseThrow(() -> new IllegalArgumentException("no scenario '" + scenario + "'; choose one of "
                         + Lab.scenarios().stream().map(Scenario::name).collect(Collectors.joining(", "))
-                        + ", all, or random"));
+                        + ", all, random, or " + RollingRestart.NAME));
     }
 }

@@ -102,6 +102,37 @@ class LabIT {
         }
     }
 
+    /**
+     * Every member SIGTERMed and restarted in turn under load: no grant lost (the long holder's
+     * one lease included), no property broken, the leader restarted last, and the longest gap
+     * between grants reported.
+     */
+    @Test
+    void aRollingRestartLosesNoGrant() throws Exception {
+        Path out = dir.resolve("rolling");
+        try (var lab = TenureCli.start(
+                List.of("lab", "rolling-restart", "--scale", "4", "--seed", "3", "--json", "--dir", out.toString()))) {
+            int code = lab.waitFor(Duration.ofMinutes(10));
+            JsonObject row = lab.stdout.stream()
+                    .filter(l -> l.startsWith("{"))
+                    .map(l -> JsonParser.parseString(l).getAsJsonObject())
+                    .findFirst()
+                    .orElseThrow(() -> new AssertionError("no result row; output:\n" + lab.output()));
+            assertThat(code).as("exit code; output:\n%s", lab.output()).isZero();
+            assertThat(row.get("tenure_violations").getAsInt()).as("%s", row).isZero();
+            assertThat(row.get("faults").getAsInt())
+                    .as("one restart per member: %s", row)
+                    .isEqualTo(3);
+            assertThat(row.getAsJsonArray("restarted_nodes").size())
+                    .as("%s", row)
+                    .isEqualTo(3);
+            assertThat(lab.output()).as("the leader goes last").containsPattern("SIGTERM node [0-2] \\(the leader\\)");
+            assertThat(row.get("longest_grant_gap_ms").getAsLong())
+                    .as("the gap is measured: %s", row)
+                    .isPositive();
+        }
+    }
+
     private static boolean incomplete(JsonObject row) {
         return row.has("naive_error") || row.has("tenure_error");
     }

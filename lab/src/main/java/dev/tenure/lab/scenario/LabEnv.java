@@ -173,6 +173,25 @@ public final class LabEnv implements AutoCloseable {
         });
     }
 
+    /**
+     * SIGTERM to node {@code i}, as an operator's restart stops a member; returns once it exited,
+     * killing it (SIGKILL) if it is still running after {@code grace}.
+     */
+    public void stopNode(int i, Duration grace) throws IOException, InterruptedException {
+        long pid = cluster().nodes().get(i).pid();
+        ProcessHandle.of(pid).ifPresent(p -> {
+            p.destroy();
+            try {
+                p.onExit().get(grace.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (Exception e) {
+                progress("node " + i + " (pid " + pid + ") did not stop within " + grace.toSeconds()
+                        + " s of SIGTERM: killed");
+                p.destroyForcibly();
+                p.onExit().join();
+            }
+        });
+    }
+
     /** Sends {@code signal} (e.g. STOP, CONT) to node {@code i}'s process; STOP returns once it stopped. */
     public void signalNode(int i, String signal) throws IOException, InterruptedException {
         long pid = cluster().nodes().get(i).pid();

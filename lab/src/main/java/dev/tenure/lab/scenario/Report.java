@@ -76,6 +76,30 @@ public final class Report {
         return GSON.toJson(o);
     }
 
+    /** A rolling restart's row: Tenure only, with the longest gap between grants. */
+    public static String json(RollingRestart.Result r, long seed, int scale) {
+        JsonObject o = new JsonObject();
+        o.addProperty("scenario", RollingRestart.NAME);
+        o.addProperty("seed", seed);
+        o.addProperty("scale", scale);
+        o.addProperty("tenure_violations", r.arm().violations().size());
+        o.addProperty("faults", r.arm().faults());
+        o.addProperty("ops", r.arm().ops());
+        o.addProperty("stale_writes_rejected", r.arm().rejected());
+        o.addProperty("tenure_store", r.arm().backend());
+        JsonArray order = new JsonArray();
+        r.restarts().forEach(order::add);
+        o.add("restarted_nodes", order);
+        o.addProperty("longest_grant_gap_ms", r.longestGrantGapMs());
+        o.addProperty("passed", r.passed());
+        o.add("tenure_violation_list", messages(r.arm().violations()));
+        if (r.arm().error() != null) {
+            o.addProperty("tenure_error", r.arm().error());
+        }
+        o.addProperty("duration_ms", r.durationMs());
+        return GSON.toJson(o);
+    }
+
     public static String line(ScenarioResult r) {
         StringBuilder b = new StringBuilder();
         b.append(r.scenario()).append(": ").append(verdict(r));

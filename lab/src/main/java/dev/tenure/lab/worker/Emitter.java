@@ -6,7 +6,9 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 
 /**
  * A worker's side of the history: each event is one {@code @ev {json}} line on stdout, flushed
@@ -43,6 +45,27 @@ final class Emitter {
 
     void info(String op, String detail) {
         emit(0, "info", op, "detail", detail);
+    }
+
+    /**
+     * Reads the lab's go-ahead on a thread of its own: the answer is true once it came (or stdin
+     * closed), so a loop can run until the lab says stop without waiting at a point.
+     */
+    BooleanSupplier goAhead() {
+        AtomicBoolean go = new AtomicBoolean();
+        Thread reader = new Thread(
+                () -> {
+                    try {
+                        stdin.readLine();
+                    } catch (IOException e) {
+                        // stdin is gone: the lab is gone too, so stop as if told
+                    }
+                    go.set(true);
+                },
+                "lab-go-ahead");
+        reader.setDaemon(true);
+        reader.start();
+        return go::get;
     }
 
     /** Stops here until the lab says go: the fault it injects lands exactly at this point. */

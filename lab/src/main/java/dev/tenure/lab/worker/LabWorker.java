@@ -4,12 +4,15 @@ import dev.tenure.lab.store.StoreClient;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /**
  * A worker process of the lab: acquires the lock (naive or Tenure), runs one critical section of
  * numbered writes to the lab's resource, releases, and exits. Every operation is reported as an
  * event on stdout; named points ({@code --pause-before-acquire}, {@code --pause-after-acquire},
  * {@code --pause-before-write K}, {@code --pause-before-release}) wait for the lab, which injects its fault there.
+ * With {@code --until-go} the critical section lasts until the lab says go (a holder that must
+ * outlast faults whose length the lab does not know in advance).
  *
  * <p>A write whose token the store refuses ends the critical section: a refused holder stops.
  * A write whose outcome is unknown does not: the worker goes on to its next check.
@@ -39,7 +42,8 @@ public final class LabWorker {
         if (o.pauseAfterAcquire) {
             ev.point("after-acquire");
         }
-        for (int n = 1; n <= o.writes; n++) {
+        BooleanSupplier stop = o.untilGo ? ev.goAhead() : () -> false;
+        for (int n = 1; n <= o.writes && !stop.getAsBoolean(); n++) {
             long fence = holder.check();
             if (fence == 0) {
                 break; // it knows it lost the lock: stop, write nothing more

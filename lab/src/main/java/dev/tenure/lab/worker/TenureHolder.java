@@ -37,13 +37,15 @@ final class TenureHolder implements Holder {
     TenureHolder(WorkerOptions o, Emitter ev) {
         this.o = o;
         this.ev = ev;
-        this.client = TenureClient.builder()
+        TenureClient.Builder b = TenureClient.builder()
                 .endpoints(o.lockEndpoints)
                 .sessionTtl(Duration.ofMillis(o.ttlMs))
-                .disconnectGrace(Duration.ofMillis(o.disconnectGraceMs))
                 .requestTimeout(Duration.ofMillis(Math.max(REQUEST_TIMEOUT_MS_MIN, o.requestTimeoutMs)))
-                .clientName("lab worker " + o.name)
-                .build();
+                .clientName("lab worker " + o.name);
+        if (o.disconnectGraceMs >= 0) { // negative: the client's default, as an application gets it
+            b.disconnectGrace(Duration.ofMillis(o.disconnectGraceMs));
+        }
+        this.client = b.build();
     }
 
     @Override

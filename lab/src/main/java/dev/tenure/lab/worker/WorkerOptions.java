@@ -21,6 +21,9 @@ final class WorkerOptions {
     boolean pauseBeforeAcquire;
     boolean pauseAfterAcquire;
     boolean pauseBeforeRelease;
+    /** Write (at most {@code writes} times) until the lab sends a line on stdin, then release. */
+    boolean untilGo;
+
     long acquireWaitMs = 60_000;
     long requestTimeoutMs = 5000;
     long releaseRetryMs = 10_000;
@@ -36,6 +39,7 @@ final class WorkerOptions {
                 case "--pause-before-acquire" -> o.pauseBeforeAcquire = true;
                 case "--pause-after-acquire" -> o.pauseAfterAcquire = true;
                 case "--pause-before-release" -> o.pauseBeforeRelease = true;
+                case "--until-go" -> o.untilGo = true;
                 default -> {
                     if (i + 1 >= args.length) {
                         throw new IllegalArgumentException(flag + " needs a value");

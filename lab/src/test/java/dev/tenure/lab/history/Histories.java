@@ -46,6 +46,24 @@ final class Histories {
         return this;
     }
 
+    /** A release of {@code token} by its holder, answered {@code kind} (OK, FAIL: not owner). */
+    Histories release(long atMs, String process, long token, Kind kind) {
+        long id = ++ids;
+        events.add(new Event(ms(atMs), process, id, Kind.INVOKE, Op.RELEASE, "L", "", token, 0, "", ""));
+        events.add(new Event(ms(atMs), process, id, kind, Op.RELEASE, "L", "", token, 0, "", ""));
+        return this;
+    }
+
+    /** The lock client told {@code process} its lease was lost. */
+    Histories lost(long atMs, String process, String why) {
+        events.add(new Event(ms(atMs), process, 0, Kind.INFO, Op.LOST, "", "", 0, 0, "", why));
+        return this;
+    }
+
+    List<Event> events() {
+        return List.copyOf(events);
+    }
+
     Histories finalValue(Optional<String> v) {
         finals.put(R, v);
         return this;
