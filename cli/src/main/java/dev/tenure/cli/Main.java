@@ -33,6 +33,8 @@ import picocli.CommandLine.Command;
             BenchCommand.class,
             LabCommand.class,
             CompletionCommand.class,
+            BackupCommand.class,
+            RestoreCommand.class,
             ManCommand.class
         },
         exitCodeListHeading = "%nExit codes:%n",

@@ -51,6 +51,10 @@ final class LeaseLifecycle {
         if (!lock.fits(shared) || lock.delayUntilMs != 0) {
             throw new InvariantViolation("grant of held or delayed lock " + lock.name + " to session " + session.id);
         }
+        if (!TokenEpoch.hasNext(state.lastToken)) {
+            throw new InvariantViolation("grant past the end of token epoch " + TokenEpoch.epoch(state.lastToken)
+                    + " (token " + state.lastToken + ") of lock " + lock.name);
+        }
         long token = ++state.lastToken;
         LeaseRecord lease = new LeaseRecord(
                 session.id, token, state.nowMs, lock.lastEnd, lock.lastToken, lock.checkpoint, policy, shared, value);
@@ -212,6 +216,12 @@ final class LeaseLifecycle {
      */
     private void admitHead(LockRecord lock) {
         for (Waiter next = lock.peekWaiter(); next != null && lock.fits(next.shared()); next = lock.peekWaiter()) {
+            if (!TokenEpoch.hasNext(state.lastToken)) {
+                // With the epoch's tokens spent, a waiter that would be granted is refused instead:
+                // no grant at all rather than one whose token a restored cluster's floor is not above.
+                dropWait(lock, next, TokenEpoch.exhausted(state.lastToken));
+                continue;
+            }
             lock.pollWaiter();
             SessionRecord session = state.sessions.existing(next.sessionId());
             detachWait(lock, session, next);
@@ -250,16 +260,21 @@ final class LeaseLifecycle {
      * same step, or they would wait for a lease that may never end.
      */
     void resolveWait(LockRecord lock, Waiter waiter, Rejected outcome) {
+        dropWait(lock, waiter, outcome);
+        if (lock.lease != null && lock.delayUntilMs == 0) {
+            admitHead(lock);
+        }
+        state.touch(lock);
+    }
+
+    /** Takes {@code waiter} out of the lock's queue and answers its wait with {@code outcome}. */
+    private void dropWait(LockRecord lock, Waiter waiter, Rejected outcome) {
         lock.removeWaiter(waiter);
         state.change(r -> Change.waiting(r, Change.Kind.LEFT, lock, waiter, state.nowMs));
         SessionRecord session = state.sessions.existing(waiter.sessionId());
         detachWait(lock, session, waiter);
         Requests.remember(state, session, waiter.requestId(), Outcome.settled(outcome));
         state.events.add(new WaitResolved(session.id, waiter.requestId(), outcome));
-        if (lock.lease != null && lock.delayUntilMs == 0) {
-            admitHead(lock);
-        }
-        state.touch(lock);
     }
 
     /**

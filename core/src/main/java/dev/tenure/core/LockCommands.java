@@ -69,6 +69,7 @@ final class LockCommands {
         // queued exclusive acquire is never overtaken by later shared ones.
         if (lock == null || (!delayed && lock.waiterCount() == 0 && lock.fits(c.shared()))) {
             Rejected full = Shapes.first(
+                    tokensFull(),
                     leasesFull(s),
                     locksFull(),
                     ElectionCommands.valuesFull(state, c.value().size()));
@@ -177,6 +178,11 @@ final class LockCommands {
             return new Rejected(Code.LIMIT, "locksMax (" + state.limits.locksMax() + ") reached", 0);
         }
         return null;
+    }
+
+    /** A grant takes the next token, which must stay in the counter's epoch (see {@link TokenEpoch}). */
+    private @Nullable Rejected tokensFull() {
+        return TokenEpoch.hasNext(state.lastToken) ? null : TokenEpoch.exhausted(state.lastToken);
     }
 
     /** Also {@link #leasesFull}: a wait counts as a lease too. */

@@ -255,6 +255,23 @@ public final class StateMachine {
         return machine;
     }
 
+    /**
+     * Moves the token counter up to {@code floor}, so that the next grant's token is {@code floor +
+     * 1}: how a restored state starts above every token the cluster it was backed up from could
+     * issue (see {@link TokenEpoch#floorAfter}). Only a state no log has been applied to yet is
+     * given a floor, by the restore that prepares it.
+     *
+     * @throws IllegalArgumentException if {@code floor} is below the counter (tokens never go back)
+     */
+    public void raiseTokenFloor(long floor) {
+        if (floor < state.lastToken) {
+            throw new IllegalArgumentException(
+                    "token floor " + floor + " is below the last token issued, " + state.lastToken);
+        }
+        state.lastToken = floor;
+        checkInvariants();
+    }
+
     /** Checks every invariant over the whole state; throws {@link InvariantViolation}. */
     public void checkInvariants() {
         invariants.checkAll();

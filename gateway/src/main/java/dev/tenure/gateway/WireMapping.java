@@ -185,7 +185,8 @@ public final class WireMapping {
                         r.getOverrideFence(),
                         r.hasIfVersion() ? r.getIfVersion() : Command.ANY_VERSION);
             }
-            case STATS -> new Command.Stats();
+            // A backup reads like a status: the replica that serves it encodes the state after.
+            case STATS, BACKUP -> new Command.Stats();
             case LIST_LOCKS -> ListingMapping.toCommand(log.getListLocks());
             case SET_LIMITS -> LimitsMapping.toCommand(log.getSetLimits());
             case CMD_NOT_SET -> throw new IllegalArgumentException("log command without a body");
@@ -291,7 +292,7 @@ public final class WireMapping {
             case KV_GET -> reply.setKvGet(kvGetResponse(result));
             case LOCK_STATUS -> reply.setLockStatus(lockStatus(result));
             case LIST_LOCKS -> reply.setListLocks(ListingMapping.toWire(result));
-            case STATS -> {
+            case STATS, BACKUP -> {
                 var s = (Result.Stats) result;
                 reply.setStats(Stats.newBuilder()
                         .setSessions(s.sessions())

@@ -25,6 +25,7 @@ public final class ReplicaView implements AutoCloseable {
     private volatile Digest digest = new Digest(0, 0);
     private volatile Usage usage = new Usage(0, 0, 0, 0, 0, 0, 0);
     private final KvView kv = new KvView();
+    private final Backups backups = new Backups();
     private final WatchHub watch;
     /**
      * Sends watches' changes: a few threads, never the service thread, so a watcher's stream costs
@@ -65,6 +66,11 @@ public final class ReplicaView implements AutoCloseable {
     /** The replica's fenced KV as it stood after the last apply: what the gateway refuses puts by. */
     public KvView kv() {
         return kv;
+    }
+
+    /** The backups this node's gateway waits for this replica to encode. */
+    public Backups backups() {
+        return backups;
     }
 
     /** This replica's change feed: what its watches read. */

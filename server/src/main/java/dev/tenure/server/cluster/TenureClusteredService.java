@@ -12,6 +12,7 @@ import dev.tenure.log.v1.Egress;
 import dev.tenure.log.v1.LogCommand;
 import dev.tenure.log.v1.MemberReport;
 import dev.tenure.log.v1.Reply;
+import dev.tenure.server.backup.BackupFile;
 import dev.tenure.server.storage.CorruptDataException;
 import io.aeron.ExclusivePublication;
 import io.aeron.Image;
@@ -20,6 +21,8 @@ import io.aeron.cluster.service.ClientSession;
 import io.aeron.cluster.service.Cluster;
 import io.aeron.cluster.service.ClusteredService;
 import io.aeron.logbuffer.Header;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -108,7 +111,7 @@ public final class TenureClusteredService implements ClusteredService {
     public void onStart(Cluster cluster, Image snapshotImage) {
         this.cluster = cluster;
         this.idle = cluster.idleStrategy();
-        machine = snapshotImage == null ? new StateMachine(limits) : restore(snapshotImage);
+        machine = snapshotImage == null ? seeded() : restore(snapshotImage);
         replica.kv().reloaded(machine);
         machine.trackChanges();
         // Nothing before the state this replica starts from is kept: a watch that resumes from an
@@ -120,6 +123,24 @@ public final class TenureClusteredService implements ClusteredService {
         // Aeron calls onRoleChange only when the role differs from the one the service starts
         // in (a follower's): without this, the node would never hear that it starts as one.
         roleListener.accept(cluster.role());
+    }
+
+    /**
+     * The state a member starts from when there is no snapshot: empty, or the seed {@code tenure
+     * restore} left in the data directory. The log is replayed over it from the start, so the
+     * seed stays as long as the directory does: every replica of a restored cluster holds the same
+     * seed, so all replay the same log over the same state.
+     */
+    private StateMachine seeded() {
+        Path seed = archiveDir.resolveSibling(BackupFile.SEED_FILE);
+        if (!Files.exists(seed)) {
+            return new StateMachine(limits);
+        }
+        try {
+            return StateMachine.restore(BackupFile.read(seed).snapshot(), limits);
+        } catch (IOException | IllegalArgumentException | IllegalStateException e) {
+            throw new CorruptDataException(seed, -1, "the restore seed", String.valueOf(e.getMessage()));
+        }
     }
 
     /**
@@ -163,6 +184,15 @@ public final class TenureClusteredService implements ClusteredService {
         replica.kv().applied(machine);
         send(session, Egress.newBuilder().setReply(reply).build());
         afterApply();
+        if (command.hasBackup()) {
+            // Right after the apply, before any other entry: the state at exactly this position.
+            long position = cluster.logPosition();
+            replica.backups()
+                    .applied(
+                            command.getBackup().getBackupId(),
+                            () -> new Backups.Taken(
+                                    position, machine.lastToken(), machine.nowMs(), machine.snapshot()));
+        }
         if (command.hasStats() && command.getStats().getStateDigest() && digestDue(timestamp)) {
             // Every replica applies this entry, so all digest the same position; the snapshot
             // encoding is canonical, so replicas that agree produce equal bytes.

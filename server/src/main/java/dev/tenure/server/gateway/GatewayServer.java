@@ -11,6 +11,7 @@ import dev.tenure.log.v1.MemberReport;
 import dev.tenure.log.v1.StatsRequest;
 import dev.tenure.server.admin.NodeMetrics;
 import dev.tenure.server.cluster.AeronContexts;
+import dev.tenure.server.cluster.Backups;
 import dev.tenure.server.config.ConnectionLimits;
 import dev.tenure.server.config.ServerConfig;
 import dev.tenure.server.fatal.FatalCause;
@@ -71,6 +72,8 @@ public final class GatewayServer implements AutoCloseable {
     private final Function<ServerStatusResponse.Builder, ServerStatusResponse.Builder> nodeStatus;
     private final int nodeId;
     private final LongSupplier recoveryPosition;
+    /** This node's replica's backups, once the node is built (see {@link #backups(Backups)}). */
+    private volatile @Nullable Backups backups;
 
     public GatewayServer(
             ServerConfig config,
@@ -151,7 +154,17 @@ public final class GatewayServer implements AutoCloseable {
                 limits.callsInFlightMax());
         gateway.logBytesPerSecondMax(limits.logBytesPerSecondMax(), System::nanoTime);
         gateway.listPaging(config.listPaging());
-        GrpcService service = new GrpcService(gateway, request -> status(request.getStateDigest()));
+        int messageBytesMax = config.messageBytesMax();
+        GrpcService service = new GrpcService(gateway, request -> status(request.getStateDigest()), chunks -> {
+            Backups from = backups;
+            if (from == null) {
+                chunks.onError(Status.UNAVAILABLE
+                        .withDescription("this node serves no backup yet")
+                        .asRuntimeException());
+            } else {
+                BackupCall.serve(cluster, from, messageBytesMax, requestTimeoutMs, chunks);
+            }
+        });
         // Out of direct memory, a node's connections fail while its log looks fine: it ends as
         // out of heap does (138), whether gRPC's allocator or Netty's log is first to hear of it.
         TransportWarnings.install(error -> outOfMemory(fatalErrors, error));
@@ -251,6 +264,11 @@ public final class GatewayServer implements AutoCloseable {
         grpcHealth.setStatus(
                 HealthStatusManager.SERVICE_NAME_ALL_SERVICES,
                 ok ? HealthCheckResponse.ServingStatus.SERVING : HealthCheckResponse.ServingStatus.NOT_SERVING);
+    }
+
+    /** Backups are served from {@code from}, this node's replica's, from now on. */
+    public void backups(Backups from) {
+        backups = from;
     }
 
     /** Watches are served from {@code hub}, this node's replica's change feed, from now on. */

@@ -44,9 +44,27 @@ final class GrpcService extends TenureGrpc.TenureImplBase {
     private final Gateway gateway;
     private final Function<ServerStatusRequest, CompletableFuture<ServerStatusResponse>> nodeStatus;
 
-    GrpcService(Gateway gateway, Function<ServerStatusRequest, CompletableFuture<ServerStatusResponse>> nodeStatus) {
+    private final java.util.function.Consumer<StreamObserver<dev.tenure.api.v1.BackupChunk>> backup;
+
+    GrpcService(
+            Gateway gateway,
+            Function<ServerStatusRequest, CompletableFuture<ServerStatusResponse>> nodeStatus,
+            java.util.function.Consumer<StreamObserver<dev.tenure.api.v1.BackupChunk>> backup) {
         this.gateway = gateway;
         this.nodeStatus = nodeStatus;
+        this.backup = backup;
+    }
+
+    /** The whole state is everyone's locks and keys: only a principal with admin on every name may read it. */
+    @Override
+    public void backup(dev.tenure.api.v1.BackupRequest request, StreamObserver<dev.tenure.api.v1.BackupChunk> chunks) {
+        try {
+            gateway.requirePermission(Permission.ADMIN, "");
+        } catch (StatusRuntimeException denied) {
+            chunks.onError(denied);
+            return;
+        }
+        backup.accept(chunks);
     }
 
     @Override
