@@ -4,23 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
-import dev.tenure.lab.process.LabNetwork;
-import dev.tenure.lab.process.NetNamespace;
-import dev.tenure.testkit.Await;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
-import java.util.function.Predicate;
-import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -32,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * still reach it: the deposed leader grants and renews nothing, the majority goes on, and after
  * the partition heals the old leader rejoins as a follower with nothing of its own kept.
  *
- * <p>Topology: a {@link LabNetwork} this test creates and deletes (one namespace per node, a hub
+ * <p>Topology: a {@link NamespaceCluster} (a {@link dev.tenure.lab.process.LabNetwork}) this test creates and deletes (one namespace per node, a hub
  * namespace routing between them; nothing on the host's interfaces or firewall). Clients run in
  * the hub. The partition is
  * an nft rule set in the hub dropping all UDP (Aeron: consensus, log, catch-up, archive,
@@ -45,48 +34,33 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class PartitionIT {
 
-    /** Every node has its own namespace and address, so all use the same port. */
-    private static final int PORT = 7420;
-
     /** The holders' TTL: long enough for a cold client JVM on a loaded 2-core machine to renew in. */
     private static final Duration TTL = Processes.scaled(Duration.ofSeconds(8));
 
     private static final long DRIFT_MS = 300;
-    private static final String NFT_TABLE = "tenure_partition";
 
     @TempDir
     Path data;
 
-    private LabNetwork network;
-    private final List<Processes.Running> nodes = new ArrayList<>();
-    private final List<Processes.Running> clients = new CopyOnWriteArrayList<>();
-    private NetNamespace hub;
-    private final Views views = new Views();
-
-    private static String address(int node) {
-        return LabNetwork.address(node);
-    }
+    private NamespaceCluster cluster;
+    private ProbeViews views;
 
     private static String endpoint(int node) {
-        return address(node) + ":" + PORT;
+        return NamespaceCluster.endpoint(node);
     }
 
     @Test
     @Timeout(value = 10, unit = TimeUnit.MINUTES) // a guard against hangs only; it takes about a minute
     void partitionedLeaderGrantsAndRenewsNothingAndTheMajorityGoesOn() throws Exception {
         long testStart = System.nanoTime();
-        NetNamespace.missingTools().ifPresent(why -> {
-            throw new AssertionError("PartitionIT cannot partition a network here: " + why);
-        });
-        network();
-        startNodes();
-        Processes.Running probe = client(Processes.worker(
-                PartitionWorker.class.getName(), List.of("probe", "100", endpoint(0), endpoint(1), endpoint(2))));
-        views.follow(probe);
+        cluster = NamespaceCluster.create(data, "PartitionIT");
+        views = new ProbeViews(cluster::diagnostics);
+        cluster.startAll();
+        views.follow(cluster.probe());
 
         // 1. A leader that all three nodes agree on.
         int leader = views.await(
-                Duration.ofSeconds(90), testStart, "a leader all three nodes agree on", PartitionIT::agreedLeader);
+                Duration.ofSeconds(90), testStart, "a leader all three nodes agree on", ProbeViews::agreedLeader);
         List<Integer> followers =
                 IntStream.range(0, 3).filter(i -> i != leader).boxed().toList();
         String viaLeader = endpoint(leader);
@@ -95,7 +69,7 @@ class PartitionIT {
 
         // 2. Holders connected to the leader only: the worker traces every acknowledged renewal,
         // the CLI holder is what a user runs.
-        Processes.Running holder = client(Processes.worker(
+        Processes.Running holder = cluster.client(Processes.worker(
                 PartitionWorker.class.getName(),
                 List.of(
                         "hold",
@@ -136,16 +110,7 @@ class PartitionIT {
         }
 
         // 3. Partition: no UDP between the leader and the followers, either way.
-        String others = address(followers.get(0)) + ", " + address(followers.get(1));
-        hub.nft(String.format("""
-                table inet %1$s {
-                  chain forward {
-                    type filter hook forward priority 0; policy accept;
-                    meta l4proto udp ip saddr %2$s ip daddr { %3$s } counter drop
-                    meta l4proto udp ip saddr { %3$s } ip daddr %2$s counter drop
-                  }
-                }
-                """, NFT_TABLE, address(leader), others));
+        cluster.isolate(leader);
         long cut = System.nanoTime();
 
         // At once, while the old leader may still believe it leads: a new lock through it.
@@ -155,22 +120,22 @@ class PartitionIT {
 
         int newLeader = views.await(
                 Duration.ofSeconds(20), cut, "the followers agreeing on a new leader among themselves", v -> {
-                    View a = v.get(followers.get(0));
-                    View b = v.get(followers.get(1));
+                    ProbeViews.View a = v.get(followers.get(0));
+                    ProbeViews.View b = v.get(followers.get(1));
                     return a != null
                                     && b != null
                                     && a.ok()
                                     && b.ok()
-                                    && a.leader == b.leader
-                                    && followers.contains(a.leader)
-                            ? a.leader
+                                    && a.leader() == b.leader()
+                                    && followers.contains(a.leader())
+                            ? a.leader()
                             : null;
                 });
-        long newLeaderMs = views.firstAfter(cut, v -> followers.contains(v.node) && v.ok() && v.leader == newLeader)
-                .map(v -> ms(v.atNanos - cut))
+        long newLeaderMs = views.firstAfter(cut, v -> followers.contains(v.node()) && v.ok() && v.leader() == newLeader)
+                .map(v -> ms(v.atNanos() - cut))
                 .orElse(-1L);
-        long oldLeaderNoticedMs = views.firstAfter(cut, v -> v.node == leader && !(v.ok() && v.leader == leader))
-                .map(v -> ms(v.atNanos - cut))
+        long oldLeaderNoticedMs = views.firstAfter(cut, v -> v.node() == leader && !(v.ok() && v.leader() == leader))
+                .map(v -> ms(v.atNanos() - cut))
                 .orElse(-1L);
         System.out.printf(
                 "PartitionIT: partitioned leader %d; node %d leads the majority %d ms later;"
@@ -327,15 +292,15 @@ class PartitionIT {
         assertNeverHeld("partition-b", viaMajority);
 
         // 5. Heal: the old leader rejoins as a follower and every node agrees on the leader.
-        List<Long> dropped = droppedPackets();
+        List<Long> dropped = cluster.droppedPackets();
         System.out.printf(
                 "PartitionIT: the partition dropped %d UDP packets from the old leader and %d to it%n",
                 dropped.get(0), dropped.get(1));
         assertThat(dropped).as("both rules dropped traffic").allMatch(n -> n > 0);
-        hub.nft("delete table inet " + NFT_TABLE + "\n");
+        cluster.heal();
         long healed = System.nanoTime();
-        int leaderAfter = views.await(
-                Duration.ofSeconds(45), healed, "all three nodes agreeing again", PartitionIT::agreedLeader);
+        int leaderAfter =
+                views.await(Duration.ofSeconds(45), healed, "all three nodes agreeing again", ProbeViews::agreedLeader);
         System.out.printf(
                 "PartitionIT: healed; all three nodes agree on leader %d after %d ms%n", leaderAfter, msSince(healed));
         assertThat(leaderAfter)
@@ -350,8 +315,8 @@ class PartitionIT {
         // (SIGTERM rather than -9: a stopped node removes its Aeron files from /dev/shm.)
         int otherFollower =
                 followers.stream().filter(f -> f != newLeader).findFirst().orElseThrow();
-        nodes.get(otherFollower).process.destroy();
-        assertThat(nodes.get(otherFollower).process.waitFor(30, TimeUnit.SECONDS))
+        cluster.node(otherFollower).process.destroy();
+        assertThat(cluster.node(otherFollower).process.waitFor(30, TimeUnit.SECONDS))
                 .as("node %d stops on SIGTERM", otherFollower)
                 .isTrue();
         long otherKilled = System.nanoTime();
@@ -396,80 +361,18 @@ class PartitionIT {
         System.out.printf("PartitionIT: done in %d ms%n", msSince(testStart));
     }
 
-    // ---- the network ------------------------------------------------------------------------
-
-    private void network() {
-        network = LabNetwork.create("tenure-it-" + ProcessHandle.current().pid(), 3);
-        hub = network.hub();
-    }
-
-    /** Packets the partition's two rules dropped: from the old leader, and to it. */
-    private List<Long> droppedPackets() {
-        String rules = hub.sh("nft list table inet " + NFT_TABLE);
-        java.util.regex.Matcher m =
-                java.util.regex.Pattern.compile("counter packets (\\d+)").matcher(rules);
-        List<Long> counts = new ArrayList<>();
-        while (m.find()) {
-            counts.add(Long.parseLong(m.group(1)));
-        }
-        assertThat(counts).as(rules).hasSize(2);
-        return counts;
-    }
-
-    private void startNodes() throws Exception {
-        String members =
-                IntStream.range(0, 3).mapToObj(i -> i + "=" + endpoint(i)).collect(Collectors.joining(","));
-        for (int i = 0; i < 3; i++) {
-            NetNamespace ns = network.node(i);
-            nodes.add(new Processes.Running(
-                    ns.command(Processes.tenure(List.of(
-                            "server",
-                            "--node-id",
-                            Integer.toString(i),
-                            "--members",
-                            members,
-                            "--data",
-                            data.resolve("node-" + i).toString(),
-                            "--admin-port",
-                            "0",
-                            // 10.214.x addresses on the test's own veth links: plaintext by choice.
-                            "--insecure"))),
-                    Map.of()));
-        }
-        for (Processes.Running node : nodes) {
-            assertThat(node.nextLine(Duration.ofSeconds(60))).contains("serving on");
-        }
-    }
-
     // ---- clients, all in the hub namespace ---------------------------------------------------
 
-    private Processes.Running client(List<String> command) throws IOException {
-        Processes.Running p = new Processes.Running(hub.command(command), Map.of());
-        clients.add(p);
-        return p;
-    }
-
     private Processes.Running tenure(String... args) throws IOException {
-        return client(Processes.tenure(List.of(args)));
+        return cluster.tenure(args);
     }
 
-    /**
-     * A client request that should succeed: a generous request timeout, so a loaded machine (JVM
-     * start, other builds) does not turn it into exit 5. Requests expected to fail keep the default.
-     */
     private static String[] patient(String... args) {
-        List<String> all = new ArrayList<>(List.of(args));
-        all.add("--timeout");
-        all.add(Processes.scaled(Duration.ofSeconds(20)).toMillis() + "ms");
-        return all.toArray(String[]::new);
+        return NamespaceCluster.patient(args);
     }
 
     private Processes.Running expectExit(int code, String... args) throws Exception {
-        Processes.Running p = tenure(patient(args));
-        assertThat(p.waitFor(Duration.ofSeconds(30)))
-                .as("tenure %s: %s", String.join(" ", args), p.output())
-                .isEqualTo(code);
-        return p;
+        return cluster.expectExit(code, args);
     }
 
     private void assertNeverHeld(String lock, String endpoints) throws Exception {
@@ -530,128 +433,10 @@ class PartitionIT {
         return ms(System.nanoTime() - startNanos);
     }
 
-    // ---- what each node says, from the probe ---------------------------------------------------
-
-    private record View(int node, long atNanos, int leader, String health) {
-        boolean ok() {
-            return "ok".equals(health);
-        }
-    }
-
-    private static Integer agreedLeader(Map<Integer, View> v) {
-        if (v.size() < 3 || !v.values().stream().allMatch(View::ok)) {
-            return null;
-        }
-        int leader = v.get(0).leader;
-        return leader >= 0 && v.values().stream().allMatch(x -> x.leader == leader) ? leader : null;
-    }
-
-    /** Every status answer the probe printed, and the latest per node. */
-    private final class Views {
-        private final List<View> all = new CopyOnWriteArrayList<>();
-        private final Map<Integer, View> latest = new ConcurrentHashMap<>();
-
-        void follow(Processes.Running probe) {
-            Thread t = new Thread(
-                    () -> {
-                        try {
-                            while (true) {
-                                String[] f = probe.stdout.take().split(" ", 5);
-                                View v = new View(
-                                        Integer.parseInt(f[1]), Long.parseLong(f[2]), Integer.parseInt(f[3]), f[4]);
-                                all.add(v);
-                                latest.put(v.node, v);
-                            }
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                        }
-                    },
-                    "probe-reader");
-            t.setDaemon(true);
-            t.start();
-        }
-
-        /** Polls the views answered after {@code sinceNanos} until {@code condition} gives a value. */
-        <T> T await(Duration timeout, long sinceNanos, String what, Function<Map<Integer, View>, T> condition)
-                throws InterruptedException {
-            return Await.atMost(timeout)
-                    .every(Duration.ofMillis(20))
-                    .failureDetails(() -> "latest views " + latest.values() + diagnostics())
-                    .until(what, () -> condition.apply(answeredAfter(sinceNanos)), Objects::nonNull);
-        }
-
-        private Map<Integer, View> answeredAfter(long sinceNanos) {
-            Map<Integer, View> fresh = new ConcurrentHashMap<>();
-            latest.forEach((node, v) -> {
-                if (v.atNanos > sinceNanos) {
-                    fresh.put(node, v);
-                }
-            });
-            return fresh;
-        }
-
-        /** Each node's answers after {@code sinceNanos}, one line wherever they changed. */
-        String changes(long sinceNanos) {
-            StringBuilder b = new StringBuilder();
-            Map<Integer, String> last = new java.util.HashMap<>();
-            for (View v : all) {
-                String state = v.leader + " " + v.health;
-                if (!state.equals(last.put(v.node, state))) {
-                    b.append(String.format(
-                            "  %+7d ms  node %d  leader %2d  %s%n",
-                            ms(v.atNanos - sinceNanos), v.node, v.leader, v.health));
-                }
-            }
-            return b.toString().stripTrailing();
-        }
-
-        java.util.Optional<View> firstAfter(long sinceNanos, Predicate<View> p) {
-            return all.stream().filter(v -> v.atNanos > sinceNanos).filter(p).findFirst();
-        }
-    }
-
-    private String diagnostics() {
-        StringBuilder b = new StringBuilder();
-        for (int i = 0; i < nodes.size(); i++) {
-            List<String> lines = List.copyOf(nodes.get(i).all);
-            b.append("\n--- node ").append(i).append(" (last lines) ---\n");
-            b.append(String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size())));
-        }
-        return b.toString();
-    }
-
-    // ---- clean-up, also after a failure -----------------------------------------------------
-
     @AfterEach
     void cleanUp() {
-        for (Processes.Running c : clients) {
-            c.close();
-        }
-        // Nodes stop on SIGTERM (their Aeron files in /dev/shm go with them); SIGKILL if they hang.
-        for (Processes.Running node : nodes) {
-            node.process.destroy();
-        }
-        for (Processes.Running node : nodes) {
-            try {
-                if (!node.process.waitFor(
-                        Processes.scaled(Duration.ofSeconds(15)).toMillis(), TimeUnit.MILLISECONDS)) {
-                    node.close();
-                }
-                node.process.waitFor(10, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                node.close();
-                Thread.currentThread().interrupt();
-            }
-        }
-        for (Processes.Running c : clients) {
-            try {
-                c.process.waitFor(10, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        if (network != null) {
-            network.close();
+        if (cluster != null) {
+            cluster.close();
         }
     }
 }

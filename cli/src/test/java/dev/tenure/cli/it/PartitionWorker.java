@@ -24,6 +24,11 @@ import java.util.concurrent.CompletableFuture;
  *       prints {@code granted TOKEN LIFETIME_NANOS}, then {@code horizon NANOS} each time the
  *       lease's horizon moves (a renewal was acknowledged: the horizon is its send time plus
  *       the lifetime, granted TTL − DRIFT), then {@code lost REASON NANOS}, and exits 4.
+ *   <li>{@code grants INTERVAL_MS ENDPOINTS}: one session through ENDPOINTS (comma-separated);
+ *       every INTERVAL_MS it starts an acquire of a new lock without waiting for earlier ones to
+ *       answer, and prints {@code grant TOKEN STARTED_NANOS ACKNOWLEDGED_NANOS} per grant, then
+ *       releases it. Calls start on schedule whatever happens to earlier ones, so the first grant
+ *       of a call started after a leader died shows when the new leader began granting.
  * </ul>
  */
 public final class PartitionWorker {
@@ -32,6 +37,7 @@ public final class PartitionWorker {
         switch (args[0]) {
             case "probe" -> probe(args);
             case "hold" -> hold(args);
+            case "grants" -> grants(args);
             default -> throw new IllegalArgumentException("unknown mode " + args[0]);
         }
     }
@@ -106,5 +112,25 @@ public final class PartitionWorker {
         print(lost.join());
         // Like `tenure acquire`: a lost lease exits 4. Halt: closing would wait on the partitioned node.
         Runtime.getRuntime().halt(4);
+    }
+
+    private static void grants(String[] args) throws InterruptedException {
+        long intervalMs = Long.parseLong(args[1]);
+        TenureClient client = TenureClient.builder()
+                .endpoints(args[2])
+                .requestTimeout(Duration.ofSeconds(30))
+                .build();
+        Session session = client.openSession();
+        java.util.concurrent.ExecutorService releases = java.util.concurrent.Executors.newSingleThreadExecutor();
+        for (long n = 0; ; n++) {
+            long started = System.nanoTime();
+            var unused = session.acquireAsync("failover-" + n, Duration.ZERO).whenComplete((lease, failure) -> {
+                if (lease != null) {
+                    print("grant " + lease.token() + " " + started + " " + System.nanoTime());
+                    releases.execute(lease::close);
+                }
+            });
+            Pause.forMillis(intervalMs);
+        }
     }
 }
