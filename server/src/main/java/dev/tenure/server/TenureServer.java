@@ -7,6 +7,7 @@ import dev.tenure.gateway.Acl;
 import dev.tenure.gateway.AclChange;
 import dev.tenure.gateway.Permission;
 import dev.tenure.server.admin.AdminHttp;
+import dev.tenure.server.backup.BackupFile;
 import dev.tenure.server.admin.Health;
 import dev.tenure.server.admin.NodeMetrics;
 import dev.tenure.server.admin.PortProbe;
@@ -36,6 +37,7 @@ import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.Optional;
@@ -212,6 +214,9 @@ public final class TenureServer implements AutoCloseable {
         repeatUntilClose(heapGuard::tick, 1000, log);
         repeatUntilClose(diskGuard::tick, 1000, log);
         repeatUntilClose(this::ownerOnly, 1000, log); // what Aeron makes later: segments, snapshots, buffers
+        if (Files.exists(config.dataDir().resolve(BackupFile.SEED_FILE))) {
+            repeatUntilClose(this::snapshotSeedIfLeader, 1000, log);
+        }
         long snapshotMs = config.snapshotInterval().toMillis();
         if (snapshotMs > 0) {
             repeatUntilClose(this::snapshotIfLeader, snapshotMs, log);
@@ -408,6 +413,18 @@ public final class TenureServer implements AutoCloseable {
         health.observe(answered, gateway.clusterConnected(), gateway.clusterRefusedCredentials(), problem);
         gateway.serving("ok".equals(health.state()));
         return b.setHealth(health.state()).setHealthDetail(health.detail()).setHealthSinceMs(health.sinceMs());
+    }
+
+    /**
+     * A restored member's state lives in its seed until a snapshot holds it, and a member copied
+     * with {@code --join} from a cluster that has no snapshot would replay the log without the
+     * seed: so the leader of a restored cluster takes its first snapshot at once, not after
+     * {@code --snapshot-interval}.
+     */
+    private void snapshotSeedIfLeader() {
+        if (role.get() == Cluster.Role.LEADER && node.latestSnapshotPosition() <= 0) {
+            node.requestSnapshot();
+        }
     }
 
     private void snapshotIfLeader() {
