@@ -231,6 +231,28 @@ public final class TenureServer implements AutoCloseable {
                     this::lastProbe,
                     this::statusNow,
                     metrics::scrape);
+            admin.serveDashboard(new dev.tenure.server.admin.Dashboard.Source() {
+                @Override
+                public dev.tenure.server.admin.ProbeResult cluster() {
+                    return lastProbe();
+                }
+
+                @Override
+                public java.util.concurrent.CompletableFuture<dev.tenure.api.v1.ListLocksResponse> locks(
+                        String prefix, String after) {
+                    return gateway.listLocks(prefix, after);
+                }
+
+                @Override
+                public java.util.concurrent.CompletableFuture<dev.tenure.api.v1.LockStatusResponse> lock(String name) {
+                    return gateway.lockStatus(name);
+                }
+
+                @Override
+                public dev.tenure.gateway.WatchHub feed() {
+                    return node.replica().watch();
+                }
+            });
         }
         fatalErrors.serving();
     }

@@ -121,9 +121,16 @@ class AclIT extends OnOneNode {
     }
 
     @Test
-    void theAdminPortServesHealthToAnyoneAndStatusAndMetricsToMonitorsOnly() throws Exception {
+    void theAdminPortServesHealthToAnyoneAndStatusMetricsAndTheDashboardToMonitorsOnly() throws Exception {
         assertThat(admin(null, "/health").statusCode()).isEqualTo(200);
-        for (String path : List.of("/status", "/metrics")) {
+        for (String path : List.of(
+                "/status",
+                "/metrics",
+                "/",
+                "/dashboard.js",
+                "/api/cluster",
+                "/api/locks?prefix=orders/",
+                "/api/lock?name=orders/f")) {
             assertThat(admin(ops, path).statusCode()).as(path + " for ops").isEqualTo(200);
             HttpResponse<String> refused = admin(worker, path);
             assertThat(refused.statusCode()).as(path + " for orders-worker").isEqualTo(403);

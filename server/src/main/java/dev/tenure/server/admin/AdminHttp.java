@@ -45,10 +45,20 @@ public final class AdminHttp implements AutoCloseable {
 
     private final HttpServer http;
     private final ExecutorService executor;
+    private final Predicate<Optional<String>> monitors;
 
-    private AdminHttp(HttpServer http, ExecutorService executor) {
+    private AdminHttp(HttpServer http, ExecutorService executor, Predicate<Optional<String>> monitors) {
         this.http = http;
         this.executor = executor;
+        this.monitors = monitors;
+    }
+
+    /**
+     * From now on, also serves the dashboard ({@link Dashboard}) at {@code /} and its API under
+     * {@code /api/}, to the clients {@code monitors} lets in, as /status.
+     */
+    public void serveDashboard(Dashboard.Source source) {
+        Dashboard.serve(http, source, exchange -> permitted(exchange, monitors));
     }
 
     /** The methods every path answers. */
@@ -123,7 +133,7 @@ public final class AdminHttp implements AutoCloseable {
             }
         });
         http.start();
-        return new AdminHttp(http, executor);
+        return new AdminHttp(http, executor, monitors);
     }
 
     /**
@@ -159,7 +169,7 @@ public final class AdminHttp implements AutoCloseable {
      * Whether the exchange asks for exactly {@code path} with a method it serves; else answers it
      * 404 (another path under the context's prefix) or 405 naming the methods it does serve.
      */
-    private static boolean answersOnly(HttpExchange exchange, String path) throws IOException {
+    static boolean answersOnly(HttpExchange exchange, String path) throws IOException {
         if (!path.equals(exchange.getRequestURI().getPath())) {
             respond(exchange, 404, error(NO_SUCH_PATH));
             return false;
@@ -173,16 +183,16 @@ public final class AdminHttp implements AutoCloseable {
         return true;
     }
 
-    private static final String NO_SUCH_PATH = "no such path: the admin port serves /health, /status and /metrics";
+    static final String NO_SUCH_PATH = "no such path: the admin port serves /health, /status and /metrics";
 
-    private static String error(String message) {
+    static String error(String message) {
         JsonObject body = new JsonObject();
         body.addProperty("error", message);
         return new Gson().toJson(body);
     }
 
     /** Answers 403 naming who was refused, unless {@code monitors} lets the exchange's client in. */
-    private static boolean permitted(HttpExchange exchange, Predicate<Optional<String>> monitors) throws IOException {
+    static boolean permitted(HttpExchange exchange, Predicate<Optional<String>> monitors) throws IOException {
         Optional<String> principal = exchange instanceof HttpsExchange https
                 ? PrincipalInterceptor.commonName(https.getSSLSession())
                 : Optional.empty();
@@ -206,7 +216,7 @@ public final class AdminHttp implements AutoCloseable {
         return server;
     }
 
-    private static String json(ServerStatusResponse status) {
+    static String json(com.google.protobuf.MessageOrBuilder status) {
         try {
             return JsonFormat.printer()
                     .preservingProtoFieldNames()
@@ -218,11 +228,11 @@ public final class AdminHttp implements AutoCloseable {
         }
     }
 
-    private static void respond(HttpExchange exchange, int code, String body) throws IOException {
+    static void respond(HttpExchange exchange, int code, String body) throws IOException {
         respond(exchange, code, body + "\n", "application/json");
     }
 
-    private static void respond(HttpExchange exchange, int code, String body, String contentType) throws IOException {
+    static void respond(HttpExchange exchange, int code, String body, String contentType) throws IOException {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         exchange.getResponseHeaders().set("Content-Type", contentType);
         if ("HEAD".equals(exchange.getRequestMethod())) {

@@ -1,13 +1,20 @@
 package dev.tenure.server.gateway;
 
+import dev.tenure.api.v1.ListLocksRequest;
+import dev.tenure.api.v1.ListLocksResponse;
+import dev.tenure.api.v1.LockStatusRequest;
+import dev.tenure.api.v1.LockStatusResponse;
 import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.core.Limits;
 import dev.tenure.core.PrincipalLimits;
 import dev.tenure.gateway.Acl;
 import dev.tenure.gateway.AclChange;
 import dev.tenure.gateway.Gateway;
+import dev.tenure.gateway.ListPaging;
+import dev.tenure.log.v1.ListLocks;
 import dev.tenure.log.v1.LogCommand;
 import dev.tenure.log.v1.MemberReport;
+import dev.tenure.log.v1.Reply;
 import dev.tenure.log.v1.StatsRequest;
 import dev.tenure.server.admin.NodeMetrics;
 import dev.tenure.server.cluster.AeronContexts;
@@ -74,6 +81,7 @@ public final class GatewayServer implements AutoCloseable {
     private final LongSupplier recoveryPosition;
     /** This node's replica's backups, once the node is built (see {@link #backups(Backups)}). */
     private volatile @Nullable Backups backups;
+    private final ListPaging listPaging;
 
     public GatewayServer(
             ServerConfig config,
@@ -153,6 +161,7 @@ public final class GatewayServer implements AutoCloseable {
                 },
                 limits.callsInFlightMax());
         gateway.logBytesPerSecondMax(limits.logBytesPerSecondMax(), System::nanoTime);
+        this.listPaging = config.listPaging();
         gateway.listPaging(config.listPaging());
         int messageBytesMax = config.messageBytesMax();
         GrpcService service = new GrpcService(gateway, request -> status(request.getStateDigest()), chunks -> {
@@ -348,6 +357,31 @@ public final class GatewayServer implements AutoCloseable {
             }
             return nodeStatus.apply(b).build();
         });
+    }
+
+    /**
+     * One page of the lock listing, read through the log as {@code ListLocks} is, for the admin
+     * port's dashboard: the admin port decides who may read it (the {@code monitor} permission),
+     * so no ACL of names applies here. Bounded by the node's list paging, as every listing is.
+     */
+    public CompletableFuture<ListLocksResponse> listLocks(String prefix, String after) {
+        ListPaging paging = listPaging;
+        ListLocksRequest request = ListLocksRequest.newBuilder()
+                .setPrefix(prefix)
+                .setAfter(after)
+                .setLimit(paging.listPageDefault())
+                .build();
+        return cluster.submit(LogCommand.newBuilder()
+                        .setListLocks(
+                                ListLocks.newBuilder().setRequest(request).setBytesMax(paging.listPageBytesMax())))
+                .thenApply(Reply::getListLocks);
+    }
+
+    /** One lock's status, read through the log as {@code LockStatus} is, for the dashboard (see above). */
+    public CompletableFuture<LockStatusResponse> lockStatus(String lock) {
+        return cluster.submit(LogCommand.newBuilder()
+                        .setLockStatus(LockStatusRequest.newBuilder().setLock(lock)))
+                .thenApply(Reply::getLockStatus);
     }
 
     public int port() {

@@ -74,6 +74,58 @@ class AdminHttpsTest {
     }
 
     @Test
+    void theDashboardAndItsApiNeedAMonitorAsStatusDoes() throws Exception {
+        Credential other = ca.client("orders-worker");
+        try (AdminHttp admin = start(ca.certificate())) {
+            admin.serveDashboard(new Dashboard.Source() {
+                @Override
+                public ProbeResult cluster() {
+                    return FRESH;
+                }
+
+                @Override
+                public java.util.concurrent.CompletableFuture<dev.tenure.api.v1.ListLocksResponse> locks(
+                        String prefix, String after) {
+                    return java.util.concurrent.CompletableFuture.completedFuture(
+                            dev.tenure.api.v1.ListLocksResponse.getDefaultInstance());
+                }
+
+                @Override
+                public java.util.concurrent.CompletableFuture<dev.tenure.api.v1.LockStatusResponse> lock(String name) {
+                    return java.util.concurrent.CompletableFuture.completedFuture(
+                            dev.tenure.api.v1.LockStatusResponse.getDefaultInstance());
+                }
+
+                @Override
+                public dev.tenure.gateway.WatchHub feed() {
+                    return new dev.tenure.gateway.WatchHub(1, 1, Runnable::run);
+                }
+            });
+            for (String path : new String[] {
+                "/", "/dashboard.js", "/dashboard.css", "/api/cluster", "/api/locks", "/api/lock?name=a"
+            }) {
+                assertThat(get(https(monitor), "https", admin, path).statusCode())
+                        .as(path + " to a monitor")
+                        .isEqualTo(200);
+            }
+            for (String path : new String[] {
+                "/", "/dashboard.js", "/dashboard.css", "/api/cluster", "/api/locks", "/api/lock?name=a", "/api/events"
+            }) {
+                HttpResponse<String> anonymous = get(https(null), "https", admin, path);
+                assertThat(anonymous.statusCode())
+                        .as(path + " without a certificate")
+                        .isEqualTo(403);
+                assertThat(anonymous.body()).contains("a client without a certificate may not monitor");
+                HttpResponse<String> notMonitor = get(https(other), "https", admin, path);
+                assertThat(notMonitor.statusCode())
+                        .as(path + " to orders-worker")
+                        .isEqualTo(403);
+                assertThat(notMonitor.body()).contains("principal orders-worker may not monitor");
+            }
+        }
+    }
+
+    @Test
     void plainHttpIsNotServed() throws Exception {
         try (AdminHttp admin = start(null)) {
             assertThatThrownBy(() -> get(
