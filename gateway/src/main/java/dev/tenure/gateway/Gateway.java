@@ -73,6 +73,18 @@ public final class Gateway {
 
         /** A call carried on a Calls stream ended; a transport's own metrics hear of unary calls. */
         default void carriedCallCompleted(String method, Status.Code code, long nanos) {}
+
+        /**
+         * An acquire was answered after {@code nanos} from its arrival here: {@code result} is the
+         * API's code without its prefix (GRANTED for OK), or the gRPC status of a failed call.
+         */
+        default void acquireAnswered(String result, long nanos) {}
+
+        /** A session stream bound here broke without a Close: its disconnect grace starts. */
+        default void sessionReset() {}
+
+        /** A session resumed on a new stream of this node. */
+        default void sessionResumed() {}
     }
 
     private final LogPort log;
@@ -180,8 +192,12 @@ public final class Gateway {
 
     public void acquire(AcquireRequest request, Answer<AcquireResponse> answer) {
         if (validated(() -> permit(validator::acquire, request, Permission.ACQUIRE, request.getLock()), answer)) {
-            new ParkedAcquire(this, request, answer).start();
+            new ParkedAcquire(this, request, MeteredAcquire.of(answer, listener)).start();
         }
+    }
+
+    Listener listener() {
+        return listener;
     }
 
     public void release(ReleaseRequest request, Answer<ReleaseResponse> answer) {

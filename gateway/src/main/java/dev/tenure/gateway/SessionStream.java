@@ -135,6 +135,7 @@ final class SessionStream implements StreamObserver<AttachRequest> {
                         .build());
                 finish(null);
             } else if (reply.hasResumed()) {
+                gateway.listener().sessionResumed();
                 Resumed r = reply.getResumed();
                 bind(id, r.getTtlMs(), r.getAttachment(), resume.getDisconnectGraceMs(), ByteString.EMPTY);
             } else if (reply.getDone().getCode() == Code.CODE_DENIED) {
@@ -262,6 +263,7 @@ final class SessionStream implements StreamObserver<AttachRequest> {
         // new stream of this node keeps it), and only the attachment it carried (see the class
         // comment for a resume on another node).
         if (id != 0 && registry.unbind(id, this)) {
+            gateway.listener().sessionReset();
             endAfterGrace(id, carried, grace);
         }
     }

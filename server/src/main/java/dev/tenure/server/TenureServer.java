@@ -174,6 +174,7 @@ public final class TenureServer implements AutoCloseable {
         gateway.kvRoom(node.replica().kv());
         gateway.watchHub(node.replica().watch());
         gateway.backups(node.replica().backups());
+        node.replica().listen(metrics.replicaListener());
         heapGuard = HeapGuard.start();
         diskGuard = new DiskGuard(config.dataDir(), AeronContexts.storageFloorBytes(), () -> {
             var usage = node.replica().usage();

@@ -371,7 +371,7 @@ public class InProcessServerTest {
         assertThat(metrics.headers().firstValue("Content-Type"))
                 .hasValueSatisfying(t -> assertThat(t).startsWith("text/plain; version=0.0.4"));
         assertThat(metrics.body())
-                .contains("tenure_stale_writes_rejected_total{lock=\"metered\",target=\"kv:orders\"} 2.0")
+                .contains("tenure_stale_writes_rejected_total{target=\"kv\"} 2.0")
                 .containsPattern("grpc_server_processing_duration_seconds_count\\{[^}]*method=\"KvPut\"[^}]*"
                         + "statusCode=\"OK\"[^}]*} [1-9]")
                 .contains("jvm_memory_used_bytes");

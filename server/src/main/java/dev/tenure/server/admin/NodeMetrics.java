@@ -4,12 +4,14 @@ import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.api.v1.TenureGrpc;
 import dev.tenure.core.Limits;
 import dev.tenure.core.Usage;
+import dev.tenure.server.cluster.ReplicaListener;
 import dev.tenure.server.guard.MemoryBudget;
 import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.grpc.MetricCollectingServerInterceptor;
@@ -19,11 +21,13 @@ import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.core.instrument.config.MeterFilter;
+import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -33,8 +37,9 @@ import java.util.function.ToDoubleFunction;
 /**
  * The node's metrics, scraped in Prometheus' text format from the admin endpoint's
  * {@code /metrics}: gRPC calls by method and status (Micrometer's interceptor), JVM and process
- * figures, the cluster's state as the last health probe read it through the log, and every stale
- * write this node rejected, by lock and target.
+ * figures, the cluster's state as the last health probe read it through the log, every stale
+ * write this node rejected, by target, histograms (acquire wait, commit, call latency) and the
+ * replicated lease metrics ({@link LeaseMetrics}). No label carries a lock name or a key.
  *
  * <p>Stale writes are counted by the node that served the writer, so the sum over all nodes is
  * the cluster's count with nothing counted twice. The replicated total every node agrees on is
@@ -43,14 +48,14 @@ import java.util.function.ToDoubleFunction;
  */
 public final class NodeMetrics implements AutoCloseable {
 
-    /**
-     * Distinct (lock, target) series of the stale-write counter; later pairs are counted under
-     * {@link #OTHER}. Lock names are user data: without a bound, a buggy writer could grow the
-     * scrape without limit.
-     */
-    public static final int STALE_SERIES_MAX = MemoryBudget.STALE_SERIES_MAX;
+    /** Bucket bounds of the gRPC call latency histogram (ns; exported in seconds). */
+    static final double[] CALL_BUCKETS_NANOS =
+            nanos(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30);
 
-    static final String OTHER = "_other";
+    static final Duration[] ACQUIRE_BUCKETS =
+            LeaseMetrics.seconds(0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300);
+    static final Duration[] COMMIT_BUCKETS =
+            LeaseMetrics.seconds(0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.5, 1, 5);
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final JvmGcMetrics gc = new JvmGcMetrics();
@@ -64,11 +69,48 @@ public final class NodeMetrics implements AutoCloseable {
     private final AtomicReference<ServerStatusResponse> replicated =
             new AtomicReference<>(ServerStatusResponse.getDefaultInstance());
 
-    private final Map<String, Counter> staleSeries = new TreeMap<>(); // guarded by itself
+    private final LeaseMetrics leases;
+    private final Counter staleRelease;
+    private final Counter staleCheckpoint;
+    private final Counter staleKv;
+    /** By result: the API's codes, a dozen at most. */
+    private final Map<String, Timer> acquireWait = new ConcurrentHashMap<>();
+
+    private final Timer commit;
+    private final Counter resets;
+    private final Counter resumes;
     /** By method, then status code: a few dozen at most. */
     private final Map<String, Map<Status.Code, CallMeters>> carried = new ConcurrentHashMap<>();
 
     public NodeMetrics() {
+        // Before any meter exists: a filter shapes only the meters registered after it.
+        registry.config().meterFilter(new MeterFilter() {
+            @Override
+            public DistributionStatisticConfig configure(Meter.Id id, DistributionStatisticConfig config) {
+                if (!id.getName().equals("grpc.server.processing.duration")) {
+                    return config;
+                }
+                return DistributionStatisticConfig.builder()
+                        .serviceLevelObjectives(CALL_BUCKETS_NANOS)
+                        .build()
+                        .merge(config);
+            }
+        });
+        leases = new LeaseMetrics(registry);
+        staleRelease = staleCounter("release");
+        staleCheckpoint = staleCounter("checkpoint");
+        staleKv = staleCounter("kv");
+        commit = Timer.builder("tenure.commit")
+                .description("From a command's submission by this node to its applied reply (per node)")
+                .serviceLevelObjectives(COMMIT_BUCKETS)
+                .register(registry);
+        resets = Counter.builder("tenure.session.resets")
+                .description("Session streams bound here that broke without a Close (per node): each starts"
+                        + " a disconnect grace, in which the client's leases go in doubt")
+                .register(registry);
+        resumes = Counter.builder("tenure.session.resumes")
+                .description("Sessions resumed on a new stream at this node (per node)")
+                .register(registry);
         new JvmMemoryMetrics().bindTo(registry);
         gc.bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);
@@ -164,6 +206,14 @@ public final class NodeMetrics implements AutoCloseable {
                         .tags(tags)
                         .tag("statusCode", code.name())
                         .register(registry));
+    }
+
+    private static double[] nanos(double... seconds) {
+        double[] out = new double[seconds.length];
+        for (int i = 0; i < seconds.length; i++) {
+            out[i] = seconds[i] * 1e9;
+        }
+        return out;
     }
 
     private record CallMeters(Counter received, Counter sent, Timer duration) {}
@@ -265,32 +315,62 @@ public final class NodeMetrics implements AutoCloseable {
         }
     }
 
-    /** A write with a stale token was rejected for a writer this node served. */
-    public void staleWrite(String lock, String target) {
-        counter(lock, target).increment();
+    /**
+     * A write with a stale token was rejected for a writer this node served. Counted by what was
+     * written to ({@code release}, {@code checkpoint}, {@code kv}), never by lock or key: names
+     * are user data, and {@code tenure status LOCK} has each lock's own stale writes.
+     */
+    public void staleWrite(String target) {
+        Counter c = target.equals("release") ? staleRelease : target.equals("checkpoint") ? staleCheckpoint : staleKv;
+        c.increment();
     }
 
-    private Counter counter(String lock, String target) {
-        synchronized (staleSeries) {
-            String key = lock + '\u0000' + target;
-            Counter c = staleSeries.get(key);
-            if (c != null) {
-                return c;
-            }
-            boolean room = staleSeries.size() < STALE_SERIES_MAX;
-            String tagLock = room ? lock : OTHER;
-            String tagTarget = room ? target : OTHER;
-            c = Counter.builder("tenure.stale.writes.rejected")
-                    .description("Writes rejected because their fencing token was not the lock's current one,"
-                            + " counted by the node that served the writer")
-                    .tag("lock", tagLock)
-                    .tag("target", tagTarget)
-                    .register(registry);
-            if (room) {
-                staleSeries.put(key, c);
-            }
-            return c;
+    private Counter staleCounter(String target) {
+        return Counter.builder("tenure.stale.writes.rejected")
+                .description("Writes rejected because their fencing token was not the lock's current one,"
+                        + " counted by the node that served the writer")
+                .tag("target", target)
+                .register(registry);
+    }
+
+    /** What this node's replica applies: the replicated lease metrics. */
+    public ReplicaListener replicaListener() {
+        return leases;
+    }
+
+    /**
+     * An acquire this node served was answered: {@code result} is the API's code without its
+     * prefix (GRANTED for OK), or UNAVAILABLE / INVALID when it failed before an answer.
+     */
+    public void acquireAnswered(String result, long nanos) {
+        Timer t = acquireWait.get(result);
+        if (t == null) {
+            t = acquireWait.computeIfAbsent(result, this::acquireTimer);
         }
+        t.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    private Timer acquireTimer(String result) {
+        return Timer.builder("tenure.acquire.wait")
+                .description("From an acquire's arrival at this node to its answer, by result (per node)")
+                .tag("result", result)
+                .serviceLevelObjectives(ACQUIRE_BUCKETS)
+                .register(registry);
+    }
+
+    /** A command this node wrote to the log was applied and its reply came back after {@code nanos}. */
+    public void committed(long nanos) {
+        commit.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** A session stream bound here broke without a Close: its disconnect grace starts. */
+    public void sessionReset() {
+        resets.increment();
+    }
+
+    /** A session resumed on a new stream at this node. */
+    public void sessionResumed() {
+        resumes.increment();
     }
 
     /** Every metric in Prometheus' text exposition format (version 0.0.4). */

@@ -56,6 +56,18 @@ public final class ReplicaView implements AutoCloseable {
         }
     }
 
+    /** Who hears what the replica applies (the node's metrics); set once the node has them. */
+    private volatile ReplicaListener listener = ReplicaListener.NONE;
+
+    /** From now on, {@code listener} hears what the replica applies (see {@link ReplicaListener}). */
+    public void listen(ReplicaListener listener) {
+        this.listener = listener;
+    }
+
+    ReplicaListener listener() {
+        return listener;
+    }
+
     void applied(long lastToken, long logPosition, Usage usage, long revision) {
         this.revision = revision;
         this.lastToken = lastToken;

@@ -117,6 +117,7 @@ public final class TenureClusteredService implements ClusteredService {
         // Nothing before the state this replica starts from is kept: a watch that resumes from an
         // earlier revision is refused, never served with a gap.
         replica.watch().reset(machine.revision());
+        replica.listener().restarted();
         // A timer scheduled before the snapshot belongs to the consensus module's own snapshot,
         // so after a restore the next apply re-arms it only if the deadline moved.
         timerDeadlineMs = Long.MAX_VALUE;
@@ -243,11 +244,16 @@ public final class TenureClusteredService implements ClusteredService {
         // now + TTL keeps it from expiring a session before that client's horizon.
         machine.onNewTerm(timestamp);
         afterApply();
+        replica.listener().newTerm(leaderMemberId);
     }
 
     @Override
     public void onTakeSnapshot(ExclusivePublication publication) {
-        SnapshotTransfer.write(publication, machine.snapshot(), idle);
+        long start = System.nanoTime();
+        byte[] snapshot = machine.snapshot();
+        SnapshotTransfer.write(publication, snapshot, idle);
+        // A figure for the node's metrics only: nothing the state machine decides reads it.
+        replica.listener().snapshotWritten(snapshot.length, System.nanoTime() - start);
     }
 
     /**
@@ -285,6 +291,7 @@ public final class TenureClusteredService implements ClusteredService {
         replica.applied(machine.lastToken(), cluster.logPosition(), machine.usage(), machine.revision());
         machine.drainChanges(changes);
         replica.watch().applied(changes);
+        replica.listener().applied(changes);
         changes.clear();
         replica.watch().serveStarts(stateReader);
         machine.drainEvents(events);

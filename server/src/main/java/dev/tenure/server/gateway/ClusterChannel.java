@@ -25,6 +25,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.collections.LongHashSet;
@@ -105,14 +106,23 @@ final class ClusterChannel implements LogPort, AutoCloseable {
         this.agent.setDaemon(true);
     }
 
+    /** Hears, on the agent's thread, each reply's time from submission (ns): the commit histogram. */
+    private volatile LongConsumer committed = nanos -> {};
+
     void start() {
         agent.start();
+    }
+
+    /** From now on, {@code committed} hears each reply's time from its command's submission. */
+    void onCommitted(LongConsumer committed) {
+        this.committed = committed;
     }
 
     /** Fails with {@link ClusterUnavailableException} when the cluster did not answer in time. */
     @Override
     public CompletableFuture<Reply> submit(LogCommand.Builder command) {
-        Pending pending = new Pending(command, System.nanoTime() + requestTimeoutNanos);
+        long now = System.nanoTime();
+        Pending pending = new Pending(command, now, now + requestTimeoutNanos);
         submissions.add(pending);
         idleWake();
         return pending.future;
@@ -282,7 +292,7 @@ final class ClusterChannel implements LogPort, AutoCloseable {
         for (long id : sorted) {
             command.addSessionIds(id);
         }
-        Pending pending = new Pending(LogCommand.newBuilder().setKeepAlive(command), now + requestTimeoutNanos);
+        Pending pending = new Pending(LogCommand.newBuilder().setKeepAlive(command), now, now + requestTimeoutNanos);
         // The callback handles the error; what whenComplete returns adds nothing to wait for.
         var unused = pending.future.whenComplete((reply, error) -> {
             LongHashSet lost = new LongHashSet();
@@ -396,6 +406,7 @@ final class ClusterChannel implements LogPort, AutoCloseable {
             if (egress.hasReply()) {
                 Pending p = inFlight.remove(egress.getReply().getCorrelationId());
                 if (p != null) {
+                    committed.accept(lastReplyNanos - p.submittedNanos);
                     p.future.complete(egress.getReply());
                 }
             } else if (egress.hasEvent()) {
@@ -420,11 +431,13 @@ final class ClusterChannel implements LogPort, AutoCloseable {
 
     private static final class Pending {
         final LogCommand.Builder command;
+        final long submittedNanos;
         final long deadlineNanos;
         final CompletableFuture<Reply> future = new CompletableFuture<>();
 
-        Pending(LogCommand.Builder command, long deadlineNanos) {
+        Pending(LogCommand.Builder command, long submittedNanos, long deadlineNanos) {
             this.command = command;
+            this.submittedNanos = submittedNanos;
             this.deadlineNanos = deadlineNanos;
         }
     }

@@ -151,15 +151,31 @@ public final class GatewayServer implements AutoCloseable {
                     @Override
                     public void staleWriteRejected(String lock, String target, long token, long current) {
                         staleWrites.log(() -> staleWriteLine(lock, target, current));
-                        metrics.staleWrite(lock, target);
+                        metrics.staleWrite(target.startsWith("kv:") ? "kv" : target);
                     }
 
                     @Override
                     public void carriedCallCompleted(String method, Status.Code code, long nanos) {
                         metrics.carriedCall(method, code, nanos);
                     }
+
+                    @Override
+                    public void acquireAnswered(String result, long nanos) {
+                        metrics.acquireAnswered(result, nanos);
+                    }
+
+                    @Override
+                    public void sessionReset() {
+                        metrics.sessionReset();
+                    }
+
+                    @Override
+                    public void sessionResumed() {
+                        metrics.sessionResumed();
+                    }
                 },
                 limits.callsInFlightMax());
+        cluster.onCommitted(metrics::committed);
         gateway.logBytesPerSecondMax(limits.logBytesPerSecondMax(), System::nanoTime);
         this.listPaging = config.listPaging();
         gateway.listPaging(config.listPaging());

@@ -6,29 +6,56 @@ import dev.tenure.api.v1.ServerStatusResponse;
 import dev.tenure.core.Limits;
 import dev.tenure.core.Usage;
 import dev.tenure.server.guard.MemoryBudget;
+import io.grpc.Status;
 import org.junit.jupiter.api.Test;
 
 class NodeMetricsTest {
 
     @Test
-    void staleWriteSeriesAreBoundedAndTheRestCountedTogether() {
+    void staleWritesAreCountedByTargetKindWithoutLockOrKey() {
         try (NodeMetrics metrics = new NodeMetrics()) {
-            for (int i = 0; i < NodeMetrics.STALE_SERIES_MAX; i++) {
-                metrics.staleWrite("lock-" + i, "release");
-            }
-            metrics.staleWrite("lock-0", "release");
-            metrics.staleWrite("one-too-many", "kv:a");
-            metrics.staleWrite("and-another", "checkpoint");
+            metrics.staleWrite("release");
+            metrics.staleWrite("release");
+            metrics.staleWrite("kv:orders-secret-key");
+            metrics.staleWrite("checkpoint");
 
             String scrape = metrics.scrape();
             assertThat(scrape)
-                    .contains("tenure_stale_writes_rejected_total{lock=\"lock-0\",target=\"release\"} 2.0")
-                    .contains("tenure_stale_writes_rejected_total{lock=\"lock-999\",target=\"release\"} 1.0")
-                    .contains("tenure_stale_writes_rejected_total{lock=\"_other\",target=\"_other\"} 2.0")
-                    .doesNotContain("one-too-many")
-                    .doesNotContain("and-another");
+                    .contains("tenure_stale_writes_rejected_total{target=\"release\"} 2.0")
+                    .contains("tenure_stale_writes_rejected_total{target=\"kv\"} 1.0")
+                    .contains("tenure_stale_writes_rejected_total{target=\"checkpoint\"} 1.0")
+                    .doesNotContain("orders-secret-key");
             assertThat(scrape.lines().filter(l -> l.startsWith("tenure_stale_writes_rejected_total{")))
-                    .hasSize(NodeMetrics.STALE_SERIES_MAX + 1);
+                    .hasSize(3);
+        }
+    }
+
+    @Test
+    void acquireCommitAndCallLatencyAreHistogramsWithBuckets() {
+        try (NodeMetrics metrics = new NodeMetrics()) {
+            metrics.acquireAnswered("GRANTED", 3_000_000); // 3 ms
+            metrics.acquireAnswered("GRANTED", 700_000_000); // 0.7 s
+            metrics.acquireAnswered("HELD", 200_000);
+            metrics.committed(1_500_000);
+            metrics.carriedCall("Acquire", Status.Code.OK, 4_000_000);
+            metrics.sessionReset();
+            metrics.sessionResumed();
+            metrics.sessionResumed();
+
+            String scrape = metrics.scrape();
+            assertThat(scrape)
+                    .contains("tenure_acquire_wait_seconds_bucket{result=\"GRANTED\",le=\"0.001\"} 0")
+                    .contains("tenure_acquire_wait_seconds_bucket{result=\"GRANTED\",le=\"0.005\"} 1")
+                    .contains("tenure_acquire_wait_seconds_bucket{result=\"GRANTED\",le=\"1.0\"} 2")
+                    .contains("tenure_acquire_wait_seconds_bucket{result=\"GRANTED\",le=\"+Inf\"} 2")
+                    .contains("tenure_acquire_wait_seconds_count{result=\"GRANTED\"} 2")
+                    .contains("tenure_acquire_wait_seconds_count{result=\"HELD\"} 1")
+                    .contains("tenure_commit_seconds_bucket{le=\"0.002\"} 1")
+                    .contains("tenure_commit_seconds_bucket{le=\"0.001\"} 0")
+                    .containsPattern("grpc_server_processing_duration_seconds_bucket\\{method=\"Acquire\"[^}]*"
+                            + "le=\"0\\.005\"} 1")
+                    .contains("tenure_session_resets_total 1.0")
+                    .contains("tenure_session_resumes_total 2.0");
         }
     }
 
