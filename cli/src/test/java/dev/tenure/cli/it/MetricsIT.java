@@ -104,7 +104,8 @@ class MetricsIT extends OnOneNode {
         Set<String> exported = new TreeSet<>();
         for (String line : scrape().lines().toList()) {
             if (line.startsWith("# TYPE ")) {
-                exported.add(line.split(" ")[2]);
+                String rest = line.substring("# TYPE ".length());
+                exported.add(rest.substring(0, rest.indexOf(' ')));
             }
         }
         String dashboard = Files.readString(Path.of("..", "docs", "grafana-dashboard.json"), StandardCharsets.UTF_8);
