@@ -81,6 +81,7 @@ public final class GatewayServer implements AutoCloseable {
     private final LongSupplier recoveryPosition;
     /** This node's replica's backups, once the node is built (see {@link #backups(Backups)}). */
     private volatile @Nullable Backups backups;
+
     private final ListPaging listPaging;
 
     public GatewayServer(
