@@ -10,6 +10,7 @@ import dev.tenure.api.v1.AttachFrame;
 import dev.tenure.api.v1.AttachFrames;
 import dev.tenure.api.v1.AttachRequest;
 import dev.tenure.api.v1.AttachResponse;
+import dev.tenure.api.v1.BackupRequest;
 import dev.tenure.api.v1.CallRequest;
 import dev.tenure.api.v1.Code;
 import dev.tenure.api.v1.DowngradeRequest;
@@ -273,6 +274,10 @@ class UnpermittedCallsTest {
                                         .setKey(KEY)
                                         .setOverrideFence(true)
                                         .build())));
+        ROWS.put(
+                "Backup",
+                s -> List.of(new Case(
+                        "the whole state: every name, holder, token and value", BackupRequest.getDefaultInstance())));
         ROWS.put(
                 "ServerStatus",
                 s -> List.of(
