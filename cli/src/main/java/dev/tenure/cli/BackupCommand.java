@@ -22,9 +22,10 @@ import picocli.CommandLine.Option;
 @Command(
         name = "backup",
         description = {
-            "Writes the whole replicated state of a live cluster, at one committed log position, to a file",
-            "with a SHA-256 checksum. Needs the admin permission on every name. `tenure restore` prepares a",
-            "data directory from it (docs/cluster.md#backup-and-restore)."
+            "Writes the whole replicated state of a live cluster, at one committed log position, to a file"
+                    + " with a SHA-256 checksum.",
+            "Needs the admin permission on every name. `tenure restore` prepares a data directory from it"
+                    + " (docs/cluster.md#backup-and-restore)."
         },
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {

@@ -21,11 +21,12 @@ import picocli.CommandLine.Parameters;
 @Command(
         name = "restore",
         description = {
-            "Prepares a data directory from a backup, for a new cluster or a whole-cluster recovery: a node",
-            "started on it starts from the backup's state, and its tokens start above the token floor, the",
-            "start of the token epoch after the backup's (above every token the old cluster could issue).",
-            "A backup file already restored once is refused without --token-floor: two clusters from one",
-            "file would issue the same tokens (docs/fencing.md#tokens-after-a-restore)."
+            "Prepares a data directory from a backup, for a new cluster or a whole-cluster recovery.",
+            "A node started on it starts from the backup's state, and its tokens start above the token floor,"
+                    + " the start of the token epoch after the backup's (above every token the old cluster could"
+                    + " issue).",
+            "A backup file already restored once is refused without --token-floor: two clusters from one file"
+                    + " would issue the same tokens (docs/fencing.md#tokens-after-a-restore)."
         },
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {
