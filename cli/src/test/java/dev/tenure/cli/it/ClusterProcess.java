@@ -6,8 +6,10 @@ import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import dev.tenure.lab.process.Ports;
+import dev.tenure.process.Dirs;
 import dev.tenure.process.Signals;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -123,6 +125,12 @@ final class ClusterProcess implements AutoCloseable {
             for (long pid : pids) {
                 ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
             }
+        }
+        try {
+            // A member killed with -9 left its Aeron directory in /dev/shm; stopped ones took theirs.
+            Dirs.deleteAeronDirs(data);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 }

@@ -73,7 +73,7 @@ class MemberReplacementIT {
         }
 
         // The follower's host dies with its disk.
-        nodes.remove(dead).kill9();
+        kill9(nodes.remove(dead));
         Dirs.deleteTree(dir.resolve("data-" + dead));
 
         // 1. The new host: same id, a new address, an empty data directory, --join. It copies the
@@ -112,7 +112,7 @@ class MemberReplacementIT {
 
         // The new member counts in the quorum: with another old member gone, it and the last
         // old one still decide.
-        nodes.remove(survivor).kill9();
+        kill9(nodes.remove(survivor));
         String rest = endpoints.get(dead) + "," + endpoints.get(leader);
         try (TenureClient c = client(rest);
                 Session s = c.openSession();
@@ -189,5 +189,16 @@ class MemberReplacementIT {
                 .sessionTtl(Duration.ofSeconds(30))
                 .requestTimeout(Processes.scaled(Duration.ofSeconds(20)))
                 .build();
+    }
+
+    /**
+     * Kills {@code node} with -9 and closes its fixture, which removes its Aeron directory from
+     * /dev/shm: a killed node leaves it behind, and the next node started on the machine, in
+     * another test, would remove it and say so on stderr.
+     */
+    private static void kill9(Processes.Running node) throws InterruptedException {
+        try (node) {
+            node.kill9();
+        }
     }
 }
