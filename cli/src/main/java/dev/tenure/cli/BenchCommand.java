@@ -94,6 +94,13 @@ final class BenchCommand implements Callable<Integer> {
     int sessions;
 
     @Option(
+            names = "--locks-per-session",
+            description = "hold: locks each session holds, to size the node per lock (default: ${DEFAULT-VALUE};"
+                    + " at most the node's leasesPerSessionMax, 1000).",
+            defaultValue = "1")
+    int locksPerSession;
+
+    @Option(
             names = "--ttl",
             description = "Session TTL of every bench session (default: ${DEFAULT-VALUE}).",
             defaultValue = "10s",
@@ -240,7 +247,8 @@ final class BenchCommand implements Callable<Integer> {
                             pids,
                             System.err,
                             clientTls,
-                            watchers(name)));
+                            watchers(name),
+                            locksPerSession));
         }
         return configs;
     }

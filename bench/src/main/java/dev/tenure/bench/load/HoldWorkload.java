@@ -28,8 +28,12 @@ import org.HdrHistogram.Recorder;
  * <p>With {@code --watchers N}, N watches of every lock it holds are attached before the set-up
  * (each grant reaches all of them), so the CPU figure shows what idle watches cost the server.
  *
- * <p>The operations of this workload are the session opens + acquires of the set-up; their
- * latency and rate are reported as the usual fields.
+ * <p>With {@code --locks-per-session K} above 1, each session then acquires K-1 more locks, so the
+ * node holds sessions x K locks and the memory is also given per lock: with K large, the growth is
+ * nearly all locks (a session costs about as much as two locks).
+ *
+ * <p>The operations of this workload are the session opens + first acquires of the set-up, then
+ * the further acquires; their latency and rate are reported as the usual fields.
  */
 final class HoldWorkload {
 
@@ -61,13 +65,18 @@ final class HoldWorkload {
             Recorder setup = new Recorder(1_000, 3_600_000_000_000L, 3);
             long setupStart = System.nanoTime();
             List<Session> sessions = openAndAcquire(config, connections, lockPrefix, setup);
+            long locks = sessions.size() + acquireMore(config, sessions, lockPrefix, setup);
             double setupSeconds = (System.nanoTime() - setupStart) / 1e9;
 
-            Figures f = Figures.of(
-                            "hold", config.clients(), sessions.size(), setupSeconds, setup.getIntervalHistogram())
-                    .with("latency", "set-up: open session + acquire")
-                    .with("sessions", sessions.size());
-            f = memory(f, pids, heapBefore, rssBefore, sessions.size());
+            Figures f = Figures.of("hold", config.clients(), locks, setupSeconds, setup.getIntervalHistogram())
+                    .with(
+                            "latency",
+                            config.locksPerSession() == 1
+                                    ? "set-up: open session + acquire"
+                                    : "set-up: open session + acquire, then each further acquire")
+                    .with("sessions", sessions.size())
+                    .with("locks", locks);
+            f = memory(f, pids, heapBefore, rssBefore, sessions.size(), locks);
             // The first renewals are the server's first: its JIT compiles their path then, which
             // is start-up cost, not what holding costs.
             ClosedLoop.progress(config, "hold", sessions.size() + " sessions hold a lock; warm-up " + config.warmup());
@@ -133,8 +142,62 @@ final class HoldWorkload {
         return sessions;
     }
 
+    /**
+     * The locks beyond each session's first, {@code --locks-per-session} in all per session, with
+     * the same window of requests in flight; returns how many were granted.
+     */
+    private static long acquireMore(LoadConfig config, List<Session> sessions, String lockPrefix, Recorder setup)
+            throws InterruptedException {
+        int more = config.locksPerSession() - 1;
+        if (more == 0) {
+            return 0;
+        }
+        Semaphore window = new Semaphore(SETUP_WINDOW);
+        CountDownLatch done = new CountDownLatch(sessions.size() * more);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        long lastProgress = System.nanoTime();
+        long issued = 0;
+        for (int j = 1; j <= more && failure.get() == null; j++) {
+            for (int i = 0; i < sessions.size() && failure.get() == null; i++) {
+                window.acquire();
+                long start = System.nanoTime();
+                CompletableFuture<?> unused = sessions.get(i)
+                        .acquireAsync(lockPrefix + i + "-" + j, (java.time.Duration) null)
+                        .whenComplete((lease, error) -> {
+                            if (error == null) {
+                                setup.recordValue(Math.max(1_000, System.nanoTime() - start));
+                            } else {
+                                failure.compareAndSet(null, error);
+                            }
+                            window.release();
+                            done.countDown();
+                        });
+                issued++;
+                if (System.nanoTime() - lastProgress > TimeUnit.SECONDS.toNanos(5)) {
+                    ClosedLoop.progress(config, "hold", "set-up: " + (sessions.size() + issued) + " locks");
+                    lastProgress = System.nanoTime();
+                }
+            }
+        }
+        if (failure.get() == null) {
+            done.await();
+        }
+        if (failure.get() != null) {
+            throw new BenchFailedException(
+                    "hold: set-up failed after " + (sessions.size() + issued) + " locks: "
+                            + ClosedLoop.describe(failure.get()),
+                    failure.get());
+        }
+        return issued;
+    }
+
     private static Figures memory(
-            Figures f, List<Long> pids, Map<Long, Map<String, Long>> heapBefore, Map<Long, Long> rssBefore, int n)
+            Figures f,
+            List<Long> pids,
+            Map<Long, Map<String, Long>> heapBefore,
+            Map<Long, Long> rssBefore,
+            int n,
+            long locks)
             throws IOException, InterruptedException {
         if (pids.isEmpty()) {
             return f.with("server", "not measured: give --server-pid or --cluster-dir");
@@ -162,6 +225,8 @@ final class HoldWorkload {
         return f.with("server_pids", pids.stream().map(String::valueOf).collect(Collectors.joining(",")))
                 .with("server_heap_bytes_per_session", heapGrowth / (double) n)
                 .with("server_rss_bytes_per_session", rssGrowth / (double) n)
+                .with("server_heap_bytes_per_lock", heapGrowth / (double) locks)
+                .with("server_rss_bytes_per_lock", rssGrowth / (double) locks)
                 .with("server_heap_growth_top_bytes_per_session", top);
     }
 

@@ -28,6 +28,7 @@ import org.jspecify.annotations.Nullable;
  * @param watchers watches of the workload's locks, on connections of their own ({@code watch}:
  *     the watches its grants are timed at; {@code hold}: watches attached to show what they cost
  *     the server; the other workloads take none)
+ * @param locksPerSession locks each session of {@code hold} holds (1 unless sizing the node per lock)
  */
 public record LoadConfig(
         String endpoints,
@@ -41,7 +42,8 @@ public record LoadConfig(
         List<Long> serverPids,
         PrintStream progress,
         @Nullable ClientTls tls,
-        int watchers) {
+        int watchers,
+        int locksPerSession) {
 
     public static final int CLIENTS_MAX = 1024;
     /** The node's own default watch limit (watchersMax); a node given more takes more. */
@@ -55,6 +57,8 @@ public record LoadConfig(
     public static final int ROUNDS_MAX = 10_000;
     /** The server's own default session limit (core Limits.sessionsMax); a node given more takes more. */
     public static final int SESSIONS_MAX = Limits.defaults().sessionsMax();
+    /** The server's own default limit of leases per session (core Limits.leasesPerSessionMax). */
+    public static final int LOCKS_PER_SESSION_MAX = Limits.defaults().leasesPerSessionMax();
 
     public static final Duration TTL_MIN = Duration.ofSeconds(1);
     public static final Duration TTL_MAX = Duration.ofHours(1);
@@ -73,6 +77,7 @@ public record LoadConfig(
         between("--warmup", warmup, Duration.ZERO, WARMUP_MAX);
         between("--ttl", ttl, TTL_MIN, TTL_MAX);
         between("--watchers", watchers, 0, WATCHERS_MAX);
+        between("--locks-per-session", locksPerSession, 1, LOCKS_PER_SESSION_MAX);
         if (disconnectGrace != null && !disconnectGrace.isZero()) {
             between("--disconnect-grace", disconnectGrace, Duration.ofMillis(100), ttl);
         }
@@ -103,7 +108,8 @@ public record LoadConfig(
                 serverPids,
                 progress,
                 tls,
-                0);
+                0,
+                1);
     }
 
     /** A copy with another client count (a workload with a fixed shape, e.g. one client). */
@@ -120,7 +126,8 @@ public record LoadConfig(
                 serverPids,
                 progress,
                 tls,
-                watchers);
+                watchers,
+                locksPerSession);
     }
 
     /** A copy with another watch count. */
@@ -137,7 +144,8 @@ public record LoadConfig(
                 serverPids,
                 progress,
                 tls,
-                n);
+                n,
+                locksPerSession);
     }
 
     static void between(String option, long value, long min, long max) {

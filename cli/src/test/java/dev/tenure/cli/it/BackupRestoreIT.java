@@ -95,6 +95,41 @@ class BackupRestoreIT {
         }
     }
 
+    /**
+     * A state larger than what one connection may have unsent (here 1 MiB) is streamed as the client
+     * reads it: queued whole, the node would close the backup's connection as a client that does
+     * not read (it did, at 100,000 locks and the default 16 MiB).
+     */
+    @Test
+    void aStateLargerThanTheUnsentLimitIsBackedUpWhole() throws Exception {
+        Path file = dir.resolve("large.tnbk");
+        int keys = 48;
+        byte[] value = new byte[48 * 1024];
+        try (ServerProcess old = new ServerProcess(dir.resolve("large-old"))
+                        .withOptions("--unsent-bytes-max", "1MiB")
+                        .start();
+                TenureClient client = old.patientClient();
+                Session session = client.openSession()) {
+            for (int i = 0; i < keys; i++) {
+                value[0] = (byte) i;
+                session.kv().put("big/" + i, value);
+            }
+            run(0, "backup", "--endpoint", old.endpoint(), "--out", file.toString());
+        }
+        assertThat(Files.size(file)).isGreaterThan((long) keys * value.length);
+        Path restored = dir.resolve("large-new");
+        run(0, "restore", file.toString(), "--data", restored.toString());
+        try (ServerProcess node = new ServerProcess(restored).start();
+                TenureClient client = node.patientClient()) {
+            for (int i = 0; i < keys; i++) {
+                value[0] = (byte) i;
+                assertThat(client.kv().get("big/" + i).orElseThrow().value())
+                        .as("big/" + i)
+                        .isEqualTo(value);
+            }
+        }
+    }
+
     @Test
     void badInputIsRefusedAndWritesNothing() throws Exception {
         Path file = dir.resolve("b.tnbk");
