@@ -74,7 +74,9 @@ start_server() {
   echo "sizing: the node did not serve within 120 s; see $log" >&2
   exit 1
 }
-metric() { curl -fsS "http://127.0.0.1:$admin/metrics" | awk -v m="$1" '$1 == m { print $2 }'; }
+# A metric's value as a whole number (the exposition may write 1.7641784E7).
+metric() { curl -fsS "http://127.0.0.1:$admin/metrics" | awk -v m="$1" '$1 == m { printf "%.0f\n", $2 }'; }
+metric_ms() { curl -fsS "http://127.0.0.1:$admin/metrics" | awk -v m="$1" '$1 == m { printf "%.0f\n", $2 * 1000 }'; }
 endpoint="127.0.0.1:$port"
 
 say "sizing: $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
@@ -96,7 +98,7 @@ grants=$(metric tenure_grants_total)
 pos1=$(metric tenure_replica_log_position)
 sync
 du1=$(du -s -B1 "$out/data-grants" | cut -f1)
-say "per grant (one acquire and one release, 32 clients): log $(((${pos1%.*} - ${pos0%.*}) / ${grants%.*})) B; data directory $(((du1 - du0) / ${grants%.*})) B (grants ${grants%.*}, log $(((${pos1%.*} - ${pos0%.*}) / 1048576)) MiB, directory $((du1 / 1048576)) MiB)"
+say "per grant (one acquire and one release, 32 clients): log $((($pos1 - $pos0) / $grants)) B; data directory $(((du1 - du0) / $grants)) B (grants $grants, log $((($pos1 - $pos0) / 1048576)) MiB, directory $((du1 / 1048576)) MiB)"
 stop_server
 
 # (3) N held locks: 1,000 per session. The heap and the limits are raised for them (docs/memory.md).
@@ -132,9 +134,9 @@ unset TENURE_JAVA_OPTS
 say "restored node serving after $serve_ms ms (JVM start and the restore seed loaded)"
 # A restored leader snapshots the seed at once, so its first snapshot holds every restored lock.
 for _ in $(seq 1 600); do
-  [[ "$(metric tenure_snapshots_total | cut -d. -f1)" -ge 1 ]] && break
+  [[ "$(metric tenure_snapshots_total)" -ge 1 ]] && break
   sleep 0.1
 done
-say "snapshot at $locks locks: $(metric tenure_snapshot_size_bytes_sum | cut -d. -f1) B in $(awk "BEGIN { printf \"%.0f\", $(metric tenure_snapshot_write_seconds_sum) * 1000 }") ms"
+say "snapshot at $locks locks: $(metric tenure_snapshot_size_bytes_sum) B in $(metric_ms tenure_snapshot_write_seconds_sum) ms"
 stop_server
 say "raw outputs: $out"
