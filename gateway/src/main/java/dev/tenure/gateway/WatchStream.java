@@ -14,6 +14,16 @@ import java.util.concurrent.atomic.AtomicReference;
  * and a cancelled stream closes its watch.
  */
 final class WatchStream implements WatchSink {
+    /**
+     * Bytes a watch stream may have queued toward its client before it stops taking changes (about
+     * forty events), against gRPC's default of 32 KiB. What a watch has queued is encoded and
+     * written on its connection's event loop, which serves other connections too: a thousand
+     * watches at 32 KiB each put seconds of writing ahead of a holder's echo answer there, at 4 KiB
+     * each tens of milliseconds. A watch that stops taking changes keeps its place
+     * in the node's kept changes, not in buffers.
+     */
+    static final int READY_THRESHOLD_BYTES = 4_096;
+
     private final ServerCallStreamObserver<WatchEvent> call;
     private final AtomicReference<AutoCloseable> watch = new AtomicReference<>();
 
@@ -23,6 +33,7 @@ final class WatchStream implements WatchSink {
 
     /** Called on the rpc's own thread, before the watch starts. */
     void start(WatchHub hub, String name, boolean prefix, long fromRevision) {
+        call.setOnReadyThreshold(READY_THRESHOLD_BYTES);
         call.setOnCancelHandler(this::close);
         call.setOnReadyHandler(() -> {
             if (watch.get() instanceof Watcher w) {

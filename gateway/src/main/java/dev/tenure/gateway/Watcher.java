@@ -102,13 +102,30 @@ final class Watcher implements AutoCloseable {
             sink.end(WatchSink.Refusal.COMPACTED, why);
             return false;
         }
+        long sent = sendWhileReady(batch);
+        synchronized (this) {
+            cursor = sent;
+        }
+        return sent == batch.cursor() && sent != from;
+    }
+
+    /**
+     * Sends the batch's changes while the sink takes them, and returns the cursor that leaves:
+     * the batch's own when all went, else the revision just before the first change held back.
+     * Readiness is asked before each change, not once per batch: a batch of a thousand changes
+     * handed to a stream at once would queue them all on the connection's event loop, and the
+     * answers to every other connection of that loop (a holder's echo among them) would wait
+     * behind the encoding of every watch's batch. Revisions are contiguous, so the changes
+     * between the last one sent and the first held back are none of this watch's.
+     */
+    private long sendWhileReady(Batch batch) {
         for (Change c : batch.changes()) {
+            if (!sink.ready()) {
+                return c.revision() - 1;
+            }
             sink.change(c);
         }
-        synchronized (this) {
-            cursor = batch.cursor();
-        }
-        return batch.cursor() != from;
+        return batch.cursor();
     }
 
     @Override

@@ -33,7 +33,7 @@ class WatchHubTest {
         hub.applied(changes);
     }
 
-    static final class Recorded implements WatchSink {
+    static class Recorded implements WatchSink {
         final List<Long> revisions = new ArrayList<>();
         final List<Change> state = new ArrayList<>();
         long stateRevision = -1;
@@ -200,6 +200,42 @@ class WatchHubTest {
                 .contains("after revision 1")
                 .contains("list again");
         assertThat(hub.watcherCount()).isZero();
+    }
+
+    /** A stream that takes {@code room} changes, then is not ready until given more room. */
+    static final class Narrow extends Recorded {
+        int room;
+
+        Narrow(int room) {
+            this.room = room;
+        }
+
+        @Override
+        public boolean ready() {
+            return room > 0;
+        }
+
+        @Override
+        public void change(Change change) {
+            room--;
+            super.change(change);
+        }
+    }
+
+    @Test
+    void aStreamThatStopsTakingMidBatchGetsTheRestInOrderWhenReadyAgain() {
+        WatchHub hub = hub(10, 100);
+        Narrow narrow = new Narrow(2);
+        hub.watch("a", false, 0, narrow);
+        apply(hub, "a", "b", "a", "a", "b", "a"); // 1, 3, 4, 6 are its changes
+        assertThat(narrow.revisions).containsExactly(1L, 3L);
+        narrow.room = 1;
+        apply(hub, "b"); // 7 wakes it: room for one more
+        assertThat(narrow.revisions).containsExactly(1L, 3L, 4L);
+        narrow.room = 10;
+        apply(hub, "a");
+        assertThat(narrow.revisions).containsExactly(1L, 3L, 4L, 6L, 8L);
+        assertThat(narrow.ended).isNull();
     }
 
     @Test
