@@ -294,7 +294,7 @@ public final class TenureServer implements AutoCloseable {
         try {
             task.run();
         } catch (RuntimeException e) {
-            LOG.warn("tenure: a periodic task failed, it runs again in " + periodMs + " ms: " + e, e);
+            LOG.warn("tenure: a periodic task failed, it runs again in " + periodMs + " ms: " + e);
         }
     }
 
@@ -471,7 +471,7 @@ public final class TenureServer implements AutoCloseable {
             }
         } catch (RuntimeException e) {
             // A failed pass deletes nothing; the next one retries.
-            LOG.warn("tenure: log compaction failed: " + e, e);
+            LOG.warn("tenure: log compaction failed: " + e);
         }
     }
 
