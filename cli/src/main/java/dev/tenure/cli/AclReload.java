@@ -4,9 +4,10 @@ import dev.tenure.gateway.Acl;
 import dev.tenure.gateway.AclChange;
 import dev.tenure.server.TenureServer;
 import dev.tenure.server.security.AclFile;
-import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import sun.misc.Signal;
 
 /**
@@ -19,11 +20,13 @@ import sun.misc.Signal;
  */
 @SuppressWarnings("restriction")
 final class AclReload {
+    private static final Logger LOG = LoggerFactory.getLogger(AclReload.class);
+
     private AclReload() {}
 
-    static void onHangUp(Path file, TenureServer server, PrintStream log) {
+    static void onHangUp(Path file, TenureServer server) {
         // On the JVM's signal thread, one reload at a time: the next SIGHUP waits for this one.
-        Signal.handle(new Signal("HUP"), s -> reload(file, server, log));
+        Signal.handle(new Signal("HUP"), s -> reload(file, server));
     }
 
     /**
@@ -31,22 +34,21 @@ final class AclReload {
      * end it (status 129), so that a {@code kill -HUP} sent to every daemon of a host, or a closed
      * terminal, would stop a node that was serving. One line says it was ignored.
      */
-    static void ignoreHangUp(PrintStream log) {
+    static void ignoreHangUp() {
         Signal.handle(
-                new Signal("HUP"),
-                s -> log.println("tenure: SIGHUP ignored: this node has no --acl file to read again"));
+                new Signal("HUP"), s -> LOG.info("tenure: SIGHUP ignored: this node has no --acl file to read again"));
     }
 
-    static void reload(Path file, TenureServer server, PrintStream log) {
+    static void reload(Path file, TenureServer server) {
         Acl next;
         try {
             next = AclFile.read(file);
         } catch (AclFile.BadAclException e) {
-            log.println("tenure: acl not reloaded, the one in force stays: " + e.getMessage());
+            LOG.warn("tenure: acl not reloaded, the one in force stays: " + e.getMessage());
             return;
         }
         AclChange change = server.acl(next);
-        log.println("tenure: acl reloaded from " + file
+        LOG.info("tenure: acl reloaded from " + file
                 + (change.revoked().isEmpty()
                         ? ""
                         : "; sessions ended on every node for principals given less: "
@@ -57,7 +59,7 @@ final class AclReload {
                 + (change.reinstated().isEmpty() ? "" : "; named again: " + String.join(", ", change.reinstated())));
         CompletableFuture<?> unused = change.replicated().thenAccept(problems -> {
             if (!problems.isEmpty()) {
-                log.println("tenure: warning: the acl reload was not replicated: " + String.join("; ", problems)
+                LOG.warn("tenure: warning: the acl reload was not replicated: " + String.join("; ", problems)
                         + "; this node decides its own calls by the new file, the other nodes may not");
             }
         });

@@ -15,6 +15,7 @@ import dev.tenure.server.security.ClusterSecretFile;
 import dev.tenure.server.security.TlsFiles;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -402,8 +403,48 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
             converter = DurationConverter.class)
     Duration readyTimeout;
 
+    @Option(
+            names = "--log-format",
+            paramLabel = "text|json",
+            description = {
+                "How the node writes its log on stderr (default: text): text is one line per event (time, level,",
+                "the logger's short name, the message); json is one JSON object per line (timestamp, level,",
+                "threadName, loggerName, message, formattedMessage, throwable)."
+            },
+            defaultValue = "text",
+            converter = LogSettings.FormatConverter.class)
+    LogSettings.Format logFormat;
+
+    @Option(
+            names = "--log-level",
+            paramLabel = "[LOGGER=]LEVEL",
+            description = {
+                "The log's level (default INFO), or one logger's or package's with LOGGER=LEVEL, e.g. --log-level",
+                "dev.tenure=DEBUG --log-level io.grpc=WARN (repeat for more). Levels: TRACE, DEBUG, INFO, WARN,",
+                "ERROR, OFF. gRPC's and Netty's own logs follow the same levels."
+            })
+    List<String> logLevels = new ArrayList<>();
+
+    @Option(
+            names = "--grpc-reflection",
+            negatable = true,
+            arity = "0..1",
+            fallbackValue = "true",
+            paramLabel = "true|false",
+            description = {
+                "Serve gRPC server reflection (grpc.reflection.v1) on the gRPC port, so that grpcurl and the like",
+                "list and call the services without the .proto files (default: ${DEFAULT-VALUE}). It tells the",
+                "schema only, to any caller that passes TLS; --grpc-reflection=false turns it off."
+            },
+            defaultValue = "true")
+    boolean grpcReflection;
+
     @Override
     public Integer call() throws Exception {
+        // First of all: every line the node writes from here on is in the format asked for, and
+        // a bad level is refused (exit 2) before anything starts.
+        ServerLogging.configure(LogSettings.of(logFormat, logLevels));
+        Fatal.warnIfOutOfMemoryUnarmed();
         ServerConfig config = config().withSnapshotInterval(snapshotInterval)
                 .withLimits(LimitOptions.apply(Limits.defaults(), limits))
                 .withHeapCheck(!noHeapCheck)
@@ -415,7 +456,8 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
                 .withListPaging(new ListPaging(listPageMax, listPageDefault, listPageBytesMax))
                 .withWatch(new dev.tenure.server.config.WatchLimits(watchersMax, revisionsKeptMax))
                 .withInsecure(insecure)
-                .withForcedReleaseWithoutAcl(unsafeAllowForcedRelease);
+                .withForcedReleaseWithoutAcl(unsafeAllowForcedRelease)
+                .withGrpcReflection(grpcReflection);
         if (bind != null) {
             String address = bind;
             config = config.with(c -> c.bindHost = address);
@@ -429,11 +471,11 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
                 : aclFile(acl, config.tls() != null && config.tls().clientCertificates());
         CountDownLatch stop = new CountDownLatch(1);
         if (acl == null) {
-            AclReload.ignoreHangUp(System.err);
+            AclReload.ignoreHangUp();
         }
-        TenureServer server = TenureServer.start(config, System.err, Fatal::exit, initialAcl);
+        TenureServer server = TenureServer.start(config, Fatal::exit, initialAcl);
         if (acl != null) {
-            AclReload.onHangUp(acl, server, System.err);
+            AclReload.onHangUp(acl, server);
         }
         Runtime.getRuntime()
                 .addShutdownHook(new Thread(

@@ -34,7 +34,7 @@ final class UpgradeDataCommand implements Callable<Integer> {
         String result;
         try (Progress progress = Progress.start("tenure upgrade-data")) {
             progress.status("checking and checksumming " + data);
-            result = DataUpgrade.run(data, progress.wrap(System.err));
+            result = DataUpgrade.run(data, progress.wrap(System.err)::println);
         }
         if (json) {
             JsonObject o = new JsonObject();

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * core must stay deterministic: no clock, no threads, no randomness, no hash-ordered collections,
- * no file or network I/O, no Java serialization. Scans the main sources (comments stripped, so
+ * no file or network I/O, no Java serialization, no logging. Scans the main sources (comments stripped, so
  * a comment may name what it avoids).
  */
 class ArchitectureTest {
@@ -43,7 +43,14 @@ class ArchitectureTest {
                     "System\\.getenv",
                     "System\\.getProperty",
                     "\\bsynchronized\\b",
-                    "java\\.util\\.concurrent")
+                    "java\\.util\\.concurrent",
+                    // Log-free: a result is a value the caller may log; a core that logged would
+                    // write from every replica, at replay too, through whatever the host set up.
+                    "java\\.util\\.logging",
+                    "System\\.getLogger",
+                    "System\\.(out|err)\\b",
+                    "printStackTrace",
+                    "org\\.slf4j")
             .map(Pattern::compile)
             .toList();
 
@@ -90,5 +97,9 @@ class ArchitectureTest {
         assertThat(violations("var m = new LinkedHashMap<String, Long>(); // not a HashMap"))
                 .isEmpty();
         assertThat(violations("/* Clock */ int x;")).isEmpty();
+        assertThat(violations("import org.slf4j.Logger;")).containsExactly("org.slf4j");
+        assertThat(violations("System.err.println(\"granted\");")).containsExactly("System.err");
+        assertThat(violations("System.getLogger(\"core\").log(INFO, \"x\");")).containsExactly("System.getLogger");
+        assertThat(violations("import java.util.logging.Logger;")).containsExactly("java.util.logging");
     }
 }

@@ -32,7 +32,6 @@ import dev.tenure.server.transport.GrpcWarmUp;
 import dev.tenure.server.transport.LoggingWarmUp;
 import io.aeron.cluster.service.Cluster;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
@@ -47,9 +46,12 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** One Tenure node: cluster member, gRPC gateway and admin endpoint in one process. */
 public final class TenureServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(TenureServer.class);
 
     private final ServerConfig config;
     private final AtomicReference<Cluster.Role> role = new AtomicReference<>(Cluster.Role.FOLLOWER);
@@ -100,26 +102,23 @@ public final class TenureServer implements AutoCloseable {
      * of every error the node cannot serve through (an Aeron agent that stopped, a gRPC event
      * loop that ended; see {@link FatalErrors}): `tenure server` ends the process with it.
      */
-    public static TenureServer start(ServerConfig config, PrintStream log, FatalHandler fatal) throws IOException {
-        return start(config, log, fatal, Acl.OPEN);
+    public static TenureServer start(ServerConfig config, FatalHandler fatal) throws IOException {
+        return start(config, fatal, Acl.OPEN);
     }
 
     /**
      * As above, with {@code acl} in force from the first call the node serves: a node given an ACL
      * never serves a call without it.
      */
-    public static TenureServer start(ServerConfig config, PrintStream log, FatalHandler fatal, Acl acl)
-            throws IOException {
+    public static TenureServer start(ServerConfig config, FatalHandler fatal, Acl acl) throws IOException {
         // The data directory is checked, made and locked first of all, by DataDirLock.
         TenureServer server = new TenureServer(
                 config,
                 new FatalErrors(
-                        fatal,
-                        log,
-                        config.dataDir().toAbsolutePath().normalize().resolve("archive")));
+                        fatal, config.dataDir().toAbsolutePath().normalize().resolve("archive")));
         server.initialAcl = acl;
         try {
-            server.startAll(log);
+            server.startAll();
         } catch (IOException | RuntimeException e) {
             server.close();
             throw e;
@@ -127,7 +126,7 @@ public final class TenureServer implements AutoCloseable {
         return server;
     }
 
-    private void startAll(PrintStream log) throws IOException {
+    private void startAll() throws IOException {
         // Limits the heap cannot hold fail first: the node would run out of memory instead of
         // refusing writes once clients fill them.
         MemoryBudget.Estimate memory = MemoryBudget.of(config);
@@ -135,11 +134,11 @@ public final class TenureServer implements AutoCloseable {
             if (config.heapCheck()) {
                 throw new IllegalStateException(memory.refusal());
             }
-            log.println("tenure: warning: --no-heap-check: " + memory.refusal());
+            LOG.warn("tenure: warning: --no-heap-check: " + memory.refusal());
         }
         // Bad TLS files fail next, before the data directory is touched: bad input changes nothing.
         ServerTls tls = config.tls() == null ? null : ServerTls.load(config.tls());
-        requireSecuredBeyondLoopback(config, tls != null, log);
+        requireSecuredBeyondLoopback(config, tls != null);
         LoggingWarmUp.run();
         // The lock file names the node's own directory in shared memory (the driver's is inside it),
         // so that a harness deleting a killed node's data removes all of it.
@@ -153,7 +152,7 @@ public final class TenureServer implements AutoCloseable {
         fatalErrors.watchDisk(config.dataDir(), AeronContexts.storageFloorBytes());
         DataFormat.require(config.dataDir());
         DataDirLock.ownerOnlyAeronDirectories(config.dataDir());
-        node = ClusterNode.launch(config, role::set, fatalErrors, log);
+        node = ClusterNode.launch(config, role::set, fatalErrors);
         ownerOnly(); // what the media driver, the archive and the consensus module made at start
         gateway = new GatewayServer(
                 config,
@@ -168,7 +167,7 @@ public final class TenureServer implements AutoCloseable {
         gateway.acl(initialAcl); // before the port opens: no call is served without it
         gateway.allowForcedReleaseWithoutAcl(config.forcedReleaseWithoutAcl());
         if (config.forcedReleaseWithoutAcl() && initialAcl.open()) {
-            log.println("tenure: warning: --unsafe-allow-forced-release: without an ACL, anyone who reaches this"
+            LOG.warn("tenure: warning: --unsafe-allow-forced-release: without an ACL, anyone who reaches this"
                     + " node may end anyone's lease");
         }
         gateway.kvRoom(node.replica().kv());
@@ -187,7 +186,7 @@ public final class TenureServer implements AutoCloseable {
         });
         metrics.memory(memory, node.replica()::usage, heapGuard::refusal, config.limits());
         gateway.start();
-        warnIfFilesRunOutBeforeConnections(log);
+        warnIfFilesRunOutBeforeConnections();
         GrpcWarmUp.call(config.self().host(), gateway.port(), tls);
         portProbe = new PortProbe(config.self().host(), gateway.port(), tls);
         // Health is probed through the log, and the client port through a new connection, once a
@@ -206,22 +205,21 @@ public final class TenureServer implements AutoCloseable {
                             // result stale, which is what it should say.
                             var unused = gateway.status().thenAccept(this::probed);
                         },
-                        PROBE_PERIOD_MS,
-                        log),
+                        PROBE_PERIOD_MS),
                 0,
                 PROBE_PERIOD_MS,
                 TimeUnit.MILLISECONDS);
-        portProbing = repeat(portProbe::probe, PROBE_PERIOD_MS, log);
-        repeatUntilClose(heapGuard::tick, 1000, log);
-        repeatUntilClose(diskGuard::tick, 1000, log);
-        repeatUntilClose(this::ownerOnly, 1000, log); // what Aeron makes later: segments, snapshots, buffers
+        portProbing = repeat(portProbe::probe, PROBE_PERIOD_MS);
+        repeatUntilClose(heapGuard::tick, 1000);
+        repeatUntilClose(diskGuard::tick, 1000);
+        repeatUntilClose(this::ownerOnly, 1000); // what Aeron makes later: segments, snapshots, buffers
         if (Files.exists(config.dataDir().resolve(BackupFile.SEED_FILE))) {
-            repeatUntilClose(this::snapshotSeedIfLeader, 1000, log);
+            repeatUntilClose(this::snapshotSeedIfLeader, 1000);
         }
         long snapshotMs = config.snapshotInterval().toMillis();
         if (snapshotMs > 0) {
-            repeatUntilClose(this::snapshotIfLeader, snapshotMs, log);
-            repeatUntilClose(() -> compactLog(log), snapshotMs, log);
+            repeatUntilClose(this::snapshotIfLeader, snapshotMs);
+            repeatUntilClose(this::compactLog, snapshotMs);
         }
         if (config.adminPort() > 0) {
             admin = AdminHttp.start(
@@ -256,6 +254,14 @@ public final class TenureServer implements AutoCloseable {
             });
         }
         fatalErrors.serving();
+        LOG.debug(
+                "node {} started: gRPC port {}, admin port {}, {} member(s), TLS {}, gRPC reflection {}",
+                config.nodeId(),
+                gateway.port(),
+                admin == null ? "off" : String.valueOf(admin.port()),
+                config.members().size(),
+                tls == null ? "off" : "on",
+                config.grpcReflection() ? "on" : "off");
     }
 
     /** Every file of the node 0600 and every directory 0700, whatever the umask (see {@link OwnerOnlyFiles}). */
@@ -274,22 +280,21 @@ public final class TenureServer implements AutoCloseable {
      * the next one runs: an executor would otherwise stop repeating it without a word, and a node
      * whose probes stopped would report a health it no longer checks.
      */
-    private ScheduledFuture<?> repeat(Runnable task, long periodMs, PrintStream log) {
-        return probe.scheduleWithFixedDelay(
-                () -> guarded(task, periodMs, log), periodMs, periodMs, TimeUnit.MILLISECONDS);
+    private ScheduledFuture<?> repeat(Runnable task, long periodMs) {
+        return probe.scheduleWithFixedDelay(() -> guarded(task, periodMs), periodMs, periodMs, TimeUnit.MILLISECONDS);
     }
 
     /** As {@link #repeat}, for a task that runs as long as the node: close() ends the executor. */
-    private void repeatUntilClose(Runnable task, long periodMs, PrintStream log) {
+    private void repeatUntilClose(Runnable task, long periodMs) {
         // guarded() catches what a run throws, so the future never fails: nothing to wait for.
-        var unused = repeat(task, periodMs, log);
+        var unused = repeat(task, periodMs);
     }
 
-    private static void guarded(Runnable task, long periodMs, PrintStream log) {
+    private static void guarded(Runnable task, long periodMs) {
         try {
             task.run();
         } catch (RuntimeException e) {
-            log.println("tenure: a periodic task failed, it runs again in " + periodMs + " ms: " + e);
+            LOG.warn("tenure: a periodic task failed, it runs again in " + periodMs + " ms: " + e);
         }
     }
 
@@ -345,7 +350,7 @@ public final class TenureServer implements AutoCloseable {
      * past it: their accepts fail with "Too many open files" (which it survives, but which also
      * holds up the connections it could still take). Said once at start, with what it has open then.
      */
-    private void warnIfFilesRunOutBeforeConnections(PrintStream log) {
+    private void warnIfFilesRunOutBeforeConnections() {
         if (!(ManagementFactory.getOperatingSystemMXBean() instanceof UnixOperatingSystemMXBean os)) {
             return;
         }
@@ -353,7 +358,7 @@ public final class TenureServer implements AutoCloseable {
         long open = os.getOpenFileDescriptorCount();
         int connections = config.connections().connectionsMax();
         if (max - open - FILES_KEPT_FREE < connections) {
-            log.println("tenure: warning: connectionsMax is " + connections + ", but this process may open " + max
+            LOG.warn("tenure: warning: connectionsMax is " + connections + ", but this process may open " + max
                     + " files and has " + open + " open: past about " + Math.max(0, max - open - FILES_KEPT_FREE)
                     + " connections, accepts fail with 'Too many open files' instead of being refused"
                     + " (raise its open-file limit, ulimit -n, or lower --connections-max)");
@@ -370,7 +375,7 @@ public final class TenureServer implements AutoCloseable {
      * Without the secret, any process that reaches the member's Aeron ports writes to the log
      * with no permission checked. Refused before anything is started or written (exit 2 in the CLI).
      */
-    static void requireSecuredBeyondLoopback(ServerConfig config, boolean tls, PrintStream log) {
+    static void requireSecuredBeyondLoopback(ServerConfig config, boolean tls) {
         if (loopback(config.bindHost())) {
             return;
         }
@@ -381,7 +386,7 @@ public final class TenureServer implements AutoCloseable {
                         + ", where anyone who reaches it could take, release and write: give --tls-cert and --tls-key,"
                         + " or --insecure to accept an open node (docs/security.md)");
             }
-            log.println("tenure: warning: --insecure: serving without TLS on " + host
+            LOG.warn("tenure: warning: --insecure: serving without TLS on " + host
                     + ": anyone who can reach this address can take, release and write (docs/security.md)");
         }
         if (config.clusterSecret() == null) {
@@ -391,7 +396,7 @@ public final class TenureServer implements AutoCloseable {
                         + " every member the same --cluster-secret-file, or --insecure to accept an open node"
                         + " (docs/cluster.md, 'Cluster secret')");
             }
-            log.println("tenure: warning: --insecure: no --cluster-secret-file: any process that reaches this"
+            LOG.warn("tenure: warning: --insecure: no --cluster-secret-file: any process that reaches this"
                     + " member's Aeron ports on " + host + " can write to the log (docs/cluster.md, 'Cluster secret')");
         }
     }
@@ -457,16 +462,16 @@ public final class TenureServer implements AutoCloseable {
     }
 
     /** Every member deletes, on its own, the log and snapshots that all members moved past. */
-    private void compactLog(PrintStream log) {
+    private void compactLog() {
         try {
             long deleted = node.compactLog();
             if (deleted > 0) {
-                log.println("tenure: deleted " + deleted + " bytes of log before position " + node.logStartPosition()
+                LOG.info("tenure: deleted " + deleted + " bytes of log before position " + node.logStartPosition()
                         + " (covered by snapshots on every member)");
             }
         } catch (RuntimeException e) {
             // A failed pass deletes nothing; the next one retries.
-            log.println("tenure: log compaction failed: " + e);
+            LOG.warn("tenure: log compaction failed: " + e);
         }
     }
 

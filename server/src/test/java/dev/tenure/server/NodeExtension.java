@@ -101,7 +101,6 @@ public final class NodeExtension implements BeforeAllCallback, AfterAllCallback 
                         tweak.apply(config(i, planned, dir)
                                 .withClusterSecret(clusterSecret)
                                 .withConnections(connections)),
-                        System.err,
                         fatals));
             }
             for (TenureServer server : servers) {

@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenure.server.config.ServerConfig;
+import dev.tenure.server.logging.LogCapture;
 import dev.tenure.server.security.ClusterSecret;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,8 +20,12 @@ import org.junit.jupiter.api.Test;
 class SecuredBeyondLoopbackTest {
     private static final ClusterSecret SECRET = new ClusterSecret("0123456789abcdef".getBytes(StandardCharsets.UTF_8));
 
-    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-    private final PrintStream log = new PrintStream(out, true, StandardCharsets.UTF_8);
+    private final LogCapture log = LogCapture.of(TenureServer.class);
+
+    @AfterEach
+    void stopCapturing() {
+        log.close();
+    }
 
     /** A member on {@code host}: 192.0.2.1 is a documentation address (TEST-NET-1), routable and never local. */
     private static ServerConfig on(String host) {
@@ -31,19 +35,19 @@ class SecuredBeyondLoopbackTest {
     @Test
     void plaintextBeyondLoopbackIsRefusedNamingTheFix() {
         assertThatThrownBy(() -> TenureServer.requireSecuredBeyondLoopback(
-                        on("192.0.2.1").withClusterSecret(SECRET), false, log))
+                        on("192.0.2.1").withClusterSecret(SECRET), false))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("refusing to serve without TLS on 192.0.2.1, where anyone who reaches it could take,"
                         + " release and write: give --tls-cert and --tls-key, or --insecure to accept an open node"
                         + " (docs/security.md)");
-        assertThatThrownBy(() -> TenureServer.requireSecuredBeyondLoopback(on("0.0.0.0"), false, log))
+        assertThatThrownBy(() -> TenureServer.requireSecuredBeyondLoopback(on("0.0.0.0"), false))
                 .as("every address is beyond loopback")
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void aLogOpenToAnyProcessBeyondLoopbackIsRefusedNamingTheFix() {
-        assertThatThrownBy(() -> TenureServer.requireSecuredBeyondLoopback(on("192.0.2.1"), true, log))
+        assertThatThrownBy(() -> TenureServer.requireSecuredBeyondLoopback(on("192.0.2.1"), true))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("refusing to serve on 192.0.2.1 without --cluster-secret-file, where any process that"
                         + " reaches this member's Aeron ports could write to the log: give every member the same"
@@ -53,8 +57,8 @@ class SecuredBeyondLoopbackTest {
 
     @Test
     void insecureIsAnOpenNodeTheOperatorChoseAndItSaysSo() {
-        TenureServer.requireSecuredBeyondLoopback(on("192.0.2.1").withInsecure(true), false, log);
-        assertThat(out.toString(StandardCharsets.UTF_8).lines())
+        TenureServer.requireSecuredBeyondLoopback(on("192.0.2.1").withInsecure(true), false);
+        assertThat(log.lines())
                 .hasSize(2)
                 .satisfiesExactly(
                         tls -> assertThat(tls)
@@ -65,9 +69,9 @@ class SecuredBeyondLoopbackTest {
 
     @Test
     void loopbackNeedsNeitherAndTlsWithTheSecretIsClosed() {
-        TenureServer.requireSecuredBeyondLoopback(on("127.0.0.1"), false, log);
-        TenureServer.requireSecuredBeyondLoopback(on("localhost"), false, log);
-        TenureServer.requireSecuredBeyondLoopback(on("192.0.2.1").withClusterSecret(SECRET), true, log);
-        assertThat(out.toString(StandardCharsets.UTF_8)).isEmpty();
+        TenureServer.requireSecuredBeyondLoopback(on("127.0.0.1"), false);
+        TenureServer.requireSecuredBeyondLoopback(on("localhost"), false);
+        TenureServer.requireSecuredBeyondLoopback(on("192.0.2.1").withClusterSecret(SECRET), true);
+        assertThat(log.lines()).isEmpty();
     }
 }

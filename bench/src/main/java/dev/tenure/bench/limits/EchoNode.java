@@ -28,6 +28,8 @@ import org.agrona.DirectBuffer;
 import org.agrona.IoUtil;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.NoOpLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One Aeron Cluster member whose service echoes every message back to its sender: the cost of
@@ -40,6 +42,7 @@ import org.agrona.concurrent.NoOpLock;
  * the two in step.
  */
 final class EchoNode implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(EchoNode.class);
 
     private static final String TERM_LENGTH = "8m";
 
@@ -113,7 +116,7 @@ final class EchoNode implements AutoCloseable {
                 consensusCtx,
                 driver -> AdaptiveIdleStrategy.forDriver(),
                 null,
-                Throwable::printStackTrace,
+                error -> LOG.error("echo node: Aeron error", error),
                 Thread::new);
         ClusteredServiceContainer container = null;
         try {

@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 
 /** Real `tenure` processes started from the shaded jar, with their output lines captured. */
 final class Processes {
@@ -102,11 +103,29 @@ final class Processes {
         return cmd;
     }
 
+    /**
+     * What the text log format puts before each message: time with its offset, level, the
+     * logger's short name (ServerLogging.TEXT_PATTERN).
+     */
+    static final Pattern TEXT_LOG_PREFIX = Pattern.compile(
+            "^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}(Z|[+-]\\d\\d:\\d\\d) (TRACE|DEBUG|INFO|WARN|ERROR) +[\\w$]+ ");
+
+    /**
+     * A stderr line's message: a node's log line without the text format's prefix, so that the
+     * tests match the node's wording whatever the time; any other line as it is.
+     */
+    static String logMessage(String line) {
+        return TEXT_LOG_PREFIX.matcher(line).replaceFirst("");
+    }
+
     /** A running process whose stdout and stderr lines are collected as they arrive. */
     static final class Running implements AutoCloseable {
         final Process process;
         final BlockingQueue<String> stdout = new LinkedBlockingQueue<>();
         final List<String> all = Collections.synchronizedList(new ArrayList<>());
+        /** The stderr lines as written, log format included. */
+        final List<String> stderr = Collections.synchronizedList(new ArrayList<>());
+
         private final ChildProcess child;
         /** The data directory of the node this runs, or null if it runs no node. */
         private final Path nodeData;
@@ -125,7 +144,10 @@ final class Processes {
                         all.add("out: " + line);
                         stdout.add(line);
                     },
-                    line -> all.add("err: " + line));
+                    line -> {
+                        stderr.add(line);
+                        all.add("err: " + logMessage(line));
+                    });
             process = child.process();
         }
 

@@ -119,7 +119,17 @@ final class ServerProcess implements AutoCloseable {
         return running.pid();
     }
 
-    /** Every line the node printed so far, each prefixed {@code out: } or {@code err: }. */
+    /** Every stderr line the node wrote so far, as written (the log's format included). */
+    List<String> stderr() {
+        synchronized (running.stderr) {
+            return List.copyOf(running.stderr);
+        }
+    }
+
+    /**
+     * Every line the node printed so far, each prefixed {@code out: } or {@code err: }; a log line
+     * in the text format without its time, level and logger (see {@link Processes#logMessage}).
+     */
     List<String> lines() {
         synchronized (running.all) {
             return List.copyOf(running.all);

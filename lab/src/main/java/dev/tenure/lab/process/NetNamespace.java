@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A network namespace ({@code ip netns}) created and deleted by its owner. Everything done to the
@@ -18,6 +20,7 @@ import org.jspecify.annotations.Nullable;
  * (nftables); {@code .ci/run} installs both. {@link #missingTools()} says what is missing.
  */
 public final class NetNamespace implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(NetNamespace.class);
 
     public final String name;
 
@@ -114,7 +117,7 @@ public final class NetNamespace implements AutoCloseable {
     public void close() {
         Result del = run(List.of("ip", "netns", "del", name), null);
         if (del.code != 0) {
-            System.err.println("could not delete network namespace " + name + ": " + del.output.strip());
+            LOG.warn("could not delete network namespace {}: {}", name, del.output.strip());
         }
     }
 

@@ -20,7 +20,6 @@ import io.aeron.cluster.service.Cluster;
 import io.aeron.cluster.service.ClusteredServiceContainer;
 import io.aeron.driver.MediaDriver;
 import java.io.File;
-import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -36,6 +35,8 @@ import org.agrona.IoUtil;
 import org.agrona.concurrent.NoOpLock;
 import org.agrona.concurrent.YieldingIdleStrategy;
 import org.agrona.concurrent.status.AtomicCounter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One Aeron Cluster member in this process: media driver, archive, consensus module and the
@@ -51,6 +52,7 @@ import org.agrona.concurrent.status.AtomicCounter;
  * so an idle node costs a few percent of one core; on 2 cores three nodes plus clients must fit.
  */
 public final class ClusterNode implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterNode.class);
 
     /** Log term length: a message can be at most 1/8 of it. */
     private static final String TERM_LENGTH = "8m";
@@ -92,7 +94,7 @@ public final class ClusterNode implements AutoCloseable {
      * own close may stop one.
      */
     public static ClusterNode launch(
-            ServerConfig config, Consumer<Cluster.Role> roleListener, FatalErrors fatalErrors, PrintStream log) {
+            ServerConfig config, Consumer<Cluster.Role> roleListener, FatalErrors fatalErrors) {
         String aeronDir = AeronContexts.aeronDirFor(config);
         // Claimed before the sweep: a sweep in another node's start must not take this directory
         // for a dead node's while this node's driver is starting in it.
@@ -100,8 +102,8 @@ public final class ClusterNode implements AutoCloseable {
                 Path.of(aeronDir).getParent(), "the driver's directory is inside the node's own");
         AeronDirClaim claim = AeronDirClaim.take(nodeDir);
         try {
-            sweepDeadAeronDirs(nodeDir, log);
-            return start(config, roleListener, fatalErrors, log, aeronDir, claim);
+            sweepDeadAeronDirs(nodeDir);
+            return start(config, roleListener, fatalErrors, aeronDir, claim);
         } catch (RuntimeException e) {
             // A start refused before its driver ran (damaged data, say) leaves no empty directory
             // behind for the next start's sweep to report.
@@ -114,7 +116,6 @@ public final class ClusterNode implements AutoCloseable {
             ServerConfig config,
             Consumer<Cluster.Role> roleListener,
             FatalErrors fatalErrors,
-            PrintStream log,
             String aeronDir,
             AeronDirClaim claim) {
         ErrorHandler errors = fatalErrors;
@@ -138,12 +139,12 @@ public final class ClusterNode implements AutoCloseable {
                     () -> AeronContexts.driverContext(aeronDir, fatalErrors::logged),
                     () -> AeronContexts.archiveContext(config, aeronDir, fatalErrors::logged),
                     fatalErrors::logged)) {
-                System.err.println("tenure: empty data directory: copied the cluster's latest snapshot and the log"
+                LOG.info("tenure: empty data directory: copied the cluster's latest snapshot and the log"
                         + " after it from a peer");
             }
         }
         boolean lone = config.members().size() == 1;
-        long logEnd = checkRecovery(base.toPath(), !lone, log);
+        long logEnd = checkRecovery(base.toPath(), !lone);
         // A lone node keeps the position past which it acknowledged nothing, so that a torn end
         // of its log can be told from damage to acknowledged entries (see RecoveryCheck).
         AcknowledgedPosition acknowledged = lone ? AcknowledgedPosition.start(base.toPath(), logEnd) : null;
@@ -249,13 +250,13 @@ public final class ClusterNode implements AutoCloseable {
      * Removes what nodes killed on this machine left in shared memory, before this node adds its
      * own: nothing else would, and each holds about 83 MB of it.
      */
-    private static void sweepDeadAeronDirs(Path own, PrintStream log) {
+    private static void sweepDeadAeronDirs(Path own) {
         List<AeronDirSweep.Removed> removed = AeronDirSweep.sweep(
                 Objects.requireNonNull(own.getParent(), "a node's directory is inside shared memory's"), own);
         if (!removed.isEmpty()) {
             long bytes =
                     removed.stream().mapToLong(AeronDirSweep.Removed::bytes).sum();
-            log.println("tenure: removed " + removed.size() + " Aeron "
+            LOG.info("tenure: removed " + removed.size() + " Aeron "
                     + (removed.size() == 1 ? "directory" : "directories") + " of nodes no longer running ("
                     + (bytes >> 20) + " MiB): "
                     + removed.stream().map(r -> r.dir().toString()).collect(Collectors.joining(", ")));
@@ -267,10 +268,13 @@ public final class ClusterNode implements AutoCloseable {
      * {@link RecoveryCheck}); a damaged file that nothing can replace stops the start with the
      * line the operator needs.
      */
-    private static long checkRecovery(Path dataDir, boolean hasPeers, PrintStream log) {
+    private static long checkRecovery(Path dataDir, boolean hasPeers) {
         try {
             return RecoveryCheck.run(
-                    dataDir, true, log, hasPeers ? OptionalLong.empty() : AcknowledgedPosition.trusted(dataDir));
+                    dataDir,
+                    true,
+                    RecoveryCheck::logged,
+                    hasPeers ? OptionalLong.empty() : AcknowledgedPosition.trusted(dataDir));
         } catch (CorruptDataException e) {
             throw e.withRemedy(remedy(hasPeers));
         }

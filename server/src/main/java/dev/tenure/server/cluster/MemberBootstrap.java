@@ -16,6 +16,8 @@ import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.agrona.ErrorHandler;
 import org.agrona.IoUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Brings an empty member of a running cluster up to date before it joins: Aeron's cluster
@@ -31,6 +33,7 @@ import org.agrona.IoUtil;
  * is copied as soon as they have elected a leader.
  */
 final class MemberBootstrap {
+    private static final Logger LOG = LoggerFactory.getLogger(MemberBootstrap.class);
 
     /** How long an empty member waits for a peer to answer before it starts empty. */
     private static final long ANSWER_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(4);
@@ -64,7 +67,7 @@ final class MemberBootstrap {
                 long now = System.nanoTime();
                 if (config.join() && now - nextNotice > 0) {
                     nextNotice = now + NOTICE_INTERVAL_NS;
-                    System.err.println("tenure: empty data directory and --join: still waiting for a peer to copy"
+                    LOG.info("tenure: empty data directory and --join: still waiting for a peer to copy"
                             + " the cluster's snapshot and log from");
                 }
                 if (!config.join() && now - start > ANSWER_TIMEOUT_NS) {

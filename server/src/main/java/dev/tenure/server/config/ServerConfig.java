@@ -43,6 +43,7 @@ import org.jspecify.annotations.Nullable;
  * @param forcedReleaseWithoutAcl without an ACL, let any caller force a release: unsafe, false
  *     unless asked (see {@link #withForcedReleaseWithoutAcl})
  * @param watch what the node gives watches (see {@link WatchLimits})
+ * @param grpcReflection serve gRPC server reflection on the client port (see {@link #withGrpcReflection})
  */
 public record ServerConfig(
         int nodeId,
@@ -66,7 +67,8 @@ public record ServerConfig(
         boolean changeLimits,
         boolean insecure,
         boolean forcedReleaseWithoutAcl,
-        WatchLimits watch) {
+        WatchLimits watch,
+        boolean grpcReflection) {
 
     public static final int DEFAULT_PORT = 7420;
     public static final int DEFAULT_ADMIN_PORT = 7421;
@@ -121,7 +123,10 @@ public record ServerConfig(
                 false,
                 false,
                 false,
-                WatchLimits.defaults());
+                WatchLimits.defaults(),
+                // On: it tells a caller the schema of the services it can already call, nothing of
+                // their state, and lets grpcurl and its kind work without the .proto files.
+                true);
     }
 
     /**
@@ -252,6 +257,14 @@ public record ServerConfig(
     }
 
     /**
+     * False: the client port does not serve gRPC server reflection (grpc.reflection.v1), and a
+     * reflection call ends UNIMPLEMENTED like any unknown service's.
+     */
+    public ServerConfig withGrpcReflection(boolean serve) {
+        return with(c -> c.grpcReflection = serve);
+    }
+
+    /**
      * A copy with what {@code change} sets, checked as the constructor checks: one place that
      * names every component, so a new one is added there and in {@link Changes} only.
      */
@@ -290,6 +303,7 @@ public record ServerConfig(
         public boolean insecure;
         public boolean forcedReleaseWithoutAcl;
         public WatchLimits watch;
+        public boolean grpcReflection;
 
         private Changes(ServerConfig c) {
             nodeId = c.nodeId;
@@ -314,6 +328,7 @@ public record ServerConfig(
             insecure = c.insecure;
             forcedReleaseWithoutAcl = c.forcedReleaseWithoutAcl;
             watch = c.watch;
+            grpcReflection = c.grpcReflection;
         }
 
         private ServerConfig build() {
@@ -339,7 +354,8 @@ public record ServerConfig(
                     changeLimits,
                     insecure,
                     forcedReleaseWithoutAcl,
-                    watch);
+                    watch,
+                    grpcReflection);
         }
     }
 

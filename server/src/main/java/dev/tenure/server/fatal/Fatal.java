@@ -10,6 +10,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The one way a server process ends on a fatal error: one line on stderr that names what stopped
@@ -23,10 +25,18 @@ import org.jspecify.annotations.Nullable;
  * after at most {@link #FLUSH_MS_MAX}, written or not. Nothing here needs a new thread, a file
  * descriptor or, past building the line, memory: at the fatal moment there may be none.
  *
+ * <p>The fatal line is the one thing a node writes past its log (SLF4J): with the heap exhausted
+ * or the logging library itself failing, a logger may write nothing, and this line is what a
+ * supervisor and an operator read to learn why the node ended. It is built and written here with
+ * as little as possible: a pre-built line if even the string cannot be made, and the descriptor
+ * opened at install.
+ *
  * <p>Only a process that called {@link #install()} halts: the server's {@code main}. Anywhere
  * else (a test that runs the command in its own JVM) {@link #exit} prints the line and returns.
  */
 public final class Fatal {
+    private static final Logger LOG = LoggerFactory.getLogger(Fatal.class);
+
     /** How long the line may take to reach stderr before the halt goes on without it. */
     static final long FLUSH_MS_MAX = 1000;
 
@@ -52,8 +62,16 @@ public final class Fatal {
         }
         writer = Writer.started();
         Thread.setDefaultUncaughtExceptionHandler(Fatal::uncaught);
-        if (!OutOfMemoryExit.armed()) {
-            System.err.println("tenure: warning: this JVM was started without " + OutOfMemoryExit.JVM_OPTIONS
+    }
+
+    /**
+     * In a process that ends on fatal errors, warns when the JVM lacks the options that end it on
+     * running out of memory. Apart from {@link #install()}, which runs before the node's log is
+     * set up, so that the warning is written in the log's format.
+     */
+    public static void warnIfOutOfMemoryUnarmed() {
+        if (writer != null && !OutOfMemoryExit.armed()) {
+            LOG.warn("tenure: warning: this JVM was started without " + OutOfMemoryExit.JVM_OPTIONS
                     + ": out of memory would leave the node running without serving (bin/tenure adds them)");
         }
     }
@@ -74,6 +92,9 @@ public final class Fatal {
     public static void exit(FatalCause cause, String what) {
         Writer w = writer;
         if (w == null) {
+            // Straight to stderr, not through the log: the fatal line must be written whatever
+            // state the log is in (its level, its format, a logging library that failed), and a
+            // supervisor or test reads it as this exact line.
             System.err.println(line(cause, what));
             return;
         }
@@ -104,8 +125,7 @@ public final class Fatal {
 
     private static void uncaught(Thread thread, Throwable error) {
         if (stopping) {
-            System.err.print("Exception in thread \"" + thread.getName() + "\" ");
-            error.printStackTrace();
+            LOG.error("Exception in thread \"" + thread.getName() + "\"", error);
             return;
         }
         exit(FatalCause.of(error, FatalCause.THREAD_DIED), "thread " + thread.getName() + ": " + error);

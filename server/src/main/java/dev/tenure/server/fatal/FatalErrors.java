@@ -7,7 +7,6 @@ import io.aeron.cluster.service.ClusterTerminationException;
 import io.aeron.exceptions.AeronException;
 import io.aeron.exceptions.ConductorServiceTimeoutException;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,6 +14,8 @@ import java.util.List;
 import org.agrona.ErrorHandler;
 import org.agrona.concurrent.AgentTerminationException;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Decides which of a node's errors are fatal, and hands those to its {@link FatalHandler}.
@@ -33,6 +34,8 @@ import org.jspecify.annotations.Nullable;
  * </ul>
  */
 public final class FatalErrors implements ErrorHandler {
+    private static final Logger LOG = LoggerFactory.getLogger(FatalErrors.class);
+
     private enum Phase {
         STARTING,
         SERVING,
@@ -44,7 +47,6 @@ public final class FatalErrors implements ErrorHandler {
             List.of("CRC checksum mismatch", "unexpected end of recording");
 
     private final FatalHandler fatal;
-    private final PrintStream log;
     private final @Nullable Path archiveDir; // null: unknown (tests)
     private Phase phase = Phase.STARTING; // guarded by this
     private @Nullable String endedWhileStarting; // guarded by this
@@ -52,14 +54,13 @@ public final class FatalErrors implements ErrorHandler {
     private volatile @Nullable Path dataDir; // whose file system's free space explains a failure, once known
     private volatile long floorBytes;
 
-    public FatalErrors(FatalHandler fatal, PrintStream log) {
-        this(fatal, log, null);
+    public FatalErrors(FatalHandler fatal) {
+        this(fatal, null);
     }
 
     /** As above, for a node whose archive (named in the line of a damaged recording) is {@code archiveDir}. */
-    public FatalErrors(FatalHandler fatal, PrintStream log, @Nullable Path archiveDir) {
+    public FatalErrors(FatalHandler fatal, @Nullable Path archiveDir) {
         this.fatal = fatal;
-        this.log = log;
         this.archiveDir = archiveDir;
     }
 
@@ -152,7 +153,7 @@ public final class FatalErrors implements ErrorHandler {
             // Aeron's own severity: a warning is an event it recovered from (a quorum position
             // that went backwards after a restart, a peer's late message), with no stack worth
             // printing; logged as an error it reads as a failure on a healthy node.
-            log.println("tenure: cluster warning: " + withoutCategory(aeron));
+            LOG.warn("tenure: cluster warning: " + withoutCategory(aeron));
             return;
         }
         if (error instanceof ClusterTerminationException terminated) {
@@ -244,7 +245,6 @@ public final class FatalErrors implements ErrorHandler {
      * it starts (those that copy a snapshot from a peer), whose end is not the member's.
      */
     public void logged(Throwable error) {
-        log.println("tenure: cluster error: " + error);
-        error.printStackTrace(log);
+        LOG.error("tenure: cluster error: " + error, error);
     }
 }

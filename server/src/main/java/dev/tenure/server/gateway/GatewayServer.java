@@ -43,6 +43,7 @@ import io.grpc.Status;
 import io.grpc.health.v1.HealthCheckResponse;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
+import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.SortedMap;
@@ -52,12 +53,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A node's gateway, served: the {@link Gateway} behind a gRPC server, with its one cluster
  * connection as the log and one timer thread as its scheduler.
  */
 public final class GatewayServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(GatewayServer.class);
 
     private final Aeron aeron;
     private final ClusterChannel cluster;
@@ -129,7 +133,6 @@ public final class GatewayServer implements AutoCloseable {
                 cluster,
                 timer,
                 fatalErrors,
-                System.err,
                 stateLimits,
                 config.nodeId(),
                 () -> quotas(stateLimits, gateway().acl()));
@@ -143,7 +146,7 @@ public final class GatewayServer implements AutoCloseable {
         // Throttled, as malformed requests are: a client can send stale writes as fast as it can
         // send anything. Without tokens: the lock's current token lets whoever knows it write
         // under the lock, and a log line is read by more people than the lock's readers.
-        ThrottledLog staleWrites = new ThrottledLog(System.err);
+        ThrottledLog staleWrites = new ThrottledLog(LOG);
         this.gateway = new Gateway(
                 limitsAgreement,
                 timer,
@@ -195,17 +198,15 @@ public final class GatewayServer implements AutoCloseable {
         // out of heap does (138), whether gRPC's allocator or Netty's log is first to hear of it.
         TransportWarnings.install(error -> outOfMemory(fatalErrors, error));
         this.loops = TransportLoops.start(fatalErrors);
-        this.connections =
-                new Connections(limits, tls != null, new ThrottledLog(System.err), new ThrottledLog(System.err));
+        this.connections = new Connections(limits, tls != null);
         metrics.connections(connections);
         NettyServerBuilder transport = loops.serveOn(
                 NettyServerBuilder.forAddress(
                         new InetSocketAddress(config.bindHost(), config.self().port())),
                 connections.acceptor());
         connections.outOfMemory(error -> outOfMemory(fatalErrors, error));
-        ServerServiceDefinition refused =
-                MalformedRequests.refused(service.bindService(), new ThrottledLog(System.err));
-        this.requests = new RequestBudget(connections, config.messageBytesMax(), new ThrottledLog(System.err));
+        ServerServiceDefinition refused = MalformedRequests.refused(service.bindService());
+        this.requests = new RequestBudget(connections, config.messageBytesMax());
         // The slow readers' watch is next to the transport but for the request budget: what it
         // drops of a call cut off, no other interceptor counts as sent. The budget is outermost,
         // so that a call it refuses costs nothing more.
@@ -224,6 +225,14 @@ public final class GatewayServer implements AutoCloseable {
                     metrics.grpcInterceptor(),
                     new SlowReaders(connections),
                     requests);
+        }
+        if (config.grpcReflection()) {
+            // Server reflection (grpc.reflection.v1): the schema of the services this port serves,
+            // so that grpcurl and its kind need no .proto files. Like the health service it is
+            // outside the ACL: it names services, methods and message types, nothing of any lock,
+            // session or key, and the same for every caller; on a TLS port it is reached only
+            // through the handshake (with client certificates, by a client that has one).
+            transport.addService(ProtoReflectionServiceV1.newInstance());
         }
         this.server = transport
                 .addService(served)

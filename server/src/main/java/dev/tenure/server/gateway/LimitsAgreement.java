@@ -9,11 +9,12 @@ import dev.tenure.log.v1.LogCommand;
 import dev.tenure.log.v1.Reply;
 import dev.tenure.server.fatal.FatalCause;
 import dev.tenure.server.fatal.FatalErrors;
-import java.io.PrintStream;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The node's limits, agreed with the cluster through the log before its gateway writes any
@@ -28,12 +29,13 @@ import java.util.function.Supplier;
  * ever held: no replica decides a client's command under its own limits.
  */
 final class LimitsAgreement implements LogPort {
+    private static final Logger LOG = LoggerFactory.getLogger(LimitsAgreement.class);
+
     static final long RETRY_MS = 500;
 
     private final LogPort log;
     private final TimerThread timer;
     private final FatalErrors fatalErrors;
-    private final PrintStream out;
     private final Limits limits;
     private final int nodeId;
     private final Supplier<SortedMap<String, PrincipalLimits>> quotas;
@@ -44,14 +46,12 @@ final class LimitsAgreement implements LogPort {
             LogPort log,
             TimerThread timer,
             FatalErrors fatalErrors,
-            PrintStream out,
             Limits limits,
             int nodeId,
             Supplier<SortedMap<String, PrincipalLimits>> quotas) {
         this.log = log;
         this.timer = timer;
         this.fatalErrors = fatalErrors;
-        this.out = out;
         this.limits = limits;
         this.nodeId = nodeId;
         this.quotas = quotas;
@@ -95,13 +95,13 @@ final class LimitsAgreement implements LogPort {
         // The callback handles the error; what whenComplete returns adds nothing to wait for.
         var unused = proposal(true).whenComplete((reply, error) -> {
             if (error != null) {
-                out.println("tenure: the ACL's quotas did not reach the log (" + error.getMessage()
+                LOG.warn("tenure: the ACL's quotas did not reach the log (" + error.getMessage()
                         + "); the cluster keeps the ones before; send SIGHUP again");
             } else if (reply.getDone().getCode() != Code.CODE_OK) {
-                out.println("tenure: the ACL's quotas were refused, the cluster keeps the ones before: "
+                LOG.warn("tenure: the ACL's quotas were refused, the cluster keeps the ones before: "
                         + reply.getDone().getMessage());
             } else {
-                out.println("tenure: the ACL's quotas are in force on every member");
+                LOG.info("tenure: the ACL's quotas are in force on every member");
             }
         });
     }

@@ -7,6 +7,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The gateway's {@link Scheduler} on a node: one daemon thread. Once the node is stopping, what
@@ -18,6 +20,8 @@ import java.util.concurrent.TimeUnit;
  * restarts it with a gateway rebuilt from the log.
  */
 final class TimerThread implements Scheduler, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(TimerThread.class);
+
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "tenure-gateway-timer");
         t.setDaemon(true);
@@ -54,7 +58,7 @@ final class TimerThread implements Scheduler, AutoCloseable {
             try {
                 action.run();
             } catch (Throwable t) {
-                t.printStackTrace();
+                LOG.error("a gateway task failed", t);
                 fatalErrors.ended(FatalCause.of(t, FatalCause.THREAD_DIED), "a gateway task failed: " + t);
             }
         };

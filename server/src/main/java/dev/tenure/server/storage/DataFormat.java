@@ -1,7 +1,6 @@
 package dev.tenure.server.storage;
 
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.CharacterCodingException;
@@ -11,6 +10,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 /**
@@ -106,7 +106,7 @@ public final class DataFormat {
      * then names the new format. Stopped half-way it is simply run again. Returns one line that
      * says what it did.
      */
-    public static String upgrade(Path dataDir, PrintStream log) throws IOException {
+    public static String upgrade(Path dataDir, Consumer<String> notes) throws IOException {
         Path where = dataDir.toAbsolutePath().normalize();
         int format = read(dataDir);
         if (format == CURRENT) {
@@ -120,9 +120,9 @@ public final class DataFormat {
             throw new IOException("data directory " + where + " is in data format " + format
                     + ", written by a newer release; this release reads format " + CURRENT + " only");
         }
-        RecoveryCheck.run(dataDir, false, log);
+        RecoveryCheck.run(dataDir, false, notes);
         long frames = FrameChecksums.addTo(dataDir.resolve("archive"));
-        RecoveryCheck.run(dataDir, true, log);
+        RecoveryCheck.run(dataDir, true, notes);
         write(dataDir);
         return "data directory " + where + " upgraded to format " + CURRENT + ": " + frames + " frames checksummed as"
                 + " they were, after their structure and every entry a start recovers from checked out; damage older"

@@ -1,11 +1,10 @@
 package dev.tenure.server.storage;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * {@code tenure repair-log}: cuts a stopped lone node's log at the end of its last whole entry
@@ -33,14 +32,12 @@ public final class LogRepair {
             throw new IllegalArgumentException("--accept-loss-from must be a log position, 0 or more, was " + lossFrom);
         }
         try (DataDirLock lock = DataDirLock.acquire(dataDir)) {
-            ByteArrayOutputStream said = new ByteArrayOutputStream();
-            long end;
-            try (PrintStream log = new PrintStream(said, true, StandardCharsets.UTF_8)) {
-                end = RecoveryCheck.repair(dataDir, true, log, lossFrom);
-            }
+            // What it dropped is the command's answer, not a log event: collected, then said once.
+            List<String> said = new ArrayList<>();
+            long end = RecoveryCheck.repair(dataDir, true, said::add, lossFrom);
             // The log now ends whole where it was cut: a start trusts no acknowledgement past it.
             AcknowledgedPosition.start(dataDir, end);
-            String lines = said.toString(StandardCharsets.UTF_8).strip();
+            String lines = String.join("\n", said).strip();
             return lines.isEmpty()
                     ? "the log and the snapshot it recovers from check out up to log position " + end
                             + ": nothing dropped"

@@ -2,7 +2,6 @@ package dev.tenure.server.storage;
 
 import io.aeron.cluster.ConsensusModule;
 import io.aeron.cluster.RecordingLog;
-import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -10,7 +9,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Checks, before the member starts, every byte it is about to recover from: the snapshot the
@@ -36,6 +38,7 @@ import org.jspecify.annotations.Nullable;
  * a majority that acknowledged it, and its peers hold what it lost.
  */
 public final class RecoveryCheck {
+    private static final Logger LOG = LoggerFactory.getLogger(RecoveryCheck.class);
 
     private static final int CONSENSUS_MODULE = ConsensusModule.Configuration.SERVICE_ID;
     private static final int STATE_MACHINE = 0;
@@ -44,7 +47,7 @@ public final class RecoveryCheck {
     private final boolean checksums;
     private final Map<Long, ArchiveCatalog.Recording> catalog;
     private final OptionalLong acknowledged;
-    private final PrintStream log;
+    private final Consumer<String> notes;
     /** An operator's repair: damage that is not cut is explained, not only named. */
     private boolean repair;
 
@@ -55,24 +58,32 @@ public final class RecoveryCheck {
             boolean checksums,
             Map<Long, ArchiveCatalog.Recording> catalog,
             OptionalLong acknowledged,
-            PrintStream log) {
+            Consumer<String> notes) {
         this.archiveDir = archiveDir;
         this.checksums = checksums;
         this.catalog = catalog;
         this.acknowledged = acknowledged;
-        this.log = log;
+        this.notes = notes;
     }
 
     /**
      * Checks what the member in {@code dataDir} will recover from; sets aside damaged snapshots
-     * that an earlier one can replace, saying so on {@code log}. Throws {@link
+     * that an earlier one can replace, saying so to {@code notes} (a node passes {@link #logged}). Throws {@link
      * CorruptDataException} if what it would recover from is damaged and nothing can replace it.
      *
      * @param checksums whether the recordings carry frame checksums (every data directory of the
      *     current format does; see {@link DataFormat})
      */
-    public static void run(Path dataDir, boolean checksums, PrintStream log) {
-        run(dataDir, checksums, log, OptionalLong.empty());
+    public static void run(Path dataDir, boolean checksums, Consumer<String> notes) {
+        run(dataDir, checksums, notes, OptionalLong.empty());
+    }
+
+    /**
+     * Logs a note of what a start's check did (a snapshot set aside, a torn tail cut) as a
+     * warning: the node goes on, on less than it had, and the operator should know why.
+     */
+    public static void logged(String note) {
+        LOG.warn(note);
     }
 
     /**
@@ -80,22 +91,22 @@ public final class RecoveryCheck {
      * that is not known): a torn end of the log past it is cut off. Returns where the log it
      * will replay ends (0 if it has none).
      */
-    public static long run(Path dataDir, boolean checksums, PrintStream log, OptionalLong acknowledged) {
-        return run(dataDir, checksums, log, acknowledged, false);
+    public static long run(Path dataDir, boolean checksums, Consumer<String> notes, OptionalLong acknowledged) {
+        return run(dataDir, checksums, notes, acknowledged, false);
     }
 
     private static long run(
-            Path dataDir, boolean checksums, PrintStream log, OptionalLong acknowledged, boolean repair) {
+            Path dataDir, boolean checksums, Consumer<String> notes, OptionalLong acknowledged, boolean repair) {
         Path clusterDir = dataDir.resolve("cluster");
         if (!Files.exists(clusterDir.resolve(RecordingLog.RECORDING_LOG_FILE_NAME))) {
             return 0; // nothing recorded yet: the member starts empty
         }
         Path archiveDir = dataDir.resolve("archive");
         RecoveryCheck check =
-                new RecoveryCheck(archiveDir, checksums, ArchiveCatalog.read(archiveDir), acknowledged, log);
+                new RecoveryCheck(archiveDir, checksums, ArchiveCatalog.read(archiveDir), acknowledged, notes);
         check.repair = repair;
         try (RecordingLog recordingLog = new RecordingLog(clusterDir.toFile(), false)) {
-            check.run(recordingLog, log);
+            check.run(recordingLog);
         }
         return check.logEnd;
     }
@@ -105,15 +116,15 @@ public final class RecoveryCheck {
      * at or after {@code lossFrom}, which the operator accepts losing everything after ({@code
      * tenure repair-log}). Returns where the log now ends.
      */
-    public static long repair(Path dataDir, boolean checksums, PrintStream log, long lossFrom) {
-        return run(dataDir, checksums, log, OptionalLong.of(lossFrom), true);
+    public static long repair(Path dataDir, boolean checksums, Consumer<String> notes, long lossFrom) {
+        return run(dataDir, checksums, notes, OptionalLong.of(lossFrom), true);
     }
 
     /**
      * Tries, newest first, each snapshot with the log after it, then the whole log where it still
      * starts at 0: the first that checks out is what the member recovers from.
      */
-    private void run(RecordingLog recordingLog, PrintStream log) {
+    private void run(RecordingLog recordingLog) {
         List<SnapshotSet> snapshots = snapshotsNewestFirst(recordingLog.entries());
         RecordingLog.Entry term = lastTerm(recordingLog.entries());
         CorruptDataException newest = null;
@@ -142,7 +153,7 @@ public final class RecoveryCheck {
                 setAside(recordingLog, i);
                 CorruptDataException damaged =
                         Objects.requireNonNull(newest, "a later try comes only after a damaged snapshot");
-                log.println("tenure: corrupt data file: " + damaged.getMessage() + "; recovering from "
+                notes.accept("tenure: corrupt data file: " + damaged.getMessage() + "; recovering from "
                         + (from < 0
                                 ? "the start of the log"
                                 : "the snapshot at log position " + from + " and the log after it")
@@ -243,7 +254,7 @@ public final class RecoveryCheck {
             return false;
         }
         long bytes = LogTail.drop(archiveDir, recording, whole);
-        log.println((repair ? "tenure: damaged log tail dropped: " : "tenure: torn log tail dropped: ") + bytes
+        notes.accept((repair ? "tenure: damaged log tail dropped: " : "tenure: torn log tail dropped: ") + bytes
                 + " bytes from log position " + whole
                 + (repair
                         ? ", at or after log position " + acked + ", from which the loss was accepted"

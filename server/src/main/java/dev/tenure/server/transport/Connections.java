@@ -21,6 +21,8 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The client connections of a node's gRPC port: at most {@code connectionsMax} open, at most
@@ -35,10 +37,14 @@ import org.jspecify.annotations.Nullable;
  * are served on other threads, so a flood of refused ones delays none of them.
  */
 public final class Connections implements NodeMetrics.ConnectionFigures {
+    private static final Logger LOG = LoggerFactory.getLogger(Connections.class);
+
     private final ConnectionLimits limits;
     private final boolean tlsOnly;
-    private final ThrottledLog refusals;
-    private final ThrottledLog cuts;
+    // Two throttles: a flood of refused connections must not silence the line that says an
+    // established one was cut, nor the other way round.
+    private final ThrottledLog refusals = new ThrottledLog(LOG);
+    private final ThrottledLog cuts = new ThrottledLog(LOG);
     /** Incremented on the accept loop only; decremented on the loop that closes each connection. */
     private final AtomicInteger open = new AtomicInteger();
 
@@ -56,11 +62,9 @@ public final class Connections implements NodeMetrics.ConnectionFigures {
     private volatile Consumer<OutOfMemoryError> outOfMemory = error -> {};
 
     /** @param tlsOnly the port serves TLS only: a plaintext gRPC client is told so (PlaintextOnTlsPort) */
-    public Connections(ConnectionLimits limits, boolean tlsOnly, ThrottledLog refusals, ThrottledLog cuts) {
+    public Connections(ConnectionLimits limits, boolean tlsOnly) {
         this.limits = limits;
         this.tlsOnly = tlsOnly;
-        this.refusals = refusals;
-        this.cuts = cuts;
     }
 
     /**

@@ -15,6 +15,8 @@ import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Answers a request message that does not parse (bytes that are not the method's protobuf, a
@@ -32,10 +34,14 @@ import org.jspecify.annotations.Nullable;
  * the method still sends on that call is dropped.
  */
 public final class MalformedRequests {
+    private static final Logger LOG = LoggerFactory.getLogger(MalformedRequests.class);
+
     private MalformedRequests() {}
 
     /** {@code service}, with every method's malformed requests refused as above. */
-    public static ServerServiceDefinition refused(ServerServiceDefinition service, ThrottledLog log) {
+    public static ServerServiceDefinition refused(ServerServiceDefinition service) {
+        // One throttle for the whole service: a flood on one method is a flood on all of them.
+        ThrottledLog log = new ThrottledLog(LOG);
         ServiceDescriptor strict = service.getServiceDescriptor();
         // The definition's builder checks its methods against its descriptor's, by identity:
         // both are made from the same lenient methods.

@@ -23,6 +23,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Bounds the bytes of requests a node holds for its clients, per connection ({@code
@@ -48,6 +50,8 @@ import org.jspecify.annotations.Nullable;
  * each up to messageBytesMax).
  */
 public final class RequestBudget implements ServerInterceptor {
+    private static final Logger LOG = LoggerFactory.getLogger(RequestBudget.class);
+
     private static final Set<String> SESSION_STREAMS = Set.of(
             TenureGrpc.getAttachMethod().getFullMethodName(),
             TenureGrpc.getAttachManyMethod().getFullMethodName());
@@ -55,16 +59,15 @@ public final class RequestBudget implements ServerInterceptor {
 
     private final Connections connections;
     private final long messageBytesMax;
-    private final ThrottledLog refusals;
+    private final ThrottledLog refusals = new ThrottledLog(LOG);
     private final AtomicLong refused = new AtomicLong();
     private long node; // guarded by this
     /** Streams waiting for room to read their next message, in the order they asked. */
     private final ArrayDeque<Stream<?, ?>> waiting = new ArrayDeque<>(); // guarded by this
 
-    public RequestBudget(Connections connections, long messageBytesMax, ThrottledLog refusals) {
+    public RequestBudget(Connections connections, long messageBytesMax) {
         this.connections = connections;
         this.messageBytesMax = messageBytesMax;
-        this.refusals = refusals;
     }
 
     /** Bytes of requests the node holds or has room reserved for now. */

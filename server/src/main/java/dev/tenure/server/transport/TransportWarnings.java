@@ -1,5 +1,7 @@
 package dev.tenure.server.transport;
 
+import io.grpc.netty.shaded.io.netty.util.internal.logging.InternalLoggerFactory;
+import io.grpc.netty.shaded.io.netty.util.internal.logging.JdkLoggerFactory;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -64,6 +66,10 @@ public final class TransportWarnings implements Filter {
      * with an {@link OutOfMemoryError} goes to {@code outOfMemoryHook} too.
      */
     public static synchronized void install(Consumer<Throwable> outOfMemoryHook) {
+        // gRPC's shaded Netty logs to SLF4J when SLF4J is on the class path (as in the tenure
+        // jar), which would pass by these filters: the out-of-memory hook and the throttle must
+        // see its records, so it logs to java.util.logging, which SLF4J's bridge then carries on.
+        InternalLoggerFactory.setDefaultFactory(JdkLoggerFactory.INSTANCE);
         outOfMemory = outOfMemoryHook;
         long interval = TimeUnit.SECONDS.toNanos(ThrottledLog.INTERVAL_SECONDS);
         for (Logger logger : HELD) {

@@ -45,7 +45,7 @@ class LogRetentionTest {
     void deletesLogCoveredBySnapshotsAndRecoversAfterRestart() throws Exception {
         ServerConfig config = config();
         long logStart;
-        try (TenureServer server = TenureServer.start(config, System.err, new RecordedFatals())) {
+        try (TenureServer server = TenureServer.start(config, new RecordedFatals())) {
             awaitStatus(server, "the node healthy", s -> "ok".equals(s.getHealth()));
             try (Client client = new Client(server.port())) {
                 ByteString value = ByteString.copyFrom(new byte[VALUE_BYTES]);
@@ -67,7 +67,7 @@ class LogRetentionTest {
             assertThat(compacted.getReplicaLogPosition()).isGreaterThan((long) PUTS * VALUE_BYTES);
         }
         // Restart on the same data: recovery starts from a snapshot and replays the retained log.
-        try (TenureServer server = TenureServer.start(config, System.err, new RecordedFatals())) {
+        try (TenureServer server = TenureServer.start(config, new RecordedFatals())) {
             ServerStatusResponse status = awaitStatus(server, "the node healthy", s -> "ok".equals(s.getHealth()));
             assertThat(status.getLastToken()).isZero();
             try (Client client = new Client(server.port())) {

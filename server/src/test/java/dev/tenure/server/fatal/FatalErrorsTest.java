@@ -4,24 +4,27 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenure.core.InvariantViolation;
+import dev.tenure.server.logging.LogCapture;
 import dev.tenure.server.storage.CorruptDataException;
 import io.aeron.archive.client.ArchiveException;
 import io.aeron.cluster.client.ClusterEvent;
 import io.aeron.cluster.service.ClusterTerminationException;
 import io.aeron.exceptions.AeronException;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import org.agrona.concurrent.AgentTerminationException;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** Which of a node's errors are fatal, in which phase, and what the fatal line says. */
 class FatalErrorsTest {
     private final RecordedFatals fatals = new RecordedFatals();
-    private final ByteArrayOutputStream logged = new ByteArrayOutputStream();
-    private final FatalErrors fatalErrors =
-            new FatalErrors(fatals, new PrintStream(logged, true, StandardCharsets.UTF_8));
+    private final LogCapture logged = LogCapture.of(FatalErrors.class);
+    private final FatalErrors fatalErrors = new FatalErrors(fatals);
+
+    @AfterEach
+    void stopCapturing() {
+        logged.close();
+    }
 
     @Test
     void whileServingAnEndIsFatalAtOnce() {
@@ -74,8 +77,9 @@ class FatalErrorsTest {
         fatalErrors.serving();
         fatalErrors.onError(new IllegalStateException("peer unreachable"));
         assertThat(fatals.lines()).isEmpty();
-        assertThat(logged.toString(StandardCharsets.UTF_8))
-                .startsWith("tenure: cluster error: java.lang.IllegalStateException: peer unreachable");
+        assertThat(logged.lines())
+                .containsExactly("tenure: cluster error: java.lang.IllegalStateException: peer unreachable");
+        assertThat(logged.events().get(0).getLevel().toString()).isEqualTo("ERROR");
 
         fatalErrors.onError(new StackOverflowError());
         fatalErrors.onError(new InvariantViolation("two leases on lock a"));
@@ -107,10 +111,12 @@ class FatalErrorsTest {
         fatalErrors.onError(new ClusterEvent("quorum position went backwards"));
         fatalErrors.onError(new ArchiveException("replay not found", AeronException.Category.WARN));
         assertThat(fatals.lines()).isEmpty();
-        assertThat(logged.toString(StandardCharsets.UTF_8)).isEqualTo("""
-                        tenure: cluster warning: quorum position went backwards
-                        tenure: cluster warning: replay not found
-                        """);
+        assertThat(logged.lines())
+                .containsExactly(
+                        "tenure: cluster warning: quorum position went backwards",
+                        "tenure: cluster warning: replay not found");
+        assertThat(logged.events())
+                .allSatisfy(e -> assertThat(e.getLevel().toString()).isEqualTo("WARN"));
     }
 
     @Test
@@ -120,7 +126,7 @@ class FatalErrorsTest {
         assertThat(fatals.lines())
                 .containsExactly("tenure: fatal: out of memory (exit 138): Aeron agent on thread "
                         + Thread.currentThread().getName() + " failed: java.lang.OutOfMemoryError: Java heap space");
-        assertThat(logged.toString(StandardCharsets.UTF_8)).isEmpty();
+        assertThat(logged.lines()).isEmpty();
     }
 
     /**
@@ -130,8 +136,7 @@ class FatalErrorsTest {
      */
     @Test
     void aDamagedRecordingEndsTheNodeWithTwelveEvenWhileStarting() {
-        FatalErrors node =
-                new FatalErrors(fatals, new PrintStream(logged, true, StandardCharsets.UTF_8), Path.of("/d/archive"));
+        FatalErrors node = new FatalErrors(fatals, Path.of("/d/archive"));
         node.onError(new ArchiveException("CRC checksum mismatch at position=4416 (segmentFilePosition=0, ...):"
                 + " recorded checksum=1, computed checksum=2, recordingId=0, replaySessionId=3, segmentFile=0-0.rec"));
         node.serving();

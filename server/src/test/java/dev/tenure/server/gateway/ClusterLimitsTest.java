@@ -63,13 +63,13 @@ class ClusterLimitsTest {
                     i, "127.0.0.1", LoopbackPorts.freeTcpPort(), TestPorts.freeAeronPortBase()));
         }
         for (int i = 0; i < 2; i++) {
-            servers.add(TenureServer.start(member(i, members), System.err, fatals));
+            servers.add(TenureServer.start(member(i, members), fatals));
         }
         for (TenureServer s : servers) {
             awaitHealthy(s);
         }
         TenureServer odd =
-                TenureServer.start(member(2, members).withLimits(FIVE_KEYS).withHeapCheck(false), System.err, fatals);
+                TenureServer.start(member(2, members).withLimits(FIVE_KEYS).withHeapCheck(false), fatals);
         servers.add(odd);
 
         Await.atMost(Duration.ofSeconds(30)).until("node 2 ends", fatals::lines, lines -> !lines.isEmpty());
@@ -142,7 +142,7 @@ class ClusterLimitsTest {
                 .withLimits(limits)
                 .withHeapCheck(false)
                 .withChangeLimits(change);
-        TenureServer server = TenureServer.start(config, System.err, fatals);
+        TenureServer server = TenureServer.start(config, fatals);
         servers.add(server);
         return server;
     }

@@ -7,10 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tenure.api.v1.Code;
 import dev.tenure.server.InProcessServerTest.SessionStream;
 import dev.tenure.server.NodeExtension;
-import java.io.ByteArrayOutputStream;
-import java.io.OutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import dev.tenure.server.logging.LogCapture;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -21,20 +18,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * line per interval for them (as for malformed requests), and no line carries a token.
  */
 class StaleWriteLogTest {
-    private static final PrintStream ORIGINAL_ERR = System.err;
-    private static final ByteArrayOutputStream CAPTURED = new ByteArrayOutputStream();
-
-    static {
-        // Before the node starts (the extension's beforeAll): its gateway takes System.err then.
-        System.setErr(new PrintStream(new Tee(ORIGINAL_ERR, CAPTURED), true, StandardCharsets.UTF_8));
-    }
+    private static final LogCapture CAPTURED = LogCapture.of(GatewayServer.class);
 
     @RegisterExtension
     static final NodeExtension node = NodeExtension.lone();
 
     @AfterAll
-    static void restoreStderr() {
-        System.setErr(ORIGINAL_ERR);
+    static void stopCapturing() {
+        CAPTURED.close();
     }
 
     @Test
@@ -53,8 +44,7 @@ class StaleWriteLogTest {
             assertThat(r.getCode()).isEqualTo(Code.CODE_STALE_TOKEN);
         }
         long elapsedSeconds = (System.nanoTime() - started) / 1_000_000_000L;
-        List<String> lines = CAPTURED.toString(StandardCharsets.UTF_8)
-                .lines()
+        List<String> lines = CAPTURED.lines().stream()
                 .filter(l -> l.startsWith("tenure: stale write rejected"))
                 .toList();
         assertThat(lines)
@@ -67,28 +57,5 @@ class StaleWriteLogTest {
                 .allSatisfy(l -> assertThat(l.replaceAll(" \\[\\d+ more since the previous line, not logged]$", ""))
                         .doesNotContain(Long.toString(token))
                         .doesNotContain(Long.toString(staleToken)));
-    }
-
-    /** Writes to both streams: the test reads what the node logged, the console still shows it. */
-    private static final class Tee extends OutputStream {
-        private final PrintStream console;
-        private final ByteArrayOutputStream copy;
-
-        Tee(PrintStream console, ByteArrayOutputStream copy) {
-            this.console = console;
-            this.copy = copy;
-        }
-
-        @Override
-        public synchronized void write(int b) {
-            console.write(b);
-            copy.write(b);
-        }
-
-        @Override
-        public synchronized void write(byte[] b, int off, int len) {
-            console.write(b, off, len);
-            copy.write(b, off, len);
-        }
     }
 }

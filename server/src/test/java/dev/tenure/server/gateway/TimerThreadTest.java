@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 /** A gateway task that throws ends the node (status 14) instead of vanishing into a future. */
 class TimerThreadTest {
     private final RecordedFatals fatals = new RecordedFatals();
-    private final FatalErrors fatalErrors = new FatalErrors(fatals, System.err);
+    private final FatalErrors fatalErrors = new FatalErrors(fatals);
 
     @Test
     void aTaskThatThrowsIsFatalAndOneThatRunsIsNot() throws Exception {

@@ -94,7 +94,7 @@ class RevocationTest {
             ServerConfig config = ServerConfig.member(i, members, dir.resolve("node-" + i), LoopbackPorts.freeTcpPort())
                     .with(TestTimings::apply)
                     .withTls(new TlsFiles(node.certificate(), node.key(), ca.certificate()));
-            NODES.add(TenureServer.start(config, System.err, FATALS, aclWithout(null)));
+            NODES.add(TenureServer.start(config, FATALS, aclWithout(null)));
         }
         for (TenureServer n : NODES) {
             Await.atMost(Duration.ofSeconds(30))

@@ -372,7 +372,7 @@ class UnpermittedCallsTest {
                         0)
                 .with(TestTimings::apply)
                 .withTls(new TlsFiles(node.certificate(), node.key(), ca.certificate()));
-        server = TenureServer.start(config, System.err, fatals, acl);
+        server = TenureServer.start(config, fatals, acl);
         ops = channel(ca.client(OPS));
         Await.atMost(Duration.ofSeconds(30))
                 .every(Duration.ofMillis(50))

@@ -19,8 +19,6 @@ import dev.tenure.testkit.Await;
 import io.aeron.cluster.RecordingLog;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -28,6 +26,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
@@ -44,8 +43,7 @@ class LogIntegrityTest {
     @TempDir
     Path data;
 
-    private final ByteArrayOutputStream said = new ByteArrayOutputStream();
-    private final PrintStream log = new PrintStream(said, true, StandardCharsets.UTF_8);
+    private final List<String> said = new ArrayList<>();
 
     /**
      * Each of the 8 bits of each byte of one put's frame, flipped alone: the frame checksum
@@ -60,7 +58,7 @@ class LogIntegrityTest {
                 client.put("key-" + i, ByteString.copyFromUtf8("value-" + i + "-written"));
             }
         }
-        RecoveryCheck.run(data, true, log);
+        RecoveryCheck.run(data, true, said::add);
         Path segment = data.resolve("archive/0-0.rec");
         long frame = frameStart(segment, offsetOf(segment, "value-1-written"));
         int aligned = (frameLength(segment, frame) + 31) & -32;
@@ -68,8 +66,8 @@ class LogIntegrityTest {
         for (int b = 0; b < aligned; b++) {
             for (int bit = 0; bit < 8; bit++) {
                 flip(segment, frame + b, 1 << bit);
-                CorruptDataException e =
-                        catchThrowableOfType(CorruptDataException.class, () -> RecoveryCheck.run(data, true, log));
+                CorruptDataException e = catchThrowableOfType(
+                        CorruptDataException.class, () -> RecoveryCheck.run(data, true, said::add));
                 flip(segment, frame + b, 1 << bit);
                 assertThat(e).as("byte %d bit %d of the frame flipped", b, bit).isNotNull();
                 assertThat(e.file()).isEqualTo(segment);
@@ -83,8 +81,8 @@ class LogIntegrityTest {
         System.out.printf(
                 "LogIntegrityTest: %d of %d single-bit flips of a %d-byte frame refused%n",
                 refused, aligned * 8, aligned);
-        RecoveryCheck.run(data, true, log); // every flip undone: intact again
-        assertThat(said.toString(StandardCharsets.UTF_8)).isEmpty();
+        RecoveryCheck.run(data, true, said::add); // every flip undone: intact again
+        assertThat(said).isEmpty();
     }
 
     /**
@@ -127,7 +125,7 @@ class LogIntegrityTest {
     }
 
     private TenureServer start(ServerConfig config) throws Exception {
-        TenureServer server = TenureServer.start(config, log, new RecordedFatals());
+        TenureServer server = TenureServer.start(config, new RecordedFatals());
         awaitStatus(server, "the node healthy", s -> "ok".equals(s.getHealth()));
         return server;
     }

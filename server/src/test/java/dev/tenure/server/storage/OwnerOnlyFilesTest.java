@@ -73,7 +73,7 @@ class OwnerOnlyFilesTest {
                 .with(TestTimings::apply);
         Path driverParent = Path.of(AeronContexts.aeronDirFor(config)).getParent();
         RecordedFatals fatals = new RecordedFatals();
-        try (TenureServer server = TenureServer.start(config, System.err, fatals)) {
+        try (TenureServer server = TenureServer.start(config, fatals)) {
             // The directories hold from the start: no file in them is reachable by anyone else.
             for (Path dir : List.of(data, data.resolve("archive"), data.resolve("cluster"), driverParent)) {
                 assertThat(mode(dir)).as(dir.toString()).isEqualTo("rwx------");

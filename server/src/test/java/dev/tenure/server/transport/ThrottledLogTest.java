@@ -2,20 +2,25 @@ package dev.tenure.server.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import dev.tenure.server.logging.LogCapture;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /** At most one line per interval, each saying how many were left out before it. */
 class ThrottledLogTest {
     private static final long SECOND = 1_000_000_000L;
 
-    private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    private final LogCapture logged = LogCapture.of(ThrottledLogTest.class);
     private final AtomicLong now = new AtomicLong(5 * SECOND);
     private final ThrottledLog log =
-            new ThrottledLog(new PrintStream(bytes, true, StandardCharsets.UTF_8), 10 * SECOND, now::get);
+            new ThrottledLog(LoggerFactory.getLogger(ThrottledLogTest.class), 10 * SECOND, now::get);
+
+    @AfterEach
+    void stopCapturing() {
+        logged.close();
+    }
 
     @Test
     void theFirstLineGoesOutAtOnceAndTheRestOfTheIntervalIsCountedIntoTheNextLine() {
@@ -48,8 +53,16 @@ class ThrottledLogTest {
         assertThat(lines()).containsExactly("bad 1");
     }
 
+    @Test
+    void eachLineIsAWarningOfTheLoggerItWasGiven() {
+        log.log(() -> "bad 1");
+        assertThat(logged.events())
+                .singleElement()
+                .satisfies(e -> assertThat(e.getLevel().toString()).isEqualTo("WARN"))
+                .satisfies(e -> assertThat(e.getLoggerName()).isEqualTo(ThrottledLogTest.class.getName()));
+    }
+
     private String[] lines() {
-        String text = bytes.toString(StandardCharsets.UTF_8);
-        return text.isEmpty() ? new String[0] : text.split("\n");
+        return logged.lines().toArray(String[]::new);
     }
 }

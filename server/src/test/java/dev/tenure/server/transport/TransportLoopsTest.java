@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  */
 class TransportLoopsTest {
     private final RecordedFatals fatals = new RecordedFatals();
-    private final FatalErrors fatalErrors = new FatalErrors(fatals, System.err);
+    private final FatalErrors fatalErrors = new FatalErrors(fatals);
 
     @Test
     void anAcceptLoopThatEndsWhileTheNodeServesIsFatal() throws Exception {
@@ -58,8 +58,7 @@ class TransportLoopsTest {
     }
 
     private Server serving(TransportLoops loops) throws Exception {
-        ThrottledLog log = new ThrottledLog(System.err);
-        Connections connections = new Connections(ConnectionLimits.defaults(), false, log, log);
+        Connections connections = new Connections(ConnectionLimits.defaults(), false);
         Server server = loops.serveOn(
                         NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)),
                         connections.acceptor())
