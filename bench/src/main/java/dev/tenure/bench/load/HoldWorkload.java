@@ -15,6 +15,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.HdrHistogram.Recorder;
 
@@ -101,44 +102,21 @@ final class HoldWorkload {
             throws InterruptedException {
         int n = config.sessions();
         List<Session> sessions = java.util.Collections.synchronizedList(new ArrayList<>(n));
-        Semaphore window = new Semaphore(SETUP_WINDOW);
-        CountDownLatch done = new CountDownLatch(n);
-        AtomicReference<Throwable> failure = new AtomicReference<>();
+        SetupWindow window = new SetupWindow(n, setup);
         long lastProgress = System.nanoTime();
-        for (int i = 0; i < n && failure.get() == null; i++) {
-            window.acquire();
+        for (int i = 0; i < n && !window.failed(); i++) {
             String lock = lockPrefix + i;
-            long start = System.nanoTime();
-            // The outcome is recorded by whenComplete below: the returned stage has nothing more to say.
-            CompletableFuture<?> unused = connections
-                    .get(i % connections.size())
-                    .openSessionAsync()
-                    .thenCompose(s -> {
-                        sessions.add(s);
-                        return s.acquireAsync(lock, (java.time.Duration) null);
-                    })
-                    .whenComplete((lease, error) -> {
-                        if (error == null) {
-                            setup.recordValue(Math.max(1_000, System.nanoTime() - start));
-                        } else {
-                            failure.compareAndSet(null, error);
-                        }
-                        window.release();
-                        done.countDown();
-                    });
+            TenureClient connection = connections.get(i % connections.size());
+            window.start(() -> connection.openSessionAsync().thenCompose(s -> {
+                sessions.add(s);
+                return s.acquireAsync(lock, (java.time.Duration) null);
+            }));
             if (System.nanoTime() - lastProgress > TimeUnit.SECONDS.toNanos(5)) {
                 ClosedLoop.progress(config, "hold", "set-up: " + (i + 1) + " of " + n + " sessions");
                 lastProgress = System.nanoTime();
             }
         }
-        if (failure.get() == null) {
-            done.await();
-        }
-        if (failure.get() != null) {
-            throw new BenchFailedException(
-                    "hold: set-up failed after " + sessions.size() + " sessions: " + ClosedLoop.describe(failure.get()),
-                    failure.get());
-        }
+        window.awaitAll(() -> sessions.size() + " sessions");
         return sessions;
     }
 
@@ -152,26 +130,14 @@ final class HoldWorkload {
         if (more == 0) {
             return 0;
         }
-        Semaphore window = new Semaphore(SETUP_WINDOW);
-        CountDownLatch done = new CountDownLatch(sessions.size() * more);
-        AtomicReference<Throwable> failure = new AtomicReference<>();
+        SetupWindow window = new SetupWindow(sessions.size() * more, setup);
         long lastProgress = System.nanoTime();
         long issued = 0;
-        for (int j = 1; j <= more && failure.get() == null; j++) {
-            for (int i = 0; i < sessions.size() && failure.get() == null; i++) {
-                window.acquire();
-                long start = System.nanoTime();
-                CompletableFuture<?> unused = sessions.get(i)
-                        .acquireAsync(lockPrefix + i + "-" + j, (java.time.Duration) null)
-                        .whenComplete((lease, error) -> {
-                            if (error == null) {
-                                setup.recordValue(Math.max(1_000, System.nanoTime() - start));
-                            } else {
-                                failure.compareAndSet(null, error);
-                            }
-                            window.release();
-                            done.countDown();
-                        });
+        for (int j = 1; j <= more && !window.failed(); j++) {
+            for (int i = 0; i < sessions.size() && !window.failed(); i++) {
+                Session session = sessions.get(i);
+                String lock = lockPrefix + i + "-" + j;
+                window.start(() -> session.acquireAsync(lock, (java.time.Duration) null));
                 issued++;
                 if (System.nanoTime() - lastProgress > TimeUnit.SECONDS.toNanos(5)) {
                     ClosedLoop.progress(config, "hold", "set-up: " + (sessions.size() + issued) + " locks");
@@ -179,16 +145,57 @@ final class HoldWorkload {
                 }
             }
         }
-        if (failure.get() == null) {
-            done.await();
-        }
-        if (failure.get() != null) {
-            throw new BenchFailedException(
-                    "hold: set-up failed after " + (sessions.size() + issued) + " locks: "
-                            + ClosedLoop.describe(failure.get()),
-                    failure.get());
-        }
+        long locks = sessions.size() + issued;
+        window.awaitAll(() -> locks + " locks");
         return issued;
+    }
+
+    /**
+     * Set-up requests in flight, at most {@link #SETUP_WINDOW}: each one's latency is recorded, the
+     * first failure kept, and the set-up fails with it once the requests started have ended.
+     */
+    private static final class SetupWindow {
+        private final Semaphore room = new Semaphore(SETUP_WINDOW);
+        private final CountDownLatch done;
+        private final AtomicReference<Throwable> failure = new AtomicReference<>();
+        private final Recorder latency;
+
+        SetupWindow(int requests, Recorder latency) {
+            this.done = new CountDownLatch(requests);
+            this.latency = latency;
+        }
+
+        boolean failed() {
+            return failure.get() != null;
+        }
+
+        /** Waits for room, then starts the request. */
+        void start(Supplier<CompletableFuture<?>> request) throws InterruptedException {
+            room.acquire();
+            long start = System.nanoTime();
+            // The outcome is recorded by whenComplete: the returned stage has nothing more to say.
+            CompletableFuture<?> unused = request.get().whenComplete((result, error) -> {
+                if (error == null) {
+                    latency.recordValue(Math.max(1_000, System.nanoTime() - start));
+                } else {
+                    failure.compareAndSet(null, error);
+                }
+                room.release();
+                done.countDown();
+            });
+        }
+
+        /** Waits for every request unless one failed; then throws the first failure, if any. */
+        void awaitAll(Supplier<String> progress) throws InterruptedException {
+            if (failure.get() == null) {
+                done.await();
+            }
+            Throwable first = failure.get();
+            if (first != null) {
+                throw new BenchFailedException(
+                        "hold: set-up failed after " + progress.get() + ": " + ClosedLoop.describe(first), first);
+            }
+        }
     }
 
     private static Figures memory(

@@ -16,7 +16,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.time.Duration;
-import java.util.List;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -178,11 +177,7 @@ class BackupRestoreIT {
 
     /** Runs `tenure ARGS`, expects {@code exit}, and returns its last stdout line ("" if none). */
     private static String run(int exit, String... args) throws Exception {
-        try (Processes.Running p = TenureCli.start(List.of(args))) {
-            assertThat(p.waitFor(Duration.ofSeconds(60))).as(p.output()).isEqualTo(exit);
-            List<String> out = p.stdout.stream().toList();
-            return out.isEmpty() ? "" : out.get(out.size() - 1);
-        }
+        return TenureCli.lastLine(exit, args);
     }
 
     private static byte[] bytes(String s) {

@@ -9,7 +9,6 @@ import dev.tenure.client.TenureClient;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -93,11 +92,7 @@ class ClusterRestoreIT {
     }
 
     private static String run(int exit, String... args) throws Exception {
-        try (Processes.Running p = TenureCli.start(List.of(args))) {
-            assertThat(p.waitFor(Duration.ofSeconds(60))).as(p.output()).isEqualTo(exit);
-            List<String> out = p.stdout.stream().toList();
-            return out.isEmpty() ? "" : out.get(out.size() - 1);
-        }
+        return TenureCli.lastLine(exit, args);
     }
 
     private static byte[] bytes(String s) {

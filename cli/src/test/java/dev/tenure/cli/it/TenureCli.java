@@ -54,6 +54,18 @@ final class TenureCli {
         return new Processes.Running(Processes.tenure(args), Map.of());
     }
 
+    /**
+     * `tenure ARGS` that reach no node through this fixture (`backup --endpoint`, `restore`), run to
+     * the end: it must exit {@code exit} within 60 s; returns its last stdout line ("" if none).
+     */
+    static String lastLine(int exit, String... args) throws Exception {
+        try (Processes.Running p = start(List.of(args))) {
+            assertThat(p.waitFor(Duration.ofSeconds(60))).as(p.output()).isEqualTo(exit);
+            List<String> out = p.stdout.stream().toList();
+            return out.isEmpty() ? "" : out.get(out.size() - 1);
+        }
+    }
+
     /** `tenure ARGS` against the endpoint, started. */
     Processes.Running run(String... args) throws Exception {
         return run(List.of(args));
