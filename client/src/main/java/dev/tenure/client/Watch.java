@@ -1,6 +1,7 @@
 package dev.tenure.client;
 
 import dev.tenure.api.v1.TenureGrpc;
+import dev.tenure.api.v1.WatchBatch;
 import dev.tenure.api.v1.WatchKind;
 import dev.tenure.client.internal.Backoff;
 import dev.tenure.client.internal.WireValues;
@@ -11,6 +12,8 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
 import java.time.Instant;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -36,6 +39,9 @@ public final class Watch implements AutoCloseable {
     private int failures;
     private Context.@Nullable CancellableContext call;
     private final ArrayDeque<Runnable> toListener = new ArrayDeque<>();
+    /** The node answered WatchBatches UNIMPLEMENTED: watch with Watch, an event per message. */
+    private boolean oneByOne;
+
     private boolean delivering;
 
     Watch(ClientContext ctx, WatchRequest request, WatchListener listener) {
@@ -84,9 +90,20 @@ public final class Watch implements AutoCloseable {
             }
             call = c;
         }
-        Observer observer = new Observer(index, c);
+        boolean batches;
+        synchronized (this) {
+            batches = !oneByOne;
+        }
+        Observer observer = new Observer(index, c, batches);
         try {
-            c.run(() -> TenureGrpc.newStub(ctx.endpoints.channel(index)).watch(wire.build(), observer));
+            c.run(() -> {
+                TenureGrpc.TenureStub stub = TenureGrpc.newStub(ctx.endpoints.channel(index));
+                if (batches) {
+                    stub.watchBatches(wire.build(), observer.batches());
+                } else {
+                    stub.watch(wire.build(), observer);
+                }
+            });
         } catch (IllegalStateException closedClient) {
             close();
         }
@@ -95,24 +112,60 @@ public final class Watch implements AutoCloseable {
     private final class Observer implements StreamObserver<dev.tenure.api.v1.WatchEvent> {
         private final int index;
         private final Context.CancellableContext context;
+        private final boolean batches;
 
-        Observer(int index, Context.CancellableContext context) {
+        Observer(int index, Context.CancellableContext context, boolean batches) {
             this.index = index;
             this.context = context;
+            this.batches = batches;
+        }
+
+        /** The same observer for WatchBatches: each batch's events in order. */
+        StreamObserver<WatchBatch> batches() {
+            return new StreamObserver<>() {
+                @Override
+                public void onNext(WatchBatch batch) {
+                    List<Runnable> calls = new ArrayList<>(batch.getEventsCount());
+                    for (dev.tenure.api.v1.WatchEvent e : batch.getEventsList()) {
+                        accept(e, calls);
+                    }
+                    deliver(calls);
+                }
+
+                @Override
+                public void onError(Throwable t) {
+                    Observer.this.onError(t);
+                }
+
+                @Override
+                public void onCompleted() {
+                    Observer.this.onCompleted();
+                }
+            };
         }
 
         @Override
         public void onNext(dev.tenure.api.v1.WatchEvent e) {
+            List<Runnable> calls = new ArrayList<>(1);
+            accept(e, calls);
+            deliver(calls);
+        }
+
+        /** Takes one event; adds the listener's call for it, if any, to {@code calls}. */
+        private void accept(dev.tenure.api.v1.WatchEvent e, List<Runnable> calls) {
             switch (e.getKind()) {
                 case WATCH_KIND_SYNCED -> {
                     synchronized (Watch.this) {
                         lastRevision = e.getRevision();
                         failures = 0;
                     }
-                    deliver(() -> listener.onSynced(e.getRevision()));
+                    calls.add(() -> listener.onSynced(e.getRevision()));
                 }
-                case WATCH_KIND_ENDED_WATCH ->
+                case WATCH_KIND_ENDED_WATCH -> {
+                    deliver(calls);
+                    calls.clear();
                     end(new TenureException(TenureException.Code.REVISION_COMPACTED, e.getMessage()));
+                }
                 default -> {
                     WatchEvent event = toApi(e);
                     if (!e.getCurrent()) {
@@ -124,7 +177,7 @@ public final class Watch implements AutoCloseable {
                             failures = 0;
                         }
                     }
-                    deliver(() -> listener.onEvent(event));
+                    calls.add(() -> listener.onEvent(event));
                 }
             }
         }
@@ -137,6 +190,15 @@ public final class Watch implements AutoCloseable {
                     end(new TenureException(TenureException.Code.DENIED, status.getDescription()));
                 case INVALID_ARGUMENT ->
                     end(new TenureException(TenureException.Code.INVALID_REQUEST, status.getDescription()));
+                case UNIMPLEMENTED -> {
+                    if (batches) {
+                        // A node older than WatchBatches: it serves Watch, an event per message.
+                        synchronized (Watch.this) {
+                            oneByOne = true;
+                        }
+                    }
+                    again();
+                }
                 default -> again();
             }
         }
@@ -170,14 +232,20 @@ public final class Watch implements AutoCloseable {
                 call = null;
             }
             context.cancel(null);
-            deliver(() -> listener.onEnded(cause));
+            deliver(List.of(() -> listener.onEnded(cause)));
         }
     }
 
-    /** Runs listener calls one at a time, in order, off the transport's threads. */
-    private void deliver(Runnable task) {
+    /**
+     * Runs listener calls one at a time, in order, off the transport's threads. A message's calls
+     * are handed over together: a hand-off to another thread per event cost more than the event.
+     */
+    private void deliver(List<Runnable> tasks) {
+        if (tasks.isEmpty()) {
+            return;
+        }
         synchronized (this) {
-            toListener.addLast(task);
+            toListener.addAll(tasks);
             if (delivering) {
                 return;
             }

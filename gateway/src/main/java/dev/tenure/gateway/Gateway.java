@@ -297,6 +297,21 @@ public final class Gateway {
             dev.tenure.api.v1.WatchRequest request,
             io.grpc.stub.StreamObserver<dev.tenure.api.v1.WatchEvent> responses) {
         var call = (io.grpc.stub.ServerCallStreamObserver<dev.tenure.api.v1.WatchEvent>) responses;
+        startWatch(request, call, () -> WatchStream.oneByOne(call));
+    }
+
+    /** {@link #watch} with the events several to a message. */
+    public void watchBatches(
+            dev.tenure.api.v1.WatchRequest request,
+            io.grpc.stub.StreamObserver<dev.tenure.api.v1.WatchBatch> responses) {
+        var call = (io.grpc.stub.ServerCallStreamObserver<dev.tenure.api.v1.WatchBatch>) responses;
+        startWatch(request, call, () -> WatchStream.batched(call));
+    }
+
+    private void startWatch(
+            dev.tenure.api.v1.WatchRequest request,
+            io.grpc.stub.ServerCallStreamObserver<?> call,
+            java.util.function.Supplier<WatchStream> stream) {
         boolean prefix = request.getName().isEmpty();
         try {
             validator.watch(request);
@@ -311,12 +326,13 @@ public final class Gateway {
         }
         WatchHub hub = watchHub;
         if (hub == null) {
-            call.onError(Status.UNIMPLEMENTED
-                    .withDescription("this node serves no watches")
+            // Not UNIMPLEMENTED: a client reads that as a node without WatchBatches.
+            call.onError(Status.UNAVAILABLE
+                    .withDescription("this node serves no watches yet: its replica has not started")
                     .asRuntimeException());
             return;
         }
-        new WatchStream(call)
+        stream.get()
                 .start(
                         hub,
                         prefix ? request.getPrefix() : request.getName(),

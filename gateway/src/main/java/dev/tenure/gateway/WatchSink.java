@@ -22,6 +22,15 @@ public interface WatchSink {
     /** The next change, in revision order. */
     void change(Change change);
 
+    /**
+     * The next changes, in revision order, as many as one message takes: sends at least the first
+     * of {@code changes} (never empty) and returns how many it sent.
+     */
+    default int changes(List<Change> changes) {
+        change(changes.get(0));
+        return 1;
+    }
+
     /** Ends the watch; nothing is sent after. */
     void end(Refusal why, String message);
 }

@@ -112,18 +112,20 @@ final class Watcher implements AutoCloseable {
     /**
      * Sends the batch's changes while the sink takes them, and returns the cursor that leaves:
      * the batch's own when all went, else the revision just before the first change held back.
-     * Readiness is asked before each change, not once per batch: a batch of a thousand changes
+     * Readiness is asked before each message (a change, or a few with a batching sink), not once
+     * per scan: a batch of a thousand changes
      * handed to a stream at once would queue them all on the connection's event loop, and the
      * answers to every other connection of that loop (a holder's echo among them) would wait
      * behind the encoding of every watch's batch. Revisions are contiguous, so the changes
      * between the last one sent and the first held back are none of this watch's.
      */
     private long sendWhileReady(Batch batch) {
-        for (Change c : batch.changes()) {
+        List<Change> changes = batch.changes();
+        for (int i = 0; i < changes.size(); ) {
             if (!sink.ready()) {
-                return c.revision() - 1;
+                return changes.get(i).revision() - 1;
             }
-            sink.change(c);
+            i += sink.changes(changes.subList(i, changes.size()));
         }
         return batch.cursor();
     }

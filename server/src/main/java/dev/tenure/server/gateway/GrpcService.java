@@ -145,6 +145,12 @@ final class GrpcService extends TenureGrpc.TenureImplBase {
     }
 
     @Override
+    public void watchBatches(
+            dev.tenure.api.v1.WatchRequest request, StreamObserver<dev.tenure.api.v1.WatchBatch> batches) {
+        gateway.watchBatches(request, batches);
+    }
+
+    @Override
     public void serverStatus(ServerStatusRequest request, StreamObserver<ServerStatusResponse> responses) {
         try {
             gateway.requirePermission(Permission.MONITOR, "");

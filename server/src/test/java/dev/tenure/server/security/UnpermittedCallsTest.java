@@ -220,18 +220,8 @@ class UnpermittedCallsTest {
                         new Case(
                                 "the held lock's own name as the prefix",
                                 ListLocksRequest.newBuilder().setPrefix(HELD).build())));
-        ROWS.put(
-                "Watch",
-                s -> List.of(
-                        new Case(
-                                "the held lock",
-                                WatchRequest.newBuilder().setName(HELD).build()),
-                        new Case(
-                                "the held lock's prefix, from revision 0",
-                                WatchRequest.newBuilder()
-                                        .setPrefix("guarded/")
-                                        .setFromRevision(0)
-                                        .build())));
+        ROWS.put("Watch", UnpermittedCallsTest::watchCases);
+        ROWS.put("WatchBatches", UnpermittedCallsTest::watchCases);
         ROWS.put(
                 "KvPut",
                 s -> List.of(
@@ -553,5 +543,17 @@ class UnpermittedCallsTest {
                 .build();
         channels.add(channel);
         return channel;
+    }
+
+    private static List<Case> watchCases(Setup unusedSetup) {
+        return List.of(
+                new Case(
+                        "the held lock", WatchRequest.newBuilder().setName(HELD).build()),
+                new Case(
+                        "the held lock's prefix, from revision 0",
+                        WatchRequest.newBuilder()
+                                .setPrefix("guarded/")
+                                .setFromRevision(0)
+                                .build()));
     }
 }
