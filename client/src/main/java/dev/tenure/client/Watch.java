@@ -29,10 +29,14 @@ import org.jspecify.annotations.Nullable;
  * with the current state.
  */
 public final class Watch implements AutoCloseable {
+    /** Listener calls a watch makes on a shared delivery thread before it lets the others run. */
+    private static final int CALLS_PER_TURN = 256;
+
     private final ClientContext ctx;
     private final WatchRequest request;
     private final WatchListener listener;
     private final TimeSource time;
+    private final java.util.concurrent.Executor delivery;
     // Guarded by this.
     private long lastRevision = -1;
     private boolean closed;
@@ -49,6 +53,7 @@ public final class Watch implements AutoCloseable {
         this.request = request;
         this.listener = listener;
         this.time = ctx.time;
+        this.delivery = WatchThreads.of(ctx.time);
         request.revision().ifPresent(r -> lastRevision = r);
         start();
     }
@@ -97,7 +102,11 @@ public final class Watch implements AutoCloseable {
         Observer observer = new Observer(index, c, batches);
         try {
             c.run(() -> {
-                TenureGrpc.TenureStub stub = TenureGrpc.newStub(ctx.endpoints.channel(index));
+                // Decoded off the event loops, on the watch threads: the channel's own executor is
+                // its event loop (directExecutor), which reads the sessions' echo answers too, and a
+                // burst's events decoded there would hold those answers behind them.
+                TenureGrpc.TenureStub stub =
+                        TenureGrpc.newStub(ctx.endpoints.channel(index)).withExecutor(delivery);
                 if (batches) {
                     stub.watchBatches(wire.build(), observer.batches());
                 } else {
@@ -251,13 +260,22 @@ public final class Watch implements AutoCloseable {
             }
             delivering = true;
         }
-        time.execute(this::drain);
+        delivery.execute(this::drain);
     }
 
+    /**
+     * Runs the queued listener calls; after {@link #CALLS_PER_TURN} it yields its thread to the
+     * other watches' deliveries and queues itself again, so that one busy watch does not hold a
+     * thread that the others share.
+     */
     private void drain() {
-        while (true) {
+        for (int done = 0; ; done++) {
             Runnable next;
             synchronized (this) {
+                if (done == CALLS_PER_TURN && !toListener.isEmpty()) {
+                    delivery.execute(this::drain);
+                    return;
+                }
                 next = toListener.pollFirst();
                 if (next == null) {
                     delivering = false;

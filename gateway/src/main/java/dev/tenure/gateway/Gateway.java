@@ -106,6 +106,7 @@ public final class Gateway {
     private volatile KvRoom kvRoom = KvRoom.NONE;
 
     private volatile @org.jspecify.annotations.Nullable WatchHub watchHub;
+    private final WireEvents wireEvents = new WireEvents();
     /** Bounds the log bytes each client causes per second; null: unbounded (the simulation). */
     private volatile @Nullable LogRate logRate;
 
@@ -297,7 +298,7 @@ public final class Gateway {
             dev.tenure.api.v1.WatchRequest request,
             io.grpc.stub.StreamObserver<dev.tenure.api.v1.WatchEvent> responses) {
         var call = (io.grpc.stub.ServerCallStreamObserver<dev.tenure.api.v1.WatchEvent>) responses;
-        startWatch(request, call, () -> WatchStream.oneByOne(call));
+        startWatch(request, call, () -> WatchStream.oneByOne(call, wireEvents));
     }
 
     /** {@link #watch} with the events several to a message. */
@@ -305,7 +306,7 @@ public final class Gateway {
             dev.tenure.api.v1.WatchRequest request,
             io.grpc.stub.StreamObserver<dev.tenure.api.v1.WatchBatch> responses) {
         var call = (io.grpc.stub.ServerCallStreamObserver<dev.tenure.api.v1.WatchBatch>) responses;
-        startWatch(request, call, () -> WatchStream.batched(call));
+        startWatch(request, call, () -> WatchStream.batched(call, wireEvents));
     }
 
     private void startWatch(

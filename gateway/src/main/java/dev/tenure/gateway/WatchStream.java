@@ -39,25 +39,29 @@ final class WatchStream implements WatchSink {
     static final int BATCH_BYTES_TARGET = 16_384;
 
     private final ServerCallStreamObserver<?> call;
+    private final WireEvents wire;
     private final int eventsPerMessage;
     private final Consumer<List<WatchEvent>> send;
     private final AtomicReference<AutoCloseable> watch = new AtomicReference<>();
 
-    private WatchStream(ServerCallStreamObserver<?> call, int eventsPerMessage, Consumer<List<WatchEvent>> send) {
+    private WatchStream(
+            ServerCallStreamObserver<?> call, WireEvents wire, int eventsPerMessage, Consumer<List<WatchEvent>> send) {
         this.call = call;
+        this.wire = wire;
         this.eventsPerMessage = eventsPerMessage;
         this.send = send;
     }
 
     /** Watch's stream: each event a message of its own. */
-    static WatchStream oneByOne(ServerCallStreamObserver<WatchEvent> call) {
-        return new WatchStream(call, 1, events -> events.forEach(call::onNext));
+    static WatchStream oneByOne(ServerCallStreamObserver<WatchEvent> call, WireEvents wire) {
+        return new WatchStream(call, wire, 1, events -> events.forEach(call::onNext));
     }
 
     /** WatchBatches' stream: up to {@link #EVENTS_PER_BATCH_MAX} events a message. */
-    static WatchStream batched(ServerCallStreamObserver<WatchBatch> call) {
+    static WatchStream batched(ServerCallStreamObserver<WatchBatch> call, WireEvents wire) {
         return new WatchStream(
                 call,
+                wire,
                 EVENTS_PER_BATCH_MAX,
                 events ->
                         call.onNext(WatchBatch.newBuilder().addAllEvents(events).build()));
@@ -112,7 +116,7 @@ final class WatchStream implements WatchSink {
 
     @Override
     public void change(Change change) {
-        send.accept(List.of(WatchMapping.toWire(change).build()));
+        send.accept(List.of(wire.of(change)));
     }
 
     @Override
@@ -120,7 +124,7 @@ final class WatchStream implements WatchSink {
         int n = Math.min(changes.size(), eventsPerMessage);
         List<WatchEvent> events = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            events.add(WatchMapping.toWire(changes.get(i)).build());
+            events.add(wire.of(changes.get(i)));
         }
         int taken = messageLength(events);
         send.accept(events.subList(0, taken));
