@@ -56,9 +56,6 @@ public final class AeronContexts {
      */
     static final int COUNTERS_VALUES_BYTES = 1024 * 1024;
 
-    /** The driver's error log, distinct errors with a count each: 1 MiB holds thousands. */
-    static final int ERROR_LOG_BYTES = 1024 * 1024;
-
     /**
      * The term length for publications whose largest message is {@code messageBytesMax} bytes
      * (a request as the gateway takes it, which its command in the log does not exceed): Aeron
@@ -95,7 +92,6 @@ public final class AeronContexts {
                 .publicationTermBufferLength(PUBLICATION_TERM_BYTES)
                 .ipcTermBufferLength(PUBLICATION_TERM_BYTES)
                 .counterValuesBufferLength(COUNTERS_VALUES_BYTES)
-                .errorBufferLength(ERROR_LOG_BYTES)
                 .errorHandler(errors);
     }
 
