@@ -18,13 +18,16 @@ public final class JavaCommand {
     /**
      * A node's JVM, as {@code bin/tenure server} starts it: the heap its default limits are sized
      * for (a node whose limits its heap cannot hold refuses to start; see the server's
-     * MemoryBudget). The heap is a maximum: an idle node uses a few percent of it.
+     * MemoryBudget). The heap is a maximum: it starts at 32 MiB and grows with the state, and its
+     * young generation stays at most 32 MiB, which load would otherwise touch whole (a third of
+     * the heap; docs/memory.md, 'Sizing').
      */
-    public static final List<String> NODE_JVM = List.of("-XX:+UseSerialGC", "-Xmx512m");
+    public static final List<String> NODE_JVM =
+            List.of("-XX:+UseSerialGC", "-Xmx512m", "-Xms32m", "-XX:MaxNewSize=32m");
 
     /** {@link #NODE_JVM} that starts faster (no full JIT), for the nodes of tests and the lab. */
     public static final List<String> SMALL_NODE_JVM =
-            List.of("-XX:+UseSerialGC", "-Xmx512m", "-XX:TieredStopAtLevel=1");
+            List.of("-XX:+UseSerialGC", "-Xmx512m", "-Xms32m", "-XX:MaxNewSize=32m", "-XX:TieredStopAtLevel=1");
 
     /** What Aeron (and the JDK internals it reaches into) needs on Java 17. */
     public static final List<String> ACCESS_FLAGS = List.of(

@@ -1,5 +1,6 @@
 package dev.tenure.bench.limits;
 
+import dev.tenure.core.Limits;
 import dev.tenure.server.cluster.AeronContexts;
 import dev.tenure.server.cluster.ConsensusHost;
 import dev.tenure.server.config.ServerConfig;
@@ -44,7 +45,9 @@ import org.slf4j.LoggerFactory;
 final class EchoNode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(EchoNode.class);
 
-    private static final String TERM_LENGTH = "8m";
+    /** The log's term length as a node with the default limits sizes it. */
+    private static final int TERM_LENGTH =
+            AeronContexts.termBytesFor(ServerConfig.messageBytesMaxFor(Limits.defaults()));
 
     private final ConsensusHost driver;
     private final ClusteredServiceContainer container;

@@ -10,6 +10,7 @@ import dev.tenure.bench.load.ServerProbe;
 import dev.tenure.client.Lease;
 import dev.tenure.client.Session;
 import dev.tenure.client.TenureClient;
+import dev.tenure.process.JavaCommand;
 import dev.tenure.server.RawConnection;
 import dev.tenure.testkit.Await;
 import dev.tenure.testkit.Pause;
@@ -119,7 +120,7 @@ class ConnectionFloodIT {
     void atTheDefaultLimitTheNodeHoldsItsIdleConnectionsAndServesItsClients() throws Exception {
         int max = dev.tenure.server.config.ConnectionLimits.CONNECTIONS_MAX;
         try (ServerProcess server = new ServerProcess(data)
-                        .jvm(List.of("-XX:+UseSerialGC", "-Xmx512m"))
+                        .jvm(JavaCommand.NODE_JVM)
                         .withAdmin()
                         .start();
                 TenureClient client =

@@ -48,7 +48,9 @@ class MemoryFillIT {
     /** Writes each client tries after its first refusal: each must be refused the same way. */
     private static final int MORE_TRIES = 20;
 
-    private static final List<String> JVM = List.of("-XX:+UseSerialGC", "-Xmx256m", "-XX:TieredStopAtLevel=1");
+    /** The node JVM bin/tenure gives a node (heap start and young generation), with a smaller -Xmx. */
+    private static final List<String> JVM =
+            List.of("-XX:+UseSerialGC", "-Xmx256m", "-Xms32m", "-XX:MaxNewSize=32m", "-XX:TieredStopAtLevel=1");
 
     @TempDir
     Path dir;
@@ -146,7 +148,8 @@ class MemoryFillIT {
     @Test
     void aNodeWhoseLimitsExceedItsHeapRefusesWritesBeforeItRunsOutAndTakesThemAgainOnceThereIsRoom() throws Exception {
         server = new ServerProcess(dir.resolve("data"))
-                .jvm(List.of("-XX:+UseSerialGC", "-Xmx128m", "-XX:TieredStopAtLevel=1"))
+                .jvm(List.of(
+                        "-XX:+UseSerialGC", "-Xmx128m", "-Xms32m", "-XX:MaxNewSize=32m", "-XX:TieredStopAtLevel=1"))
                 .withAdmin()
                 .withOptions("--no-heap-check", "--limit", "kvBytesMax=8GiB", "--limit", "kvKeysMax=1000000")
                 .start();

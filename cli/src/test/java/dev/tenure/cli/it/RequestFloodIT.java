@@ -9,6 +9,7 @@ import dev.tenure.api.v1.Code;
 import dev.tenure.api.v1.KvPutRequest;
 import dev.tenure.api.v1.KvPutResponse;
 import dev.tenure.api.v1.TenureGrpc;
+import dev.tenure.process.JavaCommand;
 import dev.tenure.testkit.Await;
 import dev.tenure.testkit.Pause;
 import io.grpc.ManagedChannel;
@@ -58,10 +59,8 @@ class RequestFloodIT {
     @Test
     void eightThousandLargePutsAtOnceAreHeldWithinTheBudgetOrRefusedByNameAndASessionsKeepalivesGoOn()
             throws Exception {
-        try (ServerProcess server = new ServerProcess(data)
-                .jvm(List.of("-XX:+UseSerialGC", "-Xmx512m"))
-                .withAdmin()
-                .start()) {
+        try (ServerProcess server =
+                new ServerProcess(data).jvm(JavaCommand.NODE_JVM).withAdmin().start()) {
             long rssBefore = peakRssBytes(server.pid());
             Holder holder = new Holder(server.endpoint());
             String outcomes;

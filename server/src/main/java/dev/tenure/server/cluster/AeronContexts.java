@@ -28,13 +28,49 @@ import org.jspecify.annotations.Nullable;
 public final class AeronContexts {
     private AeronContexts() {}
 
-    static final int PUBLICATION_TERM_BYTES = 4 * 1024 * 1024;
+    /**
+     * Term length of the publications a node's driver makes without one named in the channel
+     * (the gateway's ingress, the egress, the members' consensus channels) when it has no limits
+     * to size them by: what {@link #termBytesFor} gives for the default limits' largest request.
+     */
+    static final int PUBLICATION_TERM_BYTES = 2 * 1024 * 1024;
+
+    /** The smallest term Aeron allows. */
+    private static final int TERM_BYTES_MIN = 64 * 1024;
+
+    /** The largest term Aeron allows. */
+    private static final int TERM_BYTES_MAX = 1024 * 1024 * 1024;
 
     /**
-     * Archive segment file length: the unit in which old log is deleted. Twice the log term,
-     * the smallest Aeron allows for it, so little log outlives its last snapshot.
+     * Archive segment file length: the unit in which old log is deleted. A multiple of every
+     * term length a log may have been recorded with (8 MiB before terms were sized to the
+     * requests, 2 MiB with the default limits), small enough that little log outlives its last
+     * snapshot.
      */
     static final int SEGMENT_BYTES = 16 * 1024 * 1024;
+
+    /**
+     * Counters in the driver's shared memory: 1 MiB of values is 8,192 counters, where a node
+     * uses a few dozen (a few per publication, image and client). Aeron's default, 8 MiB, comes
+     * with 32 MiB of counter metadata, all mapped and written at start.
+     */
+    static final int COUNTERS_VALUES_BYTES = 1024 * 1024;
+
+    /**
+     * The term length for publications whose largest message is {@code messageBytesMax} bytes
+     * (a request as the gateway takes it, which its command in the log does not exceed): Aeron
+     * takes a message of at most an eighth of a term, and this leaves twice that again for the
+     * headers Aeron and the cluster add. A power of two, as Aeron requires: 2 MiB for the default
+     * limits' 128 KiB.
+     */
+    public static int termBytesFor(int messageBytesMax) {
+        long wanted = 16L * messageBytesMax;
+        long term = TERM_BYTES_MIN;
+        while (term < wanted && term < TERM_BYTES_MAX) {
+            term <<= 1;
+        }
+        return (int) term;
+    }
 
     /**
      * The media driver as every node runs it; public so that the bench's Aeron echo measures the
@@ -55,6 +91,7 @@ public final class AeronContexts {
                 .asyncExecutorIdleStrategy(AdaptiveIdleStrategy.standard())
                 .publicationTermBufferLength(PUBLICATION_TERM_BYTES)
                 .ipcTermBufferLength(PUBLICATION_TERM_BYTES)
+                .counterValuesBufferLength(COUNTERS_VALUES_BYTES)
                 .errorHandler(errors);
     }
 

@@ -54,9 +54,6 @@ import org.slf4j.LoggerFactory;
 public final class ClusterNode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ClusterNode.class);
 
-    /** Log term length: a message can be at most 1/8 of it. */
-    private static final String TERM_LENGTH = "8m";
-
     /**
      * How long a cluster client may stay silent before the consensus module ends its session (the
      * gateway sends a keepalive every second), and how long a client not yet admitted may take.
@@ -126,7 +123,16 @@ public final class ClusterNode implements AutoCloseable {
         String host = self.host();
 
         AgentWakeup wakeup = new AgentWakeup(config.members().size());
+        // Terms sized to the largest request these limits let in, for the log and every other
+        // publication: the terms are most of the driver's shared memory, which the media driver
+        // and each client in this process map again (docs/memory.md). A log recorded with other
+        // terms (8 MiB, before they were sized) keeps them: the consensus module resumes a
+        // recording with the term length its recording log holds, whatever the channel says,
+        // and the archive refuses to extend one with any other.
+        int termBytes = AeronContexts.termBytesFor(config.messageBytesMax());
         MediaDriver.Context driverCtx = AeronContexts.driverContext(aeronDir, errors)
+                .publicationTermBufferLength(termBytes)
+                .ipcTermBufferLength(termBytes)
                 .asyncExecutorIdleStrategy(AdaptiveIdleStrategy.background(wakeup));
         Archive.Context archiveCtx = AeronContexts.archiveContext(config, aeronDir, errors);
         if (config.members().size() > 1
@@ -165,7 +171,7 @@ public final class ClusterNode implements AutoCloseable {
                 .ingressChannel("aeron:udp?endpoint=" + host + ":" + self.ingressPort())
                 // A lone member has no followers to send the log to: shared memory is enough,
                 // and it saves the media driver's UDP send and receive on every entry.
-                .logChannel((config.members().size() == 1 ? "aeron:ipc" : "aeron:udp") + "?term-length=" + TERM_LENGTH)
+                .logChannel((config.members().size() == 1 ? "aeron:ipc" : "aeron:udp") + "?term-length=" + termBytes)
                 .replicationChannel("aeron:udp?endpoint=" + host + ":0")
                 .clusterClock(MonotonicClusterClock.INSTANCE)
                 .epochClock(MonotonicClusterClock.INSTANCE)

@@ -9,8 +9,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * How much heap the replicated state can live in: the old generation's maximum. Records that live
  * long (all of the state) end up there, and so does an array larger than the young generation can
- * take (a snapshot image); with the serial collector {@code bin/tenure} uses, that is two thirds
- * of {@code -Xmx}. A collector without generations (or one whose old generation has no maximum of
+ * take (a snapshot image); with the serial collector {@code bin/tenure} uses, that is {@code -Xmx}
+ * less the young generation's maximum (a third of the heap by default; {@code bin/tenure} caps
+ * it at 32 MiB, leaving 480 of 512 MiB). A collector without generations (or one whose old generation has no maximum of
  * its own, G1's is the whole heap) gives the whole heap.
  */
 public final class HeapCapacity {

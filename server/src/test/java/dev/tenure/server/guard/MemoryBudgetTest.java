@@ -10,10 +10,11 @@ class MemoryBudgetTest {
     /** -Xmx512m, bin/tenure's for a node. */
     private static final long HEAP_512M = 512L << 20;
     /**
-     * The old generation of that heap with the serial collector, as the JVM sizes it (its pool's
-     * maximum, read from a `-XX:+UseSerialGC -Xmx512m` JVM): about two thirds.
+     * The old generation of that heap with the serial collector and bin/tenure's young generation
+     * cap, as the JVM sizes it (its pool's maximum, read from a `-XX:+UseSerialGC -Xmx512m
+     * -Xms32m -XX:MaxNewSize=32m` JVM): 480 MiB.
      */
-    private static final long OLD_512M = 357_957_632L;
+    private static final long OLD_512M = 503_316_480L;
 
     @Test
     void theDefaultLimitsFitTheHeapBinTenureGivesANode() {
@@ -32,7 +33,7 @@ class MemoryBudgetTest {
         assertThat(e.refusal())
                 .startsWith("the limits can fill 12747.9 MiB of heap,")
                 .contains(
-                        "over the 307.2 MiB this node may fill (90% of the 341.4 MiB old generation of -Xmx 512.0 MiB)")
+                        "over the 432.0 MiB this node may fill (90% of the 480.0 MiB old generation of -Xmx 512.0 MiB)")
                 .contains(
                         "the most is kv (kvKeysMax 100000, kvBytesMax 6553600000, ephemeral index of up to 10000 sessions)")
                 .contains("-Xmx in TENURE_JAVA_OPTS")
