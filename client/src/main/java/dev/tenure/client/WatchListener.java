@@ -2,7 +2,10 @@ package dev.tenure.client;
 
 /**
  * Hears one watch, on one thread at a time, in revision order. A listener that throws ends
- * nothing: the exception is dropped and the next event comes.
+ * nothing: the exception is dropped and the next event comes. Listeners run on the JVM's watch
+ * threads, as many as it has processors and shared by every watch of every client in it (never
+ * on a thread that sessions need): one that blocks delays the other watches, so hand long work
+ * to an executor of your own.
  */
 public interface WatchListener {
     /** An item of the current state (see {@link WatchEvent#current()}), or a change. */
