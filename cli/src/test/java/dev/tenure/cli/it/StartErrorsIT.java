@@ -62,7 +62,7 @@ class StartErrorsIT {
         assertThat(heap.output())
                 .startsWith("err: tenure: the limits can fill ")
                 .contains(
-                        "of heap, over the 307.2 MiB this node may fill (90% of the 341.4 MiB old generation of"
+                        "of heap, over the 432.0 MiB this node may fill (90% of the 480.0 MiB old generation of"
                                 + " -Xmx 512.0 MiB); the most is kv (kvKeysMax 50000, kvBytesMax 8589934592, ephemeral index of up to 10000 sessions): ")
                 .endsWith("Give the JVM more heap (-Xmx in TENURE_JAVA_OPTS) or lower a limit (--limit NAME=VALUE;"
                         + " docs/memory.md), or start anyway with --no-heap-check");
