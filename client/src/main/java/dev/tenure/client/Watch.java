@@ -14,6 +14,7 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -36,7 +37,7 @@ public final class Watch implements AutoCloseable {
     private final WatchRequest request;
     private final WatchListener listener;
     private final TimeSource time;
-    private final java.util.concurrent.Executor delivery;
+    private final Executor delivery;
     // Guarded by this.
     private long lastRevision = -1;
     private boolean closed;
@@ -121,12 +122,12 @@ public final class Watch implements AutoCloseable {
     private final class Observer implements StreamObserver<dev.tenure.api.v1.WatchEvent> {
         private final int index;
         private final Context.CancellableContext context;
-        private final boolean batches;
+        private final boolean batched;
 
-        Observer(int index, Context.CancellableContext context, boolean batches) {
+        Observer(int index, Context.CancellableContext context, boolean batched) {
             this.index = index;
             this.context = context;
-            this.batches = batches;
+            this.batched = batched;
         }
 
         /** The same observer for WatchBatches: each batch's events in order. */
@@ -200,7 +201,7 @@ public final class Watch implements AutoCloseable {
                 case INVALID_ARGUMENT ->
                     end(new TenureException(TenureException.Code.INVALID_REQUEST, status.getDescription()));
                 case UNIMPLEMENTED -> {
-                    if (batches) {
+                    if (batched) {
                         // A node older than WatchBatches: it serves Watch, an event per message.
                         synchronized (Watch.this) {
                             oneByOne = true;
