@@ -184,9 +184,63 @@ public final class ArmRun implements AutoCloseable {
     public Event await(String what, Predicate<Event> match) throws InterruptedException {
         Event e = history.await(match, PATIENCE.toNanos());
         if (e == null) {
-            throw new LabException("waited " + PATIENCE.toSeconds() + " s for " + what + "; see " + dir);
+            throw new LabException("waited " + PATIENCE.toSeconds() + " s for " + what + "; see " + dir + workersNow());
         }
         return e;
+    }
+
+    /**
+     * Where each worker stood when a wait ran out: running or its exit code, its last event, and
+     * the end of its log when it has been silent for a while, so that a failure seen only in a
+     * message (a CI run whose directories are gone) still says which process stopped and why.
+     */
+    private String workersNow() {
+        StringBuilder b = new StringBuilder("; workers now:");
+        List<Event> events = history.events();
+        long now = history.now();
+        for (Proc p : workers()) {
+            if (!p.isAlive() && p.exitValue() == 0) {
+                continue;
+            }
+            Event last = null;
+            for (int i = events.size() - 1; i >= 0 && last == null; i--) {
+                if (events.get(i).process().equals(p.name())) {
+                    last = events.get(i);
+                }
+            }
+            b.append("\n  ").append(p.name()).append(p.isAlive() ? " running" : " exited " + p.exitValue());
+            if (last == null) {
+                b.append(", no event");
+                continue;
+            }
+            long silentMs = TimeUnit.NANOSECONDS.toMillis(now - last.nanos());
+            b.append(", last event ")
+                    .append(silentMs)
+                    .append(" ms ago: ")
+                    .append(last.kind())
+                    .append(' ')
+                    .append(last.op())
+                    .append(" n=")
+                    .append(last.n())
+                    .append(' ')
+                    .append(last.detail());
+            if (silentMs > TimeUnit.SECONDS.toMillis(10)) {
+                b.append(logTail(dir.resolve("worker-" + p.name() + ".log")));
+            }
+        }
+        return b.toString();
+    }
+
+    /** The last lines of a worker's log that are not events (its errors and stack traces). */
+    private static String logTail(Path log) {
+        try {
+            List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8).stream()
+                    .filter(l -> !l.contains(History.PREFIX))
+                    .toList();
+            return "\n    " + String.join("\n    ", lines.subList(Math.max(0, lines.size() - 6), lines.size()));
+        } catch (IOException e) {
+            return " (log unreadable: " + e.getMessage() + ")";
+        }
     }
 
     public Event await(String process, Kind kind, Op op) throws InterruptedException {

@@ -91,8 +91,11 @@ public final class RollingRestart {
             }
             Event after = awaitGrantAfter(run, run.history().now());
             gapMs = GrantsKept.longestGrantGapMs(run.history().events(), from, after.nanos());
-            env.progress(
-                    NAME + ": every member restarted " + restarts + "; longest gap between grants " + gapMs + " ms");
+            long deferred = run.history().events().stream()
+                    .filter(e -> e.process().equals("H") && e.detail().startsWith("fence deferred:"))
+                    .count();
+            env.progress(NAME + ": every member restarted " + restarts + "; longest gap between grants " + gapMs
+                    + " ms; the long holder deferred " + deferred + " write(s) for a fence with too little time left");
             slots.forEach(Slot::finish);
             holder.send("go");
             for (Slot s : slots) {
@@ -136,6 +139,10 @@ public final class RollingRestart {
                 env.ms(800),
                 "--fence-min-ms",
                 500,
+                // The long holder outlasts every restart: a fence that cannot promise 500 ms just
+                // then (its connection moved to another member, a slow round trip) defers a write.
+                "--fence-wait-ms",
+                ArmRun.PATIENCE.toMillis(),
                 "--until-go");
     }
 

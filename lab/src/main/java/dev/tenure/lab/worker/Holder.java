@@ -12,7 +12,7 @@ interface Holder extends AutoCloseable {
      * Right before a write: the token to write with, or 0 if the holder must stop (it knows it
      * lost the lock).
      */
-    long check();
+    long check() throws InterruptedException;
 
     /** Releases, reporting it as an operation. */
     void release() throws InterruptedException;

@@ -91,16 +91,32 @@ final class TenureHolder implements Holder {
         }
     }
 
+    /**
+     * With {@code --fence-wait-ms}, a fence refused for too little time left is not a loss: the
+     * lease still stands (a slow round trip, a resume to another node), so the holder writes
+     * nothing and checks again, as an application that outlasts faults does, until the lease is
+     * lost or the wait runs out.
+     */
     @Override
-    public long check() {
-        try {
-            return lease.fence(Duration.ofMillis(o.fenceMinMs));
-        } catch (TenureException e) {
-            if (e.code() != TenureException.Code.LEASE_LOST && e.code() != TenureException.Code.LEASE_EXPIRING) {
-                throw e;
+    public long check() throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(o.fenceWaitMs);
+        while (true) {
+            try {
+                return lease.fence(Duration.ofMillis(o.fenceMinMs));
+            } catch (TenureException e) {
+                if (e.code() != TenureException.Code.LEASE_LOST && e.code() != TenureException.Code.LEASE_EXPIRING) {
+                    throw e;
+                }
+                if (e.code() == TenureException.Code.LEASE_EXPIRING
+                        && !lease.lost().isDone()
+                        && System.nanoTime() - deadline < 0) {
+                    ev.info("renew", "fence deferred: " + e.getMessage());
+                    TimeUnit.MILLISECONDS.sleep(RETRY_MS);
+                    continue;
+                }
+                ev.info("lost", "fence refused: " + e.getMessage());
+                return 0;
             }
-            ev.info("lost", "fence refused: " + e.getMessage());
-            return 0;
         }
     }
 

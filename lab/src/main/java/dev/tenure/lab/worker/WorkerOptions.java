@@ -28,6 +28,12 @@ final class WorkerOptions {
     long requestTimeoutMs = 5000;
     long releaseRetryMs = 10_000;
     long fenceMinMs = 100;
+    /**
+     * How long a fence refused for too little time left (the lease held, but not provably for
+     * {@code fenceMinMs}) is checked again before the holder gives up; 0: it stops at once.
+     */
+    long fenceWaitMs;
+
     long disconnectGraceMs;
 
     static WorkerOptions parse(String[] args) {
@@ -67,6 +73,7 @@ final class WorkerOptions {
             case "--request-timeout-ms" -> requestTimeoutMs = Long.parseLong(v);
             case "--release-retry-ms" -> releaseRetryMs = Long.parseLong(v);
             case "--fence-min-ms" -> fenceMinMs = Long.parseLong(v);
+            case "--fence-wait-ms" -> fenceWaitMs = Long.parseLong(v);
             case "--disconnect-grace-ms" -> disconnectGraceMs = Long.parseLong(v);
             default -> throw new IllegalArgumentException("unknown option " + flag);
         }
