@@ -124,7 +124,12 @@ class WatchFailoverIT {
                 Pause.forMillis(1_500); // changes before the kill
                 long killedAt = System.nanoTime();
                 cluster.kill9(leader);
-                Pause.forMillis(5_000); // through the election and after it
+                // Through the election, however long a loaded machine makes it, and after it.
+                Await.atMost(Duration.ofSeconds(60))
+                        .until(
+                                "a grant acknowledged after the kill",
+                                () -> grantTimes.stream().anyMatch(t -> t > killedAt));
+                Pause.forMillis(1_500);
                 stop.set(true);
                 writer.join(60_000);
                 assertThat(writer.isAlive()).as("the writer stopped").isFalse();
