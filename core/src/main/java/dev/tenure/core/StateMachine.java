@@ -70,6 +70,24 @@ public final class StateMachine {
         return result;
     }
 
+    /**
+     * Answers a read (a lock's status, a KV get, a page of the listing) from the state as the last
+     * step left it: time does not move, no deadline fires, nothing changes. It is what {@link
+     * #apply} would answer for the same read at the timestamp of the last step, so a host that
+     * serves it at a log position it has proven current (see the server's read index) answers as
+     * a read through the log would have there.
+     *
+     * @throws IllegalArgumentException if {@code read} is not one of those reads
+     */
+    public Result read(Command read) {
+        Objects.requireNonNull(read, "read");
+        if (read instanceof Command.Status x) return reads.status(x);
+        if (read instanceof Command.Get x) return kvCommands.get(x);
+        if (read instanceof Command.ListLocks x) return LockListing.page(state, x);
+        throw new IllegalArgumentException(
+                "not a read served outside the log: " + read.getClass().getSimpleName());
+    }
+
     /** Advances time to {@code timestampMs} and fires every deadline due by then (session expiry, wait timeouts). */
     public void advance(long timestampMs) {
         moveTimeAndFire(timestampMs);

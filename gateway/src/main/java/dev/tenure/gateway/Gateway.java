@@ -111,6 +111,8 @@ public final class Gateway {
     private volatile @Nullable LogRate logRate;
 
     private volatile ListPaging listPaging = ListPaging.DEFAULTS;
+    /** Serves reads outside the log; null: reads go through the log (the simulation). */
+    private volatile @Nullable ReadPort reads;
 
     public Gateway(LogPort log, Scheduler scheduler, Limits limits, Listener listener) {
         this(log, scheduler, limits, listener, StreamLimits.CALLS_IN_FLIGHT_MAX);
@@ -281,7 +283,7 @@ public final class Gateway {
 
     public void lockStatus(LockStatusRequest request, Answer<LockStatusResponse> answer) {
         if (validated(() -> permit(validator::status, request, Permission.READ, request.getLock()), answer)) {
-            call(LogCommand.newBuilder().setLockStatus(request), Reply::getLockStatus, answer, r -> {});
+            read(LogCommand.newBuilder().setLockStatus(request), Reply::getLockStatus, answer);
         }
     }
 
@@ -355,15 +357,22 @@ public final class Gateway {
                 },
                 answer)) {
             int limit = request.getLimit() == 0 ? paging.listPageDefault() : request.getLimit();
-            call(
+            read(
                     LogCommand.newBuilder()
                             .setListLocks(ListLocks.newBuilder()
                                     .setRequest(request.toBuilder().setLimit(limit))
                                     .setBytesMax(paging.listPageBytesMax())),
                     Reply::getListLocks,
-                    answer,
-                    r -> {});
+                    answer);
         }
+    }
+
+    /**
+     * From now on, status reads, KV gets and listing pages are served by {@code port}, not written
+     * into the log (see {@link ReadPort}).
+     */
+    public void reads(ReadPort port) {
+        reads = port;
     }
 
     /** From now on, pages of the lock listing are bounded by {@code paging}. */
@@ -410,7 +419,7 @@ public final class Gateway {
 
     public void kvGet(KvGetRequest request, Answer<KvGetResponse> answer) {
         if (validated(() -> permit(validator::get, request, Permission.READ, request.getKey()), answer)) {
-            call(LogCommand.newBuilder().setKvGet(request), Reply::getKvGet, answer, r -> {});
+            read(LogCommand.newBuilder().setKvGet(request), Reply::getKvGet, answer);
         }
     }
 
@@ -694,7 +703,24 @@ public final class Gateway {
                 return;
             }
         }
-        CompletableFuture<Reply> reply = log.submit(command);
+        answerWith(log.submit(command), pick, answer, observe);
+    }
+
+    /**
+     * A read: through the read port when there is one (it writes nothing into the log, so the
+     * client's log rate is not charged), else through the log as a command.
+     */
+    private <T> void read(LogCommand.Builder command, Function<Reply, T> pick, Answer<T> answer) {
+        ReadPort port = reads;
+        if (port == null) {
+            call(command, pick, answer, r -> {});
+        } else {
+            answerWith(port.read(command), pick, answer, r -> {});
+        }
+    }
+
+    private static <T> void answerWith(
+            CompletableFuture<Reply> reply, Function<Reply, T> pick, Answer<T> answer, Consumer<T> observe) {
         // The callback handles the error; what whenComplete returns adds nothing to wait for.
         var unused = reply.whenComplete((r, error) -> {
             if (error != null) {

@@ -172,6 +172,7 @@ public final class TenureServer implements AutoCloseable {
         }
         gateway.kvRoom(node.replica().kv());
         gateway.watchHub(node.replica().watch());
+        gateway.reads(node.replica().reads());
         gateway.backups(node.replica().backups());
         node.replica().listen(metrics.replicaListener());
         heapGuard = HeapGuard.start();

@@ -118,7 +118,7 @@ public final class ClusterNode implements AutoCloseable {
         ErrorHandler errors = fatalErrors;
         ThreadFactory agentThreads = task -> new Thread(fatalErrors.watched(FatalCause.MEMBER_STOPPED, task));
         ServerConfig.Member self = config.self();
-        ReplicaView replica = new ReplicaView(config.members().size(), config.watch());
+        ReplicaView replica = new ReplicaView(config.members().size(), config.watch(), config.requestTimeout());
         File base = config.dataDir().toAbsolutePath().toFile();
         String host = self.host();
 

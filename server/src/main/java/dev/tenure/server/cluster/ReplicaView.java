@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * What this node's replica has applied, published by the service thread after every apply for
- * other threads to read. It is not a linearizable read (that goes through the log); it shows
+ * other threads to read. It is not a linearizable read (those go through {@link #reads()}); it shows
  * whether this replica has caught up with the others, and how far back each member's own
  * recovery reaches (its latest snapshot), which bounds how much log may be deleted.
  */
@@ -26,6 +26,7 @@ public final class ReplicaView implements AutoCloseable {
     private volatile Usage usage = new Usage(0, 0, 0, 0, 0, 0, 0);
     private final KvView kv = new KvView();
     private final Backups backups = new Backups();
+    private final ReadIndex reads;
     private final WatchHub watch;
     /**
      * Sends watches' changes: a few threads, never the service thread, so a watcher's stream costs
@@ -40,10 +41,12 @@ public final class ReplicaView implements AutoCloseable {
 
     /**
      * A view of a cluster of {@code memberCount} members, with {@code limits} for this node's
-     * watches. The view owns the threads that send its watches' changes: {@link #close} stops
-     * them, with the node.
+     * watches; a read that no entry proves current within {@code readTimeout} fails (see {@link
+     * ReadIndex}). The view owns the threads that send its watches' changes and its reads' answers:
+     * {@link #close} stops them, with the node.
      */
-    public ReplicaView(int memberCount, WatchLimits limits) {
+    public ReplicaView(int memberCount, WatchLimits limits, java.time.Duration readTimeout) {
+        this.reads = new ReadIndex(readTimeout.toNanos());
         this.watchSending = Executors.newFixedThreadPool(WATCH_SENDING_THREADS, task -> {
             Thread t = new Thread(task, "tenure-watch");
             t.setDaemon(true);
@@ -83,6 +86,11 @@ public final class ReplicaView implements AutoCloseable {
     /** The backups this node's gateway waits for this replica to encode. */
     public Backups backups() {
         return backups;
+    }
+
+    /** Where this node's gateway serves reads from this replica, without a log entry each. */
+    public ReadIndex reads() {
+        return reads;
     }
 
     /** This replica's change feed: what its watches read. */
@@ -157,6 +165,7 @@ public final class ReplicaView implements AutoCloseable {
     @Override
     public void close() {
         watchSending.shutdown();
+        reads.close();
     }
 
     /** Whether every thread that sent watches' changes has ended (after {@link #close}), within {@code timeout}. */

@@ -185,6 +185,7 @@ public final class TenureClusteredService implements ClusteredService {
         replica.kv().applied(machine);
         send(session, Egress.newBuilder().setReply(reply).build());
         afterApply();
+        replica.reads().applied(session.id(), command.getCorrelationId(), this::serveRead);
         if (command.hasBackup()) {
             // Right after the apply, before any other entry: the state at exactly this position.
             long position = cluster.logPosition();
@@ -263,11 +264,21 @@ public final class TenureClusteredService implements ClusteredService {
      */
     @Override
     public int doBackgroundWork(long nowNs) {
-        if (machine == null || !replica.watch().startsPending()) {
+        if (machine == null) {
             return 0;
         }
-        replica.watch().serveStarts(stateReader);
-        return 1;
+        // Its own clock: the read index times reads on the gateway's threads by nanoTime.
+        int work = replica.reads().expire(System.nanoTime());
+        if (replica.watch().startsPending()) {
+            replica.watch().serveStarts(stateReader);
+            work++;
+        }
+        return work;
+    }
+
+    /** A read the read index releases, answered from the state right after the entry that released it. */
+    private Reply serveRead(LogCommand read) {
+        return WireMapping.toReply(read, machine.read(WireMapping.toCommand(read)));
     }
 
     @Override

@@ -8,6 +8,7 @@ import dev.tenure.log.v1.KeepAliveBatch;
 import dev.tenure.log.v1.KeepAliveBatchResult;
 import dev.tenure.log.v1.LogCommand;
 import dev.tenure.log.v1.Reply;
+import dev.tenure.server.cluster.ReadIndex;
 import dev.tenure.server.fatal.FatalCause;
 import dev.tenure.server.fatal.FatalErrors;
 import dev.tenure.server.runtime.AdaptiveIdleStrategy;
@@ -24,6 +25,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import org.agrona.DirectBuffer;
@@ -43,7 +45,7 @@ import org.jspecify.annotations.Nullable;
  * with {@link ClusterUnavailableException}; the client may retry it with the same request id,
  * which the state machine turns into a no-op if the first attempt did land.
  */
-final class ClusterChannel implements LogPort, AutoCloseable {
+final class ClusterChannel implements LogPort, ReadIndex.Gateway, AutoCloseable {
 
     private static final long KEEPALIVE_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final long TIMEOUT_SCAN_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
@@ -73,7 +75,13 @@ final class ClusterChannel implements LogPort, AutoCloseable {
     private final UnsafeBuffer sendBuffer = new UnsafeBuffer(new byte[0]);
     private @Nullable AeronCluster cluster; // null until connected, and again once disconnected
     private AeronCluster.@Nullable AsyncConnect connecting; // null unless a connection is under way
-    private long nextCorrelationId = 1;
+    /**
+     * Taken by the agent thread only; shared because the read index reads it on gateway threads:
+     * each id is taken before its command is offered, so a read that sees id n knows every
+     * command sent before it arrived carries less.
+     */
+    private final AtomicLong nextCorrelationId = new AtomicLong(1);
+
     private long nextKeepAliveNanos;
     private long nextTimeoutScanNanos;
     private long nextRenewFlushNanos;
@@ -83,6 +91,9 @@ final class ClusterChannel implements LogPort, AutoCloseable {
     private volatile boolean connected;
     private volatile boolean credentialsRefused;
     private volatile int leaderMemberId = -1;
+    /** The cluster session this channel's commands arrive on; 0 while not connected. */
+    private volatile long sessionId;
+
     private volatile long lastReplyNanos;
 
     ClusterChannel(
@@ -141,6 +152,16 @@ final class ClusterChannel implements LogPort, AutoCloseable {
 
     boolean connected() {
         return connected;
+    }
+
+    @Override
+    public long sessionId() {
+        return sessionId;
+    }
+
+    @Override
+    public long nextCorrelationId() {
+        return nextCorrelationId.get();
     }
 
     int leaderMemberId() {
@@ -211,6 +232,7 @@ final class ClusterChannel implements LogPort, AutoCloseable {
             }
             connecting = null;
             cluster = c;
+            sessionId = c.clusterSessionId();
             connected = true;
             credentialsRefused = false;
             leaderMemberId = c.leaderMemberId();
@@ -248,7 +270,7 @@ final class ClusterChannel implements LogPort, AutoCloseable {
         int sent = 0;
         while (!unsent.isEmpty()) {
             Pending p = unsent.peek();
-            long correlationId = nextCorrelationId++;
+            long correlationId = nextCorrelationId.getAndIncrement();
             byte[] bytes = p.command.setCorrelationId(correlationId).build().toByteArray();
             sendBuffer.wrap(bytes);
             long result = to.offer(sendBuffer, 0, bytes.length);
@@ -343,6 +365,7 @@ final class ClusterChannel implements LogPort, AutoCloseable {
     private void disconnected(String why) {
         closeCluster();
         connected = false;
+        sessionId = 0;
         leaderMemberId = -1;
         // Requests already sent may or may not have landed; failing them lets the client retry
         // with the same request id, which is safe either way.

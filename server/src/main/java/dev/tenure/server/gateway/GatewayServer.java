@@ -306,6 +306,15 @@ public final class GatewayServer implements AutoCloseable {
         backups = from;
     }
 
+    /**
+     * Status reads, KV gets and listing pages are served by {@code reads}, this node's replica's
+     * read index, from now on; this gateway's commands are what release them.
+     */
+    public void reads(dev.tenure.server.cluster.ReadIndex reads) {
+        reads.gateway(cluster);
+        gateway.reads(reads);
+    }
+
     /** Watches are served from {@code hub}, this node's replica's change feed, from now on. */
     public void watchHub(dev.tenure.gateway.WatchHub hub) {
         gateway.watchHub(hub);

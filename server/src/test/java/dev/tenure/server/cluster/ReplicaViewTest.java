@@ -18,7 +18,7 @@ class ReplicaViewTest {
 
     @Test
     void closingTheViewEndsItsWatchSendingThreadsAndLaterChangesAreNotSent() throws Exception {
-        ReplicaView view = new ReplicaView(1, WatchLimits.defaults());
+        ReplicaView view = new ReplicaView(1, WatchLimits.defaults(), java.time.Duration.ofSeconds(5));
         view.watch().reset(0);
         List<Long> sent = new CopyOnWriteArrayList<>();
         AutoCloseable watch = view.watch().watch("a", false, 0, new Recording(sent));

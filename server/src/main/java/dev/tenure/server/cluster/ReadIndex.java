@@ -1,0 +1,229 @@
+package dev.tenure.server.cluster;
+
+import dev.tenure.gateway.ReadPort;
+import dev.tenure.log.v1.KeepAliveBatch;
+import dev.tenure.log.v1.LogCommand;
+import dev.tenure.log.v1.Reply;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Linearizable reads without a log entry each: a read is answered from this node's replica once
+ * the replica has applied an entry that this node's gateway sent after the read arrived.
+ *
+ * <p>Why that is current: the entry was appended after the read arrived, and it is committed (a
+ * replica applies nothing else). A write committed before the read arrived is in the log of every
+ * leader that can still commit, ahead of anything it appends later: a leader that was deposed
+ * before the write committed can no longer commit at all, because the quorum that committed the
+ * write, or acknowledged its new leader, refuses it. So the entry follows every such write in the
+ * log, and the state right after it shows them all. Nothing here reads another node's clock or
+ * counts on a lease: no clock-drift bound is assumed, and a node partitioned away simply never
+ * sees its entry committed (its reads time out as its writes do).
+ *
+ * <p>Which entries count: any command of this node's gateway, matched by its cluster session and
+ * a correlation id the gateway assigned after the read arrived (ids grow for the process's life).
+ * Writes and renewals the gateway sends anyway release waiting reads; when reads wait, one read
+ * barrier at a time (an empty keepalive batch: every release of Tenure applies it as a no-op, so a
+ * cluster of mixed releases reads it alike) makes sure an entry comes. Under load every read
+ * arriving during one barrier's round trip shares the next: a handful of entries per second,
+ * however many reads.
+ *
+ * <p>Threads: gateway threads call {@link #read}; the service thread calls {@link #applied} after
+ * every entry it applies, and {@link #expire} when idle; answers are handed to one thread of their
+ * own, so a client's slow stream never holds the service thread.
+ */
+public final class ReadIndex implements ReadPort, AutoCloseable {
+
+    /** This node's gateway's link into the cluster, as the read index needs it. */
+    public interface Gateway {
+        /** The cluster session the gateway's commands arrive on now; 0 while not connected. */
+        long sessionId();
+
+        /** The correlation id the gateway's next command will carry: every one sent so far is below it. */
+        long nextCorrelationId();
+
+        /** Sends {@code command} into the log (the read barrier), as the gateway sends its own. */
+        CompletableFuture<Reply> submit(LogCommand.Builder command);
+    }
+
+    private static final Gateway NOT_CONNECTED = new Gateway() {
+        @Override
+        public long sessionId() {
+            return 0;
+        }
+
+        @Override
+        public long nextCorrelationId() {
+            return 0;
+        }
+
+        @Override
+        public CompletableFuture<Reply> submit(LogCommand.Builder command) {
+            return CompletableFuture.failedFuture(new Unproven("this node's gateway has not started"));
+        }
+    };
+
+    /** A read no entry proved current: the gateway answers it UNAVAILABLE, with this message. */
+    static final class Unproven extends RuntimeException {
+        Unproven(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    /** How often a failed barrier is sent again while reads wait: no faster than a leader change settles. */
+    private static final long RETRY_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(10);
+
+    private final long timeoutNanos;
+    private final ConcurrentLinkedQueue<Waiting> arrived = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean barrierInFlight = new AtomicBoolean();
+    /** The highest correlation id any waiting read needs applied; 0: none yet. */
+    private final AtomicLong neededMax = new AtomicLong();
+
+    private final ExecutorService answering;
+    private volatile Gateway gateway = NOT_CONNECTED;
+
+    // Owned by the service thread.
+    private final List<Waiting> waiting = new ArrayList<>();
+    /** The highest correlation id of this gateway's commands the replica has applied. */
+    private long appliedMark;
+
+    private long lastRetryNanos;
+
+    /** A read, the correlation id whose entry releases it, and when it stops waiting. */
+    private record Waiting(LogCommand command, long needed, long deadlineNanos, CompletableFuture<Reply> answer) {}
+
+    /** A read that no entry released within {@code timeoutNanos} fails as a command that got no answer would. */
+    public ReadIndex(long timeoutNanos) {
+        this.timeoutNanos = timeoutNanos;
+        this.answering = Executors.newSingleThreadExecutor(task -> {
+            Thread t = new Thread(task, "tenure-read-answers");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** From now on, barriers go through {@code gateway}, whose commands release reads. */
+    public void gateway(Gateway gateway) {
+        this.gateway = gateway;
+    }
+
+    @Override
+    public CompletableFuture<Reply> read(LogCommand.Builder read) {
+        Gateway to = gateway;
+        long needed = to.nextCorrelationId();
+        CompletableFuture<Reply> answer = new CompletableFuture<>();
+        if (to.sessionId() == 0) {
+            answer.completeExceptionally(new Unproven("no cluster leader reachable"));
+            return answer;
+        }
+        arrived.add(new Waiting(read.build(), needed, System.nanoTime() + timeoutNanos, answer));
+        neededMax.accumulateAndGet(needed, Math::max);
+        barrier();
+        return answer;
+    }
+
+    /**
+     * Sends a read barrier unless one is in flight. When it is answered, one more goes if a read
+     * arrived after it was sent. If it failed (a leader change fails it at once), the reads it was
+     * for wait on: the service thread sends the next one while any wait (see {@link #expire}).
+     */
+    private void barrier() {
+        if (!barrierInFlight.compareAndSet(false, true)) {
+            return;
+        }
+        Gateway to = gateway;
+        long sentAt = to.nextCorrelationId();
+        var unused = to.submit(LogCommand.newBuilder().setKeepAlive(KeepAliveBatch.getDefaultInstance()))
+                .whenComplete((reply, error) -> {
+                    barrierInFlight.set(false);
+                    if (error == null && neededMax.get() > sentAt) {
+                        barrier();
+                    }
+                });
+    }
+
+    /**
+     * On the service thread, after it applied a command of cluster session {@code sessionId} with
+     * {@code correlationId}: answers, with {@code serve}, every waiting read that entry releases,
+     * from the state right after it.
+     */
+    void applied(long sessionId, long correlationId, Function<LogCommand, Reply> serve) {
+        if (sessionId != gateway.sessionId()) {
+            return;
+        }
+        appliedMark = Math.max(appliedMark, correlationId);
+        drain();
+        int kept = 0;
+        for (int i = 0; i < waiting.size(); i++) {
+            Waiting w = waiting.get(i);
+            if (w.needed <= appliedMark) {
+                Reply reply = serve.apply(w.command);
+                answer(() -> w.answer.complete(reply));
+            } else {
+                waiting.set(kept++, w);
+            }
+        }
+        waiting.subList(kept, waiting.size()).clear();
+    }
+
+    /**
+     * On the service thread, when it has nothing to apply: fails every read whose deadline passed
+     * by {@code nowNanos}, and sends a barrier if reads wait and none is in flight (the last one
+     * failed), at most every {@link #RETRY_NANOS}. Returns how many reads it failed.
+     */
+    int expire(long nowNanos) {
+        drain();
+        if (!waiting.isEmpty() && !barrierInFlight.get() && nowNanos - lastRetryNanos >= RETRY_NANOS) {
+            lastRetryNanos = nowNanos;
+            barrier();
+        }
+        int kept = 0;
+        int failed = 0;
+        for (int i = 0; i < waiting.size(); i++) {
+            Waiting w = waiting.get(i);
+            if (nowNanos - w.deadlineNanos >= 0) {
+                answer(() -> w.answer.completeExceptionally(
+                        new Unproven("no entry of this node's reached the log in time to prove the read current")));
+                failed++;
+            } else {
+                waiting.set(kept++, w);
+            }
+        }
+        waiting.subList(kept, waiting.size()).clear();
+        return failed;
+    }
+
+    /** How many reads wait, as the service thread last counted them. */
+    int waitingCount() {
+        return waiting.size();
+    }
+
+    private void drain() {
+        @Nullable Waiting w;
+        while ((w = arrived.poll()) != null) {
+            waiting.add(w);
+        }
+    }
+
+    private void answer(Runnable task) {
+        try {
+            answering.execute(task);
+        } catch (RejectedExecutionException closed) {
+            // The node is stopping; its gRPC server ends the calls.
+        }
+    }
+
+    @Override
+    public void close() {
+        answering.shutdown();
+    }
+}
