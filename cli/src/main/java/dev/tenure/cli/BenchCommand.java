@@ -40,7 +40,8 @@ import picocli.CommandLine.Parameters;
             "here when --endpoints is not given), and `limits`, the floors of this machine the figures are",
             "compared with (fsync, loopback round trip, gRPC, Aeron Cluster echo on 1 and 3 nodes, core apply).",
             "Workloads: uncontended, sporadic, parallel, contended, semaphore (8 permits), fenced-write, takeover, hold,",
-            "watch (grant-to-event latency at --watchers watches); `all` runs them in turn."
+            "watch (grant-to-event latency at --watchers watches), reads (status reads of a held lock); `all` runs",
+            "them in turn."
         })
 final class BenchCommand implements Callable<Integer> {
 
@@ -60,7 +61,8 @@ final class BenchCommand implements Callable<Integer> {
             names = "--clients",
             description = {
                 "Concurrent clients, each with its own connection and session (default: uncontended,",
-                "sporadic, fenced-write, takeover 1; parallel and semaphore 32; contended 8; hold 10 connections; limits 32 in flight)."
+                "sporadic, fenced-write, takeover 1; parallel, semaphore and reads 32; contended 8; hold 10 connections;",
+                "limits 32 in flight)."
             })
     @Nullable
     Integer clients;

@@ -17,19 +17,20 @@ public final class Workloads {
             "takeover",
             "election",
             "hold",
-            "watch");
+            "watch",
+            "reads");
 
     private Workloads() {}
 
     /**
      * The client count a workload uses when {@code --clients} is not given: one for the latency
      * workloads, 32 for {@code parallel} (the point at which etcd and ZooKeeper were measured),
-     * 8 waiters for {@code contended}, 32 for {@code semaphore} (four per permit), 3 candidates for
+     * 8 waiters for {@code contended}, 32 for {@code semaphore} (four per permit) and {@code reads}, 3 candidates for
      * {@code election}, 10 connections for {@code hold}; one acquiring client for {@code watch}, whose watches are {@code --watchers}.
      */
     public static int defaultClients(String name) {
         return switch (name) {
-            case "parallel", "semaphore" -> 32;
+            case "parallel", "semaphore", "reads" -> 32;
             case "contended" -> 8;
             case "hold" -> 10;
             case "election" -> 3;
@@ -70,6 +71,7 @@ public final class Workloads {
             case "election" -> ElectionWorkload.run(config);
             case "hold" -> HoldWorkload.run(config);
             case "watch" -> WatchWorkload.run(config);
+            case "reads" -> ReadsWorkload.run(config);
             default -> throw new IllegalArgumentException("unknown workload " + name);
         };
     }
