@@ -1,7 +1,6 @@
 package dev.tenure.server.cluster;
 
 import dev.tenure.gateway.ReadPort;
-import dev.tenure.log.v1.KeepAliveBatch;
 import dev.tenure.log.v1.LogCommand;
 import dev.tenure.log.v1.Reply;
 import java.util.ArrayList;
@@ -11,8 +10,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
@@ -31,11 +28,11 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Which entries count: any command of this node's gateway, matched by its cluster session and
  * a correlation id the gateway assigned after the read arrived (ids grow for the process's life).
- * Writes and renewals the gateway sends anyway release waiting reads; when reads wait, one read
- * barrier at a time (an empty keepalive batch: every release of Tenure applies it as a no-op, so a
- * cluster of mixed releases reads it alike) makes sure an entry comes. Under load every read
- * arriving during one barrier's round trip shares the next: a handful of entries per second,
- * however many reads.
+ * The writes and renewals the gateway sends anyway release waiting reads; only when it has nothing
+ * else to send does it send a read barrier (an empty keepalive batch: every release of Tenure
+ * applies it as a no-op, so a cluster of mixed releases reads it alike). Every read that arrived
+ * before the gateway's next send shares that command. A read therefore costs at most one small
+ * entry, and none while the node writes anyway; it waits one commit, as a read through the log did.
  *
  * <p>Threads: gateway threads call {@link #read}; the service thread calls {@link #applied} after
  * every entry it applies, and {@link #expire} when idle; answers are handed to one thread of their
@@ -51,8 +48,12 @@ public final class ReadIndex implements ReadPort, AutoCloseable {
         /** The correlation id the gateway's next command will carry: every one sent so far is below it. */
         long nextCorrelationId();
 
-        /** Sends {@code command} into the log (the read barrier), as the gateway sends its own. */
-        CompletableFuture<Reply> submit(LogCommand.Builder command);
+        /**
+         * Makes sure a command of the gateway's own takes an id at or above {@link
+         * #nextCorrelationId} as read before this call, and goes into the log soon: the next one
+         * the gateway sends anyway, or else a read barrier.
+         */
+        void wantBarrier();
     }
 
     private static final Gateway NOT_CONNECTED = new Gateway() {
@@ -67,9 +68,7 @@ public final class ReadIndex implements ReadPort, AutoCloseable {
         }
 
         @Override
-        public CompletableFuture<Reply> submit(LogCommand.Builder command) {
-            return CompletableFuture.failedFuture(new Unproven("this node's gateway has not started"));
-        }
+        public void wantBarrier() {}
     };
 
     /** A read no entry proved current: the gateway answers it UNAVAILABLE, with this message. */
@@ -79,14 +78,11 @@ public final class ReadIndex implements ReadPort, AutoCloseable {
         }
     }
 
-    /** How often a failed barrier is sent again while reads wait: no faster than a leader change settles. */
+    /** How often a barrier is asked for again while reads wait: a lost one is not missed for long. */
     private static final long RETRY_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(10);
 
     private final long timeoutNanos;
     private final ConcurrentLinkedQueue<Waiting> arrived = new ConcurrentLinkedQueue<>();
-    private final AtomicBoolean barrierInFlight = new AtomicBoolean();
-    /** The highest correlation id any waiting read needs applied; 0: none yet. */
-    private final AtomicLong neededMax = new AtomicLong();
 
     private final ExecutorService answering;
     private volatile Gateway gateway = NOT_CONNECTED;
@@ -126,29 +122,8 @@ public final class ReadIndex implements ReadPort, AutoCloseable {
             return answer;
         }
         arrived.add(new Waiting(read.build(), needed, System.nanoTime() + timeoutNanos, answer));
-        neededMax.accumulateAndGet(needed, Math::max);
-        barrier();
+        to.wantBarrier();
         return answer;
-    }
-
-    /**
-     * Sends a read barrier unless one is in flight. When it is answered, one more goes if a read
-     * arrived after it was sent. If it failed (a leader change fails it at once), the reads it was
-     * for wait on: the service thread sends the next one while any wait (see {@link #expire}).
-     */
-    private void barrier() {
-        if (!barrierInFlight.compareAndSet(false, true)) {
-            return;
-        }
-        Gateway to = gateway;
-        long sentAt = to.nextCorrelationId();
-        var unused = to.submit(LogCommand.newBuilder().setKeepAlive(KeepAliveBatch.getDefaultInstance()))
-                .whenComplete((reply, error) -> {
-                    barrierInFlight.set(false);
-                    if (error == null && neededMax.get() > sentAt) {
-                        barrier();
-                    }
-                });
     }
 
     /**
@@ -177,15 +152,11 @@ public final class ReadIndex implements ReadPort, AutoCloseable {
 
     /**
      * On the service thread, when it has nothing to apply: fails every read whose deadline passed
-     * by {@code nowNanos}, and sends a barrier if reads wait and none is in flight (the last one
-     * failed), at most every {@link #RETRY_NANOS}. Returns how many reads it failed.
+     * by {@code nowNanos}, and asks for a barrier again while reads wait (the last one may have been
+     * lost to a leader change), at most every {@link #RETRY_NANOS}. Returns how many reads it failed.
      */
     int expire(long nowNanos) {
         drain();
-        if (!waiting.isEmpty() && !barrierInFlight.get() && nowNanos - lastRetryNanos >= RETRY_NANOS) {
-            lastRetryNanos = nowNanos;
-            barrier();
-        }
         int kept = 0;
         int failed = 0;
         for (int i = 0; i < waiting.size(); i++) {
@@ -199,6 +170,10 @@ public final class ReadIndex implements ReadPort, AutoCloseable {
             }
         }
         waiting.subList(kept, waiting.size()).clear();
+        if (!waiting.isEmpty() && nowNanos - lastRetryNanos >= RETRY_NANOS) {
+            lastRetryNanos = nowNanos;
+            gateway.wantBarrier();
+        }
         return failed;
     }
 

@@ -65,6 +65,9 @@ final class ClusterChannel implements LogPort, ReadIndex.Gateway, AutoCloseable 
     private final ConcurrentLinkedQueue<Pending> submissions = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<Renewal> renewals = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean running = new AtomicBoolean(true);
+    /** A read waits for a command of this channel's: the next pass sends one, a barrier if nothing else. */
+    private final AtomicBoolean barrierWanted = new AtomicBoolean();
+
     private final AgentWakeup wakeup;
     private final IdleStrategy idle;
     private final Thread agent;
@@ -162,6 +165,13 @@ final class ClusterChannel implements LogPort, ReadIndex.Gateway, AutoCloseable 
     @Override
     public long nextCorrelationId() {
         return nextCorrelationId.get();
+    }
+
+    @Override
+    public void wantBarrier() {
+        if (!barrierWanted.getAndSet(true)) {
+            idleWake();
+        }
     }
 
     int leaderMemberId() {
@@ -267,6 +277,15 @@ final class ClusterChannel implements LogPort, ReadIndex.Gateway, AutoCloseable 
 
     private int send(AeronCluster to) {
         drainSubmissions();
+        // Before this pass takes any id: a read that asked before now needs a command whose id is
+        // taken after its arrival, which the first one sent below is; a barrier only if none is.
+        if (barrierWanted.getAndSet(false) && unsent.isEmpty()) {
+            long now = System.nanoTime();
+            unsent.add(new Pending(
+                    LogCommand.newBuilder().setKeepAlive(KeepAliveBatch.getDefaultInstance()),
+                    now,
+                    now + requestTimeoutNanos));
+        }
         int sent = 0;
         while (!unsent.isEmpty()) {
             Pending p = unsent.peek();

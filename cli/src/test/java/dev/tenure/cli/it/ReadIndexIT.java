@@ -1,0 +1,171 @@
+package dev.tenure.cli.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tenure.client.KvEntry;
+import dev.tenure.client.Lease;
+import dev.tenure.client.Session;
+import dev.tenure.client.TenureClient;
+import dev.tenure.client.TenureException;
+import dev.tenure.testkit.Await;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Reads served by each node's read index (not written into the log each) on a real 3-node
+ * cluster: a read on any node, follower or leader, shows every write acknowledged before it
+ * started, also while the leader is killed and another elected.
+ */
+class ReadIndexIT {
+
+    @TempDir
+    Path data;
+
+    private static TenureClient client(String endpoint) {
+        return TenureClient.builder()
+                .endpoints(endpoint)
+                .sessionTtl(Duration.ofSeconds(5))
+                .build();
+    }
+
+    private static byte[] bytes(long v) {
+        return ByteBuffer.allocate(Long.BYTES).putLong(v).array();
+    }
+
+    private static long value(Optional<KvEntry> e) {
+        return e.map(x -> ByteBuffer.wrap(x.value()).getLong()).orElse(0L);
+    }
+
+    /** Each write, once acknowledged, is what a read on every node shows next, followers first. */
+    @Test
+    void aReadOnAnyNodeShowsEveryWriteAcknowledgedBeforeIt() throws Exception {
+        try (ClusterProcess cluster = new ClusterProcess(data).start();
+                TenureClient writer = client(cluster.endpoints);
+                Session session = writer.openSession()) {
+            List<TenureClient> readers = new ArrayList<>();
+            try {
+                for (String endpoint : cluster.nodeEndpoints) {
+                    readers.add(client(endpoint));
+                }
+                for (int i = 1; i <= 200; i++) {
+                    writer.kv().put("read-index/k", bytes(i));
+                    for (int n = 0; n < readers.size(); n++) {
+                        assertThat(value(readers.get(n).kv().get("read-index/k")))
+                                .as("node %d's read after write %d was acknowledged", n, i)
+                                .isEqualTo(i);
+                    }
+                    try (Lease lease = session.acquire("read-index/lock")) {
+                        for (int n = 0; n < readers.size(); n++) {
+                            assertThat(readers.get(n)
+                                            .status("read-index/lock")
+                                            .holder()
+                                            .map(h -> h.token()))
+                                    .as("node %d's status after grant %d", n, i)
+                                    .contains(lease.token());
+                        }
+                    }
+                    for (int n = 0; n < readers.size(); n++) {
+                        assertThat(readers.get(n).status("read-index/lock").holder())
+                                .as("node %d's status after release %d", n, i)
+                                .isEmpty();
+                    }
+                }
+            } finally {
+                for (TenureClient r : readers) {
+                    r.close();
+                }
+            }
+        }
+    }
+
+    /**
+     * A writer counts up a key while a reader on each node reads it: no read shows less than the
+     * last write acknowledged before the read started, before, during and after the leader's kill.
+     */
+    @Test
+    void readsStayCurrentThroughALeaderKill() throws Exception {
+        try (ClusterProcess cluster = new ClusterProcess(data).start();
+                TenureClient writer = client(cluster.endpoints)) {
+            int leader = cluster.leaderSeenBy(0);
+            AtomicLong acknowledged = new AtomicLong();
+            AtomicBoolean stop = new AtomicBoolean();
+            ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
+            AtomicLong readsAfterKill = new AtomicLong();
+            AtomicBoolean killed = new AtomicBoolean();
+            List<Thread> threads = new ArrayList<>();
+            List<TenureClient> readers = new ArrayList<>();
+            threads.add(new Thread(() -> {
+                long next = 1;
+                while (!stop.get()) {
+                    try {
+                        writer.kv().put("read-index/counter", bytes(next));
+                        acknowledged.set(next);
+                        next++;
+                    } catch (TenureException e) {
+                        // UNAVAILABLE during the election; the same value is written again (a
+                        // write that did land shows the value early, which no read may mind).
+                    }
+                }
+            }));
+            for (int n = 0; n < 3; n++) {
+                if (n == leader) {
+                    continue;
+                }
+                int node = n;
+                TenureClient reader = client(cluster.nodeEndpoints.get(n));
+                readers.add(reader);
+                threads.add(new Thread(() -> {
+                    long last = 0;
+                    while (!stop.get()) {
+                        long floor = acknowledged.get();
+                        try {
+                            long seen = value(reader.kv().get("read-index/counter"));
+                            if (seen < floor || seen < last) {
+                                violations.add("node " + node + " read " + seen + " after " + floor
+                                        + " was acknowledged and " + last + " read");
+                            }
+                            last = seen;
+                            if (killed.get()) {
+                                readsAfterKill.incrementAndGet();
+                            }
+                        } catch (TenureException e) {
+                            // UNAVAILABLE while no leader commits the node's read barrier.
+                        }
+                    }
+                }));
+            }
+            threads.forEach(Thread::start);
+            try {
+                Await.atMost(Duration.ofSeconds(30)).until("writes before the kill", () -> acknowledged.get() > 100);
+                cluster.kill9(leader);
+                killed.set(true);
+                long atKill = acknowledged.get();
+                Await.atMost(Duration.ofSeconds(60))
+                        .until(
+                                "writes and reads after the leader's kill",
+                                () -> acknowledged.get() > atKill + 100 && readsAfterKill.get() > 100);
+            } finally {
+                stop.set(true);
+                for (Thread t : threads) {
+                    t.join(30_000);
+                }
+                for (TenureClient r : readers) {
+                    r.close();
+                }
+            }
+            System.out.printf(
+                    "ReadIndexIT: %d writes acknowledged, %d reads after the kill of leader %d%n",
+                    acknowledged.get(), readsAfterKill.get(), leader);
+            assertThat(violations).isEmpty();
+        }
+    }
+}
