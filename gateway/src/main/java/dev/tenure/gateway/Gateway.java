@@ -707,12 +707,12 @@ public final class Gateway {
     }
 
     /**
-     * A read: through the read port when there is one (it writes nothing into the log, so the
+     * A read: through the read port when it serves (it writes nothing into the log, so the
      * client's log rate is not charged), else through the log as a command.
      */
     private <T> void read(LogCommand.Builder command, Function<Reply, T> pick, Answer<T> answer) {
         ReadPort port = reads;
-        if (port == null) {
+        if (port == null || !port.serving()) {
             call(command, pick, answer, r -> {});
         } else {
             answerWith(port.read(command), pick, answer, r -> {});

@@ -12,6 +12,13 @@ import java.util.concurrent.CompletableFuture;
  */
 public interface ReadPort {
     /**
+     * Whether reads go through this port now; else through the log. A port may serve on some
+     * nodes only (the server's, on the leader's); both ways are linearizable, so a read that
+     * crosses a change of this answer is still answered right.
+     */
+    boolean serving();
+
+    /**
      * Answers {@code read} as the log would have at a position after its arrival. The future
      * fails, as {@link LogPort#submit} does, when no such position was proven in time.
      */

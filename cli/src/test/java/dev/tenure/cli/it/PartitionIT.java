@@ -241,8 +241,9 @@ class PartitionIT {
                         + " holder declared it lost%n",
                 newTokenA, ms(grantA.atNanos - cut), ms(grantA.atNanos - lostAt));
 
-        // Reads go through the log too: the old leader, whose own state still shows the old
-        // holder, must not answer them (no stale read naming the holder that lost the lock).
+        // A read waits for a command of its node's to commit (the read index): the old leader,
+        // whose own state still shows the old holder, must not answer it (no stale read naming
+        // the holder that lost the lock).
         Processes.Running minorityStatus = tenure("status", "partition-a", "--json", "--endpoint", viaLeader);
         Processes.Running minorityGet = tenure("kv", "get", "partition-a/data", "--json", "--endpoint", viaLeader);
 

@@ -86,6 +86,7 @@ public final class ReadIndex implements ReadPort, AutoCloseable {
 
     private final ExecutorService answering;
     private volatile Gateway gateway = NOT_CONNECTED;
+    private volatile boolean leading;
 
     // Owned by the service thread.
     private final List<Waiting> waiting = new ArrayList<>();
@@ -110,6 +111,22 @@ public final class ReadIndex implements ReadPort, AutoCloseable {
     /** From now on, barriers go through {@code gateway}, whose commands release reads. */
     public void gateway(Gateway gateway) {
         this.gateway = gateway;
+    }
+
+    /**
+     * Only while this node leads. A follower's replica hears of a commit one message after the
+     * leader's, and its service thread may be parked meanwhile: a lone client's reads on a
+     * follower took about twice as long as through the log, where the leader answers as it
+     * applies. A follower's reads go through the log.
+     */
+    @Override
+    public boolean serving() {
+        return leading;
+    }
+
+    /** On the service thread, when this node's role changes: whether it now leads. */
+    void leading(boolean leading) {
+        this.leading = leading;
     }
 
     @Override

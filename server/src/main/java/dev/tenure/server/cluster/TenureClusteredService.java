@@ -124,6 +124,7 @@ public final class TenureClusteredService implements ClusteredService {
         // Aeron calls onRoleChange only when the role differs from the one the service starts
         // in (a follower's): without this, the node would never hear that it starts as one.
         roleListener.accept(cluster.role());
+        replica.reads().leading(cluster.role() == Cluster.Role.LEADER);
     }
 
     /**
@@ -290,6 +291,7 @@ public final class TenureClusteredService implements ClusteredService {
     @Override
     public void onRoleChange(Cluster.Role newRole) {
         roleListener.accept(newRole);
+        replica.reads().leading(newRole == Cluster.Role.LEADER);
     }
 
     @Override

@@ -113,8 +113,9 @@ class ReadIndexTest {
 
         index.applied(SESSION, first, serve);
         assertThat(served).containsExactly("a", "b");
-        assertThat(a).isDone();
-        assertThat(b).isDone();
+        // Answered on the read index's own thread, so waited for.
+        assertThat(a).succeedsWithin(5, TimeUnit.SECONDS);
+        assertThat(b).succeedsWithin(5, TimeUnit.SECONDS);
         assertThat(c).isNotDone();
 
         index.applied(SESSION, gateway.send(), serve);
@@ -151,6 +152,16 @@ class ReadIndexTest {
         } finally {
             shortLived.close();
         }
+    }
+
+    /** Reads go through the index only while the node leads (a follower's go through the log). */
+    @Test
+    void servesOnlyWhileTheNodeLeads() {
+        assertThat(index.serving()).isFalse();
+        index.leading(true);
+        assertThat(index.serving()).isTrue();
+        index.leading(false);
+        assertThat(index.serving()).isFalse();
     }
 
     @Test
