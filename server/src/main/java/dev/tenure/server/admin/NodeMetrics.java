@@ -31,6 +31,7 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 
@@ -231,6 +232,22 @@ public final class NodeMetrics implements AutoCloseable {
 
         /** Bytes of answers waiting for clients that do not keep up (beyond gRPC's 32 KiB per call). */
         long unsentBytes();
+    }
+
+    /**
+     * Exports the read index's counts, read at each scrape: reads it answered, and read barriers the
+     * gateway sent for them (fewer than reads: reads that arrive together share one, and reads ride
+     * on the gateway's writes and renewals without one).
+     */
+    public void reads(LongSupplier answered, LongSupplier barriers) {
+        FunctionCounter.builder("tenure.reads.indexed", answered, LongSupplier::getAsLong)
+                .description("Reads (status, KV get, listing page) the leader answered from its replica"
+                        + " without a log entry of their own")
+                .register(registry);
+        FunctionCounter.builder("tenure.read.barriers", barriers, LongSupplier::getAsLong)
+                .description("Empty keepalive batches the gateway sent because reads waited and it had"
+                        + " nothing else to send")
+                .register(registry);
     }
 
     /** Exports {@code figures}: read at each scrape. */

@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
@@ -85,6 +86,7 @@ public final class ReadIndex implements ReadPort, AutoCloseable {
     private final ConcurrentLinkedQueue<Waiting> arrived = new ConcurrentLinkedQueue<>();
 
     private final ExecutorService answering;
+    private final LongAdder answered = new LongAdder();
     private volatile Gateway gateway = NOT_CONNECTED;
     private volatile boolean leading;
 
@@ -159,6 +161,7 @@ public final class ReadIndex implements ReadPort, AutoCloseable {
             Waiting w = waiting.get(i);
             if (w.needed <= appliedMark) {
                 Reply reply = serve.apply(w.command);
+                answered.increment();
                 answer(() -> w.answer.complete(reply));
             } else {
                 waiting.set(kept++, w);
@@ -192,6 +195,11 @@ public final class ReadIndex implements ReadPort, AutoCloseable {
             gateway.wantBarrier();
         }
         return failed;
+    }
+
+    /** How many reads this index has answered since the node started (for the node's metrics). */
+    public long answered() {
+        return answered.sum();
     }
 
     /** How many reads wait, as the service thread last counted them. */

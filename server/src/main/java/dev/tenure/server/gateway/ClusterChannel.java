@@ -26,6 +26,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import org.agrona.DirectBuffer;
@@ -67,6 +68,8 @@ final class ClusterChannel implements LogPort, ReadIndex.Gateway, AutoCloseable 
     private final AtomicBoolean running = new AtomicBoolean(true);
     /** A read waits for a command of this channel's: the next pass sends one, a barrier if nothing else. */
     private final AtomicBoolean barrierWanted = new AtomicBoolean();
+
+    private final LongAdder barriersSent = new LongAdder();
 
     private final AgentWakeup wakeup;
     private final IdleStrategy idle;
@@ -165,6 +168,11 @@ final class ClusterChannel implements LogPort, ReadIndex.Gateway, AutoCloseable 
     @Override
     public long nextCorrelationId() {
         return nextCorrelationId.get();
+    }
+
+    /** Read barriers queued since the node started (for the node's metrics). */
+    long barriersSent() {
+        return barriersSent.sum();
     }
 
     @Override
@@ -281,6 +289,7 @@ final class ClusterChannel implements LogPort, ReadIndex.Gateway, AutoCloseable 
         // taken after its arrival, which the first one sent below is; a barrier only if none is.
         if (barrierWanted.getAndSet(false) && unsent.isEmpty()) {
             long now = System.nanoTime();
+            barriersSent.increment();
             unsent.add(new Pending(
                     LogCommand.newBuilder().setKeepAlive(KeepAliveBatch.getDefaultInstance()),
                     now,

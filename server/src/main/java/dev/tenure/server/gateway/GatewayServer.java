@@ -65,6 +65,7 @@ public final class GatewayServer implements AutoCloseable {
 
     private final Aeron aeron;
     private final ClusterChannel cluster;
+    private final NodeMetrics metrics;
     private final LimitsAgreement limitsAgreement;
     private final boolean changeLimits;
     private final long requestTimeoutMs;
@@ -179,6 +180,7 @@ public final class GatewayServer implements AutoCloseable {
                     }
                 },
                 limits.callsInFlightMax());
+        this.metrics = metrics;
         cluster.onCommitted(metrics::committed);
         gateway.logBytesPerSecondMax(limits.logBytesPerSecondMax(), System::nanoTime);
         this.listPaging = config.listPaging();
@@ -313,6 +315,7 @@ public final class GatewayServer implements AutoCloseable {
     public void reads(dev.tenure.server.cluster.ReadIndex reads) {
         reads.gateway(cluster);
         gateway.reads(reads);
+        metrics.reads(reads::answered, cluster::barriersSent);
     }
 
     /** Watches are served from {@code hub}, this node's replica's change feed, from now on. */
