@@ -80,6 +80,9 @@ public final class NodeMetrics implements AutoCloseable {
     private final Timer commit;
     private final Counter resets;
     private final Counter resumes;
+    /** What {@link #reads} exports, held strongly for as long as the metrics are. */
+    @SuppressWarnings("UnusedVariable")
+    private LongSupplier[] readCounts = new LongSupplier[0];
     /** By method, then status code: a few dozen at most. */
     private final Map<String, Map<Status.Code, CallMeters>> carried = new ConcurrentHashMap<>();
 
@@ -240,6 +243,8 @@ public final class NodeMetrics implements AutoCloseable {
      * on the gateway's writes and renewals without one).
      */
     public void reads(LongSupplier answered, LongSupplier barriers) {
+        // Micrometer holds what it reads weakly: the suppliers, made for this call, are kept here.
+        readCounts = new LongSupplier[] {answered, barriers};
         FunctionCounter.builder("tenure.reads.indexed", answered, LongSupplier::getAsLong)
                 .description("Reads (status, KV get, listing page) the leader answered from its replica"
                         + " without a log entry of their own")
