@@ -391,6 +391,45 @@ public class InProcessServerTest {
         assertThat(body).contains("tenure_leader 1.0").containsPattern("tenure_token_last [1-9]");
     }
 
+    /**
+     * The lone node leads, so its reads go through its read index, not the log: the counters move,
+     * and every read shows the write acknowledged just before it.
+     */
+    @Test
+    void aLeadersReadsAreAnsweredByItsReadIndexAndShowTheLastWrite() throws Exception {
+        String indexed = "tenure_reads_indexed_total";
+        double before =
+                sample(AdminScrape.get(node.server().adminPort(), "/metrics").body(), indexed);
+        SessionStream a = new SessionStream();
+        long sa = a.open(10_000);
+        for (int i = 1; i <= 20; i++) {
+            long token = node.stub()
+                    .acquire(acquire(sa, 2L * i, "indexed", 0))
+                    .getGrant()
+                    .getToken();
+            assertThat(node.stub()
+                            .lockStatus(LockStatusRequest.newBuilder()
+                                    .setLock("indexed")
+                                    .build())
+                            .getHolder()
+                            .getToken())
+                    .isEqualTo(token);
+            assertThat(node.stub()
+                            .release(release(sa, 2L * i + 1, "indexed", token))
+                            .getCode())
+                    .isEqualTo(Code.CODE_OK);
+            assertThat(node.stub()
+                            .lockStatus(LockStatusRequest.newBuilder()
+                                    .setLock("indexed")
+                                    .build())
+                            .hasHolder())
+                    .isFalse();
+        }
+        String body = AdminScrape.get(node.server().adminPort(), "/metrics").body();
+        assertThat(sample(body, indexed)).isGreaterThanOrEqualTo(Math.max(0, before) + 40);
+        assertThat(sample(body, "tenure_read_barriers_total")).isPositive();
+    }
+
     @Test
     void badInputIsRejectedWithTheLimitNamed() {
         assertThatThrownBy(() -> node.stub().acquire(acquire(1, 1, "x".repeat(300), 0)))
