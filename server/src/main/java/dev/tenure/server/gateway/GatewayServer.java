@@ -11,6 +11,7 @@ import dev.tenure.gateway.Acl;
 import dev.tenure.gateway.AclChange;
 import dev.tenure.gateway.Gateway;
 import dev.tenure.gateway.ListPaging;
+import dev.tenure.gateway.ReadPort;
 import dev.tenure.log.v1.ListLocks;
 import dev.tenure.log.v1.LogCommand;
 import dev.tenure.log.v1.MemberReport;
@@ -314,7 +315,19 @@ public final class GatewayServer implements AutoCloseable {
      */
     public void reads(dev.tenure.server.cluster.ReadIndex reads) {
         reads.gateway(cluster);
-        gateway.reads(reads);
+        // Not before the node agreed its limits: until then every call, reads too, is refused
+        // before the log, and a read through the log gets that refusal from the agreement.
+        gateway.reads(new ReadPort() {
+            @Override
+            public boolean serving() {
+                return limitsAgreement.isAgreed() && reads.serving();
+            }
+
+            @Override
+            public CompletableFuture<Reply> read(LogCommand.Builder read) {
+                return reads.read(read);
+            }
+        });
         metrics.reads(reads::answered, cluster::barriersSent);
     }
 
