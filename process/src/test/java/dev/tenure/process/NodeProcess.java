@@ -50,6 +50,10 @@ public final class NodeProcess implements AutoCloseable {
                 data.toString(),
                 "--port",
                 Integer.toString(port),
+                // Its own free port: the default, the client port + 1, is not known to be free, and
+                // an outgoing connection's ephemeral port took it once ("Address already in use").
+                "--admin-port",
+                Integer.toString(LoopbackPorts.freeTcpPort()),
                 "--cluster-port-base",
                 Integer.toString(LoopbackPorts.freeUdpBlock(9))));
         command.addAll(options);
