@@ -12,6 +12,7 @@ import io.aeron.cluster.ConsensusModule;
 import io.aeron.cluster.service.ClusterCounters;
 import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ThreadFactory;
@@ -25,6 +26,7 @@ import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.AgentTerminationException;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.NoOpLock;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.YieldingIdleStrategy;
 import org.agrona.concurrent.status.AtomicCounter;
 import org.jspecify.annotations.Nullable;
@@ -79,11 +81,6 @@ public final class ConsensusHost implements AutoCloseable {
         Aeron aeron = null;
         try {
             driver = MediaDriver.launch(driverCtx.threadingMode(ThreadingMode.INVOKER));
-            archive = Archive.launch(archiveCtx
-                    .threadingMode(ArchiveThreadingMode.INVOKER)
-                    .mediaDriverAgentInvoker(driver.sharedAgentInvoker())
-                    .aeronDirectoryName(driver.aeronDirectoryName()));
-            AgentInvoker archiveInvoker = archive.invoker();
             aeron = Aeron.connect(new Aeron.Context()
                     .aeronDirectoryName(driver.aeronDirectoryName())
                     .epochClock(consensusCtx.epochClock())
@@ -94,6 +91,17 @@ public final class ConsensusHost implements AutoCloseable {
                     .awaitingIdleStrategy(YieldingIdleStrategy.INSTANCE)
                     .clientLock(NoOpLock.INSTANCE)
                     .clientName("consensus-module-" + consensusCtx.clusterMemberId()));
+            // The archive shares the consensus module's client (both run on this thread): a
+            // client maps every log buffer it uses, and the process's resident set counts each
+            // mapping, so the log's terms, which the archive records and the consensus module
+            // appends, are mapped once for both instead of twice (docs/memory.md).
+            archive = Archive.launch(archiveCtx
+                    .threadingMode(ArchiveThreadingMode.INVOKER)
+                    .mediaDriverAgentInvoker(driver.sharedAgentInvoker())
+                    .aeron(aeron)
+                    .ownsAeronClient(false)
+                    .errorCounter(archiveErrorCounter(aeron, archiveCtx.archiveId())));
+            AgentInvoker archiveInvoker = archive.invoker();
             AtomicCounter errorCounter = ClusterCounters.allocate(
                     aeron,
                     new ExpandableArrayBuffer(),
@@ -113,9 +121,27 @@ public final class ConsensusHost implements AutoCloseable {
             AgentRunner.startOnThread(runner, threads);
             return new ConsensusHost(driver, duty, runner);
         } catch (RuntimeException e) {
-            CloseHelper.quietCloseAll(aeron, archive, driver);
+            CloseHelper.quietCloseAll(archive, aeron, driver);
             throw e;
         }
+    }
+
+    /**
+     * The counter of the archive's errors, keyed by its id as the archive keys the one it makes
+     * when it has a client of its own (Aeron's tools find it so).
+     */
+    private static Counter archiveErrorCounter(Aeron aeron, long archiveId) {
+        UnsafeBuffer key = new UnsafeBuffer(new byte[Long.BYTES]);
+        key.putLong(0, archiveId);
+        byte[] label = ("Archive Errors - archiveId=" + archiveId).getBytes(StandardCharsets.US_ASCII);
+        return aeron.addCounter(
+                AeronCounters.ARCHIVE_ERROR_COUNT_TYPE_ID,
+                key,
+                0,
+                key.capacity(),
+                new UnsafeBuffer(label),
+                0,
+                label.length);
     }
 
     /** Waits until the consensus module has started (recovered its state); throws if it failed. */
@@ -216,7 +242,8 @@ public final class ConsensusHost implements AutoCloseable {
 
         @Override
         public void onClose() {
-            CloseHelper.closeAll(started.getNow(null), consensusAeron, archive, driver);
+            // The archive before the client it shares: its close stops recordings through it.
+            CloseHelper.closeAll(started.getNow(null), archive, consensusAeron, driver);
         }
 
         @Override
