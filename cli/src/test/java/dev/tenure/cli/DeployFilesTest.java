@@ -3,6 +3,7 @@ package dev.tenure.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.tenure.process.JavaCommand;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -75,6 +76,26 @@ class DeployFilesTest {
         assertThat(one(service, "ReadWritePaths")).isEqualTo(node.get("data"));
         // `tenure cluster stop` gives a node 10 s after SIGTERM before SIGKILL; the unit no less.
         assertThat(seconds(one(service, "TimeoutStopSec"))).isGreaterThanOrEqualTo(Duration.ofSeconds(10));
+    }
+
+    @Test
+    void everyWayToStartANodeGivesItTheSameJvmOptions() throws IOException {
+        // The memory budget and docs/memory.md's figures hold for these options: bin/tenure's
+        // `server`, the unit and the nodes Tenure launches (cluster start, the lab) must agree.
+        String environment = one(section(Files.readString(DEPLOY.resolve("tenure.service")), "Service"), "Environment");
+        assertThat(environment).startsWith("\"TENURE_JAVA_OPTS=").endsWith("\"");
+        List<String> unitOptions = List.of(environment
+                .substring("\"TENURE_JAVA_OPTS=".length(), environment.length() - 1)
+                .split(" ", -1));
+        assertThat(unitOptions).isEqualTo(JavaCommand.NODE_JVM);
+
+        String launcher = Files.readString(repositoryRoot().resolve("bin/tenure"));
+        int server = launcher.indexOf("elif [[ \"${1:-}\" == \"server\" ]]; then");
+        assertThat(server).as("bin/tenure's server branch").isPositive();
+        int start = launcher.indexOf("opts=(", server) + "opts=(".length();
+        List<String> launcherOptions =
+                List.of(launcher.substring(start, launcher.indexOf(')', start)).split(" ", -1));
+        assertThat(launcherOptions).isEqualTo(JavaCommand.NODE_JVM);
     }
 
     @Test

@@ -20,14 +20,21 @@ public final class JavaCommand {
      * for (a node whose limits its heap cannot hold refuses to start; see the server's
      * MemoryBudget). The heap is a maximum: it starts at 32 MiB and grows with the state, and its
      * young generation stays at most 32 MiB, which load would otherwise touch whole (a third of
-     * the heap; docs/memory.md, 'Sizing').
+     * the heap; docs/memory.md, 'Sizing'). Every 5 s the JVM gives the C heap's freed memory back
+     * to the system: glibc keeps what the JIT and the libraries freed after a burst of load
+     * (about 25 MiB of a loaded node's resident set; docs/memory.md).
      */
     public static final List<String> NODE_JVM =
-            List.of("-XX:+UseSerialGC", "-Xmx512m", "-Xms32m", "-XX:MaxNewSize=32m");
+            List.of("-XX:+UseSerialGC", "-Xmx512m", "-Xms32m", "-XX:MaxNewSize=32m", "-XX:TrimNativeHeapInterval=5000");
 
     /** {@link #NODE_JVM} that starts faster (no full JIT), for the nodes of tests and the lab. */
-    public static final List<String> SMALL_NODE_JVM =
-            List.of("-XX:+UseSerialGC", "-Xmx512m", "-Xms32m", "-XX:MaxNewSize=32m", "-XX:TieredStopAtLevel=1");
+    public static final List<String> SMALL_NODE_JVM = List.of(
+            "-XX:+UseSerialGC",
+            "-Xmx512m",
+            "-Xms32m",
+            "-XX:MaxNewSize=32m",
+            "-XX:TrimNativeHeapInterval=5000",
+            "-XX:TieredStopAtLevel=1");
 
     /** What Aeron (and the JDK internals it reaches into) needs on Java 17. */
     public static final List<String> ACCESS_FLAGS = List.of(

@@ -49,8 +49,13 @@ class MemoryFillIT {
     private static final int MORE_TRIES = 20;
 
     /** The node JVM bin/tenure gives a node (heap start and young generation), with a smaller -Xmx. */
-    private static final List<String> JVM =
-            List.of("-XX:+UseSerialGC", "-Xmx256m", "-Xms32m", "-XX:MaxNewSize=32m", "-XX:TieredStopAtLevel=1");
+    private static final List<String> JVM = List.of(
+            "-XX:+UseSerialGC",
+            "-Xmx256m",
+            "-Xms32m",
+            "-XX:MaxNewSize=32m",
+            "-XX:TrimNativeHeapInterval=5000",
+            "-XX:TieredStopAtLevel=1");
 
     @TempDir
     Path dir;
@@ -149,7 +154,12 @@ class MemoryFillIT {
     void aNodeWhoseLimitsExceedItsHeapRefusesWritesBeforeItRunsOutAndTakesThemAgainOnceThereIsRoom() throws Exception {
         server = new ServerProcess(dir.resolve("data"))
                 .jvm(List.of(
-                        "-XX:+UseSerialGC", "-Xmx128m", "-Xms32m", "-XX:MaxNewSize=32m", "-XX:TieredStopAtLevel=1"))
+                        "-XX:+UseSerialGC",
+                        "-Xmx128m",
+                        "-Xms32m",
+                        "-XX:MaxNewSize=32m",
+                        "-XX:TrimNativeHeapInterval=5000",
+                        "-XX:TieredStopAtLevel=1"))
                 .withAdmin()
                 .withOptions("--no-heap-check", "--limit", "kvBytesMax=8GiB", "--limit", "kvKeysMax=1000000")
                 .start();
