@@ -42,6 +42,7 @@ final class ServerConfigFile {
     static final String OPTION = "--config";
     static final String MEMBERS = "members";
     static final String LIMITS = "limits";
+    static final String LOG_LEVEL = "log-level";
 
     /** Keys a file may not set: they are about reading the file or this one invocation. */
     private static final List<String> NOT_IN_FILE = List.of("config", "print-config", "help", "version");
@@ -203,6 +204,10 @@ final class ServerConfigFile {
             }
             if (MEMBERS.equals(e.key())) {
                 dev.tenure.server.config.ServerConfig.parseMembers(e.args().get(1));
+            }
+            if (LOG_LEVEL.equals(e.key())) {
+                // Levels are read once logging starts; a bad one is named here, with its line.
+                var unused = LogSettings.of(LogSettings.Format.TEXT, alone.logLevels);
             }
         } catch (ParameterException | IllegalArgumentException ex) {
             throw bad(file, e.line(), e.key() + ": " + ex.getMessage());

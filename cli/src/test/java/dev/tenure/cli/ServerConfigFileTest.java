@@ -136,6 +136,9 @@ class ServerConfigFileTest {
         assertRefused("port: seventy\n", "line 1: port:", "seventy");
         assertRefused("limits:\n  sessionMax: 5\n", "line 1: limits:", "no such limit");
         assertRefused("limits:\n  sessionsMax: many\n", "line 1: limits:", "not a whole number");
+        assertRefused(
+                "port: 7600\nlog-level: [INFO, dev.tenure=LOUD]\n", "line 2: log-level:", "'LOUD' is not a level");
+        assertRefused("log-level: 'no such=WARN'\n", "line 1: log-level:", "is not a logger name");
         assertRefused("insecure: maybe\n", "line 1: insecure: 'maybe' is not true or false", "");
         assertRefused("members:\n  - {id: 0, host: a}\n", "line 2: members: a member without 'port'", "");
         assertRefused("members:\n  - {id: 0, host: a, port: 1, zone: x}\n", "unknown key 'zone'", "");
