@@ -28,13 +28,17 @@ public final class JavaCommand {
             List.of("-XX:+UseSerialGC", "-Xmx512m", "-Xms32m", "-XX:MaxNewSize=32m", "-XX:TrimNativeHeapInterval=5000");
 
     /** {@link #NODE_JVM} that starts faster (no full JIT), for the nodes of tests and the lab. */
-    public static final List<String> SMALL_NODE_JVM = List.of(
-            "-XX:+UseSerialGC",
-            "-Xmx512m",
-            "-Xms32m",
-            "-XX:MaxNewSize=32m",
-            "-XX:TrimNativeHeapInterval=5000",
-            "-XX:TieredStopAtLevel=1");
+    public static final List<String> SMALL_NODE_JVM = nodeJvm("-Xmx512m");
+
+    /** {@link #SMALL_NODE_JVM} with another maximum heap ({@code xmx}, such as "-Xmx256m"). */
+    public static List<String> nodeJvm(String xmx) {
+        List<String> options = new ArrayList<>();
+        for (String option : NODE_JVM) {
+            options.add(option.startsWith("-Xmx") ? xmx : option);
+        }
+        options.add("-XX:TieredStopAtLevel=1");
+        return List.copyOf(options);
+    }
 
     /** What Aeron (and the JDK internals it reaches into) needs on Java 17. */
     public static final List<String> ACCESS_FLAGS = List.of(

@@ -7,6 +7,7 @@ import dev.tenure.client.ServerStatus;
 import dev.tenure.client.Session;
 import dev.tenure.client.TenureClient;
 import dev.tenure.client.TenureException;
+import dev.tenure.process.JavaCommand;
 import dev.tenure.testkit.Await;
 import dev.tenure.testkit.tls.TestCertificates;
 import dev.tenure.testkit.tls.TestCertificates.Authority;
@@ -49,13 +50,7 @@ class MemoryFillIT {
     private static final int MORE_TRIES = 20;
 
     /** The node JVM bin/tenure gives a node (heap start and young generation), with a smaller -Xmx. */
-    private static final List<String> JVM = List.of(
-            "-XX:+UseSerialGC",
-            "-Xmx256m",
-            "-Xms32m",
-            "-XX:MaxNewSize=32m",
-            "-XX:TrimNativeHeapInterval=5000",
-            "-XX:TieredStopAtLevel=1");
+    private static final List<String> JVM = JavaCommand.nodeJvm("-Xmx256m");
 
     @TempDir
     Path dir;
@@ -153,13 +148,7 @@ class MemoryFillIT {
     @Test
     void aNodeWhoseLimitsExceedItsHeapRefusesWritesBeforeItRunsOutAndTakesThemAgainOnceThereIsRoom() throws Exception {
         server = new ServerProcess(dir.resolve("data"))
-                .jvm(List.of(
-                        "-XX:+UseSerialGC",
-                        "-Xmx128m",
-                        "-Xms32m",
-                        "-XX:MaxNewSize=32m",
-                        "-XX:TrimNativeHeapInterval=5000",
-                        "-XX:TieredStopAtLevel=1"))
+                .jvm(JavaCommand.nodeJvm("-Xmx128m"))
                 .withAdmin()
                 .withOptions("--no-heap-check", "--limit", "kvBytesMax=8GiB", "--limit", "kvKeysMax=1000000")
                 .start();
