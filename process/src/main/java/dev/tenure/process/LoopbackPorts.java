@@ -17,13 +17,15 @@ public final class LoopbackPorts {
 
     private LoopbackPorts() {}
 
-    /** A TCP port the kernel just handed out and took back. */
+    /**
+     * A TCP port free on loopback now, in [10000, 20000): below the kernel's ephemeral range
+     * (32768 and up by default), from which it gives outgoing connections their local ports, so no
+     * client's connection can take it before the caller binds it. A port the kernel handed out for
+     * a listener (port 0) came from that range, and a node was once refused its port ("Address
+     * already in use") while a test's connections came and went.
+     */
     public static int freeTcpPort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new IllegalStateException("no free TCP port on loopback", e);
-        }
+        return randomBase(10_000, 10_000, 1, LoopbackPorts::tcpFree, "one TCP port");
     }
 
     // The socket is opened only to learn whether the port is free: its body has no use for it.
