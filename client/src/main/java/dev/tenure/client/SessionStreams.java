@@ -282,6 +282,13 @@ final class SessionStreams implements SessionStream.Handler {
         }
     }
 
+    @Override
+    public boolean movedOn(SessionStream s) {
+        synchronized (mu) {
+            return live.lostReason() != null || !live.wantsStream() || (stream != s && streamOpened);
+        }
+    }
+
     /** Returns true to try again at once; else a timer tries again, or the session failed to open. */
     private boolean openAttemptFailed(Status status, Effects fx) {
         if (!Retrier.retryable(status.getCode())) {

@@ -171,6 +171,85 @@ class DisconnectGraceTest {
     }
 
     @Test
+    void aConnectionGivenUpAsSilentStaysOpenUntilItsSessionsResumedElsewhere() {
+        Session s = h.builder().disconnectGrace(GRACE).build().openSession();
+        s.acquire("a");
+        h.time.advance(Duration.ofMillis(300));
+        FakeTenure.Stream first = h.fake.latest();
+        h.fake.echoes = FakeTenure.Echoes.DROP; // a paused node: nothing comes back
+        h.fake.resumes = FakeTenure.Resumes.SILENT; // not even to the Resumes on new connections
+        h.time.advance(GRACE.dividedBy(3).plus(GRACE.dividedBy(8)));
+        assertThat(s.state()).as("given up as silent").isEqualTo(Session.State.UNCERTAIN);
+
+        h.time.advance(GRACE.multipliedBy(2));
+        assertThat(first.clientGone)
+                .as("two graces later, no Resume confirmed: the node may still hold the session on it")
+                .isFalse();
+
+        h.fake.echoes = FakeTenure.Echoes.ANSWER;
+        h.fake.resumes = FakeTenure.Resumes.OPENED;
+        h.fake.latest().fail(); // the silent try breaks; the next one is answered
+        for (int i = 0; i < 20 && s.state() != Session.State.CONNECTED; i++) {
+            h.time.advanceToNext();
+        }
+        assertThat(s.state()).isEqualTo(Session.State.CONNECTED);
+        h.time.advance(GRACE);
+        assertThat(first.clientGone)
+                .as("closed within a grace of the Resume confirmed elsewhere")
+                .isTrue();
+    }
+
+    @Test
+    void aConnectionGivenUpIsClosedAtTheTtlIfItsSessionsNeverResume() {
+        Session s = h.builder().disconnectGrace(GRACE).build().openSession();
+        s.acquire("a");
+        h.time.advance(Duration.ofMillis(300));
+        FakeTenure.Stream first = h.fake.latest();
+        h.fake.echoes = FakeTenure.Echoes.DROP;
+        h.fake.resumes = FakeTenure.Resumes.SILENT;
+        long givenUpBy =
+                h.time.nanoTime() + GRACE.dividedBy(3).plus(GRACE.dividedBy(8)).toNanos();
+        h.time.advance(Harness.TTL.minus(GRACE));
+        assertThat(first.clientGone).isFalse();
+        h.time.advanceTo(givenUpBy + Harness.TTL.toNanos());
+        assertThat(first.clientGone)
+                .as("a node that heard nothing for a TTL has ended the session whatever the call does")
+                .isTrue();
+    }
+
+    @Test
+    void aShortGraceJudgesAConnectionSilentOnlyAfterTheFloor() {
+        Duration grace = Duration.ofMillis(240);
+        List<Long> replacedAt = new ArrayList<>();
+        Session s = h.builder()
+                .disconnectGrace(grace)
+                .listener(new TenureListener() {
+                    @Override
+                    public void connectionReplaced(String endpoint, String why) {
+                        replacedAt.add(h.time.nanoTime());
+                    }
+                })
+                .build()
+                .openSession();
+        Lease lease = s.acquire("a");
+        h.time.advance(Duration.ofMillis(300));
+        h.fake.echoes = FakeTenure.Echoes.DROP;
+        long silentFrom = h.time.nanoTime();
+        h.time.advance(Duration.ofMillis(250));
+        assertThat(lease.isValid())
+                .as("the proof outlived: the grace less its margin")
+                .isFalse();
+        assertThat(replacedAt)
+                .as("80 ms, a third of the grace, is not yet silence")
+                .isEmpty();
+        h.time.advance(Duration.ofMillis(100));
+        assertThat(replacedAt).hasSize(1);
+        long interval = grace.dividedBy(8).toNanos();
+        assertThat(replacedAt.get(0) - silentFrom)
+                .isBetween(ClientContext.DOUBT_MIN_NANOS, ClientContext.DOUBT_MIN_NANOS + 2 * interval);
+    }
+
+    @Test
     void aNewConnectionThatHearsNothingIsGivenLongerAtEachReplacement() throws InterruptedException {
         try (Harness one = new Harness(1)) {
             List<Long> replacedAt = new ArrayList<>();

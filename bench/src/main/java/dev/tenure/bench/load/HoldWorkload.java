@@ -1,6 +1,7 @@
 package dev.tenure.bench.load;
 
 import dev.tenure.bench.report.Figures;
+import dev.tenure.client.Lease;
 import dev.tenure.client.Session;
 import dev.tenure.client.TenureClient;
 import java.io.IOException;
@@ -15,6 +16,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.HdrHistogram.Recorder;
@@ -65,8 +67,9 @@ final class HoldWorkload {
             }
             Recorder setup = new Recorder(1_000, 3_600_000_000_000L, 3);
             long setupStart = System.nanoTime();
-            List<Session> sessions = openAndAcquire(config, connections, lockPrefix, setup);
-            long locks = sessions.size() + acquireMore(config, sessions, lockPrefix, setup);
+            LeaseDoubts doubts = new LeaseDoubts();
+            List<Session> sessions = openAndAcquire(config, connections, lockPrefix, setup, doubts);
+            long locks = sessions.size() + acquireMore(config, sessions, lockPrefix, setup, doubts);
             double setupSeconds = (System.nanoTime() - setupStart) / 1e9;
 
             Figures f = Figures.of("hold", config.clients(), locks, setupSeconds, setup.getIntervalHistogram())
@@ -85,20 +88,25 @@ final class HoldWorkload {
             ClosedLoop.progress(
                     config, "hold", sessions.size() + " sessions hold a lock; measuring for " + config.duration());
             f = cpu(f, config, pids);
-            long lost = sessions.stream()
+            long notConnected = sessions.stream()
                     .filter(s -> s.state() != Session.State.CONNECTED)
+                    .count();
+            long lost = sessions.stream()
+                    .filter(s -> s.state() == Session.State.LOST)
                     .count();
             if (config.watchers() > 0) {
                 f = f.with("watchers", config.watchers())
                         .with("watch_events", watchers.events())
                         .with("watches_ended", watchers.ended());
             }
-            return clients.withReplacements(f.with("sessions_not_connected", lost));
+            return clients.withReplacements(f.with("sessions_not_connected", notConnected)
+                    .with("sessions_lost", lost)
+                    .with("leases_in_doubt", doubts.inDoubt()));
         }
     }
 
     private static List<Session> openAndAcquire(
-            LoadConfig config, List<TenureClient> connections, String lockPrefix, Recorder setup)
+            LoadConfig config, List<TenureClient> connections, String lockPrefix, Recorder setup, LeaseDoubts doubts)
             throws InterruptedException {
         int n = config.sessions();
         List<Session> sessions = java.util.Collections.synchronizedList(new ArrayList<>(n));
@@ -109,7 +117,7 @@ final class HoldWorkload {
             TenureClient connection = connections.get(i % connections.size());
             window.start(() -> connection.openSessionAsync().thenCompose(s -> {
                 sessions.add(s);
-                return s.acquireAsync(lock, (java.time.Duration) null);
+                return s.acquireAsync(lock, (java.time.Duration) null).thenApply(doubts::watch);
             }));
             if (System.nanoTime() - lastProgress > TimeUnit.SECONDS.toNanos(5)) {
                 ClosedLoop.progress(config, "hold", "set-up: " + (i + 1) + " of " + n + " sessions");
@@ -124,7 +132,8 @@ final class HoldWorkload {
      * The locks beyond each session's first, {@code --locks-per-session} in all per session, with
      * the same window of requests in flight; returns how many were granted.
      */
-    private static long acquireMore(LoadConfig config, List<Session> sessions, String lockPrefix, Recorder setup)
+    private static long acquireMore(
+            LoadConfig config, List<Session> sessions, String lockPrefix, Recorder setup, LeaseDoubts doubts)
             throws InterruptedException {
         int more = config.locksPerSession() - 1;
         if (more == 0) {
@@ -137,7 +146,8 @@ final class HoldWorkload {
             for (int i = 0; i < sessions.size() && !window.failed(); i++) {
                 Session session = sessions.get(i);
                 String lock = lockPrefix + i + "-" + j;
-                window.start(() -> session.acquireAsync(lock, (java.time.Duration) null));
+                window.start(() ->
+                        session.acquireAsync(lock, (java.time.Duration) null).thenApply(doubts::watch));
                 issued++;
                 if (System.nanoTime() - lastProgress > TimeUnit.SECONDS.toNanos(5)) {
                     ClosedLoop.progress(config, "hold", "set-up: " + (sessions.size() + issued) + " locks");
@@ -148,6 +158,29 @@ final class HoldWorkload {
         long locks = sessions.size() + issued;
         window.awaitAll(() -> locks + " locks");
         return issued;
+    }
+
+    /**
+     * Leases whose validity lapsed at least once while held ({@link Lease#invalidated()} without a
+     * loss): their holder had to stop trusting them for a while, which a short grace on a busy
+     * machine causes and a lost lease counts apart.
+     */
+    private static final class LeaseDoubts {
+        private final LongAdder inDoubt = new LongAdder();
+
+        Lease watch(Lease lease) {
+            // Counted when it happens; the stage itself has nothing more to say.
+            CompletableFuture<?> unused = lease.invalidated().thenAccept(loss -> {
+                if (loss.isEmpty()) {
+                    inDoubt.increment();
+                }
+            });
+            return lease;
+        }
+
+        long inDoubt() {
+            return inDoubt.sum();
+        }
     }
 
     /**

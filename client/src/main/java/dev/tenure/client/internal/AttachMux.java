@@ -56,7 +56,11 @@ public final class AttachMux {
     private final long proofLifetimeNanos;
     private final Consumer<String> replaceConnection;
     private final long lingerNanos;
+    private final long lingerMaxNanos;
     private @Nullable Call current; // guarded by this
+    /** Calls given up as silent and not yet cancelled: see {@link #lingering()}. */
+    private int lingeringCalls; // guarded by this
+
     private long nextRef; // guarded by this
 
     /**
@@ -67,8 +71,11 @@ public final class AttachMux {
      *     stay valid on its account: when the proof lapses, the call tells them
      * @param replaceConnection replaces {@code channel} for the sessions that resume after a silent
      *     connection; it is given the reason
-     * @param lingerNanos how long a call given up as silent is left open before it is cancelled:
-     *     see {@link #abandon}
+     * @param lingerNanos how long a call given up as silent is left open at least, and how often it
+     *     is checked after that: see {@link #abandon}
+     * @param lingerMaxNanos how long it is left open at most, for sessions that have not moved
+     *     elsewhere by then (the TTL: a node that heard nothing from a session for that long has
+     *     ended it whatever the call does)
      */
     public AttachMux(
             Channel channel,
@@ -78,7 +85,8 @@ public final class AttachMux {
             long doubtAfterNanos,
             long proofLifetimeNanos,
             Consumer<String> replaceConnection,
-            long lingerNanos) {
+            long lingerNanos,
+            long lingerMaxNanos) {
         this.channel = channel;
         this.heard = heard;
         this.time = time;
@@ -87,6 +95,7 @@ public final class AttachMux {
         this.proofLifetimeNanos = proofLifetimeNanos;
         this.replaceConnection = replaceConnection;
         this.lingerNanos = lingerNanos;
+        this.lingerMaxNanos = Math.max(lingerNanos, lingerMaxNanos);
     }
 
     public Channel channel() {
@@ -253,16 +262,18 @@ public final class AttachMux {
 
     /**
      * The connection under {@code stream}'s call is silent: every sub-stream on it is broken with
-     * {@code status} (they resume elsewhere or on a new connection), and the call is cancelled a
-     * linger later.
+     * {@code status} (they resume elsewhere or on a new connection), and the call is cancelled
+     * once every session it carried has moved on (a Resume of it confirmed on another stream, or
+     * the session over), checked every linger, and no later than the longest linger.
      *
      * <p>Not at once: the node may be merely paused (a long collection, a starved machine), not
      * cut off. Cancelling would tell it, as soon as it runs again, that every session on the call
      * lost its stream, and start their grace; all of them would then have to resume within that
-     * grace, through the log of a node that is just catching up. Left open, the call keeps them
-     * bound there until their Resumes on the new connection move them. Waiting costs nothing when
-     * the connection is really dead: the client trusts its leases on proofs alone (none come on a
-     * call given up), and the node ends a session no later for a call that stays open.
+     * grace, through the log of a node that is just catching up, and a short grace is shorter than
+     * such a node takes. Left open, the call keeps them bound there until their Resumes move them,
+     * however slowly they are applied. Waiting costs nothing when the connection is really dead:
+     * the client trusts its leases on proofs alone (none come on a call given up), and the node
+     * ends a session no later for a call that stays open.
      */
     public void abandon(SessionStream stream, Status status) {
         Call c;
@@ -272,6 +283,14 @@ public final class AttachMux {
         if (c != null) {
             c.giveUp(status);
         }
+    }
+
+    /**
+     * True while a call given up as silent is still open: its connection must stay open with it (a
+     * channel shut down cancels its calls).
+     */
+    public synchronized boolean lingering() {
+        return lingeringCalls > 0;
     }
 
     /** Sub-streams on the current call (for tests). */
@@ -513,8 +532,26 @@ public final class AttachMux {
 
         /** See {@link AttachMux#abandon}: what arrives on the call from now on is ignored. */
         void giveUp(Status status) {
-            broken(status);
-            time.schedule(() -> cancelQuietly(status), lingerNanos);
+            List<SessionStream> carried = broken(status);
+            synchronized (AttachMux.this) {
+                lingeringCalls++;
+            }
+            long until = time.nanoTime() + lingerMaxNanos;
+            time.schedule(() -> lingerOrCancel(carried, status, until), lingerNanos);
+        }
+
+        /** See {@link AttachMux#abandon}. */
+        private void lingerOrCancel(List<SessionStream> carried, Status status, long untilNanos) {
+            carried.removeIf(SessionStream::movedOn);
+            long left = untilNanos - time.nanoTime();
+            if (!carried.isEmpty() && left > 0) {
+                time.schedule(() -> lingerOrCancel(carried, status, untilNanos), Math.min(lingerNanos, left));
+                return;
+            }
+            cancelQuietly(status);
+            synchronized (AttachMux.this) {
+                lingeringCalls--;
+            }
         }
 
         void cancelQuietly(Status status) {
@@ -531,7 +568,8 @@ public final class AttachMux {
             }
         }
 
-        void broken(Status status) {
+        /** Breaks every sub-stream on the call; returns them. */
+        List<SessionStream> broken(Status status) {
             List<SessionStream> carried;
             synchronized (AttachMux.this) {
                 dead = true;
@@ -546,6 +584,7 @@ public final class AttachMux {
             for (SessionStream s : carried) {
                 s.failed(status);
             }
+            return carried;
         }
     }
 }

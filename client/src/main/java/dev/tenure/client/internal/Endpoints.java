@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
@@ -142,13 +143,14 @@ public final class Endpoints implements AutoCloseable {
      * The connection to endpoint {@code index} went silent while its peer may have dropped it (a
      * middlebox that lost its state, a half-open socket): the channel would keep sending into it,
      * since to the channel the connection looks alive. The next call makes a new one; this one
-     * is shut down {@code lingerNanos} later, failing whatever is still on it then (UNAVAILABLE,
+     * is shut down {@code lingerNanos} later, or once {@code lingering} says false when checked
+     * every {@code lingerNanos} after that, failing whatever is still on it then (UNAVAILABLE,
      * which requests retry). Meanwhile a node that was only paused can still answer the calls in
      * flight on it, and sees none of its streams end (see {@link AttachMux#abandon}).
      * {@code seen}: the channel the caller found silent; a channel made since is left alone.
      * Returns whether it was replaced.
      */
-    public boolean replace(int index, Channel seen, long lingerNanos) {
+    public boolean replace(int index, Channel seen, long lingerNanos, BooleanSupplier lingering) {
         ManagedChannel old;
         synchronized (this) {
             if (closed || channels[index] == null || channels[index] != seen) {
@@ -162,15 +164,21 @@ public final class Endpoints implements AutoCloseable {
                 muxes[index] = null;
             }
         }
-        time.schedule(() -> retire(old), lingerNanos);
+        time.schedule(() -> retire(old, lingerNanos, lingering), lingerNanos);
         return true;
     }
 
-    private void retire(ManagedChannel old) {
+    private void retire(ManagedChannel old, long lingerNanos, BooleanSupplier lingering) {
+        boolean later = lingering.getAsBoolean();
         synchronized (this) {
-            if (!retiring.remove(old)) {
+            if (!retiring.contains(old)) {
                 return; // close() shut it down already
             }
+            if (later) {
+                time.schedule(() -> retire(old, lingerNanos, lingering), lingerNanos);
+                return;
+            }
+            retiring.remove(old);
         }
         old.shutdownNow();
     }

@@ -46,6 +46,14 @@ public final class SessionStream {
 
         /** The stream failed, or the server completed it without a SessionEnded. */
         void broken(SessionStream stream, Status status);
+
+        /**
+         * True once the session needs nothing more from {@code stream}, given up as silent: another
+         * stream of it has been confirmed since, or the session is over. Until then the node may
+         * still hold the session on {@code stream}'s call, and cancelling the call would start its
+         * grace.
+         */
+        boolean movedOn(SessionStream stream);
     }
 
     private final int endpoint;
@@ -146,6 +154,11 @@ public final class SessionStream {
     public @Nullable Channel channel() {
         AttachMux m = currentMux();
         return m == null ? null : m.channel();
+    }
+
+    /** See {@link Handler#movedOn}: asked of a stream whose call was given up as silent. */
+    boolean movedOn() {
+        return handler.movedOn(this);
     }
 
     /** Breaks this stream's whole call with {@code status}: see {@link AttachMux#abandon}. */
