@@ -150,13 +150,22 @@ class DisconnectGraceTest {
         assertThat(lease.fence(Duration.ofMillis(500))).isEqualTo(lease.token());
     }
 
-    @Test
-    void aConnectionGivenUpAsSilentIsClosedOnlyAGraceLaterSoAPausedNodeKeepsItsStreams() {
-        Session s = h.builder().disconnectGrace(GRACE).build().openSession();
+    /**
+     * {@code s} takes a lock and hears answers for a while, then its node answers nothing more, as
+     * a paused one; returns the stream the session was on.
+     */
+    private FakeTenure.Stream holdALockThenHearNothing(Session s) {
         s.acquire("a");
         h.time.advance(Duration.ofMillis(300));
         FakeTenure.Stream first = h.fake.latest();
-        h.fake.echoes = FakeTenure.Echoes.DROP; // a paused node: nothing comes back
+        h.fake.echoes = FakeTenure.Echoes.DROP;
+        return first;
+    }
+
+    @Test
+    void aConnectionGivenUpAsSilentIsClosedOnlyAGraceLaterSoAPausedNodeKeepsItsStreams() {
+        Session s = h.builder().disconnectGrace(GRACE).build().openSession();
+        FakeTenure.Stream first = holdALockThenHearNothing(s);
         long resumes = h.fake.attachCount(AttachRequest.KindCase.RESUME);
         h.time.advance(GRACE.dividedBy(3).plus(GRACE.dividedBy(8)));
         assertThat(h.fake.attachCount(AttachRequest.KindCase.RESUME))
@@ -173,10 +182,7 @@ class DisconnectGraceTest {
     @Test
     void aConnectionGivenUpAsSilentStaysOpenUntilItsSessionsResumedElsewhere() {
         Session s = h.builder().disconnectGrace(GRACE).build().openSession();
-        s.acquire("a");
-        h.time.advance(Duration.ofMillis(300));
-        FakeTenure.Stream first = h.fake.latest();
-        h.fake.echoes = FakeTenure.Echoes.DROP; // a paused node: nothing comes back
+        FakeTenure.Stream first = holdALockThenHearNothing(s);
         h.fake.resumes = FakeTenure.Resumes.SILENT; // not even to the Resumes on new connections
         h.time.advance(GRACE.dividedBy(3).plus(GRACE.dividedBy(8)));
         assertThat(s.state()).as("given up as silent").isEqualTo(Session.State.UNCERTAIN);
@@ -202,10 +208,7 @@ class DisconnectGraceTest {
     @Test
     void aConnectionGivenUpIsClosedAtTheTtlIfItsSessionsNeverResume() {
         Session s = h.builder().disconnectGrace(GRACE).build().openSession();
-        s.acquire("a");
-        h.time.advance(Duration.ofMillis(300));
-        FakeTenure.Stream first = h.fake.latest();
-        h.fake.echoes = FakeTenure.Echoes.DROP;
+        FakeTenure.Stream first = holdALockThenHearNothing(s);
         h.fake.resumes = FakeTenure.Resumes.SILENT;
         long givenUpBy =
                 h.time.nanoTime() + GRACE.dividedBy(3).plus(GRACE.dividedBy(8)).toNanos();
