@@ -204,15 +204,23 @@ final class SessionStreams implements SessionStream.Handler {
         live.checkValidity();
     }
 
+    /**
+     * A Resume of ours sent on a stream given up since was applied after all: expect its
+     * attachment, which no stream we use carries, and resume again, at once. The node ends this
+     * stream after the Superseded, but only a whole Attach call says so; a sub-stream of an
+     * AttachMany call ends without a word, and its session, waiting for an answer on a connection
+     * that kept hearing from its node, waited until its horizon and was lost.
+     */
     @Override
     public void superseded(SessionStream s, long attachment) {
         synchronized (mu) {
-            if (s == stream && attachment > knownAttachment) {
-                // A Resume of ours sent on a stream given up since was applied after all: expect
-                // its attachment, which no stream we use carries, and resume again.
-                knownAttachment = attachment;
+            if (s != stream) {
+                return;
             }
+            knownAttachment = Math.max(knownAttachment, attachment);
         }
+        s.leave();
+        broken(s, Status.ABORTED.withDescription("resume superseded by attachment " + attachment + ": resuming again"));
     }
 
     /**

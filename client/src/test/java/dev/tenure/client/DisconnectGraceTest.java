@@ -350,6 +350,34 @@ class DisconnectGraceTest {
     }
 
     @Test
+    void aSupersededResumeIsFollowedAtOnceByOneExpectingTheAttachmentItNamed() {
+        TenureClient client = h.builder().disconnectGrace(GRACE).build();
+        Session s = client.openSession();
+        s.acquire("a");
+        h.fake.resumes = FakeTenure.Resumes.SUPERSEDED_ONCE;
+        long cut = h.time.nanoTime();
+        h.fake.latest().fail(); // reset: the Resume that follows hears that an earlier one was applied
+        // Another session on the new connection: its answers keep the connection from looking
+        // silent, as a busy client's do, so only the Superseded can move the first one on.
+        client.openSession().acquire("b");
+        for (int i = 0; i < 100 && s.state() != Session.State.CONNECTED; i++) {
+            h.time.advanceToNext();
+        }
+        assertThat(s.state())
+                .as("resumed again, not left waiting on a sub-stream the node ended")
+                .isEqualTo(Session.State.CONNECTED);
+        assertThat(h.time.nanoTime() - cut)
+                .as("after a reconnect's backoff, not after the connection's silence")
+                .isLessThan(GRACE.dividedBy(3).toNanos());
+        List<AttachRequest> resumes = h.fake.attachLog.stream()
+                .filter(r -> r.getKindCase() == AttachRequest.KindCase.RESUME)
+                .toList();
+        assertThat(resumes).hasSize(2);
+        assertThat(resumes.get(1).getResume().getExpectedAttachment())
+                .isEqualTo(resumes.get(0).getResume().getExpectedAttachment() + 1);
+    }
+
+    @Test
     void aResumedStreamIsTrustedFromTheResumesSendTime() {
         TenureClient client = h.builder().disconnectGrace(GRACE).build();
         Session s = client.openSession();

@@ -75,7 +75,13 @@ final class FakeTenure extends TenureGrpc.TenureImplBase {
         ENDED,
         SILENT,
         /** Refused PERMISSION_DENIED, as a node whose ACL no longer lets the principal in. */
-        DENIED
+        DENIED,
+        /**
+         * Answered Superseded (a Resume sent earlier on a stream given up was applied after all:
+         * the session is on the attachment after the one expected), the stream then ended as the
+         * gateway ends it; the next Resume is OPENED.
+         */
+        SUPERSEDED_ONCE
     }
 
     volatile Acks acks = Acks.AUTO;
@@ -435,7 +441,8 @@ final class FakeTenure extends TenureGrpc.TenureImplBase {
                     graceBySession.put(sessionId, r.getOpen().getDisconnectGraceMs());
                     send(opened(sessionId, r.getOpen().getTtlMs()));
                 }
-                case RESUME -> resume(r.getResume().getSessionId());
+                case RESUME ->
+                    resume(r.getResume().getSessionId(), r.getResume().getExpectedAttachment());
                 case KEEP_ALIVE -> keepAlive(r.getKeepAlive().getSeq());
                 case ECHO -> {
                     switch (echoes) {
@@ -457,13 +464,21 @@ final class FakeTenure extends TenureGrpc.TenureImplBase {
             }
         }
 
-        private void resume(long id) {
+        private void resume(long id, long expectedAttachment) {
             sessionId = id;
             switch (resumes) {
                 case OPENED -> send(opened(id, ttlBySession.getOrDefault(id, 3000L)));
                 case ENDED -> end(TenureEnd.TENURE_END_EXPIRED, "session expired");
                 case SILENT -> {}
                 case DENIED -> fail(Status.PERMISSION_DENIED.withDescription("principal alice is not in the ACL"));
+                case SUPERSEDED_ONCE -> {
+                    resumes = Resumes.OPENED;
+                    send(AttachResponse.newBuilder()
+                            .setSuperseded(
+                                    AttachResponse.Superseded.newBuilder().setAttachment(expectedAttachment + 1))
+                            .build());
+                    onCompleted();
+                }
             }
         }
 
