@@ -126,9 +126,7 @@ final class ClientContext {
         return graceNanos > 0 ? Math.max(proofWindowNanos() / 8, TimeUnit.MILLISECONDS.toNanos(5)) : 0;
     }
 
-    /**
-     * A connection silent this long is judged dead: never sooner than {@link #DOUBT_MIN_NANOS}.
-     */
+    /** The shortest silence after which a connection is judged dead, whatever the grace. */
     static final long DOUBT_MIN_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
 
     /**
