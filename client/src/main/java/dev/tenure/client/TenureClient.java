@@ -423,6 +423,7 @@ public final class TenureClient implements AutoCloseable {
             Function<String, ManagedChannel> factory =
                     channelFactory != null ? channelFactory : tlsChannels(tls, presentsCertificate);
             Endpoints eps = new Endpoints(endpoints, factory, carryCalls, timeSource);
+            eps.learnLeader();
             return new TenureClient(new ClientContext(
                     eps, timeSource, listener, ttlNanos, grace.toNanos(), marginNanos, timeoutNanos, name));
         }

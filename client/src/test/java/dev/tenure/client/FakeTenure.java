@@ -18,6 +18,8 @@ import dev.tenure.api.v1.KvGetRequest;
 import dev.tenure.api.v1.KvGetResponse;
 import dev.tenure.api.v1.KvPutRequest;
 import dev.tenure.api.v1.KvPutResponse;
+import dev.tenure.api.v1.LeaderRequest;
+import dev.tenure.api.v1.LeaderResponse;
 import dev.tenure.api.v1.ListLocksRequest;
 import dev.tenure.api.v1.ListLocksResponse;
 import dev.tenure.api.v1.LockStatusRequest;
@@ -48,6 +50,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A scripted Tenure gateway: each test decides what it answers, holds back or breaks, and reads
@@ -133,6 +136,11 @@ final class FakeTenure extends TenureGrpc.TenureImplBase {
             .setCode(Code.CODE_OK)
             .setLock(r.getLock())
             .build();
+    /** The answer to Leader; null: a node that predates it (UNIMPLEMENTED). */
+    volatile @Nullable LeaderResponse leader;
+    /** The node each Leader question arrived on, in order. */
+    final List<Integer> leaderAsks = new CopyOnWriteArrayList<>();
+
     volatile Function<ServerStatusRequest, ServerStatusResponse> onServerStatus =
             r -> ServerStatusResponse.newBuilder().setNodeId(1).setHealth("ok").build();
 
@@ -347,6 +355,17 @@ final class FakeTenure extends TenureGrpc.TenureImplBase {
     @Override
     public void listLocks(ListLocksRequest r, StreamObserver<ListLocksResponse> out) {
         simple(r, out, onListLocks);
+    }
+
+    @Override
+    public void leader(LeaderRequest r, StreamObserver<LeaderResponse> out) {
+        leaderAsks.add(NODE.get());
+        LeaderResponse answer = leader;
+        if (answer == null) {
+            super.leader(r, out);
+        } else {
+            reply(out, answer);
+        }
     }
 
     @Override

@@ -1,11 +1,17 @@
 package dev.tenure.client.internal;
 
+import dev.tenure.api.v1.LeaderRequest;
+import dev.tenure.api.v1.LeaderResponse;
+import dev.tenure.api.v1.TenureGrpc;
 import dev.tenure.client.spi.TimeSource;
 import io.grpc.Channel;
 import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.stub.StreamObserver;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
@@ -14,9 +20,14 @@ import org.jspecify.annotations.Nullable;
 /**
  * The cluster's gateway endpoints, one lazily created channel each, and which one requests try
  * first. Any node's gateway serves any request (it forwards to the log), so failover is simply
- * "try the next one".
+ * "try the next one"; calls try the leader's first once it is known ({@link #callTarget}).
  */
 public final class Endpoints implements AutoCloseable {
+    /** How long {@link #learnLeader} waits for its answer; calls go to the preferred endpoint meanwhile. */
+    static final long LEADER_DEADLINE_MS = 1_000;
+    /** How soon {@link #learnLeader} asks again a node that knew no leader. */
+    static final long LEADER_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
+
     private final List<String> targets;
     private final Function<String, ManagedChannel> channelFactory;
     private final ManagedChannel[] channels; // guarded by this
@@ -28,6 +39,10 @@ public final class Endpoints implements AutoCloseable {
     private final TimeSource time;
     private volatile CallMux.Proofs proofs = (channel, sessionId, sentNanos) -> {};
     private final AtomicInteger preferred = new AtomicInteger();
+    /** The leader's endpoint, -1 while no node named one of these: see {@link #callTarget}. */
+    private final AtomicInteger leader = new AtomicInteger(-1);
+    /** A {@link #learnLeader} question in flight, or one scheduled. */
+    private final AtomicBoolean asking = new AtomicBoolean();
     /** Channels replaced and not yet shut down: see {@link #replace}. Guarded by this. */
     private final List<ManagedChannel> retiring = new ArrayList<>();
 
@@ -98,11 +113,85 @@ public final class Endpoints implements AutoCloseable {
     }
 
     /**
+     * The endpoint calls try first: the leader's, once a node named it among these endpoints (see
+     * {@link #learnLeader}), else {@link #preferred}. There a call goes to the log without the hop
+     * from a follower's gateway to the leader and back, and a read is answered by the leader's read
+     * index. Session streams and watches stay on the preferred endpoint: a leader's crash then
+     * fails only calls, which retry, while sessions keep their connection and their leases.
+     */
+    public int callTarget() {
+        int l = leader.get();
+        return l >= 0 ? l : preferred.get();
+    }
+
+    /**
      * Moves the preferred endpoint past {@code index} after a failure there. A compare-and-set, so
-     * several requests failing on the same node move it on once, not once each.
+     * several requests failing on the same node move it on once, not once each. A failure at the
+     * leader's endpoint sends calls back to the preferred one until a node names the leader again.
      */
     public void failed(int index) {
         preferred.compareAndSet(index, (index + 1) % targets.size());
+        leader.compareAndSet(index, -1);
+        if (leader.get() < 0) {
+            learnLeader();
+        }
+    }
+
+    /**
+     * Asks the preferred endpoint's node which endpoint leads ({@code Leader}, no log entry) and
+     * sends calls there from its answer on. One question at a time; none with a single endpoint.
+     * Without an answer (no leader known during an election, the node unreachable or silent for
+     * {@link #LEADER_DEADLINE_MS}) the preferred endpoint is asked again {@link
+     * #LEADER_RETRY_NANOS} later. A leader whose configured endpoint is not one of these as
+     * written, or a node older than the question (UNIMPLEMENTED), leaves calls on the preferred
+     * endpoint until the next failed call.
+     */
+    public void learnLeader() {
+        if (targets.size() < 2 || !asking.compareAndSet(false, true)) {
+            return;
+        }
+        Channel channel;
+        try {
+            channel = channel(preferred.get());
+        } catch (IllegalStateException closed) {
+            asking.set(false);
+            return;
+        }
+        TenureGrpc.newStub(channel)
+                .withDeadlineAfter(LEADER_DEADLINE_MS, TimeUnit.MILLISECONDS)
+                .leader(LeaderRequest.getDefaultInstance(), new StreamObserver<>() {
+                    @Override
+                    public void onNext(LeaderResponse answer) {
+                        if (answer.getLeaderId() < 0) {
+                            TimeSource.Cancellable unused = time.schedule(Endpoints.this::askAgain, LEADER_RETRY_NANOS);
+                            return;
+                        }
+                        leader.set(targets.indexOf(answer.getEndpoint()));
+                        asking.set(false);
+                    }
+
+                    @Override
+                    public void onError(Throwable t) {
+                        if (Status.fromThrowable(t).getCode() == Status.Code.UNIMPLEMENTED) {
+                            asking.set(false);
+                        } else {
+                            TimeSource.Cancellable unused = time.schedule(Endpoints.this::askAgain, LEADER_RETRY_NANOS);
+                        }
+                    }
+
+                    @Override
+                    public void onCompleted() {}
+                });
+    }
+
+    private void askAgain() {
+        asking.set(false);
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+        }
+        learnLeader();
     }
 
     public synchronized Channel channel(int index) {

@@ -1,5 +1,6 @@
 package dev.tenure.client.internal;
 
+import dev.tenure.api.v1.TenureGrpc;
 import dev.tenure.client.TenureException;
 import dev.tenure.client.UnavailableException;
 import dev.tenure.client.spi.TimeSource;
@@ -111,7 +112,9 @@ public final class Retrier {
             if (result.isDone()) {
                 return;
             }
-            int index = endpoints.preferred();
+            // A status is the answering node's own: it goes where the sessions are.
+            int index =
+                    method.equals(TenureGrpc.getServerStatusMethod()) ? endpoints.preferred() : endpoints.callTarget();
             CallOptions options = CallOptions.DEFAULT;
             if (budgetNanos != FOREVER) {
                 long left = budgetNanos - (time.nanoTime() - startNanos);

@@ -1,5 +1,6 @@
 package dev.tenure.server.gateway;
 
+import dev.tenure.api.v1.LeaderResponse;
 import dev.tenure.api.v1.ListLocksRequest;
 import dev.tenure.api.v1.ListLocksResponse;
 import dev.tenure.api.v1.LockStatusRequest;
@@ -47,6 +48,7 @@ import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
@@ -187,16 +189,18 @@ public final class GatewayServer implements AutoCloseable {
         this.listPaging = config.listPaging();
         gateway.listPaging(config.listPaging());
         int messageBytesMax = config.messageBytesMax();
-        GrpcService service = new GrpcService(gateway, request -> status(request.getStateDigest()), chunks -> {
-            Backups from = backups;
-            if (from == null) {
-                chunks.onError(Status.UNAVAILABLE
-                        .withDescription("this node serves no backup yet")
-                        .asRuntimeException());
-            } else {
-                BackupCall.serve(cluster, from, messageBytesMax, requestTimeoutMs, chunks);
-            }
-        });
+        List<ServerConfig.Member> members = config.members();
+        GrpcService service =
+                new GrpcService(gateway, request -> status(request.getStateDigest()), () -> leader(members), chunks -> {
+                    Backups from = backups;
+                    if (from == null) {
+                        chunks.onError(Status.UNAVAILABLE
+                                .withDescription("this node serves no backup yet")
+                                .asRuntimeException());
+                    } else {
+                        BackupCall.serve(cluster, from, messageBytesMax, requestTimeoutMs, chunks);
+                    }
+                });
         // Out of direct memory, a node's connections fail while its log looks fine: it ends as
         // out of heap does (138), whether gRPC's allocator or Netty's log is first to hear of it.
         TransportWarnings.install(error -> outOfMemory(fatalErrors, error));
@@ -445,6 +449,18 @@ public final class GatewayServer implements AutoCloseable {
 
     public int leaderMemberId() {
         return cluster.leaderMemberId();
+    }
+
+    /** The leader as this node's cluster channel last heard of it, with its configured client endpoint. */
+    private LeaderResponse leader(List<ServerConfig.Member> members) {
+        int id = cluster.leaderMemberId();
+        LeaderResponse.Builder b = LeaderResponse.newBuilder().setLeaderId(id);
+        for (ServerConfig.Member m : members) {
+            if (m.id() == id) {
+                b.setEndpoint(m.endpoint());
+            }
+        }
+        return b.build();
     }
 
     /** The cluster refused this node's cluster secret when it last tried to connect. */

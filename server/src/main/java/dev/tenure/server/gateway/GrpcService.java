@@ -14,6 +14,8 @@ import dev.tenure.api.v1.KvGetRequest;
 import dev.tenure.api.v1.KvGetResponse;
 import dev.tenure.api.v1.KvPutRequest;
 import dev.tenure.api.v1.KvPutResponse;
+import dev.tenure.api.v1.LeaderRequest;
+import dev.tenure.api.v1.LeaderResponse;
 import dev.tenure.api.v1.ListLocksRequest;
 import dev.tenure.api.v1.ListLocksResponse;
 import dev.tenure.api.v1.LockStatusRequest;
@@ -35,6 +37,7 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The gRPC face of a node: each rpc handed to the {@link Gateway}, which decides it; only the
@@ -43,15 +46,18 @@ import java.util.function.Function;
 final class GrpcService extends TenureGrpc.TenureImplBase {
     private final Gateway gateway;
     private final Function<ServerStatusRequest, CompletableFuture<ServerStatusResponse>> nodeStatus;
+    private final Supplier<LeaderResponse> leader;
 
     private final java.util.function.Consumer<StreamObserver<dev.tenure.api.v1.BackupChunk>> backup;
 
     GrpcService(
             Gateway gateway,
             Function<ServerStatusRequest, CompletableFuture<ServerStatusResponse>> nodeStatus,
+            Supplier<LeaderResponse> leader,
             java.util.function.Consumer<StreamObserver<dev.tenure.api.v1.BackupChunk>> backup) {
         this.gateway = gateway;
         this.nodeStatus = nodeStatus;
+        this.leader = leader;
         this.backup = backup;
     }
 
@@ -148,6 +154,16 @@ final class GrpcService extends TenureGrpc.TenureImplBase {
     public void watchBatches(
             dev.tenure.api.v1.WatchRequest request, StreamObserver<dev.tenure.api.v1.WatchBatch> batches) {
         gateway.watchBatches(request, batches);
+    }
+
+    /**
+     * Open to every principal, unlike {@link #serverStatus}: it tells only which configured
+     * endpoint leads, which any client needs to route its calls, and reads nothing of the state.
+     */
+    @Override
+    public void leader(LeaderRequest request, StreamObserver<LeaderResponse> responses) {
+        responses.onNext(leader.get());
+        responses.onCompleted();
     }
 
     @Override

@@ -18,6 +18,8 @@ import dev.tenure.api.v1.Fence;
 import dev.tenure.api.v1.KvDeleteRequest;
 import dev.tenure.api.v1.KvGetRequest;
 import dev.tenure.api.v1.KvPutRequest;
+import dev.tenure.api.v1.LeaderRequest;
+import dev.tenure.api.v1.LeaderResponse;
 import dev.tenure.api.v1.ListLocksRequest;
 import dev.tenure.api.v1.LockStatusRequest;
 import dev.tenure.api.v1.Policy;
@@ -120,6 +122,8 @@ class UnpermittedCallsTest {
      * cases are the unary cases it can carry, computed from this table.
      */
     private static final Map<String, Function<Setup, List<Case>>> ROWS = new LinkedHashMap<>();
+    /** The rpcs any principal may make: they name no lock, key or session and read no state. */
+    private static final Set<String> OPEN = Set.of("Leader");
 
     /** What a case may name: the ops session, its secret and its lease's token. */
     record Setup(long session, ByteString secret, long token) {}
@@ -448,8 +452,10 @@ class UnpermittedCallsTest {
         Set<String> rpcs = TenureGrpc.getServiceDescriptor().getMethods().stream()
                 .map(MethodDescriptor::getBareMethodName)
                 .collect(Collectors.toCollection(TreeSet::new));
-        assertThat(new TreeSet<>(ROWS.keySet()))
-                .as("rows of the table; an rpc without one is not known to be refused without permission")
+        Set<String> known = new TreeSet<>(ROWS.keySet());
+        known.addAll(OPEN);
+        assertThat(known)
+                .as("rows of the table and open rpcs; an rpc in neither is not known to be refused without permission")
                 .isEqualTo(rpcs);
         Setup any = new Setup(1, ByteString.copyFromUtf8("s"), 1);
         Set<String> carriedByARow = ROWS.values().stream()
@@ -472,6 +478,22 @@ class UnpermittedCallsTest {
             assertThat(refusal.getCode()).as(refusal.toString()).isEqualTo(Status.Code.PERMISSION_DENIED);
             assertThat(refusal.getDescription()).contains("principal " + STRANGER);
         }));
+    }
+
+    @Test
+    void aPrincipalTheAclDoesNotNameIsToldOnlyWhichEndpointLeads() throws Exception {
+        ManagedChannel stranger = channel(ca.client(STRANGER));
+        String before = state();
+        LeaderResponse answer = TenureGrpc.newBlockingStub(stranger)
+                .withDeadlineAfter(TimeScale.scaled(Duration.ofSeconds(30)).toMillis(), TimeUnit.MILLISECONDS)
+                .leader(LeaderRequest.getDefaultInstance());
+        assertThat(answer.getLeaderId()).isZero();
+        assertThat(answer.getEndpoint()).isEqualTo("127.0.0.1:" + server.port());
+        assertThat(state()).as("the node's state after Leader").isEqualTo(before);
+        AnyCall.Outcome anonymous = AnyCall.call(channel(null), "Leader", LeaderRequest.getDefaultInstance());
+        assertThat(anonymous.refusal().getCode())
+                .as("without a certificate the connection itself is refused")
+                .isEqualTo(Status.Code.UNAVAILABLE);
     }
 
     @TestFactory
