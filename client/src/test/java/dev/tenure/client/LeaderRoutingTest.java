@@ -79,6 +79,47 @@ class LeaderRoutingTest {
     }
 
     @Test
+    void aLeadershipChangeThatFailsNoCallIsLearnedAtTheNextRecheck() {
+        h.fake.leader = leaderAt(2);
+        Session session = h.client().openSession();
+        session.acquire("a");
+        h.fake.leader = leaderAt(1); // node 2 stepped down and still serves, as a follower
+
+        h.time.advance(Duration.ofSeconds(29));
+        session.acquire("b");
+        assertThat(h.fake.leaderAsks).as("not asked again before the recheck").containsExactly(0);
+        h.time.advance(Duration.ofSeconds(1));
+        session.acquire("c");
+
+        assertThat(h.fake.leaderAsks).containsExactly(0, 0);
+        assertThat(acquireNodes()).containsExactly(2, 2, 1);
+    }
+
+    @Test
+    void aQuestionAskedAfterAFailedCallPutsTheRecheckOffAPeriod() throws Exception {
+        h.fake.leader = leaderAt(2);
+        Session session = h.client().openSession();
+        session.acquire("a");
+        h.time.advance(Duration.ofSeconds(15));
+        h.fake.unavailableNext.set(1); // fails at the leader's endpoint: the client asks again then
+        CompletableFuture<Lease> b = session.acquireAsync("b", Duration.ZERO);
+        while (!b.isDone()) {
+            if (h.time.awaitPending(1, Duration.ofMillis(20))) {
+                h.time.advanceToNext();
+            }
+        }
+        b.get(5, TimeUnit.SECONDS);
+        assertThat(h.fake.leaderAsks).hasSize(2);
+
+        h.time.advance(Duration.ofSeconds(20)); // 35 s after the first answer, 20 after the second
+        session.acquire("c");
+        assertThat(h.fake.leaderAsks).as("the first answer's recheck withdrawn").hasSize(2);
+        h.time.advance(Duration.ofSeconds(10));
+        session.acquire("d");
+        assertThat(h.fake.leaderAsks).as("30 s after the second answer").hasSize(3);
+    }
+
+    @Test
     void aLeaderNamedByAnEndpointTheClientWasNotGivenLeavesCallsOnTheFirst() {
         h.fake.leader = LeaderResponse.newBuilder()
                 .setLeaderId(2)

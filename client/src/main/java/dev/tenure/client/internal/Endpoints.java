@@ -27,6 +27,12 @@ public final class Endpoints implements AutoCloseable {
     static final long LEADER_DEADLINE_MS = 1_000;
     /** How soon {@link #learnLeader} asks again a node that knew no leader. */
     static final long LEADER_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /**
+     * How soon {@link #learnLeader} asks again after an answer. A leadership change that fails no
+     * call (the old leader alive, now a follower) would otherwise leave calls on a follower's
+     * gateway, a hop longer, for the client's life.
+     */
+    static final long LEADER_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(30);
 
     private final List<String> targets;
     private final Function<String, ManagedChannel> channelFactory;
@@ -43,6 +49,8 @@ public final class Endpoints implements AutoCloseable {
     private final AtomicInteger leader = new AtomicInteger(-1);
     /** A {@link #learnLeader} question in flight, or one scheduled. */
     private final AtomicBoolean asking = new AtomicBoolean();
+    /** The next question after an answer: see {@link #LEADER_RECHECK_NANOS}. Guarded by this. */
+    private TimeSource.@Nullable Cancellable recheck;
     /** Channels replaced and not yet shut down: see {@link #replace}. Guarded by this. */
     private final List<ManagedChannel> retiring = new ArrayList<>();
 
@@ -144,7 +152,8 @@ public final class Endpoints implements AutoCloseable {
      * {@link #LEADER_DEADLINE_MS}) the preferred endpoint is asked again {@link
      * #LEADER_RETRY_NANOS} later. A leader whose configured endpoint is not one of these as
      * written, or a node older than the question (UNIMPLEMENTED), leaves calls on the preferred
-     * endpoint until the next failed call.
+     * endpoint until the next failed call. After any answer the question is asked again {@link
+     * #LEADER_RECHECK_NANOS} later.
      */
     public void learnLeader() {
         if (targets.size() < 2 || !asking.compareAndSet(false, true)) {
@@ -163,25 +172,57 @@ public final class Endpoints implements AutoCloseable {
                     @Override
                     public void onNext(LeaderResponse answer) {
                         if (answer.getLeaderId() < 0) {
-                            TimeSource.Cancellable unused = time.schedule(Endpoints.this::askAgain, LEADER_RETRY_NANOS);
+                            askSoon();
                             return;
                         }
                         leader.set(targets.indexOf(answer.getEndpoint()));
-                        asking.set(false);
+                        answered();
                     }
 
                     @Override
                     public void onError(Throwable t) {
                         if (Status.fromThrowable(t).getCode() == Status.Code.UNIMPLEMENTED) {
-                            asking.set(false);
+                            answered();
                         } else {
-                            TimeSource.Cancellable unused = time.schedule(Endpoints.this::askAgain, LEADER_RETRY_NANOS);
+                            askSoon();
                         }
                     }
 
                     @Override
                     public void onCompleted() {}
                 });
+    }
+
+    /** No answer (no leader known, an error): the question is asked again shortly. */
+    private void askSoon() {
+        TimeSource.Cancellable unused = time.schedule(this::askAgain, LEADER_RETRY_NANOS);
+    }
+
+    /**
+     * An answer: the next question is due {@link #LEADER_RECHECK_NANOS} later, one scheduled at a
+     * time (a failed call may have asked in between). If a question is in flight when it is due,
+     * that question's answer schedules the next.
+     */
+    private void answered() {
+        asking.set(false);
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            if (recheck != null) {
+                recheck.cancel();
+            }
+            recheck = time.schedule(this::recheck, LEADER_RECHECK_NANOS);
+        }
+    }
+
+    private void recheck() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+        }
+        learnLeader();
     }
 
     private void askAgain() {
@@ -281,6 +322,9 @@ public final class Endpoints implements AutoCloseable {
                 return;
             }
             closed = true;
+            if (recheck != null) {
+                recheck.cancel();
+            }
             // Half-closed first, so that the channels' shutdown need not wait out the streams.
             for (int i = 0; muxes != null && i < muxes.length; i++) {
                 if (muxes[i] != null) {
