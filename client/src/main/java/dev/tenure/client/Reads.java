@@ -111,7 +111,8 @@ final class Reads {
     }
 
     static ServerStatus serverStatus(ClientContext ctx) {
-        return ServerStatus.from(Blocking.join(ctx.retrier.call(
+        // A status is the answering node's own: it goes where the sessions are.
+        return ServerStatus.from(Blocking.join(ctx.retrier.callPreferred(
                 TenureGrpc.getServerStatusMethod(),
                 ServerStatusRequest.newBuilder().setStateDigest(true).build(),
                 ctx.requestTimeoutNanos)));

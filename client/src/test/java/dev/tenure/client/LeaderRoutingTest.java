@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenure.api.v1.AcquireRequest;
 import dev.tenure.api.v1.LeaderResponse;
+import dev.tenure.api.v1.ServerStatusRequest;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -76,6 +77,23 @@ class LeaderRoutingTest {
         List<Integer> nodes = acquireNodes();
         assertThat(nodes.subList(0, 2)).containsExactly(2, 2);
         assertThat(nodes.get(nodes.size() - 1)).isEqualTo(1);
+    }
+
+    @Test
+    void aStatusIsAskedWhereTheSessionsAreNotAtTheLeader() {
+        h.fake.leader = leaderAt(2);
+        Session session = h.client().openSession();
+        session.acquire("a");
+        h.client().serverStatus();
+
+        List<Integer> statusNodes = new java.util.ArrayList<>();
+        for (int i = 0; i < h.fake.requests.size(); i++) {
+            if (h.fake.requests.get(i) instanceof ServerStatusRequest) {
+                statusNodes.add(h.fake.requestNodes.get(i));
+            }
+        }
+        assertThat(acquireNodes()).containsExactly(2);
+        assertThat(statusNodes).as("the status is the answering node's own").containsExactly(0);
     }
 
     @Test

@@ -1,6 +1,5 @@
 package dev.tenure.client.internal;
 
-import dev.tenure.api.v1.TenureGrpc;
 import dev.tenure.client.TenureException;
 import dev.tenure.client.UnavailableException;
 import dev.tenure.client.spi.TimeSource;
@@ -14,6 +13,7 @@ import io.grpc.stub.StreamObserver;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
+import java.util.function.IntSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -51,7 +51,18 @@ public final class Retrier {
     /** As above, with the request for each try (from 1): a request that says which try it is. */
     public <Q, R> CompletableFuture<R> callTries(
             MethodDescriptor<Q, R> method, IntFunction<Q> tryRequest, long budgetNanos) {
-        Tries<Q, R> tries = new Tries<>(method, tryRequest, budgetNanos, time.nanoTime());
+        return start(new Tries<>(method, tryRequest, budgetNanos, time.nanoTime(), endpoints::callTarget));
+    }
+
+    /**
+     * {@link #call}, at the preferred endpoint (where the sessions are) instead of the leader's:
+     * for an answer that is the answering node's own, such as its status.
+     */
+    public <Q, R> CompletableFuture<R> callPreferred(MethodDescriptor<Q, R> method, Q request, long budgetNanos) {
+        return start(new Tries<>(method, attempt -> request, budgetNanos, time.nanoTime(), endpoints::preferred));
+    }
+
+    private <Q, R> CompletableFuture<R> start(Tries<Q, R> tries) {
         // Also on success: the context is released once the request is decided either way.
         CompletableFuture<?> unused = tries.result.whenComplete((r, e) -> tries.cancel());
         tries.start();
@@ -92,6 +103,8 @@ public final class Retrier {
         final IntFunction<Q> tryRequest;
         final long budgetNanos;
         final long startNanos;
+        /** The endpoint each try goes to first. */
+        final IntSupplier target;
         // Calls run in a context of their own, detached from the caller's: a request made from
         // inside a gRPC server handler must not die with that handler's call. Cancelling the
         // context cancels the try in flight, even one not started yet (a try started in a
@@ -101,20 +114,24 @@ public final class Retrier {
         int started; // guarded by this: tries started, numbered from 1
         TimeSource.@Nullable Cancellable backoff; // guarded by this
 
-        Tries(MethodDescriptor<Q, R> method, IntFunction<Q> tryRequest, long budgetNanos, long startNanos) {
+        Tries(
+                MethodDescriptor<Q, R> method,
+                IntFunction<Q> tryRequest,
+                long budgetNanos,
+                long startNanos,
+                IntSupplier target) {
             this.method = method;
             this.tryRequest = tryRequest;
             this.budgetNanos = budgetNanos;
             this.startNanos = startNanos;
+            this.target = target;
         }
 
         void start() {
             if (result.isDone()) {
                 return;
             }
-            // A status is the answering node's own: it goes where the sessions are.
-            int index =
-                    method.equals(TenureGrpc.getServerStatusMethod()) ? endpoints.preferred() : endpoints.callTarget();
+            int index = target.getAsInt();
             CallOptions options = CallOptions.DEFAULT;
             if (budgetNanos != FOREVER) {
                 long left = budgetNanos - (time.nanoTime() - startNanos);
