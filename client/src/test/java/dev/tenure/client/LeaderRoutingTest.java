@@ -42,6 +42,16 @@ class LeaderRoutingTest {
         return nodes;
     }
 
+    /** Fires the client's timers (a retry's backoff) as they come due, until {@code call} ends. */
+    private void runTimersUntilDone(CompletableFuture<Lease> call) throws Exception {
+        while (!call.isDone()) {
+            if (h.time.awaitPending(1, Duration.ofMillis(20))) {
+                h.time.advanceToNext();
+            }
+        }
+        call.get(5, TimeUnit.SECONDS);
+    }
+
     @Test
     void callsGoToTheLeadersEndpointWhileTheSessionStaysOnTheFirst() {
         h.fake.leader = leaderAt(2);
@@ -63,12 +73,7 @@ class LeaderRoutingTest {
         h.fake.unavailableNext.set(1);
 
         CompletableFuture<Lease> b = session.acquireAsync("b", Duration.ZERO);
-        while (!b.isDone()) {
-            if (h.time.awaitPending(1, Duration.ofMillis(20))) {
-                h.time.advanceToNext();
-            }
-        }
-        b.get(5, TimeUnit.SECONDS);
+        runTimersUntilDone(b);
         session.acquire("c");
 
         assertThat(h.fake.leaderAsks).containsExactly(0, 0);
@@ -121,12 +126,7 @@ class LeaderRoutingTest {
         h.time.advance(Duration.ofSeconds(15));
         h.fake.unavailableNext.set(1); // fails at the leader's endpoint: the client asks again then
         CompletableFuture<Lease> b = session.acquireAsync("b", Duration.ZERO);
-        while (!b.isDone()) {
-            if (h.time.awaitPending(1, Duration.ofMillis(20))) {
-                h.time.advanceToNext();
-            }
-        }
-        b.get(5, TimeUnit.SECONDS);
+        runTimersUntilDone(b);
         assertThat(h.fake.leaderAsks).hasSize(2);
 
         h.time.advance(Duration.ofSeconds(20)); // 35 s after the first answer, 20 after the second
