@@ -216,17 +216,13 @@ public final class Endpoints implements AutoCloseable {
         }
     }
 
-    private void recheck() {
-        synchronized (this) {
-            if (closed) {
-                return;
-            }
-        }
-        learnLeader();
-    }
-
+    /** The retry after no answer: its question ended, so another may start. */
     private void askAgain() {
         asking.set(false);
+        recheck();
+    }
+
+    private void recheck() {
         synchronized (this) {
             if (closed) {
                 return;
