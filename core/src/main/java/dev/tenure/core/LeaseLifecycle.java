@@ -227,7 +227,8 @@ final class LeaseLifecycle {
             detachWait(lock, session, next);
             Granted granted = new Granted(grant(lock, session, next.policy(), next.shared(), next.value()));
             Requests.remember(state, session, next.requestId(), Outcome.settled(granted));
-            state.events.add(new WaitResolved(session.id, next.requestId(), granted));
+            state.events.add(new WaitResolved(
+                    session.id, next.requestId(), granted, session.requests.latestAttempt(next.requestId())));
         }
     }
 
@@ -274,7 +275,8 @@ final class LeaseLifecycle {
         SessionRecord session = state.sessions.existing(waiter.sessionId());
         detachWait(lock, session, waiter);
         Requests.remember(state, session, waiter.requestId(), Outcome.settled(outcome));
-        state.events.add(new WaitResolved(session.id, waiter.requestId(), outcome));
+        state.events.add(new WaitResolved(
+                session.id, waiter.requestId(), outcome, session.requests.latestAttempt(waiter.requestId())));
     }
 
     /**

@@ -301,9 +301,9 @@ class LockRulesTest {
         f.events();
         assertThat(f.release(a, 2, "x", ga.token())).isEqualTo(new Ok());
         List<Event> afterRelease = f.events();
-        long token = ((Granted) ((WaitResolved) afterRelease.get(afterRelease.size() - 1)).result())
-                .grant()
-                .token();
+        WaitResolved resolved = (WaitResolved) afterRelease.get(afterRelease.size() - 1);
+        assertThat(resolved.attempt()).as("the latest try applied").isEqualTo(2);
+        long token = ((Granted) resolved.result()).grant().token();
         assertThat(code(f.apply(new CancelWait(b, 1, 1)))).isEqualTo(Code.NOT_OWNER); // late again
         assertThat(((LockView) f.apply(new Status("x"))).holder().token()).isEqualTo(token);
         // the latest try's call ends unanswered: that client gave up, so the grant goes back
@@ -311,6 +311,30 @@ class LockRulesTest {
         assertThat(((LockView) f.apply(new Status("x"))).holder()).isNull();
         assertThat(code(f.apply(new CancelWait(b, 1, -1)))).isEqualTo(Code.INVALID);
         assertThat(code(f.apply(new Acquire(b, 2, "y", 0, Policy.NONE, -1)))).isEqualTo(Code.INVALID);
+    }
+
+    /**
+     * A grant that reaches a waiter before its client's next try is applied names the first try
+     * (0): a gateway holding that next try answers it with the try's own reply, which after a
+     * withdrawal of the first try is CANCELLED, never this grant.
+     */
+    @Test
+    void aGrantBeforeTheNextTryIsAppliedNamesNoLaterTryAndAWithdrawalThenEndsIt() {
+        Fixture f = new Fixture();
+        long a = f.open(1_000);
+        long b = f.open(1_000);
+        Grant ga = f.grant(a, 1, "x");
+        f.apply(new Acquire(b, 1, "x", -1, Policy.NONE, 1));
+        f.events();
+        assertThat(f.release(a, 2, "x", ga.token())).isEqualTo(new Ok());
+        WaitResolved resolved = (WaitResolved) f.events().get(0);
+        assertThat(resolved.result()).isInstanceOf(Granted.class);
+        assertThat(resolved.attempt()).isZero();
+        assertThat(f.apply(new CancelWait(b, 1, 1))).isEqualTo(new Ok()); // the cut first try, withdrawn
+        assertThat(((LockView) f.apply(new Status("x"))).holder()).isNull();
+        Rejected retried = rejected(f.apply(new Acquire(b, 1, "x", -1, Policy.NONE, 2)));
+        assertThat(retried.code()).isEqualTo(Code.CANCELLED);
+        assertThat(retried.message()).contains("has already ended");
     }
 
     /**

@@ -677,7 +677,8 @@ class ModelCheckTest {
                     + v.writtenAtMs() + ")";
         }
         if (o instanceof Event.WaitResolved w)
-            return "WaitResolved(" + w.sessionId() + "," + w.requestId() + "," + normal(w.result()) + ")";
+            return "WaitResolved(" + w.sessionId() + "," + w.requestId() + "," + normal(w.result()) + ",a" + w.attempt()
+                    + ")";
         return String.valueOf(o);
     }
 }

@@ -57,6 +57,12 @@ final class ReferenceModel {
         for (C x : s.cache) if (x.rid == rid && attempt > x.attempt) x.attempt = attempt;
     }
 
+    /** What a resolved wait names as its request's latest try: the first (1) counts as none. */
+    private static long resolvedAttempt(S s, long rid) {
+        long a = latestAttempt(s, rid);
+        return a > 1 ? a : 0;
+    }
+
     private static long latestAttempt(S s, long rid) {
         for (C x : s.cache) if (x.rid == rid) return x.attempt;
         return 0;
@@ -347,7 +353,7 @@ final class ReferenceModel {
             if (!w.shared && l.leases.isEmpty() && l.lastShared) reach("exclusive.admittedAfterShared");
             Granted g = new Granted(grant(l, s, w.policy, w.shared));
             remember(s, w.rid, g, null);
-            events.add(new Event.WaitResolved(w.sid, w.rid, g));
+            events.add(new Event.WaitResolved(w.sid, w.rid, g, resolvedAttempt(s, w.rid)));
         }
     }
 
@@ -357,7 +363,7 @@ final class ReferenceModel {
             reach("exclusive.headLeft");
         l.queue.remove(w);
         remember(session(w.sid), w.rid, r, null);
-        events.add(new Event.WaitResolved(w.sid, w.rid, r));
+        events.add(new Event.WaitResolved(w.sid, w.rid, r, resolvedAttempt(session(w.sid), w.rid)));
         if (!l.leases.isEmpty() && l.delayUntil == 0) admitHead(l);
     }
 

@@ -67,8 +67,9 @@ final class SessionRegistry {
         switch (event.getKindCase()) {
             case WAIT_RESOLVED -> {
                 var w = event.getWaitResolved();
-                WaitingAcquire wait = waits.remove(new WaitKey(w.getSessionId(), w.getRequestId()));
-                if (wait != null) {
+                WaitKey key = new WaitKey(w.getSessionId(), w.getRequestId());
+                WaitingAcquire wait = waits.get(key);
+                if (wait != null && !laterThanResolved(wait, w.getAttempt()) && waits.remove(key, wait)) {
                     wait.resolve(w.getResponse());
                 }
             }
@@ -92,6 +93,20 @@ final class SessionRegistry {
             }
             case KIND_NOT_SET -> {}
         }
+    }
+
+    /**
+     * Whether {@code wait} is a try the log had not applied when the wait ended (the event names
+     * the latest it had; 0 and 1 both mean the first). Such a try is answered by its own command's
+     * reply instead: the earlier try's call was cut, and the gateway that held it withdraws it
+     * shortly after; if that withdrawal is applied before the later try, it ends the very grant
+     * this event reports, and the client would hold a lease the log has already given to the next
+     * waiter. Applied after it, the later try's reply is that request's outcome: the grant if it
+     * still stands, else the withdrawal's CANCELLED. A try numbered 0 (a client that numbers
+     * none) is answered as before.
+     */
+    private static boolean laterThanResolved(WaitingAcquire wait, long resolvedAttempt) {
+        return wait.attempt() > Math.max(1, resolvedAttempt);
     }
 
     /** An acquire call parked in this gateway until its lock is granted or its wait ends. */

@@ -318,7 +318,8 @@ public final class WireMapping {
             e.setWaitResolved(WaitResolved.newBuilder()
                     .setSessionId(w.sessionId())
                     .setRequestId(w.requestId())
-                    .setResponse(acquireResponse(w.result())));
+                    .setResponse(acquireResponse(w.result()))
+                    .setAttempt(w.attempt()));
         } else if (event instanceof Event.LeaseEnded l) {
             e.setLeaseEnded(LeaseEnded.newBuilder()
                     .setSessionId(l.sessionId())

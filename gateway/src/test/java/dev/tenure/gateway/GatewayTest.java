@@ -417,9 +417,49 @@ class GatewayTest {
                         .setWaitResolved(WaitResolved.newBuilder()
                                 .setSessionId(7)
                                 .setRequestId(2)
-                                .setResponse(granted))
+                                .setResponse(granted)
+                                .setAttempt(2)) // both tries applied: the log's latest is 2
                         .build());
         assertThat(second.responses).containsExactly(granted);
+    }
+
+    /**
+     * The earlier try's call was cut (a reset) and its gateway withdraws it a moment later; the
+     * client's next try is parked here but not yet applied. A grant of the earlier try's wait,
+     * reported now, may be ended by that withdrawal before the next try reaches the log: the
+     * next try must take its own command's reply, which is the request's outcome by then.
+     */
+    @Test
+    void aLaterTryNotYetAppliedIsAnsweredByItsOwnReplyNotByTheEarlierTrysGrant() {
+        Gateway gateway = new Gateway(log, scheduler, Limits.defaults(), new Gateway.Listener() {});
+        ManualAnswer<AcquireResponse> second = new ManualAnswer<>();
+        gateway.acquire(waitingTry(2), second);
+        AcquireResponse granted = AcquireResponse.newBuilder()
+                .setCode(Code.CODE_OK)
+                .setGrant(dev.tenure.api.v1.Grant.newBuilder().setLock("a").setToken(32))
+                .build();
+        for (long latest : new long[] {0, 1}) {
+            gateway.registry()
+                    .onEvent(Event.newBuilder()
+                            .setWaitResolved(WaitResolved.newBuilder()
+                                    .setSessionId(7)
+                                    .setRequestId(2)
+                                    .setResponse(granted)
+                                    .setAttempt(latest))
+                            .build());
+        }
+        assertThat(second.responses).as("not the earlier try's grant").isEmpty();
+        assertThat(second.failure).isNull();
+
+        AcquireResponse cancelled = AcquireResponse.newBuilder()
+                .setCode(Code.CODE_CANCELLED)
+                .setMessage("the grant of request 2 (token 32) to session 7 has already ended")
+                .build();
+        log.submitted
+                .remove(0)
+                .reply
+                .complete(Reply.newBuilder().setAcquire(cancelled).build());
+        assertThat(second.responses).containsExactly(cancelled);
     }
 
     @Test

@@ -67,6 +67,12 @@ final class Checker {
 
     long sharedLockSharedSteps;
     long downgrades;
+    /** Unary calls (not {@code Leader}) that reached the node leading at the time, and the others. */
+    long callsAtLeader;
+
+    long callsElsewhere;
+    /** {@code Leader} questions the nodes answered. */
+    long leaderQuestions;
 
     @SuppressWarnings({"unchecked", "rawtypes"}) // an array of one generic type, filled just below
     Checker(World world) {

@@ -60,7 +60,7 @@ final class ClientProcess implements EventLoop.Host {
         int first = world.random.nextInt(world.config.nodes());
         List<String> out = new ArrayList<>();
         for (int i = 0; i < world.config.nodes(); i++) {
-            out.add("n" + (first + i) % world.config.nodes() + ":" + PORT);
+            out.add(Node.endpoint((first + i) % world.config.nodes()));
         }
         return out;
     }

@@ -16,7 +16,9 @@ final class Describe {
     private Describe() {}
 
     static String command(Command c) {
-        if (c instanceof Command.OpenSession x) {
+        if (c instanceof Command.WithSecret x) {
+            return command(x.command()); // the session's secret proves its owner; what it carries is the command
+        } else if (c instanceof Command.OpenSession x) {
             return "Open(ttl=" + x.ttlMs() + "," + x.clientName() + ")";
         } else if (c instanceof Command.KeepAlive x) {
             return "KeepAlive" + x.sessionIds();
@@ -63,7 +65,8 @@ final class Describe {
 
     static String event(Event e) {
         if (e instanceof Event.WaitResolved x) {
-            return "WaitResolved(s" + x.sessionId() + ",r" + x.requestId() + "," + result(x.result()) + ")";
+            return "WaitResolved(s" + x.sessionId() + ",r" + x.requestId() + "," + result(x.result())
+                    + (x.attempt() > 0 ? ",try " + x.attempt() : "") + ")";
         } else if (e instanceof Event.LeaseEnded x) {
             return "LeaseEnded(s" + x.sessionId() + "," + x.lock() + ",t" + x.token() + "," + x.end() + ")";
         } else if (e instanceof Event.SessionEnded x) {

@@ -5,6 +5,8 @@ import dev.tenure.api.v1.DowngradeRequest;
 import dev.tenure.api.v1.KvDeleteRequest;
 import dev.tenure.api.v1.KvGetRequest;
 import dev.tenure.api.v1.KvPutRequest;
+import dev.tenure.api.v1.LeaderRequest;
+import dev.tenure.api.v1.LeaderResponse;
 import dev.tenure.api.v1.LockStatusRequest;
 import dev.tenure.api.v1.ReleaseRequest;
 import dev.tenure.api.v1.RenewLeaseRequest;
@@ -34,6 +36,8 @@ final class Node {
     private boolean down;
     /** How many times the node crashed: what was scheduled before a crash must not run after it. */
     private long crashes;
+    /** The leader this node last knew before it lost touch with the cluster: what it names meanwhile. */
+    private int leaderBeforeIsolation = -1;
 
     Node(World world, int node) {
         this.world = world;
@@ -119,6 +123,21 @@ final class Node {
     }
 
     private void unary(ServerCall sc, Object message) {
+        if (message instanceof LeaderRequest) {
+            world.checker.leaderQuestions++;
+            int leader = knownLeader();
+            sc.<LeaderResponse>answer()
+                    .ok(LeaderResponse.newBuilder()
+                            .setLeaderId(leader)
+                            .setEndpoint(leader < 0 ? "" : endpoint(leader))
+                            .build());
+            return;
+        }
+        if (world.cluster.leader() == node && !world.cluster.electing()) {
+            world.checker.callsAtLeader++;
+        } else {
+            world.checker.callsElsewhere++;
+        }
         if (message instanceof AcquireRequest r) {
             gateway.acquire(r, sc.answer());
         } else if (message instanceof ReleaseRequest r) {
@@ -140,6 +159,23 @@ final class Node {
         } else {
             sc.close(Status.UNIMPLEMENTED.withDescription("not simulated: " + message.getClass()));
         }
+    }
+
+    /**
+     * The leader as this node's cluster channel knows it: none during an election, and while the
+     * node is cut off from the cluster the one it knew before, however stale (a real member names
+     * the old leader until its own timeouts run out), so clients are sent to a deposed leader too.
+     */
+    private int knownLeader() {
+        if (link.isolated()) {
+            return leaderBeforeIsolation;
+        }
+        return world.cluster.electing() ? -1 : world.cluster.leader();
+    }
+
+    /** Node {@code id}'s client endpoint, as every client is given it ({@link ClientProcess}). */
+    static String endpoint(int id) {
+        return "n" + id + ":" + ClientProcess.PORT;
     }
 
     /** A trace line about this node: {@code what} it sees or does. */
@@ -174,6 +210,9 @@ final class Node {
 
     /** The node loses touch with the rest of the cluster, while its clients can still reach it. */
     void isolate(long untilNanos) {
+        if (!link.isolated()) {
+            leaderBeforeIsolation = knownLeader();
+        }
         link.isolate(untilNanos);
     }
 

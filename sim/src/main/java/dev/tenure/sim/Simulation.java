@@ -35,7 +35,10 @@ final class Simulation {
             long downgrades,
             long watchChanges,
             long watchResumes,
-            long watchCompacted) {
+            long watchCompacted,
+            long callsAtLeader,
+            long callsElsewhere,
+            long leaderQuestions) {
 
         boolean passed() {
             return failure == null;
@@ -72,7 +75,13 @@ final class Simulation {
                     .append(watchResumes)
                     .append(" watch resumes, ")
                     .append(watchCompacted)
-                    .append(" watches ended as compacted\n");
+                    .append(" watches ended as compacted, ")
+                    .append(callsAtLeader)
+                    .append(" unary calls at the leader's node, ")
+                    .append(callsElsewhere)
+                    .append(" at another, ")
+                    .append(leaderQuestions)
+                    .append(" leader questions answered\n");
             b.append("trace (last ")
                     .append(traceTail.size())
                     .append(" of ")
@@ -136,7 +145,10 @@ final class Simulation {
                 c.downgrades,
                 world.watch.changesReceived,
                 world.watch.resumes,
-                world.watch.compacted);
+                world.watch.compacted,
+                c.callsAtLeader,
+                c.callsElsewhere,
+                c.leaderQuestions);
     }
 
     private static String at(Throwable e) {

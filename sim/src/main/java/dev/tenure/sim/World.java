@@ -11,7 +11,7 @@ final class World {
     final SplittableRandom random;
 
     final EventLoop loop = new EventLoop();
-    final Trace trace = new Trace(loop, 120);
+    final Trace trace = new Trace(loop, Integer.getInteger("tenure.sim.tail", 120));
     final Network network;
     final List<Node> nodes = new ArrayList<>();
     final Checker checker;
