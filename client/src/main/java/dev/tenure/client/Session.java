@@ -15,6 +15,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
@@ -263,6 +264,32 @@ public final class Session implements AutoCloseable {
             result.completeExceptionally(lostException());
             return result;
         }
+        acquiring.add(result);
+        send(new Acquiring(lock, options, waitMs, result, ctx.time.nanoTime()), 0);
+        if (liveness.lostReason() != null) {
+            result.completeExceptionally(lostException()); // lost while this was being set up
+        }
+        return result;
+    }
+
+    /** One acquire the caller asked for, across the requests sent for it (see {@link #REACQUIRES_MAX}). */
+    private record Acquiring(
+            String lock, AcquireOptions options, long waitMs, CompletableFuture<Lease> result, long startNanos) {}
+
+    /**
+     * How many times an acquire is sent again, as a new request, after the server answered
+     * {@code CANCELLED} while its caller still waits: a try of it was cut (a connection reset the
+     * client noticed late) and the node that held that try withdrew its wait, or gave back the
+     * grant that had raced ahead, before the next try reached the log. The caller never gave up,
+     * so the client asks again (at the back of the queue, with what is left of the wait); the
+     * bound keeps a node that cancels every wait from holding it in a loop.
+     */
+    static final int REACQUIRES_MAX = 3;
+
+    private void send(Acquiring a, int reacquires) {
+        long waitMs = a.waitMs() < 0
+                ? a.waitMs()
+                : Math.max(0, a.waitMs() - TimeUnit.NANOSECONDS.toMillis(ctx.time.nanoTime() - a.startNanos()));
         // Taken before the request leaves: the server grants no earlier than it receives it, so
         // this is a safe origin for the lease's own (maxHold, manual TTL) horizon.
         long sentNanos = ctx.time.nanoTime();
@@ -270,26 +297,29 @@ public final class Session implements AutoCloseable {
                 ctx,
                 caller(),
                 requestIds.incrementAndGet(),
-                lock,
+                a.lock(),
                 waitMs,
-                options.policy(ttl()),
-                options.permits(),
-                options.shared(),
-                options.value());
-        acquiring.add(result);
+                a.options().policy(ttl()),
+                a.options().permits(),
+                a.options().shared(),
+                a.options().value());
         // However the result ends (cancelled, session lost), the server-side wait must end too.
-        unused = result.whenComplete((lease, error) -> call.cancel(false));
-        unused = call.whenComplete((response, error) -> acquired(lock, response, error, result, sentNanos));
-        if (liveness.lostReason() != null) {
-            result.completeExceptionally(lostException()); // lost while this was being set up
-        }
-        return result;
+        CompletableFuture<?> unused = a.result().whenComplete((lease, error) -> call.cancel(false));
+        unused = call.whenComplete((response, error) -> acquired(a, reacquires, response, error, sentNanos));
     }
 
-    private void acquired(
-            String lock, AcquireResponse response, Throwable error, CompletableFuture<Lease> result, long sentNanos) {
+    private void acquired(Acquiring a, int reacquires, AcquireResponse response, Throwable error, long sentNanos) {
+        String lock = a.lock();
+        CompletableFuture<Lease> result = a.result();
         if (error != null) {
             result.completeExceptionally(liveness.lostReason() != null ? lostException() : error);
+            return;
+        }
+        if (response.getCode() == Code.CODE_CANCELLED
+                && reacquires < REACQUIRES_MAX
+                && !result.isDone()
+                && liveness.lostReason() == null) {
+            send(a, reacquires + 1);
             return;
         }
         switch (response.getCode()) {

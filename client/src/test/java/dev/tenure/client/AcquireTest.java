@@ -85,6 +85,36 @@ class AcquireTest {
         assertThat(h.events.events).contains("acquireFailed a LOCK_HELD");
     }
 
+    /**
+     * A try of the acquire was cut and its node withdrew the wait (or gave back the grant) before
+     * the next try reached the log: the server answers CANCELLED though the caller still waits.
+     * The client asks again as a new request, with what is left of the wait.
+     */
+    @Test
+    void anAcquireCancelledByTheServerWhileItsCallerWaitsIsAskedAgainAsANewRequest() {
+        h.fake.onAcquire = r -> r.getRequestId() == 1 ? FakeTenure.code(Code.CODE_CANCELLED) : h.fake.grant(r);
+        Lease lease = session.acquire("a", Duration.ofSeconds(30));
+
+        assertThat(lease.lock()).isEqualTo("a");
+        assertThat(h.fake.acquireRequestIds()).containsExactly(1L, 2L);
+        var tries = h.fake.requests(AcquireRequest.class);
+        assertThat(tries.get(1).getWaitMs()).isBetween(1L, 30_000L);
+        assertThat(h.events.events).contains("acquireEnd a " + lease.token());
+    }
+
+    @Test
+    void anAcquireTheServerKeepsCancellingFailsAfterABoundedNumberOfRequests() {
+        h.fake.onAcquire = r -> FakeTenure.code(Code.CODE_CANCELLED);
+        assertThatThrownBy(() -> session.acquire("a"))
+                .isInstanceOf(TenureException.class)
+                .hasMessageContaining("cancelled")
+                .hasMessageContaining("scripted CODE_CANCELLED");
+        assertThat(h.fake.acquireRequestIds()).containsExactly(1L, 2L, 3L, 4L);
+        assertThat(h.fake.requests(AcquireRequest.class))
+                .extracting(AcquireRequest::getWaitMs)
+                .containsOnly(-1L);
+    }
+
     @Test
     void tryAcquireIsEmptyWhenHeld() {
         h.fake.onAcquire = r -> FakeTenure.code(Code.CODE_HELD);
