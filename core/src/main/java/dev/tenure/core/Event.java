@@ -6,12 +6,12 @@ package dev.tenure.core;
  */
 public sealed interface Event {
 
-    /** A queued acquire ended: {@link Result.Granted}, or {@link Result.Rejected} (HELD after its wait timed out, CANCELLED, SESSION_LOST). */
     /**
-     * {@code attempt}: the latest try of the request the log had applied when its wait ended (0:
-     * none after the first). A gateway holding a later try, not yet applied, does not take this
-     * answer for it: a withdrawal of the earlier try may still come first in the log and end the
-     * grant (see SessionRegistry in the gateway).
+     * A queued acquire ended: {@link Result.Granted}, or {@link Result.Rejected} (HELD after its
+     * wait timed out, CANCELLED, SESSION_LOST). {@code attempt}: the latest try of the request the
+     * log had applied when its wait ended (0: none after the first). A gateway holding a later try,
+     * not yet applied, does not take this answer for it: a withdrawal of the earlier try may still
+     * come first in the log and end the grant (see SessionRegistry in the gateway).
      */
     record WaitResolved(long sessionId, long requestId, Result result, long attempt) implements Event {
         public WaitResolved(long sessionId, long requestId, Result result) {

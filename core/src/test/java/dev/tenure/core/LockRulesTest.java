@@ -290,16 +290,15 @@ class LockRulesTest {
     @Test
     void aWithdrawalOfAnEarlierTryOfTheRequestChangesNothing() {
         Fixture f = new Fixture();
-        long a = f.open(1_000);
-        long b = f.open(1_000);
-        Grant ga = f.grant(a, 1, "x");
-        f.apply(new Acquire(b, 1, "x", -1, Policy.NONE, 1));
+        long[] ab = holderAndAFirstTryWaiting(f);
+        long a = ab[0];
+        long b = ab[1];
         f.apply(new Acquire(b, 1, "x", -1, Policy.NONE, 2)); // the retry, on another node
         Rejected superseded = rejected(f.apply(new CancelWait(b, 1, 1)));
         assertThat(superseded.code()).isEqualTo(Code.NOT_OWNER);
         assertThat(superseded.message()).contains("tried again after try 1 (latest try 2)");
         f.events();
-        assertThat(f.release(a, 2, "x", ga.token())).isEqualTo(new Ok());
+        assertThat(f.release(a, 2, "x", ab[2])).isEqualTo(new Ok());
         List<Event> afterRelease = f.events();
         WaitResolved resolved = (WaitResolved) afterRelease.get(afterRelease.size() - 1);
         assertThat(resolved.attempt()).as("the latest try applied").isEqualTo(2);
@@ -321,12 +320,10 @@ class LockRulesTest {
     @Test
     void aGrantBeforeTheNextTryIsAppliedNamesNoLaterTryAndAWithdrawalThenEndsIt() {
         Fixture f = new Fixture();
-        long a = f.open(1_000);
-        long b = f.open(1_000);
-        Grant ga = f.grant(a, 1, "x");
-        f.apply(new Acquire(b, 1, "x", -1, Policy.NONE, 1));
+        long[] ab = holderAndAFirstTryWaiting(f);
+        long b = ab[1];
         f.events();
-        assertThat(f.release(a, 2, "x", ga.token())).isEqualTo(new Ok());
+        assertThat(f.release(ab[0], 2, "x", ab[2])).isEqualTo(new Ok());
         WaitResolved resolved = (WaitResolved) f.events().get(0);
         assertThat(resolved.result()).isInstanceOf(Granted.class);
         assertThat(resolved.attempt()).isZero();
@@ -335,6 +332,15 @@ class LockRulesTest {
         Rejected retried = rejected(f.apply(new Acquire(b, 1, "x", -1, Policy.NONE, 2)));
         assertThat(retried.code()).isEqualTo(Code.CANCELLED);
         assertThat(retried.message()).contains("has already ended");
+    }
+
+    /** Session a holds "x" (request 1); b waits for it with request 1, try 1. Returns {a, b, a's token}. */
+    private static long[] holderAndAFirstTryWaiting(Fixture f) {
+        long a = f.open(1_000);
+        long b = f.open(1_000);
+        Grant ga = f.grant(a, 1, "x");
+        f.apply(new Acquire(b, 1, "x", -1, Policy.NONE, 1));
+        return new long[] {a, b, ga.token()};
     }
 
     /**

@@ -412,14 +412,7 @@ class GatewayTest {
         log.submitted.get(0).reply.complete(queued());
         AcquireResponse granted =
                 AcquireResponse.newBuilder().setCode(Code.CODE_OK).build();
-        gateway.registry()
-                .onEvent(Event.newBuilder()
-                        .setWaitResolved(WaitResolved.newBuilder()
-                                .setSessionId(7)
-                                .setRequestId(2)
-                                .setResponse(granted)
-                                .setAttempt(2)) // both tries applied: the log's latest is 2
-                        .build());
+        gateway.registry().onEvent(waitResolved(granted, 2)); // both tries applied: the log's latest is 2
         assertThat(second.responses).containsExactly(granted);
     }
 
@@ -438,16 +431,8 @@ class GatewayTest {
                 .setCode(Code.CODE_OK)
                 .setGrant(dev.tenure.api.v1.Grant.newBuilder().setLock("a").setToken(32))
                 .build();
-        for (long latest : new long[] {0, 1}) {
-            gateway.registry()
-                    .onEvent(Event.newBuilder()
-                            .setWaitResolved(WaitResolved.newBuilder()
-                                    .setSessionId(7)
-                                    .setRequestId(2)
-                                    .setResponse(granted)
-                                    .setAttempt(latest))
-                            .build());
-        }
+        gateway.registry().onEvent(waitResolved(granted, 0));
+        gateway.registry().onEvent(waitResolved(granted, 1));
         assertThat(second.responses).as("not the earlier try's grant").isEmpty();
         assertThat(second.failure).isNull();
 
@@ -480,6 +465,17 @@ class GatewayTest {
                 .setLock("a")
                 .setWaitMs(10_000)
                 .setAttempt(attempt)
+                .build();
+    }
+
+    /** The wait of {@link #waitingTry}'s request ended with {@code response}; the log's latest try was {@code attempt}. */
+    private static Event waitResolved(AcquireResponse response, long attempt) {
+        return Event.newBuilder()
+                .setWaitResolved(WaitResolved.newBuilder()
+                        .setSessionId(7)
+                        .setRequestId(2)
+                        .setResponse(response)
+                        .setAttempt(attempt))
                 .build();
     }
 
