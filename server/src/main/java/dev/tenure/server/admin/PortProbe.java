@@ -7,6 +7,7 @@ import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthCheckResponse;
 import io.grpc.health.v1.HealthGrpc;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
 import io.grpc.stub.StreamObserver;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -41,6 +42,13 @@ public final class PortProbe {
     private final Duration stale;
     private volatile long answeredNanos = System.nanoTime();
     private volatile String lastFailure = "";
+    /**
+     * The node's client context for its own port, built on the first probe and kept: each build
+     * turns the node's key into a PKCS#12 entry, a password-based key derivation of tens of
+     * milliseconds of CPU, which a probe a second would pay for the node's whole life. Kept, it
+     * also lets a probe's handshake resume the one before. Only the probing thread touches it.
+     */
+    private @Nullable SslContext selfClient;
 
     /** @param tls the node's TLS, or null if it serves plaintext */
     public PortProbe(String host, int port, @Nullable ServerTls tls) {
@@ -60,7 +68,7 @@ public final class PortProbe {
         ManagedChannel channel;
         try {
             NettyChannelBuilder b = NettyChannelBuilder.forAddress(host, port);
-            channel = (tls == null ? b.usePlaintext() : b.sslContext(tls.selfClient())).build();
+            channel = (tls == null ? b.usePlaintext() : b.sslContext(selfClient(tls))).build();
         } catch (RuntimeException e) {
             lastFailure = e.toString();
             return;
@@ -87,6 +95,16 @@ public final class PortProbe {
                         channel.shutdownNow();
                     }
                 });
+    }
+
+    /** The context each probe's connection uses: one for the probe's life (see {@link #selfClient}). */
+    SslContext selfClient(ServerTls tls) {
+        SslContext context = selfClient;
+        if (context == null) {
+            context = tls.selfClient();
+            selfClient = context;
+        }
+        return context;
     }
 
     /** Null while the port answers; otherwise why the node cannot be said to serve. */

@@ -2,8 +2,12 @@ package dev.tenure.server.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tenure.server.security.ServerTls;
+import dev.tenure.server.security.TlsFiles;
 import dev.tenure.testkit.Await;
 import dev.tenure.testkit.Pause;
+import dev.tenure.testkit.tls.TestCertificates;
+import dev.tenure.testkit.tls.TestCertificates.Credential;
 import io.grpc.Server;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
@@ -12,9 +16,11 @@ import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.file.Path;
 import java.time.Duration;
 import javax.net.ssl.SSLHandshakeException;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Which outcomes of a probe of the client port show that the node answered on it. */
 class PortProbeTest {
@@ -78,6 +84,39 @@ class PortProbeTest {
                         probe.probe();
                         return probe.problem() == null;
                     });
+        } finally {
+            grpc.shutdownNow();
+        }
+    }
+
+    /**
+     * A TLS port is probed as a client connects, over and over, with one client context: building
+     * one derives a key from a password (PKCS#12), tens of milliseconds of CPU a probe.
+     */
+    @Test
+    void aTlsPortIsProbedWithOneClientContextForEveryProbe(@TempDir Path dir) throws Exception {
+        Credential node = new TestCertificates(dir).authority("tenure-test-ca").server("node-0", "127.0.0.1");
+        ServerTls tls = ServerTls.load(new TlsFiles(node.certificate(), node.key(), null));
+        HealthStatusManager health = new HealthStatusManager();
+        Server grpc = NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+                .sslContext(tls.grpc())
+                .addService(health.getHealthService())
+                .build()
+                .start();
+        try {
+            PortProbe probe =
+                    new PortProbe("127.0.0.1", grpc.getPort(), tls, Duration.ofSeconds(5), Duration.ofMillis(600));
+            for (int answered = 0; answered < 3; answered++) {
+                Pause.forMillis(700); // stale again: only a probe answered after this clears it
+                assertThat(probe.problem()).isNotNull();
+                Await.atMost(Duration.ofSeconds(10))
+                        .every(Duration.ofMillis(100))
+                        .until("a TLS probe is answered", () -> {
+                            probe.probe();
+                            return probe.problem() == null;
+                        });
+            }
+            assertThat(probe.selfClient(tls)).isSameAs(probe.selfClient(tls));
         } finally {
             grpc.shutdownNow();
         }
