@@ -12,6 +12,7 @@ import io.grpc.Server;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
+import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -19,6 +20,7 @@ import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import javax.net.ssl.SSLHandshakeException;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -67,23 +69,10 @@ class PortProbeTest {
                             "the client port 127.0.0.1:" + silent.getLocalPort() + " answered no new connection for")
                     .contains("DEADLINE_EXCEEDED");
         }
-        HealthStatusManager health = new HealthStatusManager();
-        Server grpc = NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
-                .addService(health.getHealthService())
-                .build()
-                .start();
+        Server grpc = healthServer(null);
         try {
-            PortProbe probe =
-                    new PortProbe("127.0.0.1", grpc.getPort(), null, Duration.ofSeconds(5), Duration.ofMillis(600));
-            // Stale by now, unless a probe is answered.
-            Pause.forMillis(700);
-            assertThat(probe.problem()).isNotNull();
-            Await.atMost(Duration.ofSeconds(10))
-                    .every(Duration.ofMillis(100))
-                    .until("an answering port is not reported", () -> {
-                        probe.probe();
-                        return probe.problem() == null;
-                    });
+            staleThenAnswered(
+                    new PortProbe("127.0.0.1", grpc.getPort(), null, Duration.ofSeconds(5), Duration.ofMillis(600)));
         } finally {
             grpc.shutdownNow();
         }
@@ -97,28 +86,40 @@ class PortProbeTest {
     void aTlsPortIsProbedWithOneClientContextForEveryProbe(@TempDir Path dir) throws Exception {
         Credential node = new TestCertificates(dir).authority("tenure-test-ca").server("node-0", "127.0.0.1");
         ServerTls tls = ServerTls.load(new TlsFiles(node.certificate(), node.key(), null));
-        HealthStatusManager health = new HealthStatusManager();
-        Server grpc = NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
-                .sslContext(tls.grpc())
-                .addService(health.getHealthService())
-                .build()
-                .start();
+        Server grpc = healthServer(tls);
         try {
             PortProbe probe =
                     new PortProbe("127.0.0.1", grpc.getPort(), tls, Duration.ofSeconds(5), Duration.ofMillis(600));
             for (int answered = 0; answered < 3; answered++) {
-                Pause.forMillis(700); // stale again: only a probe answered after this clears it
-                assertThat(probe.problem()).isNotNull();
-                Await.atMost(Duration.ofSeconds(10))
-                        .every(Duration.ofMillis(100))
-                        .until("a TLS probe is answered", () -> {
-                            probe.probe();
-                            return probe.problem() == null;
-                        });
+                staleThenAnswered(probe);
             }
             assertThat(probe.selfClient(tls)).isSameAs(probe.selfClient(tls));
         } finally {
             grpc.shutdownNow();
         }
+    }
+
+    /** A gRPC server with the standard health service, on TLS as a node serves it if {@code tls}. */
+    private static Server healthServer(@Nullable ServerTls tls) throws IOException {
+        NettyServerBuilder b =
+                NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        if (tls != null) {
+            b.sslContext(tls.grpc());
+        }
+        return b.addService(new HealthStatusManager().getHealthService())
+                .build()
+                .start();
+    }
+
+    /** {@code probe} (whose staleness is 600 ms) is reported once stale, and no longer once a probe is answered. */
+    private static void staleThenAnswered(PortProbe probe) throws InterruptedException {
+        Pause.forMillis(700);
+        assertThat(probe.problem()).isNotNull();
+        Await.atMost(Duration.ofSeconds(10))
+                .every(Duration.ofMillis(100))
+                .until("an answering port is not reported", () -> {
+                    probe.probe();
+                    return probe.problem() == null;
+                });
     }
 }
