@@ -45,8 +45,8 @@ public final class PortProbe {
     /**
      * The node's client context for its own port, built on the first probe and kept: each build
      * turns the node's key into a PKCS#12 entry, a password-based key derivation of tens of
-     * milliseconds of CPU, which a probe a second would pay for the node's whole life. Kept, it
-     * also lets a probe's handshake resume the one before. Only the probing thread touches it.
+     * milliseconds of CPU, which a probe a second would pay for the node's whole life. Only the
+     * probing thread touches it.
      */
     private @Nullable SslContext selfClient;
 
