@@ -57,6 +57,8 @@ public final class Main {
             // Main.run also runs in test JVMs, which a fault of one test must not halt.
             Fatal.install();
         }
+        // Here too, not in run: a test JVM keeps Netty's leak detection, which may catch a leak.
+        LeakDetection.offUnlessAsked();
         System.exit(run(args));
     }
 
