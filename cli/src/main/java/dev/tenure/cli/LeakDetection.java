@@ -7,8 +7,9 @@ import io.grpc.netty.shaded.io.netty.util.ResourceLeakDetector;
  * level. It is a diagnostic of Netty's users' code: at its default level it samples one buffer
  * allocation in 128 and records where it was made, a stack trace each. A TLS connection allocates
  * several buffers per message, so a TLS node paid for those traces on its request path (about 1% of
- * its CPU samples, against 0.3% without TLS), and a node or bench with it off served 3-5% more
- * (BENCHMARKS.md, 'TLS with Netty's leak detection off'). The level stays whatever a system
+ * its CPU samples, against 0.3% without TLS), and a node and bench with it off served 3-5% more
+ * in {@code parallel} (BENCHMARKS.md, 'TLS with an ACL, one node and three', under 'A warm bench,
+ * and Netty's leak detection off'). The level stays whatever a system
  * property sets, so a suspected leak can still be chased with {@code
  * -Dio.grpc.netty.shaded.io.netty.leakDetection.level=paranoid} in {@code TENURE_JAVA_OPTS}.
  */
