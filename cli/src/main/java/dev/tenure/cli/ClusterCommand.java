@@ -73,6 +73,14 @@ final class ClusterCommand {
         Duration snapshotInterval;
 
         @Option(
+                names = "--read-lease",
+                paramLabel = "DURATION",
+                description = "Passed to every node (see `tenure server --help`; default: off).",
+                converter = DurationConverter.class)
+        @Nullable
+        Duration readLease;
+
+        @Option(
                 names = "--connections-max",
                 paramLabel = "N",
                 description =
@@ -207,6 +215,9 @@ final class ClusterCommand {
             List<String> options = new ArrayList<>();
             if (snapshotInterval != null) {
                 options.addAll(List.of("--snapshot-interval", snapshotInterval.toMillis() + "ms"));
+            }
+            if (readLease != null) {
+                options.addAll(List.of("--read-lease", readLease.toMillis() + "ms"));
             }
             if (connectionsMax != null) {
                 options.addAll(List.of("--connections-max", connectionsMax.toString()));

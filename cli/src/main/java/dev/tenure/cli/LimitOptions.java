@@ -3,6 +3,7 @@ package dev.tenure.cli;
 import dev.tenure.core.Limits;
 import java.util.Locale;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /** `--limit NAME=VALUE`: a limit by the name its refusal gives, a size with an optional binary unit. */
 final class LimitOptions {
@@ -19,6 +20,24 @@ final class LimitOptions {
             limits = limits.with(e.getKey(), value(e.getKey(), e.getValue()));
         }
         return limits;
+    }
+
+    /**
+     * {@code limits} with the read lease {@code --read-lease} gives, if it gives one: the limit
+     * readLeaseMs, which {@code settings} (the {@code --limit} options) may not set as well.
+     */
+    static Limits withReadLease(Limits limits, Map<String, String> settings, java.time.@Nullable Duration lease) {
+        if (lease == null) {
+            return limits;
+        }
+        if (settings.containsKey("readLeaseMs")) {
+            throw new IllegalArgumentException("--read-lease and --limit readLeaseMs set the same limit: give one");
+        }
+        if (lease.isNegative() || lease.toMillis() > Limits.READ_LEASE_MS_MAX || lease.toNanos() % 1_000_000 != 0) {
+            throw new IllegalArgumentException("--read-lease " + lease.toMillis() + "ms: a whole number of"
+                    + " milliseconds from 0s (off) to " + Limits.READ_LEASE_MS_MAX + "ms");
+        }
+        return limits.with("readLeaseMs", lease.toMillis());
     }
 
     /** A whole number, with an optional KiB, MiB or GiB (powers of 1024) and _ between digits. */

@@ -380,6 +380,20 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
     Map<String, String> limits = new LinkedHashMap<>();
 
     @Option(
+            names = "--read-lease",
+            paramLabel = "DURATION",
+            description = {
+                "Answer reads on the leader at once, without waiting for an entry of the log, for this long after",
+                "the leader last proved its quorum (at most 1s; default: off, every read proven by an entry). Every",
+                "member must be given the same (it is the limit readLeaseMs); each then withholds every new",
+                "term's replies, reads and watch changes for the lease and a twentieth more, which adds that much to",
+                "every failover. Assumes each node's clock runs within 5% of real time. See GUARANTEES.md, section 4."
+            },
+            converter = DurationConverter.class)
+    @Nullable
+    Duration readLease;
+
+    @Option(
             names = "--change-limits",
             description = {
                 "Put this node's --limit values in force for the whole cluster where they differ from the ones its",
@@ -446,7 +460,8 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
         ServerLogging.configure(LogSettings.of(logFormat, logLevels));
         Fatal.warnIfOutOfMemoryUnarmed();
         ServerConfig config = config().withSnapshotInterval(snapshotInterval)
-                .withLimits(LimitOptions.apply(Limits.defaults(), limits))
+                .withLimits(
+                        LimitOptions.withReadLease(LimitOptions.apply(Limits.defaults(), limits), limits, readLease))
                 .withHeapCheck(!noHeapCheck)
                 .withChangeLimits(changeLimits)
                 .withJoin(join)

@@ -55,6 +55,12 @@ class ClusterStartOptionsTest {
     }
 
     @Test
+    void theReadLeaseIsPassedToEveryNode() {
+        start.readLease = Duration.ofSeconds(1);
+        assertThat(start.serverOptions(null, null, null)).containsExactly("--read-lease", "1000ms");
+    }
+
+    @Test
     void connectionsMaxIsPassedToEveryNode() {
         start.connectionsMax = 1000;
         assertThat(start.serverOptions(null, null, null)).containsExactly("--connections-max", "1000");

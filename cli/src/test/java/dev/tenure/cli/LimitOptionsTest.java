@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenure.core.Limits;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -41,5 +42,30 @@ class LimitOptionsTest {
         assertThatThrownBy(() -> LimitOptions.apply(Limits.defaults(), Map.of("kvBytesMax", "-1")))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("kvBytesMax -1: byte budgets must not be negative");
+    }
+
+    @Test
+    void theReadLeaseIsTheLimitReadLeaseMsWholeMillisecondsUpToOneSecondGivenOnce() {
+        assertThat(LimitOptions.withReadLease(Limits.defaults(), Map.of(), Duration.ofMillis(750))
+                        .readLeaseMs())
+                .isEqualTo(750);
+        assertThat(LimitOptions.withReadLease(Limits.defaults(), Map.of(), null))
+                .isEqualTo(Limits.defaults());
+        assertThat(LimitOptions.apply(Limits.defaults(), Map.of("readLeaseMs", "800"))
+                        .readLeaseMs())
+                .isEqualTo(800);
+        assertThatThrownBy(() -> LimitOptions.withReadLease(Limits.defaults(), Map.of(), Duration.ofSeconds(2)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("--read-lease 2000ms: a whole number of milliseconds from 0s (off) to 1000ms");
+        assertThatThrownBy(() -> LimitOptions.withReadLease(Limits.defaults(), Map.of(), Duration.ofNanos(1_500_000)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("--read-lease 1ms: a whole number of milliseconds");
+        assertThatThrownBy(() -> LimitOptions.withReadLease(
+                        Limits.defaults(), Map.of("readLeaseMs", "500"), Duration.ofSeconds(1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("--read-lease and --limit readLeaseMs set the same limit: give one");
+        assertThatThrownBy(() -> LimitOptions.apply(Limits.defaults(), Map.of("readLeaseMs", "1001")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("readLeaseMs 1001: readLeaseMs must be 0 (off) to 1000");
     }
 }

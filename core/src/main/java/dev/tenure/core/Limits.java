@@ -33,6 +33,10 @@ import java.util.Objects;
  *     carry: each lease and each waiter keeps at most this many bytes
  * @param electionValueTotalBytesMax the bytes of every election value the leases and waiters
  *     keep, summed (as checkpointTotalBytesMax bounds the checkpoints): what the memory budget counts
+ * @param readLeaseMs the read lease, Δ: 0 (the default) turns it off. Not a bound of the state;
+ *     it is agreed with the limits because every member must withhold a new term's answers at
+ *     least as long as any member serves reads on a lease (see the server's {@code ReadLease}), and
+ *     the limits are what the log makes every member agree on. At most {@link #READ_LEASE_MS_MAX}.
  */
 public record Limits(
         long sessionTtlMsMin,
@@ -59,7 +63,15 @@ public record Limits(
         int permitsMax,
         int electionValueBytesMax,
         long electionValueTotalBytesMax,
+        long readLeaseMs,
         PrincipalLimits principal) {
+
+    /**
+     * The longest read lease: a new leader withholds its answers for the lease and a twentieth
+     * more after every election, which must end within the time a node lets a request wait for
+     * the cluster (1.5 s), or every request in it would fail and be retried.
+     */
+    public static final long READ_LEASE_MS_MAX = 1_000;
 
     /** What every node runs with unless told otherwise; sized so that a 512 MiB heap holds all of it. */
     public static Limits defaults() {
@@ -88,6 +100,7 @@ public record Limits(
                 1_000, // permitsMax
                 1_024, // electionValueBytesMax
                 1L << 20, // electionValueTotalBytesMax: 1 MiB
+                0, // readLeaseMs: off, every read proven by an entry of the log
                 PrincipalLimits.defaults());
     }
 
@@ -120,6 +133,9 @@ public record Limits(
                 || electionValueBytesMax < 0) {
             throw new IllegalArgumentException(
                     "policy limits must be non-negative and maxHoldMsMax at least sessionTtlMsMin");
+        }
+        if (readLeaseMs < 0 || readLeaseMs > READ_LEASE_MS_MAX) {
+            throw new IllegalArgumentException("readLeaseMs must be 0 (off) to " + READ_LEASE_MS_MAX);
         }
         if (principal == null) {
             throw new IllegalArgumentException("principal limits must be given");

@@ -52,6 +52,7 @@ final class Fixture {
                 1_000, // permitsMax
                 1_024, // electionValueBytesMax
                 1L << 20, // electionValueTotalBytesMax
+                0, // readLeaseMs
                 PrincipalLimits.defaults());
     }
 

@@ -446,6 +446,7 @@ class LockRulesTest {
                 1_000, // permitsMax
                 1_024, // electionValueBytesMax
                 1L << 20, // electionValueTotalBytesMax
+                0, // readLeaseMs
                 PrincipalLimits.defaults());
         Fixture f = new Fixture(l);
         long a = f.open(1_000);
@@ -509,6 +510,7 @@ class LockRulesTest {
                 1_000, // permitsMax
                 1_024, // electionValueBytesMax
                 1L << 20, // electionValueTotalBytesMax
+                0, // readLeaseMs
                 PrincipalLimits.defaults());
         Fixture f = new Fixture(l);
         long a = f.open(1_000);
@@ -582,6 +584,7 @@ class LockRulesTest {
                 1_000, // permitsMax
                 1_024, // electionValueBytesMax
                 1L << 20, // electionValueTotalBytesMax
+                0, // readLeaseMs
                 PrincipalLimits.defaults());
         Fixture f = new Fixture(l);
         long a = f.open(1_000);

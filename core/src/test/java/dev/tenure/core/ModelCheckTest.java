@@ -83,6 +83,7 @@ class ModelCheckTest {
             3, // permitsMax: small, so the model reaches it
             1_024, // electionValueBytesMax
             1L << 20, // electionValueTotalBytesMax
+            0, // readLeaseMs
             PrincipalLimits.defaults());
 
     static final long[] LOCK_DELAYS = {0, 0, 50, 300, 400}; // 400: over the limit

@@ -48,6 +48,7 @@ class PrincipalRulesTest {
                 d.permitsMax(),
                 1_024, // electionValueBytesMax
                 1L << 20, // electionValueTotalBytesMax
+                0, // readLeaseMs
                 p);
     }
 

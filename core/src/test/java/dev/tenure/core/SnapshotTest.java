@@ -654,6 +654,7 @@ class SnapshotTest {
                 1_000, // permitsMax
                 1_024, // electionValueBytesMax
                 1L << 20, // electionValueTotalBytesMax
+                0, // readLeaseMs
                 PrincipalLimits.defaults());
         assertThatThrownBy(() -> StateMachine.restore(s, tighter)).isInstanceOf(InvariantViolation.class);
     }

@@ -44,6 +44,8 @@ final class NamespaceCluster implements AutoCloseable {
     private final LabNetwork network;
     private final List<Processes.Running> nodes = new ArrayList<>();
     private final List<Processes.Running> clients = new CopyOnWriteArrayList<>();
+    /** Lines every node's configuration file ends with, as its test sets them before {@link #startAll}. */
+    final List<String> configLines = new ArrayList<>();
 
     private NamespaceCluster(Path data, LabNetwork network) {
         this.data = data;
@@ -102,6 +104,7 @@ final class NamespaceCluster implements AutoCloseable {
         }
         // 10.214.x addresses on the test's own veth links: plaintext by choice.
         yaml.append("insecure: true\n");
+        configLines.forEach(l -> yaml.append(l).append('\n'));
         Path file = configFile(node);
         Files.writeString(file, yaml.toString(), StandardCharsets.UTF_8);
         return file;

@@ -8,28 +8,46 @@ import dev.tenure.client.Session;
 import dev.tenure.client.TenureClient;
 import dev.tenure.client.TenureException;
 import dev.tenure.testkit.Await;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Reads on a real 3-node cluster: served by the leader's read index (not written into the log
  * each), through the log on a follower. A read on any node shows every write acknowledged before
  * it started, also while the leader is killed and another elected (whose reads then go through
- * its read index).
+ * its read index). Each test runs twice: with the default, and with a read lease of 1 s
+ * ({@code --read-lease}), under which the leader answers reads without waiting for an entry.
  */
 class ReadIndexIT {
 
     @TempDir
     Path data;
+
+    /** A cluster started with {@code lease} ("off": the default) as its read lease. */
+    private ClusterProcess cluster(String lease) throws Exception {
+        ClusterProcess cluster = new ClusterProcess(data);
+        if (!lease.equals("off")) {
+            cluster.startOptions.addAll(List.of("--read-lease", lease));
+        }
+        return cluster.start();
+    }
 
     private static TenureClient client(String endpoint) {
         return TenureClient.builder()
@@ -55,9 +73,10 @@ class ReadIndexIT {
     }
 
     /** Each write, once acknowledged, is what a read on every node shows next, followers first. */
-    @Test
-    void aReadOnAnyNodeShowsEveryWriteAcknowledgedBeforeIt() throws Exception {
-        try (ClusterProcess cluster = new ClusterProcess(data).start();
+    @ParameterizedTest(name = "read lease {0}")
+    @ValueSource(strings = {"off", "1s"})
+    void aReadOnAnyNodeShowsEveryWriteAcknowledgedBeforeIt(String readLease) throws Exception {
+        try (ClusterProcess cluster = cluster(readLease);
                 TenureClient writer = client(cluster.endpoints);
                 Session session = writer.openSession()) {
             List<TenureClient> readers = new ArrayList<>();
@@ -102,9 +121,10 @@ class ReadIndexIT {
      * The killed leader's reader gets nothing after the kill; one of the others is then the new
      * leader's, served by its read index.
      */
-    @Test
-    void readsStayCurrentThroughALeaderKill() throws Exception {
-        try (ClusterProcess cluster = new ClusterProcess(data).start();
+    @ParameterizedTest(name = "read lease {0}")
+    @ValueSource(strings = {"off", "1s"})
+    void readsStayCurrentThroughALeaderKill(String lease) throws Exception {
+        try (ClusterProcess cluster = cluster(lease);
                 TenureClient writer = client(cluster.endpoints)) {
             int leader = cluster.leaderSeenBy(0);
             AtomicLong acknowledged = new AtomicLong();
@@ -173,9 +193,59 @@ class ReadIndexIT {
                 }
             }
             System.out.printf(
-                    "ReadIndexIT: %d writes acknowledged, %d reads after the kill of leader %d%n",
-                    acknowledged.get(), readsAfterKill.get(), leader);
+                    "ReadIndexIT: read lease %s: %d writes acknowledged, %d reads after the kill of leader %d%n",
+                    lease, acknowledged.get(), readsAfterKill.get(), leader);
             assertThat(violations).isEmpty();
         }
+    }
+
+    /**
+     * Under a read lease a lone client's reads on the leader wait for no entry of their own: the
+     * leader's counters show them answered by the lease, with about one barrier per half lease
+     * where the read index alone needs one per read.
+     */
+    @Test
+    void aLoneReaderOnTheLeaderIsAnsweredByTheLease() throws Exception {
+        try (ClusterProcess cluster = cluster("1s");
+                TenureClient writer = client(cluster.endpoints)) {
+            writer.kv().put("read-lease/k", bytes(7));
+            int leader = cluster.leaderSeenBy(0);
+            String endpoint = cluster.nodeEndpoints.get(leader);
+            Map<String, Double> before = readCounters(endpoint);
+            int reads = 2_000;
+            try (TenureClient reader = client(endpoint)) {
+                for (int i = 0; i < reads; i++) {
+                    assertThat(value(reader.kv().get("read-lease/k"))).isEqualTo(7);
+                }
+            }
+            Map<String, Double> after = readCounters(endpoint);
+            double leased = after.get("tenure_reads_leased_total") - before.get("tenure_reads_leased_total");
+            double barriers = after.get("tenure_read_barriers_total") - before.get("tenure_read_barriers_total");
+            System.out.printf(
+                    "ReadIndexIT: %d reads on leader %d under a read lease of 1 s: %.0f answered by the lease,"
+                            + " %.0f read barriers%n",
+                    reads, leader, leased, barriers);
+            assertThat(leased).as("reads the lease answered").isGreaterThanOrEqualTo(reads * 0.9);
+            assertThat(barriers).as("read barriers sent").isLessThan(reads / 10.0);
+        }
+    }
+
+    /** The read counters of the node serving {@code endpoint}, from its admin port (the gRPC port + 1). */
+    private static Map<String, Double> readCounters(String endpoint) throws Exception {
+        int colon = endpoint.lastIndexOf(':');
+        URI metrics = URI.create("http://" + endpoint.substring(0, colon) + ":"
+                + (Integer.parseInt(endpoint.substring(colon + 1)) + 1) + "/metrics");
+        HttpResponse<String> response = HttpClient.newHttpClient()
+                .send(HttpRequest.newBuilder(metrics).build(), HttpResponse.BodyHandlers.ofString());
+        Map<String, Double> out = new TreeMap<>();
+        for (String line : response.body().lines().toList()) {
+            for (String name : List.of("tenure_reads_leased_total", "tenure_read_barriers_total")) {
+                if (line.startsWith(name + " ")) {
+                    out.put(name, Double.parseDouble(line.substring(name.length() + 1)));
+                }
+            }
+        }
+        assertThat(out).as(response.body()).hasSize(2);
+        return out;
     }
 }

@@ -240,11 +240,12 @@ public final class NodeMetrics implements AutoCloseable {
     /**
      * Exports the read index's counts, read at each scrape: reads it answered, and read barriers the
      * gateway sent for them (fewer than reads: reads that arrive together share one, and reads ride
-     * on the gateway's writes and renewals without one).
+     * on the gateway's writes and renewals without one), and how many of the reads the read lease
+     * answered, without waiting for any entry.
      */
-    public void reads(LongSupplier answered, LongSupplier barriers) {
+    public void reads(LongSupplier answered, LongSupplier barriers, LongSupplier leased) {
         // Micrometer holds what it reads weakly: the suppliers, made for this call, are kept here.
-        readCounts = new LongSupplier[] {answered, barriers};
+        readCounts = new LongSupplier[] {answered, barriers, leased};
         FunctionCounter.builder("tenure.reads.indexed", answered, LongSupplier::getAsLong)
                 .description("Reads (status, KV get, listing page) the leader answered from its replica"
                         + " without a log entry of their own")
@@ -252,6 +253,10 @@ public final class NodeMetrics implements AutoCloseable {
         FunctionCounter.builder("tenure.read.barriers", barriers, LongSupplier::getAsLong)
                 .description("Empty keepalive batches the gateway sent because reads waited and it had"
                         + " nothing else to send")
+                .register(registry);
+        FunctionCounter.builder("tenure.reads.leased", leased, LongSupplier::getAsLong)
+                .description("Of the reads the leader answered from its replica, those the read lease"
+                        + " answered without waiting for an entry of the log (readLeaseMs)")
                 .register(registry);
     }
 

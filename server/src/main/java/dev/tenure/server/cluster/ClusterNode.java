@@ -123,6 +123,7 @@ public final class ClusterNode implements AutoCloseable {
         String host = self.host();
 
         AgentWakeup wakeup = new AgentWakeup(config.members().size());
+        replica.reads().wakeService(wakeup::readArrived);
         // Terms sized to the largest request these limits let in, for the log and every other
         // publication: the terms are most of the driver's shared memory, which the media driver
         // and each client in this process map again (docs/memory.md). A log recorded with other

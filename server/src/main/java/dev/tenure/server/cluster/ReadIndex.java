@@ -12,6 +12,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -34,6 +35,12 @@ import org.jspecify.annotations.Nullable;
  * applies it as a no-op, so a cluster of mixed releases reads it alike). Every read that arrived
  * before the gateway's next send shares that command. A read therefore costs at most one small
  * entry, and none while the node writes anyway; it waits one commit, as a read through the log did.
+ *
+ * <p>With a read lease ({@link ReadLease}, opt-in), a read on the leader need not wait for an
+ * entry at all: while the lease is proven, the service thread answers it as soon as its replica has
+ * applied everything committed when the read arrived (the commit position counter, read on
+ * arrival), and the reads and probes it releases keep proving the lease, about one entry per
+ * half lease however many reads come.
  *
  * <p>Threads: gateway threads call {@link #read}; the service thread calls {@link #applied} after
  * every entry it applies, and {@link #expire} when idle; answers are handed to one thread of their
@@ -83,10 +90,17 @@ public final class ReadIndex implements ReadPort, AutoCloseable {
     private static final long RETRY_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(10);
 
     private final long timeoutNanos;
+    private final LongSupplier clock;
     private final ConcurrentLinkedQueue<Waiting> arrived = new ConcurrentLinkedQueue<>();
+    private final ReadLease lease = new ReadLease();
+    /** The cluster's commit position as this node's consensus module counts it; none until the service started. */
+    private volatile LongSupplier commitPosition = () -> Long.MAX_VALUE;
+    /** Unparks the service thread, so that a read the lease answers does not wait out its park. */
+    private volatile Runnable wakeService = () -> {};
 
     private final ExecutorService answering;
     private final LongAdder answered = new LongAdder();
+    private final LongAdder leased = new LongAdder();
     private volatile Gateway gateway = NOT_CONNECTED;
     private volatile boolean leading;
 
@@ -96,13 +110,37 @@ public final class ReadIndex implements ReadPort, AutoCloseable {
     private long appliedMark;
 
     private long lastRetryNanos;
+    /** The lease's own probe in flight: taken at {@code probeNanos}, proven by an entry at or above {@code probeNeeded}. */
+    private boolean probing;
 
-    /** A read, the correlation id whose entry releases it, and when it stops waiting. */
-    private record Waiting(LogCommand command, long needed, long deadlineNanos, CompletableFuture<Reply> answer) {}
+    private long probeNanos;
+    private long probeNeeded;
+    /** Reads waiting that asked for no barrier when they arrived, because the lease looked likely to answer them. */
+    private int unasked;
+
+    /**
+     * A read: when it arrived (a probe of the lease, taken before {@code needed}), the correlation
+     * id whose entry releases it, the commit position when it arrived (what the lease answers it
+     * after), and when it stops waiting.
+     */
+    private record Waiting(
+            LogCommand command,
+            long arrivedNanos,
+            long needed,
+            long committed,
+            long deadlineNanos,
+            boolean barrierAsked,
+            CompletableFuture<Reply> answer) {}
 
     /** A read that no entry released within {@code timeoutNanos} fails as a command that got no answer would. */
     public ReadIndex(long timeoutNanos) {
+        this(timeoutNanos, System::nanoTime);
+    }
+
+    /** As above, timed by {@code clock} (nanoseconds, monotonic). */
+    ReadIndex(long timeoutNanos, LongSupplier clock) {
         this.timeoutNanos = timeoutNanos;
+        this.clock = clock;
         this.answering = Executors.newSingleThreadExecutor(task -> {
             Thread t = new Thread(task, "tenure-read-answers");
             t.setDaemon(true);
@@ -129,19 +167,43 @@ public final class ReadIndex implements ReadPort, AutoCloseable {
     /** On the service thread, when this node's role changes: whether it now leads. */
     void leading(boolean leading) {
         this.leading = leading;
+        lease.role(leading, clock.getAsLong());
+    }
+
+    /** The lease, which the service thread tells of terms, roles and limits. */
+    ReadLease lease() {
+        return lease;
+    }
+
+    /** Where reads find the cluster's commit position when they arrive (set by the service when it starts). */
+    void commitPosition(LongSupplier commitPosition) {
+        this.commitPosition = commitPosition;
+    }
+
+    /** How a read that the lease may answer wakes the service thread. */
+    public void wakeService(Runnable wakeService) {
+        this.wakeService = wakeService;
     }
 
     @Override
     public CompletableFuture<Reply> read(LogCommand.Builder read) {
         Gateway to = gateway;
+        // The time before the id: the entry that releases this read was then given its id after it.
+        long now = clock.getAsLong();
         long needed = to.nextCorrelationId();
         CompletableFuture<Reply> answer = new CompletableFuture<>();
         if (to.sessionId() == 0) {
             answer.completeExceptionally(new Unproven("no cluster leader reachable"));
             return answer;
         }
-        arrived.add(new Waiting(read.build(), needed, System.nanoTime() + timeoutNanos, answer));
-        to.wantBarrier();
+        boolean byLease = lease.mayServe(now);
+        arrived.add(new Waiting(
+                read.build(), now, needed, commitPosition.getAsLong(), now + timeoutNanos, !byLease, answer));
+        if (byLease) {
+            wakeService.run();
+        } else {
+            to.wantBarrier();
+        }
         return answer;
     }
 
@@ -150,24 +212,68 @@ public final class ReadIndex implements ReadPort, AutoCloseable {
      * {@code correlationId}: answers, with {@code serve}, every waiting read that entry releases,
      * from the state right after it.
      */
-    void applied(long sessionId, long correlationId, Function<LogCommand, Reply> serve) {
+    void applied(long sessionId, long correlationId, long appliedPosition, Function<LogCommand, Reply> serve) {
         if (sessionId != gateway.sessionId()) {
             return;
         }
         appliedMark = Math.max(appliedMark, correlationId);
         drain();
+        if (probing && probeNeeded <= appliedMark) {
+            probing = false;
+            lease.proved(probeNanos);
+        }
+        for (Waiting w : waiting) {
+            if (w.needed <= appliedMark) {
+                lease.proved(w.arrivedNanos);
+            }
+        }
+        serve(appliedPosition, serve);
+    }
+
+    /**
+     * Answers every waiting read that an applied entry released, or that the lease lets be
+     * answered now that the replica applied {@code appliedPosition}: none in a quiet period.
+     */
+    private void serve(long appliedPosition, Function<LogCommand, Reply> serve) {
+        if (waiting.isEmpty()) {
+            return;
+        }
+        long nowNanos = clock.getAsLong();
+        if (lease.mayBeQuiet() && lease.quiet(nowNanos)) {
+            return;
+        }
+        boolean byLease = lease.valid(nowNanos);
         int kept = 0;
+        int servedByLease = 0;
         for (int i = 0; i < waiting.size(); i++) {
             Waiting w = waiting.get(i);
-            if (w.needed <= appliedMark) {
+            boolean released = w.needed <= appliedMark;
+            if (released || (byLease && w.committed <= appliedPosition)) {
                 Reply reply = serve.apply(w.command);
                 answered.increment();
+                if (!released) {
+                    servedByLease++;
+                }
                 answer(() -> w.answer.complete(reply));
             } else {
                 waiting.set(kept++, w);
             }
         }
         waiting.subList(kept, waiting.size()).clear();
+        if (servedByLease > 0) {
+            leased.add(servedByLease);
+            if (!probing && lease.renewalDue(nowNanos)) {
+                probing = true;
+                probeNanos = nowNanos;
+                probeNeeded = gateway.nextCorrelationId();
+                gateway.wantBarrier();
+            }
+        }
+        if (unasked > 0 && !byLease && !waiting.isEmpty()) {
+            // Reads that the lease looked likely to answer asked for no barrier: it did not.
+            unasked = 0;
+            gateway.wantBarrier();
+        }
     }
 
     /**
@@ -175,8 +281,15 @@ public final class ReadIndex implements ReadPort, AutoCloseable {
      * by {@code nowNanos}, and asks for a barrier again while reads wait (the last one may have been
      * lost to a leader change), at most every {@link #RETRY_NANOS}. Returns how many reads it failed.
      */
-    int expire(long nowNanos) {
+    int expire(long nowNanos, long appliedPosition, Function<LogCommand, Reply> serve) {
         drain();
+        if (lease.enabled() || lease.mayBeQuiet()) {
+            serve(appliedPosition, serve);
+            if (probing && nowNanos - probeNanos >= timeoutNanos) {
+                // Lost to a change of leader: the next read served by the lease takes another.
+                probing = false;
+            }
+        }
         int kept = 0;
         int failed = 0;
         for (int i = 0; i < waiting.size(); i++) {
@@ -202,6 +315,11 @@ public final class ReadIndex implements ReadPort, AutoCloseable {
         return answered.sum();
     }
 
+    /** How many of those the lease answered, without an entry of the log after they arrived. */
+    public long leased() {
+        return leased.sum();
+    }
+
     /** How many reads wait, as the service thread last counted them. */
     int waitingCount() {
         return waiting.size();
@@ -211,6 +329,9 @@ public final class ReadIndex implements ReadPort, AutoCloseable {
         @Nullable Waiting w;
         while ((w = arrived.poll()) != null) {
             waiting.add(w);
+            if (!w.barrierAsked) {
+                unasked++;
+            }
         }
     }
 

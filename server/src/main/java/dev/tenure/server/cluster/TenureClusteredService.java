@@ -16,11 +16,14 @@ import dev.tenure.server.backup.BackupFile;
 import dev.tenure.server.storage.CorruptDataException;
 import io.aeron.ExclusivePublication;
 import io.aeron.Image;
+import io.aeron.cluster.ConsensusModule;
 import io.aeron.cluster.codecs.CloseReason;
 import io.aeron.cluster.service.ClientSession;
 import io.aeron.cluster.service.Cluster;
+import io.aeron.cluster.service.ClusterCounters;
 import io.aeron.cluster.service.ClusteredService;
 import io.aeron.logbuffer.Header;
+import io.aeron.status.ReadableCounter;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,6 +35,7 @@ import java.util.function.LongConsumer;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.status.CountersReader;
 
 /**
  * Hosts the deterministic {@link StateMachine} as an Aeron clustered service. Every replica runs
@@ -71,6 +75,13 @@ public final class TenureClusteredService implements ClusteredService {
     };
 
     private final UnsafeBuffer egressBuffer = new UnsafeBuffer(new byte[0]);
+    /** What the read lease's quiet period withholds: egress, in order, and the changes watches have not heard. */
+    private final List<WithheldEgress> withheldEgress = new ArrayList<>();
+
+    private final List<Change> withheldChanges = new ArrayList<>();
+
+    private record WithheldEgress(ClientSession session, Egress egress) {}
+
     // The three below are set by onStart, which Aeron calls before any other callback of the service.
     @SuppressWarnings("NullAway.Init")
     private Cluster cluster;
@@ -125,6 +136,20 @@ public final class TenureClusteredService implements ClusteredService {
         // in (a follower's): without this, the node would never hear that it starts as one.
         roleListener.accept(cluster.role());
         replica.reads().leading(cluster.role() == Cluster.Role.LEADER);
+        lease().start(machine.limits().readLeaseMs(), cluster.role() == Cluster.Role.LEADER, System.nanoTime());
+        CountersReader counters = cluster.aeron().countersReader();
+        int commitCounter = ClusterCounters.find(
+                counters,
+                ConsensusModule.Configuration.COMMIT_POSITION_TYPE_ID,
+                cluster.context().clusterId());
+        if (commitCounter != CountersReader.NULL_COUNTER_ID) {
+            ReadableCounter commitPosition = new ReadableCounter(counters, commitCounter);
+            replica.reads().commitPosition(commitPosition::get);
+        }
+    }
+
+    private ReadLease lease() {
+        return replica.reads().lease();
     }
 
     /**
@@ -179,6 +204,9 @@ public final class TenureClusteredService implements ClusteredService {
             replica.memberReported(report.getNodeId(), report.getRecoveryPosition());
         }
         Result result = machine.apply(timestamp, WireMapping.toCommand(command));
+        if (command.hasSetLimits()) {
+            lease().limit(machine.limits().readLeaseMs(), System.nanoTime());
+        }
         Reply reply = WireMapping.toReply(command, result);
         acknowledging.accept(cluster.logPosition());
         // Before the reply: a client told its delete is done finds the room it freed in this
@@ -186,7 +214,7 @@ public final class TenureClusteredService implements ClusteredService {
         replica.kv().applied(machine);
         send(session, Egress.newBuilder().setReply(reply).build());
         afterApply();
-        replica.reads().applied(session.id(), command.getCorrelationId(), this::serveRead);
+        replica.reads().applied(session.id(), command.getCorrelationId(), cluster.logPosition(), this::serveRead);
         if (command.hasBackup()) {
             // Right after the apply, before any other entry: the state at exactly this position.
             long position = cluster.logPosition();
@@ -245,6 +273,7 @@ public final class TenureClusteredService implements ClusteredService {
         // A new leader's clock may run ahead of the old one: restarting every deadline at
         // now + TTL keeps it from expiring a session before that client's horizon.
         machine.onNewTerm(timestamp);
+        lease().newTerm(leaderMemberId == cluster.memberId(), System.nanoTime());
         afterApply();
         replica.listener().newTerm(leaderMemberId);
     }
@@ -269,7 +298,12 @@ public final class TenureClusteredService implements ClusteredService {
             return 0;
         }
         // Its own clock: the read index times reads on the gateway's threads by nanoTime.
-        int work = replica.reads().expire(System.nanoTime());
+        long now = System.nanoTime();
+        int work = replica.reads().expire(now, cluster.logPosition(), this::serveRead);
+        if (lease().mayBeQuiet() && lease().quiet(now)) {
+            return work;
+        }
+        work += releaseWithheld();
         if (replica.watch().startsPending()) {
             replica.watch().serveStarts(stateReader);
             work++;
@@ -294,6 +328,37 @@ public final class TenureClusteredService implements ClusteredService {
         replica.reads().leading(newRole == Cluster.Role.LEADER);
     }
 
+    /**
+     * Sends what the read lease's quiet period withheld, once it ended: the egress in the order it
+     * was produced, and the changes to the watches, before anything newer. Returns how much it sent.
+     */
+    private int releaseWithheld() {
+        int released = withheldEgress.size() + withheldChanges.size();
+        if (released == 0) {
+            return 0;
+        }
+        for (WithheldEgress e : withheldEgress) {
+            offer(e.session(), e.egress().toByteArray());
+        }
+        withheldEgress.clear();
+        if (!withheldChanges.isEmpty()) {
+            replica.watch().applied(withheldChanges);
+            withheldChanges.clear();
+        }
+        return released;
+    }
+
+    /** True in the read lease's quiet period, when nothing this member applies may be seen (see {@link ReadLease}). */
+    private boolean quiet() {
+        if (lease().mayBeQuiet() && lease().quiet(System.nanoTime())) {
+            return true;
+        }
+        // The period may have ended on another path (the read index asks too): whatever it
+        // withheld goes out before anything newer.
+        releaseWithheld();
+        return false;
+    }
+
     @Override
     public void onTerminate(Cluster cluster) {}
 
@@ -303,10 +368,17 @@ public final class TenureClusteredService implements ClusteredService {
         replica.kv().applied(machine);
         replica.applied(machine.lastToken(), cluster.logPosition(), machine.usage(), machine.revision());
         machine.drainChanges(changes);
-        replica.watch().applied(changes);
+        boolean quiet = quiet();
+        if (quiet) {
+            withheldChanges.addAll(changes);
+        } else {
+            replica.watch().applied(changes);
+        }
         replica.listener().applied(changes);
         changes.clear();
-        replica.watch().serveStarts(stateReader);
+        if (!quiet) {
+            replica.watch().serveStarts(stateReader);
+        }
         machine.drainEvents(events);
         for (Event event : events) {
             Egress egress = WireMapping.toEgress(event);
@@ -333,7 +405,16 @@ public final class TenureClusteredService implements ClusteredService {
      * client's retry with the same request id, which the state machine answers from its cache.
      */
     private void send(ClientSession session, Egress egress) {
-        byte[] bytes = egress.toByteArray();
+        // Only a leader's egress leaves the process (a follower's offer is a no-op), so only a
+        // leader's is withheld: released later, a follower's would go out as a leader's.
+        if (cluster.role() == Cluster.Role.LEADER && quiet()) {
+            withheldEgress.add(new WithheldEgress(session, egress));
+            return;
+        }
+        offer(session, egress.toByteArray());
+    }
+
+    private void offer(ClientSession session, byte[] bytes) {
         egressBuffer.wrap(bytes);
         for (int attempt = 0; attempt < OFFER_ATTEMPTS; attempt++) {
             if (session.offer(egressBuffer, 0, bytes.length) > 0) {

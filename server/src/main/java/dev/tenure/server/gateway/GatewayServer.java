@@ -332,7 +332,7 @@ public final class GatewayServer implements AutoCloseable {
                 return reads.read(read);
             }
         });
-        metrics.reads(reads::answered, cluster::barriersSent);
+        metrics.reads(reads::answered, cluster::barriersSent, reads::leased);
     }
 
     /** Watches are served from {@code hub}, this node's replica's change feed, from now on. */

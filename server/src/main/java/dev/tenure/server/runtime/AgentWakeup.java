@@ -145,6 +145,11 @@ public final class AgentWakeup {
         }
     }
 
+    /** Called when a read arrives that the read lease may answer: the service answers it, with no entry to wait for. */
+    public void readArrived() {
+        unpark(Hop.SERVICE);
+    }
+
     /** Told by the clustered service when its role changes: only a leader's service sends replies. */
     public void roleChanged(boolean nowLeader) {
         leader = nowLeader;

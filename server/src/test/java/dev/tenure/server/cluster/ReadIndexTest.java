@@ -81,10 +81,10 @@ class ReadIndexTest {
         CompletableFuture<Reply> a = read("a");
         assertThat(gateway.barriersWanted).isEqualTo(1);
 
-        index.applied(SESSION, before, serve);
+        index.applied(SESSION, before, 0, serve);
         assertThat(served).isEmpty();
 
-        index.applied(SESSION, gateway.send(), serve);
+        index.applied(SESSION, gateway.send(), 0, serve);
         assertThat(served).containsExactly("a");
         assertThat(a.get(5, TimeUnit.SECONDS).getCorrelationId()).isEqualTo(1);
     }
@@ -93,13 +93,13 @@ class ReadIndexTest {
     void anotherSessionsEntryReleasesNothing() {
         var unusedA = read("a");
         long sent = gateway.send();
-        index.applied(SESSION + 1, sent, serve);
+        index.applied(SESSION + 1, sent, 0, serve);
         assertThat(served).isEmpty();
         // The gateway reconnected: its old session's entries are not its commands any more.
         gateway.session = SESSION + 2;
-        index.applied(SESSION, sent, serve);
+        index.applied(SESSION, sent, 0, serve);
         assertThat(served).isEmpty();
-        index.applied(SESSION + 2, gateway.send(), serve);
+        index.applied(SESSION + 2, gateway.send(), 0, serve);
         assertThat(served).containsExactly("a");
     }
 
@@ -111,14 +111,14 @@ class ReadIndexTest {
         long first = gateway.send();
         CompletableFuture<Reply> c = read("c");
 
-        index.applied(SESSION, first, serve);
+        index.applied(SESSION, first, 0, serve);
         assertThat(served).containsExactly("a", "b");
         // Answered on the read index's own thread, so waited for.
         assertThat(a).succeedsWithin(5, TimeUnit.SECONDS);
         assertThat(b).succeedsWithin(5, TimeUnit.SECONDS);
         assertThat(c).isNotDone();
 
-        index.applied(SESSION, gateway.send(), serve);
+        index.applied(SESSION, gateway.send(), 0, serve);
         assertThat(served).containsExactly("a", "b", "c");
         assertThat(c.get(5, TimeUnit.SECONDS)).isNotNull();
     }
@@ -133,21 +133,25 @@ class ReadIndexTest {
             assertThat(gateway.barriersWanted).isEqualTo(1);
 
             long now = System.nanoTime();
-            assertThat(shortLived.expire(now)).as("before its deadline").isZero();
+            assertThat(shortLived.expire(now, 0, serve))
+                    .as("before its deadline")
+                    .isZero();
             assertThat(gateway.barriersWanted)
                     .as("the barrier may have been lost: asked again")
                     .isEqualTo(2);
-            assertThat(shortLived.expire(now + TimeUnit.MILLISECONDS.toNanos(1)))
+            assertThat(shortLived.expire(now + TimeUnit.MILLISECONDS.toNanos(1), 0, serve))
                     .isZero();
             assertThat(gateway.barriersWanted).as("at most once per 10 ms").isEqualTo(2);
 
-            assertThat(shortLived.expire(now + TimeUnit.SECONDS.toNanos(3))).isEqualTo(1);
+            assertThat(shortLived.expire(now + TimeUnit.SECONDS.toNanos(3), 0, serve))
+                    .isEqualTo(1);
             assertThat(a)
                     .failsWithin(5, TimeUnit.SECONDS)
                     .withThrowableOfType(ExecutionException.class)
                     .withMessageContaining("prove the read current");
             assertThat(shortLived.waitingCount()).isZero();
-            assertThat(shortLived.expire(now + TimeUnit.SECONDS.toNanos(4))).isZero();
+            assertThat(shortLived.expire(now + TimeUnit.SECONDS.toNanos(4), 0, serve))
+                    .isZero();
             assertThat(gateway.barriersWanted).as("no read waits: no barrier").isEqualTo(2);
         } finally {
             shortLived.close();
@@ -169,5 +173,124 @@ class ReadIndexTest {
         gateway.session = 0;
         assertThat(read("a")).isCompletedExceptionally();
         assertThat(gateway.barriersWanted).isZero();
+    }
+
+    /** A read index on a clock the test moves, leading in its own term with a lease of 1 s, its quiet period over. */
+    private static final class Leased implements AutoCloseable {
+        final long[] nowNanos = {0};
+        final long[] commit = {0};
+        int wakes;
+        final ReadIndex index = new ReadIndex(TimeUnit.SECONDS.toNanos(5), () -> nowNanos[0]);
+
+        Leased(RecordedGateway gateway) {
+            index.gateway(gateway);
+            index.commitPosition(() -> commit[0]);
+            index.wakeService(() -> wakes++);
+            index.leading(true);
+            index.lease().start(1_000, true, 0);
+            index.lease().newTerm(true, 0);
+            nowNanos[0] = TimeUnit.SECONDS.toNanos(2);
+        }
+
+        CompletableFuture<Reply> read(String lock) {
+            return index.read(LogCommand.newBuilder()
+                    .setLockStatus(LockStatusRequest.newBuilder().setLock(lock)));
+        }
+
+        void advanceMillis(long ms) {
+            nowNanos[0] += TimeUnit.MILLISECONDS.toNanos(ms);
+        }
+
+        @Override
+        public void close() {
+            index.close();
+        }
+    }
+
+    @Test
+    void withALeaseOnlyTheFirstReadWaitsForAnEntryAndTheNextAreAnsweredAtOnce() throws Exception {
+        try (Leased leased = new Leased(gateway)) {
+            CompletableFuture<Reply> first = leased.read("a");
+            assertThat(gateway.barriersWanted)
+                    .as("no proof yet: the read asks for an entry")
+                    .isEqualTo(1);
+            leased.index.expire(leased.nowNanos[0], 0, serve);
+            assertThat(first)
+                    .as("not proven by the lease, and no entry applied")
+                    .isNotDone();
+            leased.advanceMillis(3);
+            leased.index.applied(SESSION, gateway.send(), 100, serve);
+            first.get(5, TimeUnit.SECONDS);
+
+            leased.commit[0] = 200;
+            leased.advanceMillis(10);
+            int barriers = gateway.barriersWanted;
+            CompletableFuture<Reply> second = leased.read("b");
+            assertThat(gateway.barriersWanted)
+                    .as("the lease is proven: no barrier")
+                    .isEqualTo(barriers);
+            assertThat(leased.wakes)
+                    .as("the service thread is woken to answer it")
+                    .isEqualTo(1);
+            leased.index.expire(leased.nowNanos[0], 150, serve);
+            assertThat(second)
+                    .as("committed 200 when it arrived, the replica applied only 150")
+                    .isNotDone();
+            leased.index.expire(leased.nowNanos[0], 200, serve);
+            second.get(5, TimeUnit.SECONDS);
+            assertThat(served).containsExactly("a", "b");
+            assertThat(leased.index.leased()).isEqualTo(1);
+            assertThat(leased.index.answered()).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void aLeaseRunsOutUnlessAProbeProvesItAgain() throws Exception {
+        try (Leased leased = new Leased(gateway)) {
+            CompletableFuture<Reply> first = leased.read("a");
+            leased.index.applied(SESSION, gateway.send(), 0, serve);
+            first.get(5, TimeUnit.SECONDS);
+
+            leased.advanceMillis(600);
+            CompletableFuture<Reply> second = leased.read("b");
+            leased.index.expire(leased.nowNanos[0], 0, serve);
+            second.get(5, TimeUnit.SECONDS);
+            assertThat(gateway.barriersWanted)
+                    .as("served with more than half the lease gone: a probe asks for an entry")
+                    .isEqualTo(2);
+
+            leased.advanceMillis(400);
+            CompletableFuture<Reply> third = leased.read("c");
+            leased.index.expire(leased.nowNanos[0], 0, serve);
+            assertThat(third).as("1,000 ms after the only proof: not current").isNotDone();
+            leased.index.applied(SESSION, gateway.send(), 0, serve);
+            third.get(5, TimeUnit.SECONDS);
+
+            leased.advanceMillis(900);
+            CompletableFuture<Reply> fourth = leased.read("d");
+            leased.index.expire(leased.nowNanos[0], 0, serve);
+            fourth.get(5, TimeUnit.SECONDS);
+            assertThat(leased.index.leased())
+                    .as("the probe taken at 600 ms proved the lease until 1,550 ms")
+                    .isEqualTo(2);
+        }
+    }
+
+    @Test
+    void aMemberInItsQuietPeriodAnswersNoReadEvenOneAnEntryReleased() throws Exception {
+        try (Leased leased = new Leased(gateway)) {
+            leased.index.lease().newTerm(true, leased.nowNanos[0]);
+            CompletableFuture<Reply> read = leased.read("a");
+            leased.index.applied(SESSION, gateway.send(), 0, serve);
+            leased.advanceMillis(1_049);
+            leased.index.expire(leased.nowNanos[0], 0, serve);
+            assertThat(read).as("within Δ(1 + ρ) of the new term").isNotDone();
+            leased.advanceMillis(1);
+            leased.index.expire(leased.nowNanos[0], 0, serve);
+            read.get(5, TimeUnit.SECONDS);
+            assertThat(leased.index.leased())
+                    .as("released by the entry, answered when the quiet period ended")
+                    .isZero();
+        }
     }
 }
