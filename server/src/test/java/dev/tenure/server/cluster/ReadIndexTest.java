@@ -176,13 +176,13 @@ class ReadIndexTest {
     }
 
     /** A read index on a clock the test moves, leading in its own term with a lease of 1 s, its quiet period over. */
-    private static final class Leased implements AutoCloseable {
+    private final class Leased implements AutoCloseable {
         final long[] nowNanos = {0};
         final long[] commit = {0};
         int wakes;
         final ReadIndex index = new ReadIndex(TimeUnit.SECONDS.toNanos(5), () -> nowNanos[0]);
 
-        Leased(RecordedGateway gateway) {
+        Leased() {
             index.gateway(gateway);
             index.commitPosition(() -> commit[0]);
             index.wakeService(() -> wakes++);
@@ -201,6 +201,24 @@ class ReadIndexTest {
             nowNanos[0] += TimeUnit.MILLISECONDS.toNanos(ms);
         }
 
+        /** {@code ms} later, a read, and the service thread between two applies with its replica at 0. */
+        CompletableFuture<Reply> readAfter(long ms, String lock) {
+            advanceMillis(ms);
+            CompletableFuture<Reply> answer = read(lock);
+            idle(0);
+            return answer;
+        }
+
+        /** The service thread between two applies, its replica at {@code appliedPosition}. */
+        void idle(long appliedPosition) {
+            index.expire(nowNanos[0], appliedPosition, serve);
+        }
+
+        /** The replica applies an entry of the gateway's, the next it sends, ending at {@code appliedPosition}. */
+        void applyEntry(long appliedPosition) {
+            index.applied(SESSION, gateway.send(), appliedPosition, serve);
+        }
+
         @Override
         public void close() {
             index.close();
@@ -209,17 +227,17 @@ class ReadIndexTest {
 
     @Test
     void withALeaseOnlyTheFirstReadWaitsForAnEntryAndTheNextAreAnsweredAtOnce() throws Exception {
-        try (Leased leased = new Leased(gateway)) {
+        try (Leased leased = new Leased()) {
             CompletableFuture<Reply> first = leased.read("a");
             assertThat(gateway.barriersWanted)
                     .as("no proof yet: the read asks for an entry")
                     .isEqualTo(1);
-            leased.index.expire(leased.nowNanos[0], 0, serve);
+            leased.idle(0);
             assertThat(first)
                     .as("not proven by the lease, and no entry applied")
                     .isNotDone();
             leased.advanceMillis(3);
-            leased.index.applied(SESSION, gateway.send(), 100, serve);
+            leased.applyEntry(100);
             first.get(5, TimeUnit.SECONDS);
 
             leased.commit[0] = 200;
@@ -232,11 +250,11 @@ class ReadIndexTest {
             assertThat(leased.wakes)
                     .as("the service thread is woken to answer it")
                     .isEqualTo(1);
-            leased.index.expire(leased.nowNanos[0], 150, serve);
+            leased.idle(150);
             assertThat(second)
                     .as("committed 200 when it arrived, the replica applied only 150")
                     .isNotDone();
-            leased.index.expire(leased.nowNanos[0], 200, serve);
+            leased.idle(200);
             second.get(5, TimeUnit.SECONDS);
             assertThat(served).containsExactly("a", "b");
             assertThat(leased.index.leased()).isEqualTo(1);
@@ -246,47 +264,41 @@ class ReadIndexTest {
 
     @Test
     void aLeaseRunsOutUnlessAProbeProvesItAgain() throws Exception {
-        try (Leased leased = new Leased(gateway)) {
+        try (Leased leased = new Leased()) {
             CompletableFuture<Reply> first = leased.read("a");
-            leased.index.applied(SESSION, gateway.send(), 0, serve);
+            leased.applyEntry(0);
             first.get(5, TimeUnit.SECONDS);
 
-            leased.advanceMillis(600);
-            CompletableFuture<Reply> second = leased.read("b");
-            leased.index.expire(leased.nowNanos[0], 0, serve);
+            CompletableFuture<Reply> second = leased.readAfter(600, "b");
             second.get(5, TimeUnit.SECONDS);
             assertThat(gateway.barriersWanted)
                     .as("served with more than half the lease gone: a probe asks for an entry")
                     .isEqualTo(2);
 
-            leased.advanceMillis(400);
-            CompletableFuture<Reply> third = leased.read("c");
-            leased.index.expire(leased.nowNanos[0], 0, serve);
+            CompletableFuture<Reply> third = leased.readAfter(400, "c");
             assertThat(third).as("1,000 ms after the only proof: not current").isNotDone();
-            leased.index.applied(SESSION, gateway.send(), 0, serve);
+            leased.applyEntry(0);
             third.get(5, TimeUnit.SECONDS);
 
-            leased.advanceMillis(900);
-            CompletableFuture<Reply> fourth = leased.read("d");
-            leased.index.expire(leased.nowNanos[0], 0, serve);
+            CompletableFuture<Reply> fourth = leased.readAfter(900, "d");
             fourth.get(5, TimeUnit.SECONDS);
             assertThat(leased.index.leased())
-                    .as("the probe taken at 600 ms proved the lease until 1,550 ms")
+                    .as("the third read, released by an entry, proved the lease from its arrival until 1,950 ms")
                     .isEqualTo(2);
         }
     }
 
     @Test
     void aMemberInItsQuietPeriodAnswersNoReadEvenOneAnEntryReleased() throws Exception {
-        try (Leased leased = new Leased(gateway)) {
+        try (Leased leased = new Leased()) {
             leased.index.lease().newTerm(true, leased.nowNanos[0]);
             CompletableFuture<Reply> read = leased.read("a");
-            leased.index.applied(SESSION, gateway.send(), 0, serve);
+            leased.applyEntry(0);
             leased.advanceMillis(1_049);
-            leased.index.expire(leased.nowNanos[0], 0, serve);
+            leased.idle(0);
             assertThat(read).as("within Δ(1 + ρ) of the new term").isNotDone();
             leased.advanceMillis(1);
-            leased.index.expire(leased.nowNanos[0], 0, serve);
+            leased.idle(0);
             read.get(5, TimeUnit.SECONDS);
             assertThat(leased.index.leased())
                     .as("released by the entry, answered when the quiet period ended")
