@@ -209,24 +209,33 @@ class ReadIndexIT {
         try (ClusterProcess cluster = cluster("1s");
                 TenureClient writer = client(cluster.endpoints)) {
             writer.kv().put("read-lease/k", bytes(7));
-            int leader = cluster.leaderSeenBy(0);
-            String endpoint = cluster.nodeEndpoints.get(leader);
-            Map<String, Double> before = readCounters(endpoint);
             int reads = 2_000;
-            try (TenureClient reader = client(endpoint)) {
-                for (int i = 0; i < reads; i++) {
-                    assertThat(value(reader.kv().get("read-lease/k"))).isEqualTo(7);
+            // Counted only while one node leads throughout: after a change of leader (an election on
+            // a starved machine) the reads go to a follower, through the log, and are tried again.
+            for (int attempt = 1; ; attempt++) {
+                int leader = cluster.leaderSeenBy(0);
+                String endpoint = cluster.nodeEndpoints.get(leader);
+                Map<String, Double> before = readCounters(endpoint);
+                try (TenureClient reader = client(endpoint)) {
+                    for (int i = 0; i < reads; i++) {
+                        assertThat(value(reader.kv().get("read-lease/k"))).isEqualTo(7);
+                    }
                 }
+                Map<String, Double> after = readCounters(endpoint);
+                if (cluster.leaderSeenBy(leader) != leader && attempt < 3) {
+                    System.out.printf("ReadIndexIT: node %d stopped leading during the reads; again%n", leader);
+                    continue;
+                }
+                double leased = after.get("tenure_reads_leased_total") - before.get("tenure_reads_leased_total");
+                double barriers = after.get("tenure_read_barriers_total") - before.get("tenure_read_barriers_total");
+                System.out.printf(
+                        "ReadIndexIT: %d reads on leader %d under a read lease of 1 s: %.0f answered by the lease,"
+                                + " %.0f read barriers%n",
+                        reads, leader, leased, barriers);
+                assertThat(leased).as("reads the lease answered").isGreaterThanOrEqualTo(reads * 0.9);
+                assertThat(barriers).as("read barriers sent").isLessThan(reads / 10.0);
+                return;
             }
-            Map<String, Double> after = readCounters(endpoint);
-            double leased = after.get("tenure_reads_leased_total") - before.get("tenure_reads_leased_total");
-            double barriers = after.get("tenure_read_barriers_total") - before.get("tenure_read_barriers_total");
-            System.out.printf(
-                    "ReadIndexIT: %d reads on leader %d under a read lease of 1 s: %.0f answered by the lease,"
-                            + " %.0f read barriers%n",
-                    reads, leader, leased, barriers);
-            assertThat(leased).as("reads the lease answered").isGreaterThanOrEqualTo(reads * 0.9);
-            assertThat(barriers).as("read barriers sent").isLessThan(reads / 10.0);
         }
     }
 
