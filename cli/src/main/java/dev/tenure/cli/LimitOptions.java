@@ -24,18 +24,21 @@ final class LimitOptions {
 
     /**
      * {@code limits} with the read lease {@code --read-lease} gives, if it gives one: the limit
-     * readLeaseMs, which {@code settings} (the {@code --limit} options) may not set as well.
+     * readLeaseMs, which {@code settings} (the {@code --limit} options) may set only to the same
+     * value (as the file {@code --print-config} writes does).
      */
     static Limits withReadLease(Limits limits, Map<String, String> settings, java.time.@Nullable Duration lease) {
         if (lease == null) {
             return limits;
         }
-        if (settings.containsKey("readLeaseMs")) {
-            throw new IllegalArgumentException("--read-lease and --limit readLeaseMs set the same limit: give one");
-        }
         if (lease.isNegative() || lease.toMillis() > Limits.READ_LEASE_MS_MAX || lease.toNanos() % 1_000_000 != 0) {
             throw new IllegalArgumentException("--read-lease " + lease.toMillis() + "ms: a whole number of"
                     + " milliseconds from 0s (off) to " + Limits.READ_LEASE_MS_MAX + "ms");
+        }
+        String limit = settings.get("readLeaseMs");
+        if (limit != null && value("readLeaseMs", limit) != lease.toMillis()) {
+            throw new IllegalArgumentException("--read-lease " + lease.toMillis() + "ms and --limit readLeaseMs="
+                    + limit + " set the same limit to different values: give one");
         }
         return limits.with("readLeaseMs", lease.toMillis());
     }

@@ -45,7 +45,7 @@ class LimitOptionsTest {
     }
 
     @Test
-    void theReadLeaseIsTheLimitReadLeaseMsWholeMillisecondsUpToOneSecondGivenOnce() {
+    void theReadLeaseIsTheLimitReadLeaseMsWholeMillisecondsUpToOneSecond() {
         assertThat(LimitOptions.withReadLease(Limits.defaults(), Map.of(), Duration.ofMillis(750))
                         .readLeaseMs())
                 .isEqualTo(750);
@@ -63,7 +63,12 @@ class LimitOptionsTest {
         assertThatThrownBy(() -> LimitOptions.withReadLease(
                         Limits.defaults(), Map.of("readLeaseMs", "500"), Duration.ofSeconds(1)))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("--read-lease and --limit readLeaseMs set the same limit: give one");
+                .hasMessage("--read-lease 1000ms and --limit readLeaseMs=500 set the same limit to different values:"
+                        + " give one");
+        assertThat(LimitOptions.withReadLease(Limits.defaults(), Map.of("readLeaseMs", "500"), Duration.ofMillis(500))
+                        .readLeaseMs())
+                .as("the same value both ways, as --print-config writes it")
+                .isEqualTo(500);
         assertThatThrownBy(() -> LimitOptions.apply(Limits.defaults(), Map.of("readLeaseMs", "1001")))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("readLeaseMs 1001: readLeaseMs must be 0 (off) to 1000");

@@ -87,6 +87,7 @@ class ServerConfigFileTest {
                 node-id: 2
                 ready-timeout: 1500ms
                 list-page-bytes-max: 128KiB
+                read-lease: 400ms
                 """);
         Run once = run("server", "--config", first.toString(), "--print-config");
         assertThat(once.code).as(once.err).isZero();
